@@ -1,0 +1,93 @@
+/* mortise/core/compose.h — MT_COMPOSE, the zero-cost composition of layers.
+ *
+ *     MT_COMPOSE(mmap_heap, segfit_lk, malloc_socket)
+ *
+ * lists layer instances in model-language order: the OS layer first, the socket
+ * last. For each instance L after its predecessor P and each operation op it
+ * defines
+ *     mt_link_L_op(ctx) { return L_op(ctx, mt_link_P_op); }
+ * so every layer is handed the already-linked chain below it as a constant
+ * function pointer. All of these are always-inline, so the compiler folds the
+ * whole chain into the socket's entry points: adding a forwarding layer adds no
+ * instruction (tests/zero_cost checks this on the machine code).
+ *
+ * It also defines mt_chain_op (the top of the chain, used by the socket) and
+ * mt_chain_layer_names(), the instance names in order, for reports.
+ * Up to 16 instances; one composition per translation unit.
+ */
+#ifndef MORTISE_CORE_COMPOSE_H
+#define MORTISE_CORE_COMPOSE_H
+
+#include "ctx.h"
+
+#define MT__LINK_OS_OP(L, op)                                                      \
+    MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_end_##op); }
+#define MT__LINK_OP(P, L, op)                                                      \
+    MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
+#define MT__TOP_OP(L, op)                                                          \
+    static inline void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
+
+#define MT__FOR_OPS1(M, A)                                                         \
+    M(A, create) M(A, alloc) M(A, free) M(A, getmeta) M(A, resize)                 \
+    M(A, thread_exit) M(A, fork_prepare) M(A, fork_parent) M(A, fork_child) M(A, purge)
+#define MT__FOR_OPS2(M, A, B)                                                      \
+    M(A, B, create) M(A, B, alloc) M(A, B, free) M(A, B, getmeta) M(A, B, resize)  \
+    M(A, B, thread_exit) M(A, B, fork_prepare) M(A, B, fork_parent)                \
+    M(A, B, fork_child) M(A, B, purge)
+
+#define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L)
+#define MT__LINK(P, L) MT__FOR_OPS2(MT__LINK_OP, P, L)
+#define MT__TOP(L) MT__FOR_OPS1(MT__TOP_OP, L)
+
+/* FOLDL over the list: MT__Rn links n remaining instances after P. */
+#define MT__R1(P, a) MT__LINK(P, a) MT__TOP(a)
+#define MT__R2(P, a, ...) MT__LINK(P, a) MT__R1(a, __VA_ARGS__)
+#define MT__R3(P, a, ...) MT__LINK(P, a) MT__R2(a, __VA_ARGS__)
+#define MT__R4(P, a, ...) MT__LINK(P, a) MT__R3(a, __VA_ARGS__)
+#define MT__R5(P, a, ...) MT__LINK(P, a) MT__R4(a, __VA_ARGS__)
+#define MT__R6(P, a, ...) MT__LINK(P, a) MT__R5(a, __VA_ARGS__)
+#define MT__R7(P, a, ...) MT__LINK(P, a) MT__R6(a, __VA_ARGS__)
+#define MT__R8(P, a, ...) MT__LINK(P, a) MT__R7(a, __VA_ARGS__)
+#define MT__R9(P, a, ...) MT__LINK(P, a) MT__R8(a, __VA_ARGS__)
+#define MT__R10(P, a, ...) MT__LINK(P, a) MT__R9(a, __VA_ARGS__)
+#define MT__R11(P, a, ...) MT__LINK(P, a) MT__R10(a, __VA_ARGS__)
+#define MT__R12(P, a, ...) MT__LINK(P, a) MT__R11(a, __VA_ARGS__)
+#define MT__R13(P, a, ...) MT__LINK(P, a) MT__R12(a, __VA_ARGS__)
+#define MT__R14(P, a, ...) MT__LINK(P, a) MT__R13(a, __VA_ARGS__)
+#define MT__R15(P, a, ...) MT__LINK(P, a) MT__R14(a, __VA_ARGS__)
+
+#define MT__NARGS(...) MT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+
+#define MT__NAMES(...)                                                             \
+    static inline const char *const *mt_chain_layer_names(size_t *count)           \
+    {                                                                              \
+        static const char *const names[] = { MT__STRS(__VA_ARGS__) };              \
+        *count = sizeof names / sizeof names[0];                                   \
+        return names;                                                              \
+    }
+#define MT__STRS(...) MT_CAT(MT__STRS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define MT__STRS1(a) #a
+#define MT__STRS2(a, ...) #a, MT__STRS1(__VA_ARGS__)
+#define MT__STRS3(a, ...) #a, MT__STRS2(__VA_ARGS__)
+#define MT__STRS4(a, ...) #a, MT__STRS3(__VA_ARGS__)
+#define MT__STRS5(a, ...) #a, MT__STRS4(__VA_ARGS__)
+#define MT__STRS6(a, ...) #a, MT__STRS5(__VA_ARGS__)
+#define MT__STRS7(a, ...) #a, MT__STRS6(__VA_ARGS__)
+#define MT__STRS8(a, ...) #a, MT__STRS7(__VA_ARGS__)
+#define MT__STRS9(a, ...) #a, MT__STRS8(__VA_ARGS__)
+#define MT__STRS10(a, ...) #a, MT__STRS9(__VA_ARGS__)
+#define MT__STRS11(a, ...) #a, MT__STRS10(__VA_ARGS__)
+#define MT__STRS12(a, ...) #a, MT__STRS11(__VA_ARGS__)
+#define MT__STRS13(a, ...) #a, MT__STRS12(__VA_ARGS__)
+#define MT__STRS14(a, ...) #a, MT__STRS13(__VA_ARGS__)
+#define MT__STRS15(a, ...) #a, MT__STRS14(__VA_ARGS__)
+#define MT__STRS16(a, ...) #a, MT__STRS15(__VA_ARGS__)
+
+/* MT_COMPOSE(os_layer, layer..., socket): at least an OS layer and a socket. */
+#define MT_COMPOSE(os, ...)                                                        \
+    MT__OS(os)                                                                     \
+    MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(os, __VA_ARGS__)                         \
+    MT__NAMES(os, __VA_ARGS__)
+
+#endif

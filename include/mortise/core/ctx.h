@@ -1,0 +1,113 @@
+/* mortise/core/ctx.h — the request context and the layer contract.
+ *
+ * A request travels as an mt_ctx from the socket (the user interface, last in
+ * the model language) through each layer toward the OS layer (first in the
+ * model language). A layer is stateless code: its inputs and its results live in
+ * the context, its state in instance-named storage it declares itself. The
+ * context is a local of the socket's entry point; since every layer is inlined
+ * the compiler keeps its fields in registers and drops those nobody reads.
+ *
+ * The layer contract. Every layer instance NAME defines these operations, each
+ *     void *NAME_op(mt_ctx *ctx, mt_lfunc *next)
+ * where `next` is the composed chain below it (toward the OS):
+ *   create        per-thread set-up, run once per thread before its first request
+ *                 that needs thread state (mt_thread_attach); returns NULL.
+ *   alloc         serve ctx->size bytes aligned to ctx->align, or pass on to next;
+ *                 returns the block or NULL (ctx->err says why).
+ *   free          release ctx->ptr if ctx->owner names this layer, else pass on.
+ *   getmeta       for an owned ctx->ptr set ctx->usable; returns ctx->ptr, or
+ *                 passes on. The end of the chain returns NULL: not ours.
+ *   resize        grow/shrink ctx->ptr to ctx->size in place (or by remapping)
+ *                 if the owner can; returns the (possibly moved) block or NULL.
+ *   thread_exit   give back this thread's cached state; returns NULL.
+ *   fork_prepare  take this layer's locks, then pass on (lock order: socket → OS).
+ *   fork_parent   pass on, then release the locks taken in fork_prepare.
+ *   fork_child    pass on, then reset the locks (only this thread survives).
+ *   purge         return free memory to the layer below / the OS; returns
+ *                 (void *)1 if anything was released by this layer or below.
+ * A layer that has nothing to do for an operation forwards it (MT_FORWARD_OP).
+ *
+ * Ownership routing (invariant 2): the socket reads the page map once per free /
+ * getmeta / resize and puts the owner id and its payload into the context; each
+ * layer compares the id with its own compile-time id, so finding the owner is a
+ * constant number of compares with no read of the block itself.
+ */
+#ifndef MORTISE_CORE_CTX_H
+#define MORTISE_CORE_CTX_H
+
+#include "platform.h"
+
+typedef struct mt_ctx mt_ctx;
+typedef void *mt_lfunc(mt_ctx *ctx);
+
+/* Sockets may add fields by defining MT_CTX_EXTRA before including Mortise
+ * (e.g. `#define MT_CTX_EXTRA unsigned kflags;`). */
+#ifndef MT_CTX_EXTRA
+#define MT_CTX_EXTRA
+#endif
+
+struct mt_ctx {
+    size_t size;      /* in: requested bytes (layers may round it up) */
+    size_t align;     /* in: required alignment, a power of two >= 1 */
+    void *ptr;        /* in: block to free / query / resize */
+    size_t usable;    /* out (getmeta): usable bytes at ptr */
+    uintptr_t owner;  /* in (free, getmeta, resize): owner id from the page map */
+    uintptr_t meta;   /* in: owner's payload from the page map (e.g. span header) */
+    int cpu;          /* in: CPU id hint, -1 when the socket has none */
+    int err;          /* out: errno value when alloc returns NULL */
+    void *zeroed;     /* out: set by the layer that returned a block known to be
+                         zero-filled (fresh from the OS); calloc skips memset
+                         when it equals the block returned */
+    MT_CTX_EXTRA
+};
+
+/* Every operation of the contract, in one list (X-macro). */
+#define MT_LAYER_OPS(X)                                                            \
+    X(create) X(alloc) X(free) X(getmeta) X(resize) X(thread_exit)                 \
+    X(fork_prepare) X(fork_parent) X(fork_child) X(purge)
+
+/* The end of the chain, below the OS layer: nothing more can serve anything. */
+#define MT_DEFINE_END_OP(op)                                                       \
+    MT_INLINE void *mt_end_##op(mt_ctx *ctx) { (void)ctx; return NULL; }
+MT_LAYER_OPS(MT_DEFINE_END_OP)
+#undef MT_DEFINE_END_OP
+
+/* The composed chain, seen from the socket. Declared here, defined by
+ * MT_COMPOSE; a socket used without a composition fails to link. */
+#define MT_DECLARE_CHAIN_OP(op) static inline void *mt_chain_##op(mt_ctx *ctx);
+MT_LAYER_OPS(MT_DECLARE_CHAIN_OP)
+#undef MT_DECLARE_CHAIN_OP
+/* The model-language names of the composed instances, OS layer first. */
+static inline const char *const *mt_chain_layer_names(size_t *count);
+
+/* Run every layer's create for the calling thread once and arrange for its
+ * thread_exit to run when the thread ends. Layers call it on the slow path
+ * that sets up their thread-local state. Defined by the socket (core/thread.h,
+ * or a no-op for sockets without threads). */
+static void mt_thread_attach(void);
+
+/* Call a cold (out-of-line) function that needs the context on a copy of it,
+ * then take back its outputs. The fast path's context then never has its
+ * address taken, so the compiler keeps it in registers and drops unused
+ * fields: without this every entry point would spill the whole context.
+ *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
+#define MT_COLD_CALL(ctx, copy, call)                                              \
+    __extension__({                                                                \
+        mt_ctx copy = *(ctx);                                                      \
+        __typeof__(call) mt__result = (call);                                      \
+        (ctx)->err = copy.err;                                                     \
+        (ctx)->zeroed = copy.zeroed;                                               \
+        (ctx)->usable = copy.usable;                                               \
+        mt__result;                                                                \
+    })
+
+MT_INLINE mt_ctx mt_ctx_for_alloc(size_t size, size_t align)
+{
+    mt_ctx ctx = {0};
+    ctx.size = size;
+    ctx.align = align;
+    ctx.cpu = -1;
+    return ctx;
+}
+
+#endif

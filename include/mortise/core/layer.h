@@ -1,0 +1,51 @@
+/* mortise/core/layer.h — what a layer header needs to be a "template header".
+ *
+ * A layer instance is made by defining its name and policy slots, then
+ * including the layer's header, exactly as the model language reads:
+ *
+ *     // segfit_lk(sync=spinlock, size_handle=[0, 65536])
+ *     #define MT_NAME        small
+ *     #define MT_SYNC        spinlock
+ *     #define MT_SIZE_HANDLE 0, 65536
+ *     #include <mortise/layers/segfit_lk.h>
+ *
+ * The header defines small_create, small_alloc, ... on real source lines (a
+ * debugger steps through them) and #undefs every slot at its end, so the same
+ * layer type can be instantiated again under another name with other policies.
+ * Slot macros are named after the model language: size_handle → MT_SIZE_HANDLE,
+ * sync → MT_SYNC, slab_size → MT_SLAB_SIZE, and so on (layer_end.h lists them).
+ *
+ * Inside a layer header, MT_SELF(x) names the instance's symbol x
+ * (small_x) and MT_SELF_ID is its owner id in the page map.
+ */
+#ifndef MORTISE_CORE_LAYER_H
+#define MORTISE_CORE_LAYER_H
+
+#include "ctx.h"
+#include "pagemap.h"
+
+#define MT_SELF(x) MT_CAT(MT_NAME, _##x)
+
+/* size_handle=[lo, hi]: the layer serves lo <= size < hi (hi == SIZE_MAX means
+ * every size from lo up). Requests outside go straight to the next layer. */
+#define MT__SH_LO(lo, hi) ((size_t)(lo))
+#define MT__SH_HI(lo, hi) ((size_t)(hi))
+#define MT_SIZE_HANDLE_LO(range) MT__SH_LO(range)
+#define MT_SIZE_HANDLE_HI(range) MT__SH_HI(range)
+MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
+{
+    return size >= lo && (size < hi || hi == SIZE_MAX);
+}
+
+/* A layer with nothing to do for an operation hands it to the next layer. */
+#define MT_FORWARD_OP(name, op) MT__FORWARD_OP(name, op)
+#define MT__FORWARD_OP(name, op)                                                   \
+    MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
+
+/* Free, getmeta and resize belong to the block's owner: everyone else forwards. */
+#define MT_NOT_MINE(ctx, id) ((ctx)->owner != (uintptr_t)(id))
+
+/* Unique owner id per instance in this translation unit (0 = nobody's). */
+#define MT_NEW_LAYER_ID (__COUNTER__ + 1)
+
+#endif

@@ -1,0 +1,23 @@
+/* mortise/core/layer_end.h — closes a layer template header: forgets the
+ * instance name and every policy slot so the next instance starts clean.
+ * (No include guard: included once at the end of every layer header.) */
+#undef MT_NAME
+#undef MT_SIZE_HANDLE
+#undef MT_SYNC
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_SIZECLASS_MAX
+#undef MT_SLAB_SIZE
+#undef MT_ALIGNMENT
+#undef MT_FAA_HEAP_GROWTH
+#undef MT_THREADLOCAL_HEAP_SIZE
+#undef MT_HUGE_PAGE
+#undef MT_POOL_SIZE
+#undef MT_TLLABS
+#undef MT_CACHE_SIZE
+#undef MT_COREAWARE_CACHESIZE
+#undef MT_CHKSUM
+#undef MT_ERR_HANDLE
+#undef MT_DELAYED_SIZE
+#undef MT_NODE_XOR
+#undef MT_SELF_ID

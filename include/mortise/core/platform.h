@@ -1,0 +1,115 @@
+/* mortise/core/platform.h — everything a layer needs from the platform.
+ *
+ * The whole port surface of Mortise: compiler attributes, atomics, thread-local
+ * storage, the cycle counter and the page size. A new platform is ported by
+ * editing this header alone; layers never include <pthread.h> or <sys/mman.h>
+ * for these services (OS layers are the exception: talking to the OS is their job).
+ *
+ * Preconditions stated once: C11 with <stdatomic.h>; a compiler understanding
+ * GNU attributes (gcc, clang); a flat address space of at most 48 significant bits
+ * for user pointers on 64-bit targets (the page map relies on it).
+ */
+#ifndef MORTISE_CORE_PLATFORM_H
+#define MORTISE_CORE_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define MT_CAT_(a, b) a##b
+#define MT_CAT(a, b) MT_CAT_(a, b)
+#define MT_STR_(a) #a
+#define MT_STR(a) MT_STR_(a)
+
+/* Fast path is always inlined; slow paths are kept out of line and cold so the
+ * fast path stays short enough to count. */
+#define MT_INLINE static inline __attribute__((always_inline))
+#define MT_SLOW static __attribute__((noinline, cold))
+#define MT_UNUSED __attribute__((unused))
+#define MT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MT_EXPORT __attribute__((visibility("default")))
+#define MT_CACHELINE 64
+#define MT_CACHE_ALIGNED __attribute__((aligned(MT_CACHELINE)))
+
+/* Thread-local storage. The initial-exec model turns a TLS access into one
+ * %fs-relative load even inside a shared library; it requires the library to be
+ * loaded at start-up (linked or LD_PRELOAD), which is how allocators are used. */
+#if defined(MT_NO_THREADS)
+#define MT_TLS
+#else
+#define MT_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#endif
+
+/* Atomics: thin names over C11 so layer code reads as the algorithm. */
+#define mt_load_relaxed(p) atomic_load_explicit((p), memory_order_relaxed)
+#define mt_load_acquire(p) atomic_load_explicit((p), memory_order_acquire)
+#define mt_store_relaxed(p, v) atomic_store_explicit((p), (v), memory_order_relaxed)
+#define mt_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
+#define mt_faa(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
+#define mt_fas(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+#define mt_cas(p, expected, desired)                                              \
+    atomic_compare_exchange_weak_explicit((p), (expected), (desired),            \
+                                          memory_order_acq_rel, memory_order_acquire)
+
+MT_INLINE void mt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Cycle counter for latency statistics (wcet_stat); monotonic per core. */
+MT_INLINE uint64_t mt_cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return 0;
+#endif
+}
+
+/* Base page size. 4 KiB on the targets we build for; checked once at start-up by
+ * the OS layers that call the OS (mt_os_page_size_checked). */
+#ifndef MT_PAGE_SIZE
+#define MT_PAGE_SIZE ((size_t)4096)
+#endif
+
+/* Granule of ownership: every block the OS layer hands out is aligned to and a
+ * multiple of this, and the page map records one owner per granule. */
+#ifndef MT_GRANULE_SHIFT
+#define MT_GRANULE_SHIFT 16
+#endif
+#define MT_GRANULE ((size_t)1 << MT_GRANULE_SHIFT)
+
+/* Smallest alignment every allocation has (max_align_t on x86-64 and aarch64). */
+#define MT_MIN_ALIGN ((size_t)16)
+
+/* Largest request any layer accepts; larger ones fail with ENOMEM before they
+ * reach a layer, so no layer has to think about overflow when rounding up. */
+#define MT_MAX_REQUEST ((size_t)PTRDIFF_MAX - 2 * MT_GRANULE)
+
+MT_INLINE size_t mt_align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
+MT_INLINE uintptr_t mt_align_down_ptr(uintptr_t p, size_t a) { return p & ~(uintptr_t)(a - 1); }
+#define mt_is_pow2_const(n) ((n) > 0 && ((n) & ((n) - 1)) == 0)
+MT_INLINE bool mt_is_pow2(size_t n) { return n && !(n & (n - 1)); }
+MT_INLINE unsigned mt_log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
+MT_INLINE unsigned mt_log2_ceil(size_t n) { return n <= 1 ? 0 : mt_log2_floor(n - 1) + 1; }
+
+/* Give the processor away while waiting: on a machine with fewer cores than
+ * threads a spinning waiter would otherwise burn the holder's time slice. */
+#if defined(MT_FREESTANDING)
+MT_INLINE void mt_yield(void) { mt_cpu_relax(); }
+#else
+#include <sched.h>
+MT_INLINE void mt_yield(void) { sched_yield(); }
+#endif
+
+#endif

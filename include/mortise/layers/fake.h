@@ -1,0 +1,19 @@
+/* fake — a layer that does nothing.                               [model: fake]
+ *
+ * Serves: nothing; forwards every operation unchanged to the next layer.
+ * Slots: none. Time and space: zero — it exists to prove that composition is
+ * free: inserting fake layers must leave the machine code of malloc and free
+ * identical (tests/zero_cost). Thread safety: stateless.
+ * Example: mmap_heap::fake::segfit_lk::fake::malloc_socket
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME fake
+#endif
+
+#define MT__FAKE_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
+MT_LAYER_OPS(MT__FAKE_FORWARD)
+#undef MT__FAKE_FORWARD
+
+#include "../core/layer_end.h"

@@ -1,0 +1,293 @@
+/* segfit_lk — segregated fit with a lock per size class.     [model: segfit_lk]
+ *
+ * Serves: sizes in size_handle up to MT_SEGFIT_MAX_BLOCK (1 MiB), alignments
+ *   up to 64 KiB (by picking a class whose size is a multiple of the alignment;
+ *   blocks sit at multiples of their class size from a granule-aligned span
+ *   start). Everything else goes to the next layer.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 262144)
+ *   sync=POLICY          → MT_SYNC (posix_mutex): one lock per size class
+ *   sizeclass=POLICY     → MT_SIZECLASS (log2b); interval also reads
+ *                          MT_SIZECLASS_STEP (16)
+ * Needs from below: granule-aligned spans (any OS layer, or a trunk layer).
+ * Structure: per class a LIFO free list threaded through the free blocks and a
+ *   bump region in the newest span; spans are max(64 KiB, 8 blocks) long and
+ *   described by out-of-line records that the page map points to, so blocks
+ *   carry no header and free() finds the class in O(1).
+ * Time: alloc/free O(1): one lock, a pop or push. A new span costs one call
+ *   to the next layer. purge: O(free blocks): spans whose blocks are all free
+ *   are handed back to the layer below (which returns the pages to the OS).
+ * Space: no per-block header; internal fragmentation of the size-class
+ *   policy; a span record (48 bytes) per span.
+ * Thread safety: all operations; lock order: class lock, then the layer below;
+ *   purge and fork take every class lock in index order.
+ * Fails: only when the layer below fails (ctx->err from it).
+ * Example: mmap_heap::segfit_lk(sync=spinlock, size_handle=[0, 65536])::malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sync/sync.h"
+#include "../policy/sizeclass/sizeclass.h"
+
+#ifndef MT_NAME
+#define MT_NAME segfit_lk
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, 262144
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC posix_mutex
+#endif
+#ifndef MT_SIZECLASS
+#define MT_SIZECLASS log2b
+#endif
+#ifndef MT_SIZECLASS_STEP
+#define MT_SIZECLASS_STEP 16
+#endif
+#ifndef MT_SEGFIT_MAX_BLOCK
+#define MT_SEGFIT_MAX_BLOCK ((size_t)1 << 20)
+#endif
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+
+typedef struct MT_SELF(span) {
+    struct MT_SELF(span) *link; /* record free list, or purge's release list */
+    char *base;
+    size_t len;
+    uintptr_t prev_entry;       /* page-map entry of the layer below, restored on release */
+    uint32_t cls;
+    uint32_t carved;            /* blocks handed out of the bump region so far */
+    uint32_t free_count;        /* scratch for purge */
+    bool zeroed;                /* came zero-filled: bump blocks need no memset */
+} MT_SELF(span);
+
+typedef struct MT_CACHE_ALIGNED {
+    MT_SYNC_T(MT_SYNC) lock;
+    void *free;                 /* LIFO of free blocks, next pointer in the first word */
+    char *bump, *bump_end;
+    MT_SELF(span) *bump_span;
+} MT_SELF(class);
+
+static struct {
+    MT_SELF(class) cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
+    mt_sync_spinlock records_lock;
+    MT_SELF(span) *records_free;
+    char *records_cur, *records_end;
+} MT_SELF(state);
+
+MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
+MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
+MT_INLINE size_t MT_SELF(max_block)(void)
+{
+    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
+    size_t cap = MT_SZCLS_FN(MT_SIZECLASS, size)(MT_SZCLS_CLASSES(MT_SIZECLASS) - 1);
+    cap = cap < MT_SEGFIT_MAX_BLOCK ? cap : MT_SEGFIT_MAX_BLOCK;
+    return hi - 1 < cap ? hi - 1 : cap;
+}
+
+MT_SLOW MT_SELF(span) *MT_SELF(new_record)(mt_lfunc *next)
+{
+    MT_SELF(span) *s;
+    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
+    if ((s = MT_SELF(state).records_free)) {
+        MT_SELF(state).records_free = s->link;
+    } else {
+        if (MT_SELF(state).records_cur + sizeof *s > MT_SELF(state).records_end) {
+            mt_ctx sub = mt_ctx_for_alloc(MT_GRANULE, MT_GRANULE);
+            char *chunk = next(&sub);
+            if (!chunk) {
+                mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+                return NULL;
+            }
+            MT_SELF(state).records_cur = chunk;
+            MT_SELF(state).records_end = chunk + MT_GRANULE;
+        }
+        s = (MT_SELF(span) *)MT_SELF(state).records_cur;
+        MT_SELF(state).records_cur += sizeof *s;
+    }
+    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+    return s;
+}
+
+MT_SLOW void MT_SELF(drop_record)(MT_SELF(span) *s)
+{
+    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
+    s->link = MT_SELF(state).records_free;
+    MT_SELF(state).records_free = s;
+    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+}
+
+/* Class lock held. Take a block from the bump region, refilling it with a new
+ * span from the next layer when it is used up. */
+MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+{
+    MT_SELF(class) *c = &MT_SELF(state).cls[index];
+    size_t csize = MT_SELF(class_size)(index);
+    if (c->bump + csize > c->bump_end) {
+        size_t len = mt_align_up(csize * 8 > MT_GRANULE ? csize * 8 : MT_GRANULE, MT_GRANULE);
+        MT_SELF(span) *s = MT_SELF(new_record)(next);
+        mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
+        char *base = s ? next(&sub) : NULL;
+        if (!base) {
+            if (s)
+                MT_SELF(drop_record)(s);
+            ctx->err = sub.err ? sub.err : 12 /* ENOMEM */;
+            return NULL;
+        }
+        s->base = base;
+        s->len = len;
+        s->cls = (uint32_t)index;
+        s->carved = 0;
+        s->free_count = 0;
+        s->zeroed = sub.zeroed == base;
+        s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+        c->bump = base;
+        c->bump_end = base + (len / csize) * csize;
+        c->bump_span = s;
+    }
+    void *p = c->bump;
+    c->bump += csize;
+    c->bump_span->carved++;
+    if (c->bump_span->zeroed)
+        ctx->zeroed = p;
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size, align = ctx->align;
+    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
+        size > MT_SELF(max_block)())
+        return next(ctx);
+    size_t index = MT_SELF(class_index)(size);
+    if (MT_UNLIKELY(align > MT_MIN_ALIGN)) {
+        if (align > MT_GRANULE)
+            return next(ctx);
+        while (MT_SELF(class_size)(index) & (align - 1))
+            index++;
+        if (MT_SELF(class_size)(index) > MT_SELF(max_block)())
+            return next(ctx);
+    }
+    MT_SELF(class) *c = &MT_SELF(state).cls[index];
+    MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
+    void *p = c->free;
+    if (MT_LIKELY(p))
+        c->free = *(void **)p;
+    else
+        p = MT_COLD_CALL(ctx, c2, MT_SELF(bump)(&c2, index, next));
+    MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
+    return p;
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SELF(span) *s = (MT_SELF(span) *)ctx->meta;
+    MT_SELF(class) *c = &MT_SELF(state).cls[s->cls];
+    MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
+    *(void **)ctx->ptr = c->free;
+    c->free = ctx->ptr;
+    MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    ctx->usable = MT_SELF(class_size)(((MT_SELF(span) *)ctx->meta)->cls);
+    return ctx->ptr;
+}
+
+/* Blocks keep their class: the socket reallocates when the size leaves it. */
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+
+MT_INLINE MT_SELF(span) *MT_SELF(span_of)(void *block)
+{
+    return (MT_SELF(span) *)mt_entry_payload(mt_pagemap_get(block));
+}
+
+/* Class lock held. Hand back every span of this class whose blocks are all
+ * free: count free blocks per span, unlink the blocks of fully free spans,
+ * release those spans to the layer below. */
+MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *next)
+{
+    const uint32_t releasing = UINT32_MAX;
+    MT_SELF(span) *release = NULL;
+    for (void *b = c->free; b; b = *(void **)b)
+        MT_SELF(span_of)(b)->free_count++;
+    void **link = &c->free;
+    for (void *b = c->free; b; b = *link) {
+        MT_SELF(span) *s = MT_SELF(span_of)(b);
+        if (s->free_count == releasing || s->free_count == s->carved) {
+            if (s->free_count != releasing) {
+                s->free_count = releasing;
+                s->link = release;
+                release = s;
+            }
+            *link = *(void **)b;
+        } else {
+            s->free_count = 0;
+            link = (void **)b;
+        }
+    }
+    if (c->bump_span && c->bump_span->carved == 0) { /* an untouched bump span */
+        c->bump_span->link = release;
+        release = c->bump_span;
+    }
+    bool any = release != NULL;
+    while (release) {
+        MT_SELF(span) *s = release;
+        release = s->link;
+        if (s == c->bump_span)
+            c->bump = c->bump_end = NULL, c->bump_span = NULL;
+        mt_span_release(s->base, s->len, s->prev_entry, next);
+        MT_SELF(drop_record)(s);
+    }
+    return any;
+}
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = false;
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++) {
+        MT_SELF(class) *c = &MT_SELF(state).cls[i];
+        MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
+        any |= MT_SELF(purge_class)(c, next);
+        MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
+    }
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
+    return next(ctx);
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    mt_sync_spinlock_init(&MT_SELF(state).records_lock);
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
+    return NULL;
+}
+
+#include "../core/layer_end.h"

@@ -1,0 +1,335 @@
+/* mmap_heap — OS-interface layer over POSIX mmap.                 [model: mmap_heap]
+ *
+ * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
+ *   requested alignment if larger. Memory it returns is zero-filled
+ *   (ctx->zeroed is set to the block). It is the last layer of every chain it
+ *   heads, so it serves what no trunk layer took.
+ * Slots (model language → macro, default):
+ *   faa_heap_growth=0|1 → MT_FAA_HEAP_GROWTH (0): carve chunks from one large
+ *     reserved arena by an atomic fetch-and-add instead of one mmap per chunk.
+ *   threadlocal_heap_size=BYTES → MT_THREADLOCAL_HEAP_SIZE (0 = off): each thread
+ *     carves chunks from its own reserved region of this size without any
+ *     synchronisation; an exiting thread's remainder is adopted by the next.
+ *   huge_page=0|1 → MT_HUGE_PAGE (0): ask for transparent huge pages (madvise).
+ *   sync=POLICY → MT_SYNC (spinlock): guards the chunk cache and region lists.
+ * Reuse and return: a freed chunk of up to MT_MMAP_CACHE_GRANULES (4 MiB) has
+ *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
+ *   range kept for reuse by size; larger blocks are unmapped. The free-range
+ *   lists live in the page map itself (entries with owner 0), so keeping a free
+ *   range costs no resident memory. resize moves large blocks with mremap.
+ * Page map: defines the composition's page map (two-level radix, see
+ *   core/pagemap_radix.h) and mt_os_stats_read.
+ * Time: O(1) per chunk plus one system call when a chunk is fresh or freed;
+ *   O(granules) page-map writes. Thread safety: all operations; the chunk cache
+ *   takes one lock (MT_SYNC), thread-local carving none.
+ * Fails: returns NULL with ctx->err = ENOMEM when the OS refuses memory.
+ * Example: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::segfit_lk::malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sync/sync.h"
+#include "os_mmap.h"
+
+#ifndef MT_NAME
+#define MT_NAME mmap_heap
+#endif
+#ifndef MT_FAA_HEAP_GROWTH
+#define MT_FAA_HEAP_GROWTH 0
+#endif
+#ifndef MT_THREADLOCAL_HEAP_SIZE
+#define MT_THREADLOCAL_HEAP_SIZE 0
+#endif
+#ifndef MT_HUGE_PAGE
+#define MT_HUGE_PAGE 0
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC spinlock
+#endif
+
+#ifndef MT_MMAP_CACHE_GRANULES
+#define MT_MMAP_CACHE_GRANULES 64
+#endif
+#ifndef MT_MMAP_ARENA_SIZE
+#define MT_MMAP_ARENA_SIZE ((size_t)64 << 30) /* address space reserved per FAA arena */
+#endif
+
+_Static_assert(MT_THREADLOCAL_HEAP_SIZE % MT_GRANULE == 0,
+               "mmap_heap: threadlocal_heap_size must be a multiple of 64 KiB");
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+
+/* ---- the page map and OS statistics of this composition ---- */
+static void *mt_pagemap_leaf_alloc(size_t bytes)
+{
+    return mt_os_map_aligned(mt_align_up(bytes, MT_PAGE_SIZE), MT_PAGE_SIZE, false);
+}
+#include "../core/pagemap_radix.h"
+
+static struct {
+    _Atomic(size_t) mapped, handed_out, large, returned;
+} mt_os_counters;
+
+static inline void mt_os_stats_read(mt_os_stats *out)
+{
+    out->mapped = mt_load_relaxed(&mt_os_counters.mapped);
+    out->handed_out = mt_load_relaxed(&mt_os_counters.handed_out);
+    out->large = mt_load_relaxed(&mt_os_counters.large);
+    out->returned = mt_load_relaxed(&mt_os_counters.returned);
+}
+
+/* ---- the instance ---- */
+typedef struct { char *cur, *end; } MT_SELF(region);
+
+static struct {
+    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    char *cache[MT_MMAP_CACHE_GRANULES + 1]; /* free chunks by granule count */
+    MT_SELF(region) leftover[64];            /* remainders of exited threads */
+    unsigned leftovers;
+    _Atomic(char *) arena_cur;               /* faa_heap_growth */
+    char *arena_end;
+} MT_SELF(state);
+
+static MT_TLS MT_SELF(region) MT_SELF(tl);
+
+static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
+static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+
+/* Fresh address space for a region or chunk of `len` bytes. */
+static char *MT_SELF(reserve)(size_t len)
+{
+    if (MT_FAA_HEAP_GROWTH && len <= MT_MMAP_ARENA_SIZE / 16) {
+        for (;;) {
+            char *p = atomic_fetch_add_explicit(&MT_SELF(state).arena_cur, len, memory_order_relaxed);
+            if (p && p + len <= MT_SELF(state).arena_end)
+                return p;
+            MT_SELF(lock)();
+            char *cur = mt_load_relaxed(&MT_SELF(state).arena_cur);
+            if (!cur || cur + len > MT_SELF(state).arena_end) {
+                char *arena = mt_os_map_aligned(MT_MMAP_ARENA_SIZE, MT_GRANULE, MT_HUGE_PAGE);
+                if (!arena) {
+                    MT_SELF(unlock)();
+                    return NULL;
+                }
+                MT_SELF(state).arena_end = arena + MT_MMAP_ARENA_SIZE;
+                mt_store_relaxed(&MT_SELF(state).arena_cur, arena);
+            }
+            MT_SELF(unlock)();
+        }
+    }
+    return mt_os_map_aligned(len, MT_GRANULE, MT_HUGE_PAGE);
+}
+
+/* Carve from this thread's region (threadlocal_heap_size), refilling it from
+ * an exited thread's remainder or fresh address space. */
+MT_SLOW char *MT_SELF(carve_local)(size_t len)
+{
+    MT_SELF(region) *r = &MT_SELF(tl);
+    if ((size_t)(r->end - r->cur) < len) {
+        if (!r->end)
+            mt_thread_attach(); /* so thread_exit hands the remainder on */
+        MT_SELF(region) fresh = {0};
+        MT_SELF(lock)();
+        if (MT_SELF(state).leftovers)
+            fresh = MT_SELF(state).leftover[--MT_SELF(state).leftovers];
+        MT_SELF(unlock)();
+        if ((size_t)(fresh.end - fresh.cur) < len) {
+            fresh.cur = MT_SELF(reserve)(MT_THREADLOCAL_HEAP_SIZE);
+            if (!fresh.cur)
+                return NULL;
+            fresh.end = fresh.cur + MT_THREADLOCAL_HEAP_SIZE;
+            atomic_fetch_add(&mt_os_counters.mapped, MT_THREADLOCAL_HEAP_SIZE);
+        }
+        *r = fresh; /* the old remainder (< len) is abandoned: at most one chunk */
+    }
+    char *p = r->cur;
+    r->cur += len;
+    return p;
+}
+
+MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
+{
+    size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
+    size_t granules = len >> MT_GRANULE_SHIFT;
+    char *p = NULL;
+
+    if (granules <= MT_MMAP_CACHE_GRANULES && ctx->align <= MT_GRANULE) {
+        MT_SELF(lock)();
+        p = MT_SELF(state).cache[granules];
+        if (p)
+            MT_SELF(state).cache[granules] = (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
+        MT_SELF(unlock)();
+        if (!p) {
+            if (MT_THREADLOCAL_HEAP_SIZE && len <= MT_THREADLOCAL_HEAP_SIZE / 4)
+                p = MT_SELF(carve_local)(len);
+            else if (MT_FAA_HEAP_GROWTH)
+                p = MT_SELF(reserve)(len);
+            if (p && !MT_THREADLOCAL_HEAP_SIZE)
+                atomic_fetch_add(&mt_os_counters.mapped, len);
+        }
+    }
+    if (!p) {
+        size_t align = ctx->align > MT_GRANULE ? ctx->align : MT_GRANULE;
+        p = mt_os_map_aligned(len, align, MT_HUGE_PAGE);
+        if (p)
+            atomic_fetch_add(&mt_os_counters.mapped, len);
+    }
+    if (!p || !mt_pagemap_set_checked(p, MT_GRANULE, mt_entry(MT_SELF_ID, granules))) {
+        ctx->err = ENOMEM;
+        return NULL;
+    }
+    atomic_fetch_add(&mt_os_counters.handed_out, len);
+    if (granules > MT_MMAP_CACHE_GRANULES)
+        atomic_fetch_add(&mt_os_counters.large, len);
+    ctx->zeroed = p;
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_chunk)(&copy));
+}
+
+/* A block start is granule-aligned; anything else under our entry is an
+ * interior pointer and not a block we handed out. */
+MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)
+{
+    return !MT_NOT_MINE(ctx, MT_SELF_ID) && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0;
+}
+
+MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    atomic_fetch_sub(&mt_os_counters.handed_out, len);
+    atomic_fetch_add(&mt_os_counters.returned, len);
+    if (granules > MT_MMAP_CACHE_GRANULES) {
+        atomic_fetch_sub(&mt_os_counters.large, len);
+        atomic_fetch_sub(&mt_os_counters.mapped, len);
+        mt_pagemap_set(p, MT_GRANULE, 0);
+        mt_os_unmap(p, len);
+        return;
+    }
+    mt_os_discard(p, len);
+    MT_SELF(lock)();
+    char *head = MT_SELF(state).cache[granules];
+    mt_pagemap_set(p, MT_GRANULE, mt_entry(0, (uintptr_t)head >> MT_GRANULE_SHIFT));
+    MT_SELF(state).cache[granules] = p;
+    MT_SELF(unlock)();
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_SELF(is_block)(ctx))
+        MT_SELF(free_chunk)(ctx->ptr, ctx->meta);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (!MT_SELF(is_block)(ctx))
+        return NULL;
+    ctx->usable = ctx->meta << MT_GRANULE_SHIFT;
+    return ctx->ptr;
+}
+
+/* Large blocks change size by remapping: shrink in place, grow with mremap to
+ * a granule-aligned destination. Cached-size chunks are left to the socket. */
+MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
+{
+    size_t old_len = ctx->meta << MT_GRANULE_SHIFT;
+    size_t new_len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
+    size_t granules = new_len >> MT_GRANULE_SHIFT;
+    char *p = ctx->ptr;
+    if (ctx->meta <= MT_MMAP_CACHE_GRANULES || granules <= MT_MMAP_CACHE_GRANULES)
+        return NULL;
+    if (new_len == old_len)
+        return p;
+#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+    int saved = errno;
+    char *dest = p;
+    if (new_len < old_len) {
+        munmap(p + new_len, old_len - new_len);
+    } else {
+        /* grow in place if the OS can, else move to an aligned reservation */
+        char *q = mremap(p, old_len, new_len, 0);
+        if (q == MAP_FAILED) {
+            char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
+            if (!room) {
+                errno = saved;
+                return NULL;
+            }
+            q = mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, room);
+            if (q == MAP_FAILED) {
+                munmap(room, new_len);
+                errno = saved;
+                return NULL;
+            }
+        }
+        dest = q;
+    }
+    errno = saved;
+    if (dest != p)
+        mt_pagemap_set(p, MT_GRANULE, 0);
+    mt_pagemap_set(dest, MT_GRANULE, mt_entry(MT_SELF_ID, granules));
+    atomic_fetch_add(&mt_os_counters.mapped, new_len - old_len);
+    atomic_fetch_add(&mt_os_counters.handed_out, new_len - old_len);
+    atomic_fetch_add(&mt_os_counters.large, new_len - old_len);
+    return dest;
+#else
+    return NULL;
+#endif
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    return MT_SELF(is_block)(ctx) ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_large)(&copy)) : NULL;
+}
+
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
+
+/* Hand this thread's unused region to the next thread that needs one. */
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SELF(region) *r = &MT_SELF(tl);
+    if (r->end - r->cur >= (ptrdiff_t)MT_GRANULE) {
+        MT_SELF(lock)();
+        if (MT_SELF(state).leftovers < sizeof MT_SELF(state).leftover / sizeof MT_SELF(state).leftover[0])
+            MT_SELF(state).leftover[MT_SELF(state).leftovers++] = *r;
+        else
+            mt_os_unmap(r->cur, (size_t)(r->end - r->cur));
+        MT_SELF(unlock)();
+    }
+    r->cur = r->end = NULL;
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SELF(lock)();
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SELF(unlock)();
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
+    return NULL;
+}
+/* Free chunks already gave their pages back when they were freed. */
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
+
+#include "../core/layer_end.h"

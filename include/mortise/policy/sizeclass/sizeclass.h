@@ -1,0 +1,22 @@
+/* mortise/policy/sizeclass/sizeclass.h — the sizeclass policy slot.
+ *
+ * A size-class policy NAME maps request sizes to class indexes and back:
+ *     size_t mt_szcls_NAME_index(size_t size);   smallest class holding size
+ *     size_t mt_szcls_NAME_size(size_t index);   the class's block size
+ *     MT_SZCLS_NAME_CLASSES                      number of classes (array bound)
+ * Properties every policy keeps (tests/sizeclass_test checks them):
+ * index is monotonic in size, size(index(s)) >= s, index(size(i)) == i, and
+ * every class size is a multiple of MT_MIN_ALIGN.
+ */
+#ifndef MORTISE_POLICY_SIZECLASS_H
+#define MORTISE_POLICY_SIZECLASS_H
+
+#include "../../core/platform.h"
+
+#define MT_SZCLS_FN(policy, op) MT_CAT(MT_CAT(mt_szcls_, policy), _##op)
+#define MT_SZCLS_CLASSES(policy) MT_CAT(MT_CAT(MT_SZCLS_, policy), _CLASSES)
+
+#include "log2b.h"
+#include "interval.h"
+
+#endif

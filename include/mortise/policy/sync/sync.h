@@ -1,0 +1,33 @@
+/* mortise/policy/sync/sync.h — the sync policy slot.
+ *
+ * A sync policy NAME provides, for a lock object of type mt_sync_NAME:
+ *     void  mt_sync_NAME_init(mt_sync_NAME *l);      also resets it in a fork child
+ *     void  mt_sync_NAME_lock(mt_sync_NAME *l);
+ *     void  mt_sync_NAME_unlock(mt_sync_NAME *l);
+ *     void *mt_sync_NAME_exec(mt_sync_NAME *l, void *(*cs)(void *), void *arg);
+ * exec runs the critical section cs(arg) under the policy and returns its
+ * result; combining and delegation policies run it on another thread, so a
+ * critical section must touch only what arg reaches (and shared state).
+ * lock/unlock exist for every policy so that fork handlers can hold it.
+ * A zero-filled lock object is a valid unlocked lock for every policy, so layer
+ * state can be static and needs no constructor (allocators run before them);
+ * init is for re-initialising, e.g. in a fork child.
+ *
+ * Layers name the policy in their MT_SYNC slot and reach it through
+ * MT_SYNC_T(policy) and MT_SYNC_FN(policy, op).
+ */
+#ifndef MORTISE_POLICY_SYNC_H
+#define MORTISE_POLICY_SYNC_H
+
+#include "../../core/platform.h"
+
+#define MT_SYNC_T(policy) MT_CAT(mt_sync_, policy)
+#define MT_SYNC_FN(policy, op) MT_CAT(MT_CAT(mt_sync_, policy), _##op)
+
+#include "none.h"
+#include "spinlock.h"
+#if !defined(MT_FREESTANDING)
+#include "posix_mutex.h"
+#endif
+
+#endif

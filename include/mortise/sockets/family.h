@@ -1,0 +1,276 @@
+/* mortise/sockets/family.h — the malloc(3) family over the composed chain,
+ * under the name prefix MT_SOCKET_PREFIX (empty for malloc_socket).
+ *
+ * Included once, by malloc_socket.h or custom_socket.h, after the composition
+ * (MT_COMPOSE) so the chain is known. Every entry point builds a context,
+ * runs the chain and turns the result into the POSIX answer:
+ *   - sizes above PTRDIFF_MAX (and calloc/reallocarray overflow): NULL, ENOMEM;
+ *   - alignments that are not powers of two: NULL, EINVAL (posix_memalign
+ *     returns EINVAL and leaves its output untouched, also for ENOMEM);
+ *   - free, free_sized, cfree never change errno;
+ *   - a pointer no layer owns (page-map entry 0) is ignored by free and
+ *     reported as size 0 by malloc_usable_size; realloc returns NULL, EINVAL.
+ */
+#ifndef MORTISE_SOCKETS_FAMILY_H
+#define MORTISE_SOCKETS_FAMILY_H
+
+#include "../core/pagemap.h"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#ifndef MT_SOCKET_PREFIX
+#define MT_SOCKET_PREFIX
+#endif
+#define MT_API(name) MT_CAT(MT_SOCKET_PREFIX, name)
+
+/* ---- the shared core of every entry point ---- */
+
+MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
+{
+    if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = mt_chain_alloc(ctx);
+    if (MT_UNLIKELY(!p))
+        errno = ctx->err ? ctx->err : ENOMEM;
+    return p;
+}
+
+MT_INLINE void mt_socket_free(void *p)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
+    if (MT_UNLIKELY(!p))
+        return;
+    mt_ctx_route(&ctx, p);
+    if (MT_UNLIKELY(!ctx.owner))
+        return; /* not ours: never dereferenced */
+    mt_chain_free(&ctx);
+}
+
+/* Usable size of an owned block, 0 for NULL and foreign pointers. */
+MT_INLINE size_t mt_socket_usable(void *p)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
+    if (!p)
+        return 0;
+    mt_ctx_route(&ctx, p);
+    if (!ctx.owner || !mt_chain_getmeta(&ctx))
+        return 0;
+    return ctx.usable;
+}
+
+static void *mt_socket_aligned(size_t align, size_t size)
+{
+    if (MT_UNLIKELY(!mt_is_pow2(align))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    mt_ctx ctx = mt_ctx_for_alloc(size, align);
+    return mt_socket_alloc(&ctx);
+}
+
+static void *mt_socket_realloc(void *p, size_t size)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
+    if (!p)
+        return mt_socket_alloc(&ctx);
+    if (size == 0) { /* glibc's behaviour: free and return NULL */
+        mt_socket_free(p);
+        return NULL;
+    }
+    if (size > MT_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    mt_ctx_route(&ctx, p);
+    if (!ctx.owner || !mt_chain_getmeta(&ctx)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t usable = ctx.usable;
+    if (size <= usable && size >= usable / 2)
+        return p;
+    ctx.size = size;
+    void *q = mt_chain_resize(&ctx);
+    if (q)
+        return q;
+    mt_ctx fresh = mt_ctx_for_alloc(size, 1);
+    q = mt_socket_alloc(&fresh);
+    if (!q)
+        return NULL;
+    memcpy(q, p, size < usable ? size : usable);
+    mt_socket_free(p);
+    return q;
+}
+
+/* ---- the malloc(3) family ---- */
+
+MT_EXPORT void *MT_API(malloc)(size_t size)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
+    return mt_socket_alloc(&ctx);
+}
+
+MT_EXPORT void MT_API(free)(void *p) { mt_socket_free(p); }
+
+MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
+{
+    size_t size;
+    if (__builtin_mul_overflow(n, each, &size)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
+    void *p = mt_socket_alloc(&ctx);
+    if (p && ctx.zeroed != p)
+        memset(p, 0, size);
+    return p;
+}
+
+MT_EXPORT void *MT_API(realloc)(void *p, size_t size) { return mt_socket_realloc(p, size); }
+
+MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
+{
+    size_t size;
+    if (__builtin_mul_overflow(n, each, &size)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return mt_socket_realloc(p, size);
+}
+
+MT_EXPORT void *MT_API(memalign)(size_t align, size_t size) { return mt_socket_aligned(align, size); }
+MT_EXPORT void *MT_API(aligned_alloc)(size_t align, size_t size) { return mt_socket_aligned(align, size); }
+
+MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
+{
+    if (!mt_is_pow2(align) || align % sizeof(void *))
+        return EINVAL;
+    int saved = errno;
+    void *p = mt_socket_aligned(align, size);
+    errno = saved;
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+MT_EXPORT void *MT_API(valloc)(size_t size) { return mt_socket_aligned(MT_PAGE_SIZE, size); }
+
+MT_EXPORT void *MT_API(pvalloc)(size_t size)
+{
+    if (size > MT_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return mt_socket_aligned(MT_PAGE_SIZE, size ? mt_align_up(size, MT_PAGE_SIZE) : MT_PAGE_SIZE);
+}
+
+MT_EXPORT size_t MT_API(malloc_usable_size)(void *p) { return mt_socket_usable(p); }
+MT_EXPORT void MT_API(cfree)(void *p) { mt_socket_free(p); }
+MT_EXPORT void MT_API(free_sized)(void *p, size_t size)
+{
+    (void)size;
+    mt_socket_free(p);
+}
+MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
+{
+    (void)align;
+    (void)size;
+    mt_socket_free(p);
+}
+
+/* ---- glibc extensions, answered from what the layers really know ---- */
+
+/* Give free memory back to the OS: every layer's purge. Returns 1 if any
+ * memory was released. `pad` is accepted and ignored: nothing is kept for it. */
+MT_EXPORT int MT_API(malloc_trim)(size_t pad)
+{
+    (void)pad;
+    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
+    return mt_chain_purge(&ctx) ? 1 : 0;
+}
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+/* What the OS layer knows: arena = bytes from the OS in chunks for the layers
+ * above, hblkhd = bytes in large blocks served straight from the OS,
+ * uordblks = bytes handed to the layers (an upper bound of what is in use),
+ * fordblks = bytes the OS layer holds free. Fields Mortise does not track
+ * (ordblks, smblks, hblks, usmblks, fsmblks, keepcost) are 0. */
+MT_EXPORT struct mallinfo2 MT_API(mallinfo2)(void)
+{
+    mt_os_stats s;
+    struct mallinfo2 mi;
+    memset(&mi, 0, sizeof mi);
+    mt_os_stats_read(&s);
+    mi.arena = s.mapped - s.large;
+    mi.hblkhd = s.large;
+    mi.uordblks = s.handed_out;
+    mi.fordblks = s.mapped > s.handed_out ? s.mapped - s.handed_out : 0;
+    return mi;
+}
+
+MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
+{
+    struct mallinfo2 m2 = MT_API(mallinfo2)();
+    struct mallinfo mi;
+    memset(&mi, 0, sizeof mi);
+    mi.arena = (int)(m2.arena > INT32_MAX ? INT32_MAX : m2.arena);
+    mi.hblkhd = (int)(m2.hblkhd > INT32_MAX ? INT32_MAX : m2.hblkhd);
+    mi.uordblks = (int)(m2.uordblks > INT32_MAX ? INT32_MAX : m2.uordblks);
+    mi.fordblks = (int)(m2.fordblks > INT32_MAX ? INT32_MAX : m2.fordblks);
+    return mi;
+}
+#endif
+
+MT_EXPORT void MT_API(malloc_stats)(void)
+{
+    mt_os_stats s;
+    size_t layers;
+    const char *const *names = mt_chain_layer_names(&layers);
+    mt_os_stats_read(&s);
+    fprintf(stderr, "Mortise:");
+    for (size_t i = 0; i < layers; i++)
+        fprintf(stderr, "%s%s", i ? "::" : " ", names[i]);
+    fprintf(stderr,
+            "\n"
+            "system bytes     = %10zu\n"
+            "in use bytes     = %10zu\n"
+            "large bytes      = %10zu\n"
+            "returned to OS   = %10zu\n",
+            s.mapped, s.handed_out, s.large, s.returned);
+}
+
+MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
+{
+    mt_os_stats s;
+    if (options != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    mt_os_stats_read(&s);
+    fprintf(out,
+            "<malloc version=\"mortise-1\">\n"
+            "<system type=\"current\" size=\"%zu\"/>\n"
+            "<total type=\"handed_out\" size=\"%zu\"/>\n"
+            "<total type=\"large\" size=\"%zu\"/>\n"
+            "<total type=\"returned\" size=\"%zu\"/>\n"
+            "</malloc>\n",
+            s.mapped, s.handed_out, s.large, s.returned);
+    return 0;
+}
+
+/* Mortise has no run-time tunables: every mallopt parameter is refused (0). */
+MT_EXPORT int MT_API(mallopt)(int param, int value)
+{
+    (void)param;
+    (void)value;
+    return 0;
+}
+
+#endif

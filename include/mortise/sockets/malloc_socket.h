@@ -1,0 +1,28 @@
+/* malloc_socket — the malloc(3) interface.                 [model: malloc_socket]
+ *
+ * Serves: the whole family under the standard names — malloc, free, calloc,
+ *   realloc, reallocarray, memalign, posix_memalign, aligned_alloc, valloc,
+ *   pvalloc, malloc_usable_size, cfree, free_sized, free_aligned_sized, the glibc
+ *   extensions malloc_trim, mallinfo, mallinfo2, malloc_stats, malloc_info,
+ *   mallopt, and C++ operator new/delete in all their forms (sockets/family.h
+ *   and sockets/cxx_new.h give each one's exact behaviour).
+ * Threads: per-thread create/exit and fork handlers (core/thread.h).
+ * Slots: none. Layer operations: all forwarded (the socket is the top).
+ * Use: include last (the entry points call the chain, which MT_COMPOSE then
+ *   defines), e.g.  MT_COMPOSE(mmap_heap, segfit_lk, malloc_socket)
+ * Example: mmap_heap::segfit_lk::malloc_socket
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME malloc_socket
+#endif
+#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
+MT_LAYER_OPS(MT__SOCKET_FORWARD)
+#undef MT__SOCKET_FORWARD
+#include "../core/layer_end.h"
+
+#define MT_SOCKET_PREFIX
+#include "../core/thread.h"
+#include "family.h"
+#include "cxx_new.h"

@@ -1,0 +1,26 @@
+/* custom_socket — the malloc family under a prefix of your choice.
+ *                                                          [model: custom_socket]
+ * Serves: PREFIXmalloc, PREFIXfree, PREFIXcalloc, PREFIXrealloc, ... — the same
+ *   family and behaviour as malloc_socket (sockets/family.h), without C++
+ *   operators, so a Mortise allocator lives beside the system's malloc:
+ *     custom_socket(prefix=myheap_)  →  myheap_malloc(), myheap_free(), ...
+ * Slots: prefix=IDENT → MT_PREFIX (mortise_).
+ * Threads: per-thread create/exit and fork handlers (core/thread.h).
+ * Example: mmap_heap::segfit_lk::custom_socket(prefix=myheap_)
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME custom_socket
+#endif
+#ifndef MT_PREFIX
+#define MT_PREFIX mortise_
+#endif
+#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
+MT_LAYER_OPS(MT__SOCKET_FORWARD)
+#undef MT__SOCKET_FORWARD
+
+#define MT_SOCKET_PREFIX MT_PREFIX
+#include "../core/thread.h"
+#include "family.h"
+#include "../core/layer_end.h"

@@ -92,7 +92,9 @@ MT_SLOW MT_SELF(span) *MT_SELF(new_record)(mt_lfunc *next)
     if ((s = MT_SELF(state).records_free)) {
         MT_SELF(state).records_free = s->link;
     } else {
-        if (MT_SELF(state).records_cur + sizeof *s > MT_SELF(state).records_end) {
+        /* no arithmetic on the NULL of a fresh state: that is undefined */
+        if (!MT_SELF(state).records_cur ||
+            (size_t)(MT_SELF(state).records_end - MT_SELF(state).records_cur) < sizeof *s) {
             mt_ctx sub = mt_ctx_for_alloc(MT_GRANULE, MT_GRANULE);
             char *chunk = next(&sub);
             if (!chunk) {
@@ -123,7 +125,7 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
 {
     MT_SELF(class) *c = &MT_SELF(state).cls[index];
     size_t csize = MT_SELF(class_size)(index);
-    if (c->bump + csize > c->bump_end) {
+    if (!c->bump || (size_t)(c->bump_end - c->bump) < csize) {
         size_t len = mt_align_up(csize * 8 > MT_GRANULE ? csize * 8 : MT_GRANULE, MT_GRANULE);
         MT_SELF(span) *s = MT_SELF(new_record)(next);
         mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);

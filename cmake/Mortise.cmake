@@ -11,7 +11,13 @@ set(MORTISE_INCLUDE_DIR ${CMAKE_SOURCE_DIR}/include)
 # must use the initial-exec model even in the shared library.
 set(MORTISE_ALLOCATOR_FLAGS
   -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
-  -ftls-model=initial-exec -fvisibility=hidden)
+  -ftls-model=initial-exec -fvisibility=hidden
+  # GCC turns one level of a layer's constant `next` pointer into a direct,
+  # inlinable call per early-inliner iteration (default: 1), so without this
+  # a chain with more layers (even fake ones) reaches the late inliner in a
+  # different shape and helpers such as realloc compile differently
+  # (tests/zero_cost). MT_COMPOSE links at most 16 instances.
+  $<$<C_COMPILER_ID:GNU>:--param=max-early-inliner-iterations=32>)
 
 function(mortise_add_instance NAME SOURCE)
   add_library(mortise-${NAME} SHARED ${SOURCE})

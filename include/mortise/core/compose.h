@@ -7,9 +7,15 @@
  * defines
  *     mt_link_L_op(ctx) { return L_op(ctx, mt_link_P_op); }
  * so every layer is handed the already-linked chain below it as a constant
- * function pointer. All of these are always-inline, so the compiler folds the
- * whole chain into the socket's entry points: adding a forwarding layer adds no
- * instruction (tests/zero_cost checks this on the machine code).
+ * function pointer. It also defines mt_below_L_op, the chain below L for any
+ * operation, which a layer reaches as MT_BELOW(op) (core/layer.h) when one
+ * operation needs another (free asking getmeta for the block's size).
+ * All of these are always-inline, so the compiler folds the whole chain into
+ * the socket's entry points: adding a forwarding layer adds no instruction
+ * (tests/zero_cost checks this on the machine code). GCC resolves one level
+ * of `next` per early-inliner iteration; cmake/Mortise.cmake raises the limit
+ * (--param=max-early-inliner-iterations) so that deep chains fold the same as
+ * shallow ones, in helpers that are not always-inline too.
  *
  * It also defines mt_chain_op (the top of the chain, used by the socket) and
  * mt_chain_layer_names(), the instance names in order, for reports.
@@ -21,11 +27,13 @@
 #include "ctx.h"
 
 #define MT__LINK_OS_OP(L, op)                                                      \
+    MT_INLINE void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_end_##op(ctx); }   \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_end_##op); }
 #define MT__LINK_OP(P, L, op)                                                      \
+    MT_INLINE void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_link_##P##_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
 #define MT__TOP_OP(L, op)                                                          \
-    static inline void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
+    MT_INLINE void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
 #define MT__FOR_OPS1(M, A)                                                         \
     M(A, create) M(A, alloc) M(A, free) M(A, getmeta) M(A, resize)                 \

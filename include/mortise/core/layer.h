@@ -42,6 +42,14 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
 #define MT__FORWARD_OP(name, op)                                                   \
     MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 
+/* The chain below this instance for any operation, not only the one running:
+ * free may need the block's usable size (MT_BELOW(getmeta)(ctx)), a flush in
+ * thread_exit frees blocks (MT_BELOW(free)). MT_COMPOSE defines the function;
+ * a layer header declares the operations it uses with MT_DECLARE_BELOW(op).
+ * Like `next`, it is folded into the caller: it costs what the layers below do. */
+#define MT_BELOW(op) MT_CAT(MT_CAT(mt_below_, MT_NAME), _##op)
+#define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx *ctx);
+
 /* Free, getmeta and resize belong to the block's owner: everyone else forwards. */
 #define MT_NOT_MINE(ctx, id) ((ctx)->owner != (uintptr_t)(id))
 

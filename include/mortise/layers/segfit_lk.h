@@ -48,6 +48,7 @@
 #endif
 
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 
 typedef struct MT_SELF(span) {
@@ -218,8 +219,8 @@ MT_INLINE MT_SELF(span) *MT_SELF(span_of)(void *block)
 
 /* Class lock held. Hand back every span of this class whose blocks are all
  * free: count free blocks per span, unlink the blocks of fully free spans,
- * release those spans to the layer below. */
-MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *next)
+ * release those spans to the layer below (`free_below` is its free chain). */
+MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *free_below)
 {
     const uint32_t releasing = UINT32_MAX;
     MT_SELF(span) *release = NULL;
@@ -250,7 +251,7 @@ MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *next)
         release = s->link;
         if (s == c->bump_span)
             c->bump = c->bump_end = NULL, c->bump_span = NULL;
-        mt_span_release(s->base, s->len, s->prev_entry, next);
+        mt_span_release(s->base, s->len, s->prev_entry, free_below);
         MT_SELF(drop_record)(s);
     }
     return any;
@@ -262,7 +263,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++) {
         MT_SELF(class) *c = &MT_SELF(state).cls[i];
         MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
-        any |= MT_SELF(purge_class)(c, next);
+        any |= MT_SELF(purge_class)(c, MT_BELOW(free)); /* not `next`: that is purge */
         MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
     }
     return (next(ctx) || any) ? (void *)1 : NULL;

@@ -17,7 +17,8 @@
  *
  * What a person writing it directly would do differently from the framework:
  * the class of a freed block is read from its span record (no usable-size
- * round trip), and slow paths are plain out-of-line functions. */
+ * round trip), and every slow path is an out-of-line function the fast path
+ * tail-calls, so a hit needs no stack frame. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -170,7 +171,7 @@ static void *small_alloc(size_t c)
     return p;
 }
 
-static void small_free(void *p, size_t c)
+static __attribute__((noinline)) void small_free(void *p, size_t c)
 {
     sclass_t *k = &sclass[c];
     pthread_mutex_lock(&k->lock);
@@ -245,6 +246,8 @@ static COLD bool tc_ready(void)
 static COLD void *tc_refill(size_t c)
 {
     void *first = small_alloc(c);
+    if (!first)
+        errno = ENOMEM;
     if (!first || !tc_ready())
         return first;
     bin_t *b = &tc.bin[c];
@@ -301,12 +304,8 @@ EXPORT void *malloc(size_t size)
     size_t c = class_of(size);
     bin_t *b = &tc.bin[c];
     void *p = b->head;
-    if (UNLIKELY(!p)) {
-        p = tc_refill(c);
-        if (!p)
-            errno = ENOMEM;
-        return p;
-    }
+    if (UNLIKELY(!p))
+        return tc_refill(c);
     b->head = *(void **)p;
     b->room++;
     return p;

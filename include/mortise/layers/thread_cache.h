@@ -164,12 +164,17 @@ static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
     return done;
 }
 
-/* Miss: serve this request from the layer below and take up to a batch more
- * blocks of the class for the next ones. */
-MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t c, mt_lfunc *next)
+/* Alloc's slow path, one block for everything the hit does not serve (so the
+ * hit needs no stack frame: the compiler places the prologue here): requests
+ * the cache does not take go below; a miss serves the request from below and
+ * takes up to a batch more blocks of the class for the next ones. */
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_SELF(ready)())
+    size_t size = ctx->size;
+    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) ||
+        ctx->align > MT_MIN_ALIGN || !MT_SELF(ready)())
         return next(ctx);
+    size_t c = MT_SELF(class_index)(size);
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     size_t csize = MT_SELF(class_size)(c);
     size_t half = MT_SELF(capacity)(c) / 2;
@@ -188,44 +193,51 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t c, mt_lfunc *next)
     return first;
 }
 
-/* Free into a full list (or the thread's first free): make room by giving
- * half of the list back below. False if this thread no longer caches. */
-MT_SLOW bool MT_SELF(make_room)(size_t c, mt_lfunc *free_below)
+/* Free's slow path: a block of a class the cache does not keep, a full list
+ * (half of it goes below first), or a thread that does not cache (any more). */
+MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
 {
-    if (!MT_SELF(ready)())
-        return false;
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    if (!b->room)
-        MT_SELF(flush)(c, (MT_SELF(capacity)(c) + 1) / 2, free_below);
-    return true;
+    if (c - MT_SELF(first)() < MT_SELF(end)() - MT_SELF(first)() && MT_SELF(ready)()) {
+        MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+        if (!b->room)
+            MT_SELF(flush)(c, (MT_SELF(capacity)(c) + 1) / 2, next);
+        *(void **)p = b->head;
+        b->head = p;
+        b->room--;
+        return;
+    }
+    mt_ctx sub = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&sub, p);
+    next(&sub);
 }
 
+/* Hit: a compare for the range, the class index, a pop. */
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) ||
-        MT_UNLIKELY(ctx->align > MT_MIN_ALIGN))
-        return next(ctx);
-    size_t c = MT_SELF(class_index)(size);
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *p = b->head;
+    void *p = NULL;
+    MT_SELF(bin) *b = NULL;
+    if (mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
+        MT_LIKELY(ctx->align <= MT_MIN_ALIGN)) {
+        b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
+        p = b->head;
+    }
     if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, c, next));
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
     b->head = *(void **)p;
     b->room++;
     return p;
 }
 
+/* Hit: the owner's getmeta, the class index, a push. */
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_BELOW(getmeta)(ctx))
-        return next(ctx); /* nobody below knows it: let the owner decide */
-    size_t c = MT_SELF(floor_index)(ctx->usable);
-    if (c - MT_SELF(first)() >= MT_SELF(end)() - MT_SELF(first)())
-        return next(ctx);
+    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(floor_index)(ctx->usable) : SIZE_MAX;
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    if (MT_UNLIKELY(!b->room) && !MT_SELF(make_room)(c, next))
-        return next(ctx);
+    if (MT_UNLIKELY(c - MT_SELF(first)() >= MT_SELF(end)() - MT_SELF(first)() || !b->room)) {
+        MT_SELF(free_slow)(ctx->ptr, c, next);
+        return NULL;
+    }
     *(void **)ctx->ptr = b->head;
     b->head = ctx->ptr;
     b->room--;

@@ -27,10 +27,10 @@
 #include "ctx.h"
 
 #define MT__LINK_OS_OP(L, op)                                                      \
-    MT_INLINE void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_end_##op(ctx); }   \
+    MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_end_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_end_##op); }
 #define MT__LINK_OP(P, L, op)                                                      \
-    MT_INLINE void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_link_##P##_##op(ctx); } \
+    MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_link_##P##_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
 #define MT__TOP_OP(L, op)                                                          \
     MT_INLINE void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }

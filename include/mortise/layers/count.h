@@ -1,0 +1,118 @@
+/* count — count allocations and frees per size range.          [model: count]
+ *
+ * The worked example of docs/writing-a-layer.md (the main paper's Figure 4
+ * counts requests of one size; this one keeps a histogram).
+ * Serves: nothing; counts, then forwards every operation. A block is counted
+ *   under its usable size as the layers below report it (MT_BELOW(getmeta)),
+ *   so an alloc and the free of the same block land in the same bucket and
+ *   allocs - frees is the number of live blocks per bucket. Bucket k holds
+ *   usable sizes in [2^k, 2^(k+1)), k < MT_COUNT_BUCKETS (48).
+ *   A resize that changes the usable size counts as a free and an alloc.
+ * Slots: size_handle=[lo, hi] → MT_SIZE_HANDLE (0, SIZE_MAX): only blocks
+ *   whose usable size is in [lo, hi) are counted (the others pass uncounted).
+ * Reading: NAME_bucket(k) and NAME_total() return {allocs, frees}; the
+ *   counters are process-wide (one relaxed atomic add per counted request).
+ * Needs from below: getmeta for every block it hands out.
+ * Time: one getmeta below per alloc and free, one atomic add. Space: 768
+ *   bytes of counters per instance. Thread safety: all operations; no lock.
+ * Fails: never itself.
+ * Example: mmap_heap::segfit_lk::count(size_handle=[0, 1024])::malloc_socket
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME count
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, SIZE_MAX
+#endif
+
+#ifndef MORTISE_LAYERS_COUNT_TYPES
+#define MORTISE_LAYERS_COUNT_TYPES
+#define MT_COUNT_BUCKETS 48
+typedef struct { uint64_t allocs, frees; } mt_count_pair;
+#endif
+
+MT_DECLARE_BELOW(getmeta)
+
+static struct {
+    _Atomic(uint64_t) allocs[MT_COUNT_BUCKETS], frees[MT_COUNT_BUCKETS];
+} MT_SELF(counters);
+
+/* The usable size of block p according to the layers below; 0 if none owns it. */
+MT_INLINE size_t MT_SELF(usable)(void *p)
+{
+    mt_ctx q = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&q, p);
+    return MT_BELOW(getmeta)(&q) ? q.usable : 0;
+}
+
+/* Count one block of `usable` bytes in `counter` if size_handle takes it. */
+MT_INLINE void MT_SELF(tally)(_Atomic(uint64_t) *counter, size_t usable)
+{
+    if (!usable || !mt_size_in(usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
+        return;
+    unsigned k = mt_log2_floor(usable);
+    atomic_fetch_add_explicit(&counter[k < MT_COUNT_BUCKETS ? k : MT_COUNT_BUCKETS - 1], 1,
+                              memory_order_relaxed);
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    void *p = next(ctx);
+    if (p)
+        MT_SELF(tally)(MT_SELF(counters).allocs, MT_SELF(usable)(p));
+    return p;
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    mt_ctx q = *ctx; /* getmeta writes q.usable; the free goes on unchanged */
+    if (MT_BELOW(getmeta)(&q))
+        MT_SELF(tally)(MT_SELF(counters).frees, q.usable);
+    return next(ctx);
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t before = MT_SELF(usable)(ctx->ptr);
+    void *q = next(ctx);
+    size_t after = q ? MT_SELF(usable)(q) : before;
+    if (after != before) {
+        MT_SELF(tally)(MT_SELF(counters).frees, before);
+        MT_SELF(tally)(MT_SELF(counters).allocs, after);
+    }
+    return q;
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, getmeta)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+MT_FORWARD_OP(MT_NAME, purge)
+
+/* Allocs and frees counted in bucket k: usable sizes in [2^k, 2^(k+1)). */
+MT_UNUSED static mt_count_pair MT_SELF(bucket)(unsigned k)
+{
+    mt_count_pair r = {0, 0};
+    if (k < MT_COUNT_BUCKETS) {
+        r.allocs = atomic_load_explicit(&MT_SELF(counters).allocs[k], memory_order_relaxed);
+        r.frees = atomic_load_explicit(&MT_SELF(counters).frees[k], memory_order_relaxed);
+    }
+    return r;
+}
+
+MT_UNUSED static mt_count_pair MT_SELF(total)(void)
+{
+    mt_count_pair r = {0, 0};
+    for (unsigned k = 0; k < MT_COUNT_BUCKETS; k++) {
+        mt_count_pair b = MT_SELF(bucket)(k);
+        r.allocs += b.allocs;
+        r.frees += b.frees;
+    }
+    return r;
+}
+
+#include "../core/layer_end.h"

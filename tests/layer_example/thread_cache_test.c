@@ -1,0 +1,93 @@
+/* thread_cache: hits reuse the thread's own blocks (LIFO), the per-class
+ * bound holds, blocks it does not cover pass through, and a thread's cache
+ * goes back to the layer below when the thread exits.
+ * model: mmap_heap::segfit_lk::thread_cache(size_handle=[0, 4096], cache_size=64KB)::custom_socket(prefix=t_) */
+#include <mortise/mortise.h>
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC spinlock
+#include <mortise/layers/segfit_lk.h>
+
+#define MT_SIZE_HANDLE 0, 4096
+#define MT_CACHE_SIZE 65536
+#include <mortise/layers/thread_cache.h>
+
+#define MT_PREFIX t_
+#include <mortise/sockets/custom_socket.h>
+
+MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, custom_socket)
+
+#include "../common/check.h"
+#include <pthread.h>
+#include <string.h>
+
+static size_t cached(size_t cls)
+{
+    size_t n = 0;
+    for (void *p = thread_cache_tl.bin[cls].head; p; p = *(void **)p)
+        n++;
+    return n;
+}
+
+static void *worker(void *arg)
+{
+    void **out = arg;
+    void *p = t_malloc(64);
+    t_free(p);
+    *out = p;
+    return NULL; /* thread_exit hands the cached block back to segfit_lk */
+}
+
+int main(void)
+{
+    /* LIFO reuse of the same block on the hit path */
+    void *a = t_malloc(100);
+    CHECK(a != NULL);
+    t_free(a);
+    CHECK(t_malloc(100) == a);
+    CHECK(t_malloc_usable_size(a) == 112);
+    t_free(a);
+
+    /* a miss took a batch: the class holds more than the one block */
+    size_t c = mt_szcls_log2b_index(100);
+    CHECK(cached(c) >= 2);
+
+    /* the bound: 64 KiB over the 24 classes of [0, 4096), per class */
+    size_t cap = 65536 / (mt_szcls_log2b_index(4095) + 1) / 112;
+    void *blocks[400];
+    for (int i = 0; i < 400; i++)
+        blocks[i] = t_malloc(100);
+    for (int i = 0; i < 400; i++)
+        t_free(blocks[i]);
+    CHECK(cached(c) <= cap);
+    CHECK(cached(c) + thread_cache_tl.bin[c].room == cap);
+
+    /* sizes above size_handle and aligned requests are not cached */
+    void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);
+    CHECK(big && al && ((uintptr_t)al & 255) == 0);
+    size_t before = cached(mt_szcls_log2b_index(10000));
+    t_free(big);
+    CHECK(cached(mt_szcls_log2b_index(10000)) == before);
+    t_free(al); /* usable 256: filed under its class, fine for any request of it */
+
+    /* a foreign pointer is never touched */
+    int local;
+    t_free(&local);
+
+    /* another thread's cache is its own and goes back at its exit: its block
+     * is free in segfit_lk afterwards, so this thread's next miss may get it */
+    void *theirs = NULL;
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, worker, &theirs) == 0 && pthread_join(t, NULL) == 0);
+    CHECK(theirs != NULL);
+    size_t c64 = mt_szcls_log2b_index(64);
+    bool found = false;
+    for (void *p = segfit_lk_state.cls[c64].free; p; p = *(void **)p)
+        found |= p == theirs;
+    CHECK(found);
+
+    /* malloc_trim empties the calling thread's cache */
+    t_malloc_trim(0);
+    CHECK(cached(c) == 0);
+    return check_report("thread_cache_test");
+}

@@ -103,6 +103,15 @@ MT_INLINE bool mt_is_pow2(size_t n) { return n && !(n & (n - 1)); }
 MT_INLINE unsigned mt_log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 MT_INLINE unsigned mt_log2_ceil(size_t n) { return n <= 1 ? 0 : mt_log2_floor(n - 1) + 1; }
 
+/* errno values layers report in ctx->err. A freestanding build has no
+ * <errno.h>; it gets the Linux numbers, which its own socket passes on. */
+#if defined(MT_FREESTANDING)
+#define MT_ENOMEM 12
+#else
+#include <errno.h>
+#define MT_ENOMEM ENOMEM
+#endif
+
 /* Give the processor away while waiting: on a machine with fewer cores than
  * threads a spinning waiter would otherwise burn the holder's time slice. */
 #if defined(MT_FREESTANDING)

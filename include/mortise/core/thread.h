@@ -40,7 +40,7 @@ MT_SLOW bool mt_thread_key_ready(void)
     return state == 2;
 }
 
-static void mt_thread_attach(void)
+MT_UNUSED static void mt_thread_attach(void)
 {
     if (mt_thread_attached)
         return;

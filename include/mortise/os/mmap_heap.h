@@ -59,23 +59,7 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 /* ---- the page map and OS statistics of this composition ---- */
-static void *mt_pagemap_leaf_alloc(size_t bytes)
-{
-    return mt_os_map_aligned(mt_align_up(bytes, MT_PAGE_SIZE), MT_PAGE_SIZE, false);
-}
-#include "../core/pagemap_radix.h"
-
-static struct {
-    _Atomic(size_t) mapped, handed_out, large, returned;
-} mt_os_counters;
-
-static inline void mt_os_stats_read(mt_os_stats *out)
-{
-    out->mapped = mt_load_relaxed(&mt_os_counters.mapped);
-    out->handed_out = mt_load_relaxed(&mt_os_counters.handed_out);
-    out->large = mt_load_relaxed(&mt_os_counters.large);
-    out->returned = mt_load_relaxed(&mt_os_counters.returned);
-}
+#include "pagemap_mmap.h"
 
 /* ---- the instance ---- */
 typedef struct { char *cur, *end; } MT_SELF(region);
@@ -184,19 +168,6 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
     return p;
 }
 
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)next;
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_chunk)(&copy));
-}
-
-/* A block start is granule-aligned; anything else under our entry is an
- * interior pointer and not a block we handed out. */
-MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)
-{
-    return !MT_NOT_MINE(ctx, MT_SELF_ID) && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0;
-}
-
 MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
@@ -217,22 +188,8 @@ MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
     MT_SELF(unlock)();
 }
 
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)next;
-    if (MT_SELF(is_block)(ctx))
-        MT_SELF(free_chunk)(ctx->ptr, ctx->meta);
-    return NULL;
-}
-
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)next;
-    if (!MT_SELF(is_block)(ctx))
-        return NULL;
-    ctx->usable = ctx->meta << MT_GRANULE_SHIFT;
-    return ctx->ptr;
-}
+#define MT_OS_LOCK MT_SELF(state).lock
+#include "granule_owner.h" /* alloc, free, getmeta, fork */
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
  * a granule-aligned destination. Cached-size chunks are left to the socket. */
@@ -308,27 +265,6 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)ctx;
-    (void)next;
-    MT_SELF(lock)();
-    return NULL;
-}
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)ctx;
-    (void)next;
-    MT_SELF(unlock)();
-    return NULL;
-}
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)ctx;
-    (void)next;
-    MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
-    return NULL;
-}
 /* Free chunks already gave their pages back when they were freed. */
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
 

@@ -16,7 +16,7 @@
 
 /* len bytes of fresh zeroed read-write memory at an address aligned to align
  * (a power of two >= the page size); NULL when the OS refuses. */
-static void *mt_os_map_aligned(size_t len, size_t align, bool huge)
+MT_UNUSED static void *mt_os_map_aligned(size_t len, size_t align, bool huge)
 {
     int saved = errno;
     size_t span = len + (align > MT_PAGE_SIZE ? align : 0);
@@ -43,7 +43,7 @@ static void *mt_os_map_aligned(size_t len, size_t align, bool huge)
     return p;
 }
 
-static void mt_os_unmap(void *p, size_t len)
+MT_UNUSED static void mt_os_unmap(void *p, size_t len)
 {
     int saved = errno;
     munmap(p, len);
@@ -51,7 +51,7 @@ static void mt_os_unmap(void *p, size_t len)
 }
 
 /* Return the pages to the OS but keep the range: the next touch reads zeros. */
-static void mt_os_discard(void *p, size_t len)
+MT_UNUSED static void mt_os_discard(void *p, size_t len)
 {
     int saved = errno;
     madvise(p, len, MADV_DONTNEED);

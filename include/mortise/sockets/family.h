@@ -14,10 +14,8 @@
 #ifndef MORTISE_SOCKETS_FAMILY_H
 #define MORTISE_SOCKETS_FAMILY_H
 
-#include "../core/pagemap.h"
-#include <errno.h>
+#include "socket_core.h"
 #include <stdio.h>
-#include <string.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -27,86 +25,15 @@
 #endif
 #define MT_API(name) MT_CAT(MT_SOCKET_PREFIX, name)
 
-/* ---- the shared core of every entry point ---- */
+/* ---- the shared core of every entry point (sockets/socket_core.h) ---- */
 
-MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
-{
-    if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = mt_chain_alloc(ctx);
-    if (MT_UNLIKELY(!p))
-        errno = ctx->err ? ctx->err : ENOMEM;
-    return p;
-}
-
-MT_INLINE void mt_socket_free(void *p)
-{
-    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
-    if (MT_UNLIKELY(!p))
-        return;
-    mt_ctx_route(&ctx, p);
-    if (MT_UNLIKELY(!ctx.owner))
-        return; /* not ours: never dereferenced */
-    mt_chain_free(&ctx);
-}
-
-/* Usable size of an owned block, 0 for NULL and foreign pointers. */
-MT_INLINE size_t mt_socket_usable(void *p)
-{
-    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
-    if (!p)
-        return 0;
-    mt_ctx_route(&ctx, p);
-    if (!ctx.owner || !mt_chain_getmeta(&ctx))
-        return 0;
-    return ctx.usable;
-}
-
+MT_INLINE void mt_socket_free(void *p) { mt_socket_free_req(mt_socket_request(), p); }
+MT_INLINE size_t mt_socket_usable(void *p) { return mt_socket_usable_req(mt_socket_request(), p); }
 static void *mt_socket_aligned(size_t align, size_t size)
 {
-    if (MT_UNLIKELY(!mt_is_pow2(align))) {
-        errno = EINVAL;
-        return NULL;
-    }
-    mt_ctx ctx = mt_ctx_for_alloc(size, align);
-    return mt_socket_alloc(&ctx);
+    return mt_socket_aligned_req(mt_socket_request(), align, size);
 }
-
-static void *mt_socket_realloc(void *p, size_t size)
-{
-    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
-    if (!p)
-        return mt_socket_alloc(&ctx);
-    if (size == 0) { /* glibc's behaviour: free and return NULL */
-        mt_socket_free(p);
-        return NULL;
-    }
-    if (size > MT_MAX_REQUEST) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    mt_ctx_route(&ctx, p);
-    if (!ctx.owner || !mt_chain_getmeta(&ctx)) {
-        errno = EINVAL;
-        return NULL;
-    }
-    size_t usable = ctx.usable;
-    if (size <= usable && size >= usable / 2)
-        return p;
-    ctx.size = size;
-    void *q = mt_chain_resize(&ctx);
-    if (q)
-        return q;
-    mt_ctx fresh = mt_ctx_for_alloc(size, 1);
-    q = mt_socket_alloc(&fresh);
-    if (!q)
-        return NULL;
-    memcpy(q, p, size < usable ? size : usable);
-    mt_socket_free(p);
-    return q;
-}
+static void *mt_socket_realloc(void *p, size_t size) { return mt_socket_realloc_req(mt_socket_request(), p, size); }
 
 /* ---- the malloc(3) family ---- */
 
@@ -118,19 +45,7 @@ MT_EXPORT void *MT_API(malloc)(size_t size)
 
 MT_EXPORT void MT_API(free)(void *p) { mt_socket_free(p); }
 
-MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
-{
-    size_t size;
-    if (__builtin_mul_overflow(n, each, &size)) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
-    void *p = mt_socket_alloc(&ctx);
-    if (p && ctx.zeroed != p)
-        memset(p, 0, size);
-    return p;
-}
+MT_EXPORT void *MT_API(calloc)(size_t n, size_t each) { return mt_socket_calloc_req(mt_socket_request(), n, each); }
 
 MT_EXPORT void *MT_API(realloc)(void *p, size_t size) { return mt_socket_realloc(p, size); }
 

@@ -1,0 +1,217 @@
+/* brk_heap — OS-interface layer over the program break (sbrk).  [model: brk_heap]
+ *
+ * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
+ *   requested alignment if larger, from one contiguous heap that grows and
+ *   shrinks at the program break: the address space split/merge layers such
+ *   as tlsf_glk want, where neighbouring blocks can merge. Memory it returns
+ *   is zero-filled (ctx->zeroed is set to the block): fresh break pages are
+ *   zero and freed ones are discarded.
+ * Slots (model language → macro, default):
+ *   sync=POLICY → MT_SYNC (spinlock): guards the free ranges and the break.
+ * Structure: freed granule ranges are kept in address order, first fit with
+ *   coalescing (core/range_fit.h, whose list lives in the page map, so a free
+ *   range costs no resident memory). A freed block gives its pages back at
+ *   once (MADV_DONTNEED, RSS falls); when the free range at the top of the heap
+ *   reaches the break, the break is lowered (sbrk with a negative increment).
+ *   resize works in place: shrinking frees the tail, growing takes the free
+ *   granules after the block or moves the break when the block is on top.
+ * Sharing the break: the C library's malloc or the program may move the break
+ *   too. brk_heap never assumes it owns memory it did not get from its own
+ *   sbrk: a new extension starts at the current break aligned up (the bytes
+ *   below are not ours), and the break is lowered only when it still is
+ *   exactly where our last move left it. If another thread moves the break
+ *   between our look and our move, what we got is kept as free ranges and we
+ *   try again (a few times, then fail).
+ * Page map: defines the composition's page map (two-level radix,
+ *   core/pagemap_radix.h, leaves mapped from the OS) and mt_os_stats_read
+ *   (mapped = bytes obtained with sbrk and not yet given back; large = 0: there
+ *   are no blocks outside the heap).
+ * Time: alloc, free and resize are O(free ranges) under the lock, plus a
+ *   system call when the break moves or pages are given back; O(granules)
+ *   page-map writes when the heap grows. Thread safety: all operations.
+ * Fails: returns NULL with ctx->err = ENOMEM when the break cannot move
+ *   (RLIMIT_DATA, address space taken) and no free range fits.
+ * Needs: Linux or another POSIX system with sbrk and madvise (_GNU_SOURCE).
+ * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket
+ *          brk_heap::segfit_lk::malloc_socket             (instances/segfit_brk.c)
+ */
+#include "../core/layer.h"
+#include "../core/range_fit.h"
+#include "../policy/sync/sync.h"
+#include "pagemap_mmap.h"
+
+#ifndef MT_NAME
+#define MT_NAME brk_heap
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC spinlock
+#endif
+
+/* Attempts to extend the heap when other threads keep moving the break. */
+#ifndef MT_BRK_ATTEMPTS
+#define MT_BRK_ATTEMPTS 4
+#endif
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+
+static struct {
+    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    mt_range_fit free;       /* freed granules; base NULL: absolute addresses */
+    char *top;               /* the break as our last sbrk left it; NULL before */
+} MT_SELF(state);
+
+static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
+static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+
+/* sbrk that leaves errno alone (free must not change it). */
+static char *MT_SELF(sbrk)(intptr_t increment)
+{
+    int saved = errno;
+    char *old = sbrk(increment);
+    errno = saved;
+    return old;
+}
+
+/* Does the break still stand where our last move left it? Then the memory
+ * just below it, up to our last free range, is ours to give back. */
+static bool MT_SELF(break_is_ours)(void)
+{
+    return MT_SELF(state).top && MT_SELF(sbrk)(0) == MT_SELF(state).top;
+}
+
+/* Lock held. Keep the whole granules of [lo, hi) — ours, not handed out — as
+ * free ranges. */
+static void MT_SELF(keep_free)(char *lo, char *hi)
+{
+    lo = (char *)mt_align_up((uintptr_t)lo, MT_GRANULE);
+    hi = (char *)mt_align_down_ptr((uintptr_t)hi, MT_GRANULE);
+    if (hi > lo)
+        mt_range_fit_give(&MT_SELF(state).free, lo, (size_t)(hi - lo) >> MT_GRANULE_SHIFT);
+}
+
+/* Lock held. Move the break up by increment bytes; returns where the new
+ * memory starts (the old break, which another thread may have moved since we
+ * looked) or NULL. Every granule of it gets its page-map entry (0) first. */
+static char *MT_SELF(raise_break)(size_t increment)
+{
+    if (increment > (size_t)PTRDIFF_MAX)
+        return NULL;
+    char *old = MT_SELF(sbrk)((intptr_t)increment);
+    if (old == (char *)-1)
+        return NULL;
+    char *end = old + increment;
+    char *lo = (char *)mt_align_up((uintptr_t)old, MT_GRANULE);
+    char *hi = (char *)mt_align_down_ptr((uintptr_t)end, MT_GRANULE);
+    if (hi > lo && !mt_pagemap_set_checked(lo, (size_t)(hi - lo), 0)) {
+        if (MT_SELF(sbrk)(0) == end) /* untrackable: give it back while we can */
+            MT_SELF(sbrk)(-(intptr_t)increment);
+        return NULL;
+    }
+    MT_SELF(state).top = end;
+    atomic_fetch_add(&mt_os_counters.mapped, increment);
+    return old;
+}
+
+/* Lock held. A new block of len bytes aligned to align at the top of the
+ * heap. Granules skipped for alignment stay free ranges. */
+MT_SLOW char *MT_SELF(grow)(size_t len, size_t align)
+{
+    for (int attempt = 0; attempt < MT_BRK_ATTEMPTS; attempt++) {
+        char *cur = MT_SELF(sbrk)(0);
+        if (cur == (char *)-1)
+            return NULL;
+        char *start = (char *)mt_align_up((uintptr_t)cur, align);
+        if (start < cur || (size_t)(start - cur) > (size_t)PTRDIFF_MAX - len)
+            return NULL;
+        char *old = MT_SELF(raise_break)((size_t)(start - cur) + len);
+        if (!old)
+            return NULL;
+        if (old != cur) /* someone moved the break between our look and our move */
+            start = (char *)mt_align_up((uintptr_t)old, align);
+        if (start >= old && start + len <= MT_SELF(state).top) {
+            MT_SELF(keep_free)(old, start);
+            return start;
+        }
+        MT_SELF(keep_free)(old, MT_SELF(state).top);
+    }
+    return NULL;
+}
+
+/* Lock held. Lower the break over the free range at the top of the heap, if
+ * the break is still ours. Returns true iff it moved. */
+static bool MT_SELF(shrink)(void)
+{
+    char *top = MT_SELF(state).top;
+    if (!MT_SELF(break_is_ours)())
+        return false;
+    char *tail = mt_range_fit_take_tail(&MT_SELF(state).free,
+                                        (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
+    if (!tail)
+        return false;
+    if (MT_SELF(sbrk)(-(intptr_t)(top - tail)) == (char *)-1) {
+        MT_SELF(keep_free)(tail, top);
+        return false;
+    }
+    MT_SELF(state).top = tail;
+    atomic_fetch_sub(&mt_os_counters.mapped, (size_t)(top - tail));
+    return true;
+}
+
+static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    MT_SELF(lock)();
+    char *p = mt_range_fit_take(&MT_SELF(state).free, granules, align);
+    if (!p)
+        p = MT_SELF(grow)(len, align);
+    MT_SELF(unlock)();
+    *zeroed = true;
+    return p;
+}
+
+static void MT_SELF(release)(char *p, size_t granules)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    /* Discard before the range is free: once it is in the list another
+     * thread may take it and write to it. */
+    mt_os_discard(p, len);
+    atomic_fetch_add(&mt_os_counters.returned, len);
+    MT_SELF(lock)();
+    mt_range_fit_give(&MT_SELF(state).free, p, granules);
+    MT_SELF(shrink)();
+    MT_SELF(unlock)();
+}
+
+static bool MT_SELF(extend)(char *end, size_t granules)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    MT_SELF(lock)();
+    bool done = mt_range_fit_take_at(&MT_SELF(state).free, end, granules);
+    if (!done && end == MT_SELF(state).top && MT_SELF(break_is_ours)()) {
+        char *old = MT_SELF(raise_break)(len);
+        done = old == end;
+        if (old && !done)
+            MT_SELF(keep_free)(old, MT_SELF(state).top);
+    }
+    MT_SELF(unlock)();
+    return done;
+}
+
+#define MT_OS_RESIZE_IN_PLACE 1
+#define MT_OS_LOCK MT_SELF(state).lock
+#include "granule_blocks.h"
+
+/* Freed pages were discarded when freed; what is left is the top of the heap
+ * if the break could not be lowered then. */
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SELF(lock)();
+    bool moved = MT_SELF(shrink)();
+    MT_SELF(unlock)();
+    return moved ? (void *)1 : NULL;
+}
+
+#include "../core/layer_end.h"

@@ -1,0 +1,72 @@
+/* mortise/os/granule_owner.h — alloc, free, getmeta and the fork operations
+ * of an OS layer whose blocks are whole granules (every OS layer).
+ *
+ * A template fragment, included inside an OS layer's header (MT_NAME and
+ * MT_SELF_ID defined) once the layer has defined its slow paths
+ *     MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx);
+ *     MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules);
+ * and, optionally, MT_OS_LOCK: the layer's MT_SYNC lock object, which the
+ * fork operations take (prepare), release (parent) and reset (child).
+ *
+ * The block convention: the page-map entry of a block's first granule is
+ * mt_entry(MT_SELF_ID, granule count). A pointer under our entry that is not
+ * granule-aligned is an interior pointer, not a block, and is ignored.
+ */
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_chunk)(&copy));
+}
+
+MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)
+{
+    return !MT_NOT_MINE(ctx, MT_SELF_ID) && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0;
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_SELF(is_block)(ctx))
+        MT_SELF(free_chunk)(ctx->ptr, ctx->meta);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (!MT_SELF(is_block)(ctx))
+        return NULL;
+    ctx->usable = ctx->meta << MT_GRANULE_SHIFT;
+    return ctx->ptr;
+}
+
+#if defined(MT_OS_LOCK)
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SYNC_FN(MT_SYNC, lock)(&MT_OS_LOCK);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SYNC_FN(MT_SYNC, unlock)(&MT_OS_LOCK);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    MT_SYNC_FN(MT_SYNC, init)(&MT_OS_LOCK);
+    return NULL;
+}
+#else
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+#endif
+
+#undef MT_OS_LOCK

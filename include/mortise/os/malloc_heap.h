@@ -1,0 +1,193 @@
+/* malloc_heap — OS-interface layer over the C library's allocator.
+ *                                                            [model: malloc_heap]
+ * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
+ *   requested alignment if larger, each block one posix_memalign of the C
+ *   library's allocator, given back with its free. For platforms where malloc
+ *   is the only way to get memory, and for measuring layers over the system
+ *   allocator.
+ * Finding the C library's allocator: by dlsym(RTLD_NEXT, "posix_memalign") and
+ *   "free", so it works when Mortise itself is the process's malloc (linked or
+ *   LD_PRELOADed): the next definition after ours is the C library's.
+ * Start-up: dlsym may itself call malloc (older glibc allocate dlerror state),
+ *   which would come back here, and the layers above may hold locks. So
+ *   look-ups never run inside the chain while avoidable: a constructor makes
+ *   them at load time, and requests before it (or made by dlsym during it)
+ *   are served from a static bootstrap buffer, MT_MALLOC_HEAP_BOOTSTRAP bytes
+ *   (1 MiB of BSS, untouched pages cost nothing). Bootstrap blocks are never
+ *   handed to the C library's free; freed, they are kept (not reused). Only
+ *   when the buffer is used up before the constructor ran is the look-up made
+ *   on the spot.
+ * Slots: none. Macros: MT_MALLOC_HEAP_BOOTSTRAP (bytes, a multiple of 64 KiB),
+ *   MT_MALLOC_HEAP_LOOKUP(name) (how a C library symbol is found; default
+ *   dlsym(RTLD_NEXT, name); tests replace it to simulate an allocating dlsym).
+ * Page map: defines the composition's page map (two-level radix,
+ *   core/pagemap_radix.h) with leaves mapped from the OS, never from the C
+ *   library, so installing a leaf cannot recurse; and mt_os_stats_read
+ *   (mapped = handed_out: every block is exactly one C library block).
+ * Zero-fill: blocks from the C library are not known to be zero; bootstrap
+ *   blocks are (ctx->zeroed).
+ * resize: not in place (blocks are released whole): the socket moves the block.
+ * Space: the C library's alignment overhead, up to a granule of address space
+ *   per block (mostly untouched).
+ * Time: one C library call per block, plus O(1) page-map writes.
+ * Thread safety: all operations (the C library's allocator is thread-safe;
+ *   the bootstrap buffer is carved with an atomic add; threads arriving while
+ *   another resolves the symbols wait for it).
+ * Without a C library allocator to find (a fully static executable: RTLD_NEXT
+ *   has no next object, and the C library's malloc is not linked in when
+ *   Mortise defines malloc), blocks are mapped from the OS (mmap) instead.
+ * Fails: returns NULL with ctx->err = ENOMEM when the C library's allocator
+ *   (or, without one, the OS) refuses memory.
+ * Example: malloc_heap::segfit_lk::malloc_socket       (instances/segfit_libc.c)
+ */
+#include "../core/layer.h"
+#include "pagemap_mmap.h"
+#include <dlfcn.h>
+
+#if !defined(RTLD_NEXT) && !defined(MT_MALLOC_HEAP_LOOKUP)
+#error "malloc_heap: RTLD_NEXT needs _GNU_SOURCE (define it before any include)"
+#endif
+
+#ifndef MT_NAME
+#define MT_NAME malloc_heap
+#endif
+#ifndef MT_MALLOC_HEAP_BOOTSTRAP
+#define MT_MALLOC_HEAP_BOOTSTRAP ((size_t)16 << MT_GRANULE_SHIFT)
+#endif
+#ifndef MT_MALLOC_HEAP_LOOKUP
+#define MT_MALLOC_HEAP_LOOKUP(name) dlsym(RTLD_NEXT, name)
+#endif
+
+_Static_assert(MT_MALLOC_HEAP_BOOTSTRAP % MT_GRANULE == 0,
+               "malloc_heap: the bootstrap buffer must be a multiple of 64 KiB");
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+
+enum { MT_SELF(unresolved), MT_SELF(resolving), MT_SELF(ready), MT_SELF(unavailable) };
+
+static struct {
+    _Atomic(int) phase;
+    int (*memalign)(void **out, size_t align, size_t size);
+    void (*release)(void *p);
+    _Atomic(size_t) bootstrap_used;
+} MT_SELF(libc);
+
+/* This thread is inside the look-up: its allocations come from the buffer. */
+static MT_TLS bool MT_SELF(resolving_here);
+
+/* One granule more than the buffer, so a granule-aligned buffer fits even if
+ * the loader does not honour large alignments. */
+static char MT_SELF(bootstrap)[MT_MALLOC_HEAP_BOOTSTRAP + MT_GRANULE];
+
+MT_INLINE char *MT_SELF(bootstrap_base)(void)
+{
+    return (char *)mt_align_up((uintptr_t)MT_SELF(bootstrap), MT_GRANULE);
+}
+
+MT_INLINE bool MT_SELF(from_bootstrap)(const char *p)
+{
+    return (size_t)(p - MT_SELF(bootstrap_base)()) < MT_MALLOC_HEAP_BOOTSTRAP;
+}
+
+/* A block from the static buffer, by an atomic bump; NULL when used up. */
+static char *MT_SELF(bootstrap_take)(size_t len, size_t align)
+{
+    size_t used = mt_load_relaxed(&MT_SELF(libc).bootstrap_used), start, end;
+    do {
+        start = mt_align_up(used, align);
+        end = start + len;
+        if (start < used || end < start || end > MT_MALLOC_HEAP_BOOTSTRAP)
+            return NULL;
+    } while (!mt_cas(&MT_SELF(libc).bootstrap_used, &used, end));
+    return MT_SELF(bootstrap_base)() + start;
+}
+
+/* Find the C library's posix_memalign and free, once per process. Returns
+ * true iff they are usable. Threads arriving meanwhile wait for the one
+ * resolving (its own nested allocations never come here: resolving_here). */
+MT_SLOW bool MT_SELF(resolve)(void)
+{
+    int phase;
+    while ((phase = mt_load_acquire(&MT_SELF(libc).phase)) == MT_SELF(unresolved)) {
+        if (!mt_cas(&MT_SELF(libc).phase, &phase, MT_SELF(resolving)))
+            continue;
+        MT_SELF(resolving_here) = true;
+        void *memalign = MT_MALLOC_HEAP_LOOKUP("posix_memalign");
+        void *release = MT_MALLOC_HEAP_LOOKUP("free");
+        MT_SELF(resolving_here) = false;
+        /* ISO C has no function/object pointer casts; POSIX guarantees dlsym's do. */
+        __builtin_memcpy(&MT_SELF(libc).memalign, &memalign, sizeof memalign);
+        __builtin_memcpy(&MT_SELF(libc).release, &release, sizeof release);
+        phase = memalign && release ? MT_SELF(ready) : MT_SELF(unavailable);
+        mt_store_release(&MT_SELF(libc).phase, phase);
+        return phase == MT_SELF(ready);
+    }
+    while ((phase = mt_load_acquire(&MT_SELF(libc).phase)) == MT_SELF(resolving))
+        mt_yield();
+    return phase == MT_SELF(ready);
+}
+
+/* At load time no layer holds a lock, so dlsym may allocate safely. */
+__attribute__((constructor)) static void MT_SELF(resolve_at_start)(void) { MT_SELF(resolve)(); }
+
+/* No C library allocator to find (a fully static executable has no object
+ * after ours): blocks are mapped straight from the OS instead. */
+MT_SLOW char *MT_SELF(map)(size_t len, size_t align)
+{
+    char *p = mt_os_map_aligned(len, align, false);
+    if (p)
+        atomic_fetch_add(&mt_os_counters.mapped, len);
+    return p;
+}
+
+static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    if (MT_UNLIKELY(mt_load_acquire(&MT_SELF(libc).phase) != MT_SELF(ready))) {
+        char *p = MT_SELF(bootstrap_take)(len, align);
+        if (p || MT_SELF(resolving_here)) {
+            atomic_fetch_add(&mt_os_counters.mapped, p ? len : 0);
+            *zeroed = true;
+            return p;
+        }
+        if (!MT_SELF(resolve)())
+            return MT_SELF(map)(len, align);
+    }
+    void *p;
+    if (MT_SELF(libc).memalign(&p, align, len) != 0)
+        return NULL;
+    atomic_fetch_add(&mt_os_counters.mapped, len);
+    return p;
+}
+
+static void MT_SELF(release)(char *p, size_t granules)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    if (MT_SELF(from_bootstrap)(p))
+        return; /* kept: the C library never saw it */
+    atomic_fetch_sub(&mt_os_counters.mapped, len);
+    atomic_fetch_add(&mt_os_counters.returned, len);
+    if (mt_load_relaxed(&MT_SELF(libc).phase) == MT_SELF(unavailable)) {
+        mt_os_unmap(p, len);
+        return;
+    }
+    int saved = errno;
+    MT_SELF(libc).release(p);
+    errno = saved;
+}
+
+static bool MT_SELF(extend)(char *end, size_t granules)
+{
+    (void)end;
+    (void)granules;
+    return false;
+}
+
+#define MT_OS_RESIZE_IN_PLACE 0
+#include "granule_blocks.h"
+
+/* Every free went straight back to the C library. */
+MT_FORWARD_OP(MT_NAME, purge)
+
+#include "../core/layer_end.h"

@@ -1,0 +1,83 @@
+/* cmalloc_socket — malloc with a caller-given CPU id.       [model: cmalloc_socket]
+ *
+ * Serves: the malloc(3) calls with one more argument, the CPU (core, cache
+ *   partition, DRAM bank) the caller wants the request served for. It travels
+ *   to every layer in ctx->cpu, where core-aware layers read it (per-CPU
+ *   caches, memory partitioned by bank or cache colour) instead of asking the
+ *   OS which CPU the thread runs on. cpu < 0 means "no preference" and
+ *   behaves exactly like malloc.
+ *     void  *PREFIXcmalloc(size_t size, int cpu);
+ *     void  *PREFIXcmalloc_calloc(size_t n, size_t each, int cpu);
+ *     void  *PREFIXcmalloc_realloc(void *p, size_t size, int cpu);
+ *     void  *PREFIXcmalloc_aligned(size_t align, size_t size, int cpu);
+ *     void   PREFIXcmalloc_free(void *p, int cpu);    cpu: where it is freed
+ *     size_t PREFIXcmalloc_usable_size(void *p);
+ *   Names start with cmalloc (not c + the malloc names: cfree is taken by the
+ *   malloc family), so the socket lives beside the system's malloc.
+ *   Answers as malloc(3) (sockets/socket_core.h): NULL with ENOMEM for sizes
+ *   above PTRDIFF_MAX or a calloc overflow, NULL with EINVAL for an alignment
+ *   that is not a power of two; free never changes errno and ignores
+ *   pointers no layer owns; usable_size of those is 0.
+ * Slots: prefix=IDENT → MT_PREFIX (empty).
+ * Threads: per-thread create/exit and fork handlers (sockets/socket_threads.h).
+ * Layer operations: all forwarded (the socket is the top).
+ * Example: mmap_heap::segfit_lk::thread_cache(coreaware_cachesize=1)::cmalloc_socket
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME cmalloc_socket
+#endif
+#ifndef MT_PREFIX
+#define MT_PREFIX
+#endif
+#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
+MT_LAYER_OPS(MT__SOCKET_FORWARD)
+#undef MT__SOCKET_FORWARD
+
+#include "socket_core.h"
+#include "socket_threads.h"
+
+#define MT_CMALLOC_API(name) MT_CAT(MT_PREFIX, name)
+
+MT_INLINE mt_ctx mt_cmalloc_request(int cpu)
+{
+    mt_ctx req = mt_socket_request();
+    req.cpu = cpu < 0 ? -1 : cpu;
+    return req;
+}
+
+MT_EXPORT void *MT_CMALLOC_API(cmalloc)(size_t size, int cpu)
+{
+    mt_ctx ctx = mt_cmalloc_request(cpu);
+    ctx.size = size;
+    return mt_socket_alloc(&ctx);
+}
+
+MT_EXPORT void *MT_CMALLOC_API(cmalloc_calloc)(size_t n, size_t each, int cpu)
+{
+    return mt_socket_calloc_req(mt_cmalloc_request(cpu), n, each);
+}
+
+MT_EXPORT void *MT_CMALLOC_API(cmalloc_realloc)(void *p, size_t size, int cpu)
+{
+    return mt_socket_realloc_req(mt_cmalloc_request(cpu), p, size);
+}
+
+MT_EXPORT void *MT_CMALLOC_API(cmalloc_aligned)(size_t align, size_t size, int cpu)
+{
+    return mt_socket_aligned_req(mt_cmalloc_request(cpu), align, size);
+}
+
+MT_EXPORT void MT_CMALLOC_API(cmalloc_free)(void *p, int cpu)
+{
+    mt_socket_free_req(mt_cmalloc_request(cpu), p);
+}
+
+MT_EXPORT size_t MT_CMALLOC_API(cmalloc_usable_size)(void *p)
+{
+    return mt_socket_usable_req(mt_socket_request(), p);
+}
+
+#undef MT_PREFIX
+#include "../core/layer_end.h"

@@ -1,0 +1,131 @@
+/* mortise/sockets/socket_core.h — what every socket's entry points do with
+ * the composed chain, written once.
+ *
+ * Each helper takes a request template `req`: a context the socket filled
+ * with what its interface carries besides sizes and pointers (ctx->cpu for
+ * cmalloc_socket, MT_CTX_EXTRA fields such as kernel_socket's flags), so that
+ * frees and queries reach the layers with the same fields as allocations.
+ * mt_socket_request() is the template of a plain malloc(3) call.
+ *
+ * The first part needs no C library (kernel_socket uses it freestanding);
+ * the second reports errors through errno and copies with memcpy, and is
+ * left out when MT_FREESTANDING is defined.
+ */
+#ifndef MORTISE_SOCKETS_SOCKET_CORE_H
+#define MORTISE_SOCKETS_SOCKET_CORE_H
+
+#include "../core/pagemap.h"
+
+MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
+
+/* Free p: route it by the page map; a pointer no layer owns (entry 0) is
+ * ignored, never dereferenced. */
+MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
+{
+    if (MT_UNLIKELY(!p))
+        return;
+    mt_ctx_route(&req, p);
+    if (MT_UNLIKELY(!req.owner))
+        return;
+    mt_chain_free(&req);
+}
+
+/* Usable size of an owned block, 0 for NULL and foreign pointers. */
+MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
+{
+    if (!p)
+        return 0;
+    mt_ctx_route(&req, p);
+    if (!req.owner || !mt_chain_getmeta(&req))
+        return 0;
+    return req.usable;
+}
+
+#if !defined(MT_FREESTANDING)
+#include <errno.h>
+#include <string.h>
+
+/* Run an allocation request; on failure set errno from the layer (ENOMEM if
+ * it gave no reason). Sizes above MT_MAX_REQUEST fail before any layer. */
+MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
+{
+    if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = mt_chain_alloc(ctx);
+    if (MT_UNLIKELY(!p))
+        errno = ctx->err ? ctx->err : ENOMEM;
+    return p;
+}
+
+/* n * each zero-filled bytes; ENOMEM when the product overflows. Blocks a
+ * layer reports fresh from the OS (ctx->zeroed) are not cleared again. */
+MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
+{
+    size_t size;
+    if (__builtin_mul_overflow(n, each, &size)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    req.size = size;
+    void *p = mt_socket_alloc(&req);
+    if (p && req.zeroed != p)
+        memset(p, 0, size);
+    return p;
+}
+
+/* size bytes aligned to align; EINVAL unless align is a power of two. */
+static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
+{
+    if (MT_UNLIKELY(!mt_is_pow2(align))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    req.size = size;
+    req.align = align;
+    return mt_socket_alloc(&req);
+}
+
+/* realloc(3) with glibc's answers: NULL p allocates, size 0 frees and returns
+ * NULL, a foreign p gives NULL with EINVAL. A block whose usable size still
+ * fits and is at most twice the request stays; else the owner may resize it
+ * in place, else it moves. */
+static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
+{
+    mt_ctx ctx = req;
+    ctx.size = size;
+    if (!p)
+        return mt_socket_alloc(&ctx);
+    if (size == 0) {
+        mt_socket_free_req(req, p);
+        return NULL;
+    }
+    if (size > MT_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    mt_ctx_route(&ctx, p);
+    if (!ctx.owner || !mt_chain_getmeta(&ctx)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t usable = ctx.usable;
+    if (size <= usable && size >= usable / 2)
+        return p;
+    ctx.size = size;
+    void *q = mt_chain_resize(&ctx);
+    if (q)
+        return q;
+    mt_ctx fresh = req;
+    fresh.size = size;
+    q = mt_socket_alloc(&fresh);
+    if (!q)
+        return NULL;
+    memcpy(q, p, size < usable ? size : usable);
+    mt_socket_free_req(req, p);
+    return q;
+}
+#endif
+
+#endif

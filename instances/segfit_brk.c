@@ -1,0 +1,15 @@
+/* segfit_brk — segfit over one contiguous heap grown with sbrk.
+ * model: brk_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#include <mortise/os/brk_heap.h>
+
+#define MT_SYNC posix_mutex
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 0, 262144
+#include <mortise/layers/segfit_lk.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(brk_heap, segfit_lk, malloc_socket)

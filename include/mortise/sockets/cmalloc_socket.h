@@ -18,7 +18,8 @@
  *   above PTRDIFF_MAX or a calloc overflow, NULL with EINVAL for an alignment
  *   that is not a power of two; free never changes errno and ignores
  *   pointers no layer owns; usable_size of those is 0.
- * Slots: prefix=IDENT → MT_PREFIX (empty).
+ * Slots: prefix=IDENT → MT_PREFIX (empty). Callers include
+ *   sockets/cmalloc_api.h under the same prefix for the declarations.
  * Threads: per-thread create/exit and fork handlers (sockets/socket_threads.h).
  * Layer operations: all forwarded (the socket is the top).
  * Example: mmap_heap::segfit_lk::thread_cache(coreaware_cachesize=1)::cmalloc_socket
@@ -28,17 +29,13 @@
 #ifndef MT_NAME
 #define MT_NAME cmalloc_socket
 #endif
-#ifndef MT_PREFIX
-#define MT_PREFIX
-#endif
 #define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
 MT_LAYER_OPS(MT__SOCKET_FORWARD)
 #undef MT__SOCKET_FORWARD
 
+#include "cmalloc_api.h" /* the prototypes; MT_PREFIX defaults to none */
 #include "socket_core.h"
 #include "socket_threads.h"
-
-#define MT_CMALLOC_API(name) MT_CAT(MT_PREFIX, name)
 
 MT_INLINE mt_ctx mt_cmalloc_request(int cpu)
 {

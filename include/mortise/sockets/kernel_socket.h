@@ -29,7 +29,8 @@
  *   MT_GFP_ATOMIC). This needs the context field, declared before Mortise is
  *   included:     #define MT_CTX_EXTRA unsigned gfp;
  * Slots: prefix=IDENT → MT_PREFIX (empty: the kernel's names; set one when
- *   the names exist already, as in a kernel).
+ *   the names exist already, as in a kernel). Callers include
+ *   sockets/kernel_api.h under the same prefix for the declarations.
  * Threads: per-thread create/exit (sockets/socket_threads.h); freestanding or
  *   with MT_NO_THREADS none, as a kernel calls into its allocator itself.
  * Freestanding: needs no C library (memset through __builtin_memset).
@@ -41,9 +42,6 @@
 #ifndef MT_NAME
 #define MT_NAME kernel_socket
 #endif
-#ifndef MT_PREFIX
-#define MT_PREFIX
-#endif
 #ifndef MT_KERNEL_MAX_ORDER
 #define MT_KERNEL_MAX_ORDER 10
 #endif
@@ -51,24 +49,9 @@
 MT_LAYER_OPS(MT__SOCKET_FORWARD)
 #undef MT__SOCKET_FORWARD
 
+#include "kernel_api.h" /* flags, mt_kmem_cache, prototypes; MT_PREFIX defaults to none */
 #include "socket_core.h"
 #include "socket_threads.h"
-
-#define MT_GFP_KERNEL 0u
-#define MT_GFP_ATOMIC 0x1u
-#define MT_GFP_ZERO 0x100u
-#define MT_SLAB_HWCACHE_ALIGN 0x2000u
-#define MT_ZERO_SIZE_PTR ((void *)16)
-
-#define MT_KERNEL_API(name) MT_CAT(MT_PREFIX, name)
-
-typedef struct mt_kmem_cache {
-    const char *name;
-    size_t size;  /* object size, a multiple of align */
-    size_t align;
-    unsigned flags;
-    void (*ctor)(void *object);
-} mt_kmem_cache;
 
 MT_INLINE mt_ctx mt_kernel_request(size_t size, size_t align, unsigned flags)
 {

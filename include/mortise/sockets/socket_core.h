@@ -45,17 +45,24 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
 #include <errno.h>
 #include <string.h>
 
+/* Failure is out of line and tail-called: a hit path that never calls
+ * anything then needs no stack frame (docs/fastpath.md: 4 instructions per
+ * malloc on the tcache instance). */
+MT_SLOW void *mt_socket_fail(int err)
+{
+    errno = err;
+    return NULL;
+}
+
 /* Run an allocation request; on failure set errno from the layer (ENOMEM if
  * it gave no reason). Sizes above MT_MAX_REQUEST fail before any layer. */
 MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
 {
-    if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST)) {
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST))
+        return mt_socket_fail(ENOMEM);
     void *p = mt_chain_alloc(ctx);
     if (MT_UNLIKELY(!p))
-        errno = ctx->err ? ctx->err : ENOMEM;
+        return mt_socket_fail(ctx->err ? ctx->err : ENOMEM);
     return p;
 }
 
@@ -76,7 +83,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
 }
 
 /* size bytes aligned to align; EINVAL unless align is a power of two. */
-static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
+MT_UNUSED static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
 {
     if (MT_UNLIKELY(!mt_is_pow2(align))) {
         errno = EINVAL;
@@ -91,7 +98,7 @@ static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
  * NULL, a foreign p gives NULL with EINVAL. A block whose usable size still
  * fits and is at most twice the request stays; else the owner may resize it
  * in place, else it moves. */
-static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
+MT_UNUSED static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
 {
     mt_ctx ctx = req;
     ctx.size = size;

@@ -98,6 +98,7 @@ typedef struct {
     double until;          /* stop at this time, or when xstop is set */
     size_t max_size;
     pthread_mutex_t *publish; /* held while filling and publishing (fork) */
+    unsigned pause_every;     /* nap after this many operations (0: never) */
     uint64_t ops, failures;
 } xworker;
 
@@ -117,6 +118,8 @@ static void *xworker_run(void *arg)
         if ((w->ops & 255) == 0 && conf_now() > w->until)
             break;
         w->ops++;
+        if (w->pause_every && w->ops % w->pause_every == 0)
+            conf_sleep_ms(0.02); /* leave the forked children some CPU */
         uint64_t id = ((uint64_t)(w->index + 1) << 40) | ++serial;
         size_t roll = conf_range(&r, 0, 9);
         if (roll < 6) { /* publish a new block, take and check whatever was there */
@@ -184,7 +187,7 @@ static int xworkers_start(pthread_t *t, xworker *w, int n, double seconds, size_
     atomic_store(&xstop, false);
     for (int i = 0; i < n; i++) {
         w[i] = (xworker){.index = i, .until = conf_now() + seconds, .max_size = max_size,
-                         .publish = publish ? &publish[i] : NULL};
+                         .publish = publish ? &publish[i] : NULL, .pause_every = publish ? 32 : 0};
         if (pthread_create(&t[i], NULL, xworker_run, &w[i]) != 0)
             return i;
     }
@@ -237,16 +240,15 @@ static void *churn_run(void *arg)
     int bad = 0;
     for (int i = 0; i < CHURN_SMALL; i++)
         small[i] = stamp_new(&r, index << 8 | (uint64_t)i, 2048);
-    /* a few large blocks, touched page by page */
-    size_t large[2] = {CONF_MIB + 4096 * (index % 7), 3 * CONF_MIB};
+    /* a few large blocks, touched at both ends and in the middle */
+    size_t large[2] = {CONF_MIB + 4096 * (index % 7), 5 * CONF_MIB};
     for (int i = 0; i < 2; i++) {
         char *p = malloc(large[i]);
         if (!p) {
             bad++;
             continue;
         }
-        for (size_t off = 0; off < large[i]; off += 4096)
-            p[off] = (char)off;
+        p[0] = p[large[i] / 2] = p[large[i] - 1] = 1;
         free(p);
     }
     for (int i = 1; i < CHURN_SMALL; i++) {
@@ -298,7 +300,7 @@ void conf_case_churn(void)
 }
 
 /* ---- fork ---- */
-enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 4, FORK_PARENT_BLOCKS = 64 };
+enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 64 };
 #define FORK_CHILD_LIMIT 2.0 /* seconds */
 
 static pthread_mutex_t fork_publish[FORK_WORKERS];
@@ -357,16 +359,24 @@ static int fork_child_work(char **parent_blocks, uint64_t seed)
     }
     char *own[32];
     for (int i = 0; i < 32; i++)
-        if (!(own[i] = stamp_new(&r, seed + (uint64_t)i, i == 0 ? 4 * CONF_MIB : 8192)))
+        if (!(own[i] = stamp_new(&r, seed + (uint64_t)i, i == 0 ? CONF_MIB : 8192)))
             return 6;
     for (int i = 0; i < 32; i++) {
-        char *q = stamp_realloc(&r, own[i], i == 1 ? 2 * CONF_MIB : 8192, &bad);
+        char *q = stamp_realloc(&r, own[i], i == 1 ? CONF_MIB : 8192, &bad);
         if (!q || bad)
             return 7;
         if (!stamp_ok(q))
             return 8;
         free(q);
     }
+    char *big = malloc(300000); /* and a large block, moved by realloc */
+    if (!big)
+        return 9;
+    memset(big, 0x6B, 4096);
+    char *bigger = realloc(big, 5 * CONF_MIB);
+    if (!bigger || conf_first_nonzero(bigger, 1) != 0 || bigger[4095] != 0x6B)
+        return 10;
+    free(bigger);
     return 0;
 }
 

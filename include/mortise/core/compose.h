@@ -33,7 +33,7 @@
     MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_link_##P##_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
 #define MT__TOP_OP(L, op)                                                          \
-    MT_INLINE void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
+    MT_INLINE MT_UNUSED void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
 #define MT__FOR_OPS1(M, A)                                                         \
     M(A, create) M(A, alloc) M(A, free) M(A, getmeta) M(A, resize)                 \
@@ -68,7 +68,7 @@
 #define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
 
 #define MT__NAMES(...)                                                             \
-    static inline const char *const *mt_chain_layer_names(size_t *count)           \
+    MT_UNUSED static inline const char *const *mt_chain_layer_names(size_t *count) \
     {                                                                              \
         static const char *const names[] = { MT__STRS(__VA_ARGS__) };              \
         *count = sizeof names / sizeof names[0];                                   \

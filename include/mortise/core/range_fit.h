@@ -30,7 +30,8 @@
 #include "pagemap.h"
 
 typedef struct mt_range_fit {
-    char *base;          /* granule 0 of the page-map encoding */
+    uintptr_t base;      /* granule 0 of the page-map encoding (an integer: brk_heap
+                            uses 0, and arithmetic on a null pointer is undefined) */
     char *first;         /* lowest free range, NULL when none */
     size_t free_granules;
     size_t ranges;
@@ -38,7 +39,7 @@ typedef struct mt_range_fit {
 
 MT_INLINE void mt_range_fit_init(mt_range_fit *rf, char *base)
 {
-    rf->base = base;
+    rf->base = (uintptr_t)base;
     rf->first = NULL;
     rf->free_granules = 0;
     rf->ranges = 0;
@@ -59,13 +60,13 @@ MT_INLINE char *mt_rf_end(const mt_range_fit *rf, char *r)
 MT_INLINE char *mt_rf_next(const mt_range_fit *rf, const char *r)
 {
     uintptr_t link = mt_entry_payload(mt_pagemap_get(r)) >> 1;
-    return link ? rf->base + ((link - 1) << MT_GRANULE_SHIFT) : NULL;
+    return link ? (char *)(rf->base + ((link - 1) << MT_GRANULE_SHIFT)) : NULL;
 }
 
 /* Write the header of the free range [r, r + granules) linking to next. */
 MT_INLINE void mt_rf_write(mt_range_fit *rf, char *r, size_t granules, char *next)
 {
-    uintptr_t link = next ? ((uintptr_t)(next - rf->base) >> MT_GRANULE_SHIFT) + 1 : 0;
+    uintptr_t link = next ? (((uintptr_t)next - rf->base) >> MT_GRANULE_SHIFT) + 1 : 0;
     mt_pagemap_set(r, MT_GRANULE, mt_entry(0, link << 1 | (granules == 1)));
     if (granules > 1)
         mt_pagemap_set(r + MT_GRANULE, MT_GRANULE, mt_entry(0, granules));
@@ -197,7 +198,7 @@ static inline bool mt_range_fit_holds(const mt_range_fit *rf)
     size_t granules = 0, ranges = 0;
     char *last_end = NULL;
     for (char *r = rf->first; r; r = mt_rf_next(rf, r)) {
-        if (((uintptr_t)r & (MT_GRANULE - 1)) || r < rf->base || (last_end && r <= last_end))
+        if (((uintptr_t)r & (MT_GRANULE - 1)) || (uintptr_t)r < rf->base || (last_end && r <= last_end))
             return false;
         if (mt_entry_owner(mt_pagemap_get(r)) != 0 || mt_rf_granules(rf, r) == 0)
             return false;

@@ -87,7 +87,7 @@ MT_INLINE char *MT_SELF(bootstrap_base)(void)
 
 MT_INLINE bool MT_SELF(from_bootstrap)(const char *p)
 {
-    return (size_t)(p - MT_SELF(bootstrap_base)()) < MT_MALLOC_HEAP_BOOTSTRAP;
+    return (uintptr_t)p - (uintptr_t)MT_SELF(bootstrap_base)() < MT_MALLOC_HEAP_BOOTSTRAP;
 }
 
 /* A block from the static buffer, by an atomic bump; NULL when used up. */

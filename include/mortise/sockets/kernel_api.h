@@ -43,5 +43,6 @@ void *MT_KERNEL_API(kmem_cache_alloc)(mt_kmem_cache *cache, unsigned flags);
 void *MT_KERNEL_API(kmem_cache_zalloc)(mt_kmem_cache *cache, unsigned flags);
 void MT_KERNEL_API(kmem_cache_free)(mt_kmem_cache *cache, void *object);
 void MT_KERNEL_API(kmem_cache_destroy)(mt_kmem_cache *cache);
+int MT_KERNEL_API(kmem_cache_shrink)(mt_kmem_cache *cache);
 
 #endif

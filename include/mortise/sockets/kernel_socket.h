@@ -13,6 +13,7 @@
  *   mt_kmem_cache *kmem_cache_create(name, size, align, flags, ctor)
  *   void  *kmem_cache_alloc(cache, flags), kmem_cache_zalloc(cache, flags)
  *   void   kmem_cache_free(cache, p), kmem_cache_destroy(cache)
+ *   int    kmem_cache_shrink(cache)          purge: free memory back to the OS
  *   As in Linux: kmalloc(0) returns MT_ZERO_SIZE_PTR (not NULL, never to be
  *   dereferenced); a power-of-two kmalloc size up to a page is aligned to
  *   itself; other blocks to MT_MIN_ALIGN; no errno, failures are NULL.
@@ -166,6 +167,16 @@ MT_EXPORT void MT_KERNEL_API(kmem_cache_free)(mt_kmem_cache *cache, void *object
 MT_EXPORT void MT_KERNEL_API(kmem_cache_destroy)(mt_kmem_cache *cache)
 {
     MT_KERNEL_API(kfree)(cache);
+}
+
+/* Give free memory back to the layer below and the OS: every layer's purge
+ * (the layers hold the memory, not the cache, so every cache shrinks).
+ * Returns 1 if anything was released, else 0. */
+MT_EXPORT int MT_KERNEL_API(kmem_cache_shrink)(mt_kmem_cache *cache)
+{
+    (void)cache;
+    mt_ctx ctx = mt_socket_request();
+    return mt_chain_purge(&ctx) ? 1 : 0;
 }
 
 #undef MT_PREFIX

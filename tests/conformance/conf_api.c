@@ -298,13 +298,8 @@ static void conf_api_info(void)
     CHECKF(!strncmp(text, "Mortise:", 8) && strchr(text, '\n'), "malloc_stats printed '%.60s'", text);
 
     /* malloc_info: one <malloc> element; options other than 0 refused */
-    char xml[4096] = "";
-    FILE *f = fmemopen(xml, sizeof xml - 1, "w");
-    CHECK(f != NULL);
-    if (f) {
-        CHECK(malloc_info(0, f) == 0);
-        fclose(f);
-    }
+    char xml[4096];
+    CHECK(conf_malloc_info(xml, sizeof xml) == 0);
     size_t len = strlen(xml), open = 0, close_ = 0;
     for (size_t i = 0; i < len; i++)
         open += xml[i] == '<', close_ += xml[i] == '>';
@@ -312,7 +307,7 @@ static void conf_api_info(void)
                !strcmp(xml + len - 10, "</malloc>\n") && open == close_,
            "malloc_info wrote '%.200s'", xml);
     char none[64] = "";
-    f = fmemopen(none, sizeof none - 1, "w");
+    FILE *f = fmemopen(none, sizeof none - 1, "w");
     if (f) {
         errno = 0;
         int r = malloc_info(1, f);

@@ -113,16 +113,22 @@ int conf_in_mortise(const char *what, const void *addr)
 
 static int conf_in_library(const char *name) { return conf_in_mortise(name, conf_symbol(name)); }
 
+int conf_malloc_info(char *buf, size_t size)
+{
+    memset(buf, 0, size);
+    FILE *f = fmemopen(buf, size - 1, "w");
+    if (!f)
+        return -2;
+    int r = malloc_info(0, f);
+    fclose(f);
+    return r;
+}
+
 int conf_require_mortise(int cxx)
 {
     int before = conf_failures();
-    char info[512] = "";
-    FILE *f = fmemopen(info, sizeof info - 1, "w");
-    CHECK(f != NULL);
-    if (f) {
-        CHECK(malloc_info(0, f) == 0);
-        fclose(f);
-    }
+    char info[512];
+    CHECK(conf_malloc_info(info, sizeof info) == 0);
     CHECKF(strstr(info, "<malloc version=\"mortise") != NULL,
            "malloc_info does not report Mortise: %.80s", info);
 #if !defined(CONF_STATIC)
@@ -170,9 +176,9 @@ size_t conf_size(conf_rng *r, size_t max)
         hi = 128;
     else if (roll < 850)
         hi = 4096;
-    else if (roll < 970)
+    else if (roll < 980)
         hi = 256 * CONF_KIB;
-    else if (roll < 995)
+    else if (roll < 997)
         hi = 2 * CONF_MIB;
     else
         hi = 8 * CONF_MIB;

@@ -14,7 +14,7 @@
 
 enum {
     MODEL_SLOTS = 4096,
-    MODEL_OPS = 150000,
+    MODEL_OPS = 100000,
     MODEL_MAX_FAILURES = 50, /* stop early: one bug repeats forever */
 };
 #define MODEL_LIVE_CAP (96 * CONF_MIB)

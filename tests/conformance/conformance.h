@@ -46,6 +46,9 @@ int conf_require_mortise(int cxx);
 /* 1 if `addr` lies in the library under test ($MORTISE_CONFORMANCE_LIB,
  * default "libmortise"); prints what it found otherwise. Dynamic builds only. */
 int conf_in_mortise(const char *what, const void *addr);
+/* malloc_info(0, ...) written into buf (NUL-terminated); returns its result,
+ * or -2 if no stream could be opened. */
+int conf_malloc_info(char *buf, size_t size);
 /* The object file that defines the code at `addr` ("" if unknown or static). */
 const char *conf_object_of(const void *addr);
 /* A malloc-family symbol by name: dlsym in dynamic builds, a weak reference in

@@ -117,6 +117,20 @@ void test_aligned()
     }
 }
 
+// 1 if allocate() throws std::bad_alloc (what it returns, if anything, leaks:
+// it cannot be freed with the matching form here, and it is a failure anyway).
+template <class F> int throws_bad_alloc(F allocate)
+{
+    try {
+        void *p = allocate();
+        CONF_ESCAPE(p);
+        CHECKF(false, "allocation of a huge size returned %p", p);
+    } catch (const std::bad_alloc &) {
+        return 1;
+    }
+    return 0;
+}
+
 void test_failures()
 {
     const std::size_t huge = huge_size;
@@ -129,41 +143,15 @@ void test_failures()
     CHECK(arr == nullptr);
     delete[] arr;
 
-    int caught = 0;
-    try {
-        void *p = ::operator new(huge);
-        CONF_ESCAPE(p);
-        ::operator delete(p);
-    } catch (const std::bad_alloc &) {
-        caught++;
-    }
-    try {
-        char *p = new char[huge];
-        CONF_ESCAPE(p);
-        delete[] p;
-    } catch (const std::bad_alloc &) {
-        caught++;
-    }
-    try {
-        void *p = ::operator new[](huge, std::align_val_t{4096});
-        CONF_ESCAPE(p);
-        ::operator delete[](p, std::align_val_t{4096});
-    } catch (const std::bad_alloc &) {
-        caught++;
-    }
+    int caught = throws_bad_alloc([=] { return ::operator new(huge); }) +
+                 throws_bad_alloc([=] { return new char[huge]; }) +
+                 throws_bad_alloc([=] { return ::operator new[](huge, std::align_val_t{4096}); });
     CHECKF(caught == 3, "std::bad_alloc thrown %d of 3 times", caught);
 
     // the new_handler is called until it gives up (uninstalls itself)
     handler_calls = 0, handler_budget = 3;
     std::set_new_handler(counting_handler);
-    bool threw = false;
-    try {
-        void *p = ::operator new(huge);
-        CONF_ESCAPE(p);
-        ::operator delete(p);
-    } catch (const std::bad_alloc &) {
-        threw = true;
-    }
+    bool threw = throws_bad_alloc([=] { return ::operator new(huge); });
     CHECKF(threw && handler_calls == 3, "new_handler called %d times (want 3), %s", handler_calls,
            threw ? "threw" : "did not throw");
     // nothrow forms return nullptr without consulting it (cxx_new.h)

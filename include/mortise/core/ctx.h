@@ -17,6 +17,12 @@
  *   free          release ctx->ptr if ctx->owner names this layer, else pass on.
  *   getmeta       for an owned ctx->ptr set ctx->usable; returns ctx->ptr, or
  *                 passes on. The end of the chain returns NULL: not ours.
+ *                 A size-class owner may also report the block's class index
+ *                 (ctx->szcls) and its policy's key (ctx->szcls_key,
+ *                 MT_SZCLS_KEY), so a layer above with the same policy
+ *                 (thread_cache) need not recompute the class from usable.
+ *                 A layer that changes ctx->usable on the way back clears
+ *                 szcls_key.
  *   resize        grow/shrink ctx->ptr to ctx->size in place (or by remapping)
  *                 if the owner can; returns the (possibly moved) block or NULL.
  *   thread_exit   give back this thread's cached state; returns NULL.
@@ -51,6 +57,8 @@ struct mt_ctx {
     size_t align;     /* in: required alignment, a power of two >= 1 */
     void *ptr;        /* in: block to free / query / resize */
     size_t usable;    /* out (getmeta): usable bytes at ptr */
+    size_t szcls;     /* out (getmeta, optional): the block's class index ... */
+    uintptr_t szcls_key; /* ... in the policy with this MT_SZCLS_KEY; 0 = none */
     uintptr_t owner;  /* in (free, getmeta, resize): owner id from the page map */
     uintptr_t meta;   /* in: owner's payload from the page map (e.g. span header) */
     int cpu;          /* in: CPU id hint, -1 when the socket has none */

@@ -50,6 +50,11 @@
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
+#if MT_SZCLS_KEY(MT_SIZECLASS)
+enum { MT_SELF(szcls_key) = MT_SZCLS_KEY(MT_SIZECLASS) }; /* getmeta's class hint */
+#else
+enum { MT_SELF(szcls_key) = 0 };
+#endif
 
 typedef struct MT_SELF(span) {
     struct MT_SELF(span) *link; /* record free list, or purge's release list */
@@ -199,7 +204,10 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    ctx->usable = MT_SELF(class_size)(((MT_SELF(span) *)ctx->meta)->cls);
+    size_t cls = ((MT_SELF(span) *)ctx->meta)->cls;
+    ctx->usable = MT_SELF(class_size)(cls);
+    ctx->szcls = cls;
+    ctx->szcls_key = MT_SELF(szcls_key);
     return ctx->ptr;
 }
 

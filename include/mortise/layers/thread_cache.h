@@ -30,10 +30,12 @@
  * Needs from below: getmeta answering the usable size of every block it owns
  *   (MT_BELOW(getmeta); every trunk layer has it) and class-sized allocs.
  *   A freed block is filed under the largest class not above its usable size,
- *   so blocks of any layer below are safe to reuse whatever its classes.
+ *   so blocks of any layer below are safe to reuse whatever its classes; an
+ *   owner with the same size-class policy reports the class itself (getmeta's
+ *   class hint, core/ctx.h) and the cache takes it as is.
  * Time: hit: alloc = class index + pop (no atomic, no lock); free = the
- *   owner's getmeta (one compare and one load for segfit_lk) + class index +
- *   push. Miss: up to MT_THREAD_CACHE_BATCH allocs below; full list on free:
+ *   owner's getmeta (one compare and one load for segfit_lk, which reports
+ *   the class) + push. Miss: up to MT_THREAD_CACHE_BATCH allocs below; full list on free:
  *   half the list is freed below. thread_exit and purge: O(cached blocks).
  * Space: MT_THREAD_CACHE_BINS × 16 bytes of TLS per thread plus the cached
  *   blocks (bounded as above).
@@ -88,6 +90,11 @@ MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
 
 enum { MT_SELF(bins) = MT_THREAD_CACHE_BINS };
+#if MT_SZCLS_KEY(MT_SIZECLASS)
+enum { MT_SELF(szcls_key) = MT_SZCLS_KEY(MT_SIZECLASS) };
+#else
+enum { MT_SELF(szcls_key) = 0 };
+#endif
 
 typedef struct {
     void *head;  /* LIFO of cached blocks, next pointer in the first word */
@@ -116,9 +123,16 @@ MT_INLINE size_t MT_SELF(top)(void)
 MT_INLINE size_t MT_SELF(first)(void) { return MT_SELF(class_index)(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE)); }
 MT_INLINE size_t MT_SELF(end)(void) { return MT_SELF(class_index)(MT_SELF(top)() - 1) + 1; }
 
-/* The largest class whose size is at most `usable` (SIZE_MAX if none): the
- * policy's index gives the smallest class holding a size. */
-MT_INLINE size_t MT_SELF(floor_index)(size_t usable) { return MT_SELF(class_index)(usable + 1) - 1; }
+/* The class a block answered by getmeta belongs in (SIZE_MAX if none): the
+ * owner's class hint when its policy is ours, else the largest class whose
+ * size is at most the usable size (the policy's index gives the smallest
+ * class holding a size). With the hint the usable size is never computed. */
+MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
+{
+    if (MT_SELF(szcls_key) && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
+        return ctx->szcls;
+    return MT_SELF(class_index)(ctx->usable + 1) - 1;
+}
 
 MT_INLINE size_t MT_SELF(capacity)(size_t index)
 {
@@ -232,7 +246,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 /* Hit: the owner's getmeta, the class index, a push. */
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(floor_index)(ctx->usable) : SIZE_MAX;
+    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     if (MT_UNLIKELY(c - MT_SELF(first)() >= MT_SELF(end)() - MT_SELF(first)() || !b->room)) {
         MT_SELF(free_slow)(ctx->ptr, c, next);

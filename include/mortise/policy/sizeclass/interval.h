@@ -8,6 +8,8 @@
 #include "../../core/platform.h"
 
 #define MT_SZCLS_interval_CLASSES 4096
+/* The key depends on the step, expanded where the layer defines it. */
+#define MT_SZCLS_interval_KEY (2 + 256 * (MT_SIZECLASS_STEP))
 
 MT_INLINE size_t mt_szcls_interval_index_step(size_t size, size_t step)
 {

@@ -9,6 +9,7 @@
 #include "../../core/platform.h"
 
 #define MT_SZCLS_log2b_CLASSES (8 + 4 * (47 - 7))
+#define MT_SZCLS_log2b_KEY 1
 
 MT_INLINE size_t mt_szcls_log2b_index(size_t size)
 {

@@ -7,6 +7,11 @@
  * Properties every policy keeps (tests/sizeclass_test checks them):
  * index is monotonic in size, size(index(s)) >= s, index(size(i)) == i, and
  * every class size is a multiple of MT_MIN_ALIGN.
+ * Optionally a policy names itself for getmeta's class hint (core/ctx.h):
+ *     MT_SZCLS_NAME_KEY                          non-zero, unique per policy and
+ *                                                parameters, usable in #if
+ * A layer reads it with MT_SZCLS_KEY(policy) inside `#if` (an undefined key is 0
+ * there: no hint); layers/segfit_lk.h and layers/thread_cache.h show how.
  */
 #ifndef MORTISE_POLICY_SIZECLASS_H
 #define MORTISE_POLICY_SIZECLASS_H
@@ -15,6 +20,7 @@
 
 #define MT_SZCLS_FN(policy, op) MT_CAT(MT_CAT(mt_szcls_, policy), _##op)
 #define MT_SZCLS_CLASSES(policy) MT_CAT(MT_CAT(MT_SZCLS_, policy), _CLASSES)
+#define MT_SZCLS_KEY(policy) MT_CAT(MT_CAT(MT_SZCLS_, policy), _KEY)
 
 #include "log2b.h"
 #include "interval.h"

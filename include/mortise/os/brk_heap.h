@@ -21,7 +21,9 @@
  *   below are not ours), and the break is lowered only when it still is
  *   exactly where our last move left it. If another thread moves the break
  *   between our look and our move, what we got is kept as free ranges and we
- *   try again (a few times, then fail).
+ *   try again (a few times, then fail). The C library's sbrk itself is not
+ *   thread-safe: beside glibc's malloc (a prefix socket) the two may race
+ *   inside it; as the process's malloc (malloc_socket) nobody else calls it.
  * Page map: defines the composition's page map (two-level radix,
  *   core/pagemap_radix.h, leaves mapped from the OS) and mt_os_stats_read
  *   (mapped = bytes obtained with sbrk and not yet given back; large = 0: there

@@ -15,9 +15,10 @@ benchmark suite exists it runs:
      hand-written floor, glibc, and jemalloc/tcmalloc/mimalloc if installed.
 Then prints both as one summary table. valgrind is needed for step 2: when it
 is missing it is installed with apt-get if running as root, else step 2 is
-skipped with a note. Takes a few minutes (most of it the conformance suite;
---no-conformance skips it). Exits non-zero if a conformance test failed or a
-step could not run.
+skipped with a note. Takes about 5 minutes on 2 cores, nearly all of it the
+conformance suite (--no-conformance skips it; the fast path alone takes under
+a minute). Exits non-zero if a conformance test failed or a step could not
+run.
 EOF
 }
 

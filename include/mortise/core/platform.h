@@ -49,9 +49,11 @@
 #define mt_store_release(p, v) atomic_store_explicit((p), (v), memory_order_release)
 #define mt_faa(p, v) atomic_fetch_add_explicit((p), (v), memory_order_acq_rel)
 #define mt_fas(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
+/* Strong: a failed mt_cas means another thread changed *p (callers treat a
+ * failure as "someone else won"); loops that retry anyway may use the weak form. */
 #define mt_cas(p, expected, desired)                                              \
-    atomic_compare_exchange_weak_explicit((p), (expected), (desired),            \
-                                          memory_order_acq_rel, memory_order_acquire)
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired),          \
+                                            memory_order_acq_rel, memory_order_acquire)
 
 MT_INLINE void mt_cpu_relax(void)
 {

@@ -37,12 +37,6 @@
 #ifndef MT_SYNC
 #define MT_SYNC posix_mutex
 #endif
-#ifndef MT_SIZECLASS
-#define MT_SIZECLASS log2b
-#endif
-#ifndef MT_SIZECLASS_STEP
-#define MT_SIZECLASS_STEP 16
-#endif
 #ifndef MT_SEGFIT_MAX_BLOCK
 #define MT_SEGFIT_MAX_BLOCK ((size_t)1 << 20)
 #endif
@@ -50,11 +44,7 @@
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
-#if MT_SZCLS_KEY(MT_SIZECLASS)
-enum { MT_SELF(szcls_key) = MT_SZCLS_KEY(MT_SIZECLASS) }; /* getmeta's class hint */
-#else
-enum { MT_SELF(szcls_key) = 0 };
-#endif
+#include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
 
 typedef struct MT_SELF(span) {
     struct MT_SELF(span) *link; /* record free list, or purge's release list */

@@ -64,12 +64,6 @@
 #ifndef MT_CACHE_SIZE
 #define MT_CACHE_SIZE ((size_t)2 << 20)
 #endif
-#ifndef MT_SIZECLASS
-#define MT_SIZECLASS log2b
-#endif
-#ifndef MT_SIZECLASS_STEP
-#define MT_SIZECLASS_STEP 16
-#endif
 #if defined(MT_COREAWARE_CACHESIZE) && MT_COREAWARE_CACHESIZE
 #error "thread_cache: coreaware_cachesize is not implemented yet"
 #endif
@@ -89,12 +83,8 @@ _Static_assert(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) < MT_SIZE_HANDLE_HI(MT_SIZE_HAN
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
 
+#include "../policy/sizeclass/slot.h"
 enum { MT_SELF(bins) = MT_THREAD_CACHE_BINS };
-#if MT_SZCLS_KEY(MT_SIZECLASS)
-enum { MT_SELF(szcls_key) = MT_SZCLS_KEY(MT_SIZECLASS) };
-#else
-enum { MT_SELF(szcls_key) = 0 };
-#endif
 
 typedef struct {
     void *head;  /* LIFO of cached blocks, next pointer in the first word */

@@ -10,8 +10,9 @@
  * Optionally a policy names itself for getmeta's class hint (core/ctx.h):
  *     MT_SZCLS_NAME_KEY                          non-zero, unique per policy and
  *                                                parameters, usable in #if
- * A layer reads it with MT_SZCLS_KEY(policy) inside `#if` (an undefined key is 0
- * there: no hint); layers/segfit_lk.h and layers/thread_cache.h show how.
+ * It is read with MT_SZCLS_KEY(policy) inside `#if` (an undefined key is 0
+ * there: no hint); a layer with a sizeclass slot includes slot.h, which sets
+ * the slot's defaults and MT_SELF(szcls_key).
  */
 #ifndef MORTISE_POLICY_SIZECLASS_H
 #define MORTISE_POLICY_SIZECLASS_H

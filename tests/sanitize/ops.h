@@ -177,6 +177,8 @@ static void op_accept(op_table *t, op_block *b, void *p, size_t size, size_t ali
     size_t usable = san_malloc_usable_size(p);
     if (usable < size)
         op_fail("%s(size %zu) returned %p with usable size %zu", what, size, p, usable);
+    if (usable) /* the whole usable size must be mapped: its last byte is readable */
+        (void)*(volatile unsigned char *)((unsigned char *)p + usable - 1);
     if (t->nslots <= OP_OVERLAP_CHECK_MAX) {
         uintptr_t lo = (uintptr_t)p, hi = lo + (size ? size : 1);
         for (size_t i = 0; i < t->nslots; i++) {

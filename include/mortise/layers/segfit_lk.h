@@ -81,6 +81,9 @@ MT_INLINE size_t MT_SELF(max_block)(void)
     return hi - 1 < cap ? hi - 1 : cap;
 }
 
+/* Classes this instance can hand out: purge and fork visit only these. */
+MT_INLINE size_t MT_SELF(classes_used)(void) { return MT_SELF(class_index)(MT_SELF(max_block)()) + 1; }
+
 MT_SLOW MT_SELF(span) *MT_SELF(new_record)(mt_lfunc *next)
 {
     MT_SELF(span) *s;
@@ -258,7 +261,7 @@ MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *free_below)
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++) {
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++) {
         MT_SELF(class) *c = &MT_SELF(state).cls[i];
         MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
         any |= MT_SELF(purge_class)(c, MT_BELOW(free)); /* not `next`: that is purge */
@@ -269,7 +272,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
         MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
     mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
     return next(ctx);
@@ -278,7 +281,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
         MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
     return NULL;
 }
@@ -286,7 +289,7 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     mt_sync_spinlock_init(&MT_SELF(state).records_lock);
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++)
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
         MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
     return NULL;
 }

@@ -56,6 +56,8 @@ _Static_assert(MT_THREADLOCAL_HEAP_SIZE % MT_GRANULE == 0,
                "mmap_heap: threadlocal_heap_size must be a multiple of 64 KiB");
 
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+/* The slot as a typed constant: the macro may be any constant expression. */
+static const size_t MT_SELF(tl_size) = (size_t)(MT_THREADLOCAL_HEAP_SIZE);
 #define MT_SELF_ID MT_SELF(id)
 
 /* ---- the page map and OS statistics of this composition ---- */
@@ -117,11 +119,11 @@ MT_SLOW char *MT_SELF(carve_local)(size_t len)
             fresh = MT_SELF(state).leftover[--MT_SELF(state).leftovers];
         MT_SELF(unlock)();
         if ((size_t)(fresh.end - fresh.cur) < len) {
-            fresh.cur = MT_SELF(reserve)(MT_THREADLOCAL_HEAP_SIZE);
+            fresh.cur = MT_SELF(reserve)(MT_SELF(tl_size));
             if (!fresh.cur)
                 return NULL;
-            fresh.end = fresh.cur + MT_THREADLOCAL_HEAP_SIZE;
-            atomic_fetch_add(&mt_os_counters.mapped, MT_THREADLOCAL_HEAP_SIZE);
+            fresh.end = fresh.cur + MT_SELF(tl_size);
+            atomic_fetch_add(&mt_os_counters.mapped, MT_SELF(tl_size));
         }
         *r = fresh; /* the old remainder (< len) is abandoned: at most one chunk */
     }
@@ -143,11 +145,11 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
             MT_SELF(state).cache[granules] = (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
         MT_SELF(unlock)();
         if (!p) {
-            if (MT_THREADLOCAL_HEAP_SIZE && len <= MT_THREADLOCAL_HEAP_SIZE / 4)
+            if (MT_SELF(tl_size) && len <= MT_SELF(tl_size) / 4)
                 p = MT_SELF(carve_local)(len);
             else if (MT_FAA_HEAP_GROWTH)
                 p = MT_SELF(reserve)(len);
-            if (p && !MT_THREADLOCAL_HEAP_SIZE)
+            if (p && !MT_SELF(tl_size))
                 atomic_fetch_add(&mt_os_counters.mapped, len);
         }
     }

@@ -1,9 +1,15 @@
-# mortise_add_instance(NAME SOURCE)
-# Builds one ready allocator from its composition file into
+# mortise_add_instance(NAME SOURCE [VARIANT])
+# Builds one allocator from its composition file into
 #   build/lib/libmortise-NAME.so  (LD_PRELOAD or link)
 #   build/lib/libmortise-NAME.a   (static link)
 # and records NAME in the global property MORTISE_INSTANCES, which the
-# conformance suite iterates over.
+# conformance suite and the real-program tests iterate over.
+# VARIANT marks a composition that exists to prove a layer or policy (the
+# layer matrix, OS-layer variants): by default it runs the conformance suite
+# in linked mode only and no real programs, so `make test` stays within its
+# time budget; configure with -DMORTISE_FULL_TESTS=ON to give variants every
+# mode and program too. Ready allocators always get everything.
+option(MORTISE_FULL_TESTS "Run every conformance mode and real program on variant instances too" OFF)
 set(MORTISE_INCLUDE_DIR ${CMAKE_SOURCE_DIR}/include)
 
 # Flags every allocator translation unit needs: the compiler must not turn
@@ -20,6 +26,9 @@ set(MORTISE_ALLOCATOR_FLAGS
   $<$<C_COMPILER_ID:GNU>:--param=max-early-inliner-iterations=32>)
 
 function(mortise_add_instance NAME SOURCE)
+  if("VARIANT" IN_LIST ARGN AND NOT MORTISE_FULL_TESTS)
+    set_property(GLOBAL APPEND PROPERTY MORTISE_VARIANTS ${NAME})
+  endif()
   add_library(mortise-${NAME} SHARED ${SOURCE})
   add_library(mortise-${NAME}-static STATIC ${SOURCE})
   foreach(t mortise-${NAME} mortise-${NAME}-static)

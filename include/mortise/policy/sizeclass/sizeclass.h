@@ -6,7 +6,12 @@
  *     MT_SZCLS_NAME_CLASSES                      number of classes (array bound)
  * Properties every policy keeps (tests/sizeclass_test checks them):
  * index is monotonic in size, size(index(s)) >= s, index(size(i)) == i, and
- * every class size is a multiple of MT_MIN_ALIGN.
+ * every class size is a multiple of MT_MIN_ALIGN. A size above the last
+ * class has no class: index returns the class count (the table policies tc,
+ * supermalloc and prime end at 256 KiB, 1020 KiB and 266.5 KiB; a layer
+ * bounds its size_handle by the last class, size(CLASSES - 1)).
+ * Policies: log2b, interval, tc, supermalloc, prime (one header each; each
+ * header states its rule and its worst internal fragmentation).
  * Optionally a policy names itself for getmeta's class hint (core/ctx.h):
  *     MT_SZCLS_NAME_KEY                          non-zero, unique per policy and
  *                                                parameters, usable in #if
@@ -25,5 +30,8 @@
 
 #include "log2b.h"
 #include "interval.h"
+#include "tc.h"
+#include "supermalloc.h"
+#include "prime.h"
 
 #endif

@@ -1,0 +1,50 @@
+/* mortise/policy/sizeclass/table.h — the lookup shared by the size-class
+ * policies whose classes are a table (tc, supermalloc, prime).
+ *
+ * A size first falls into a fine bin: 16-byte steps up to 128 bytes, then
+ * eight equal bins per power of two, (2^k, 2^(k+1)] cut at multiples of
+ * 2^(k-3) (one clz, as log2b with 8 bins). A policy's `first` table gives,
+ * per fine bin, the smallest class holding the smallest size of the bin;
+ * index() starts there and steps over the classes that end inside the bin
+ * (at most one for tc and supermalloc, two for prime: sizeclass_test
+ * counts them). So index is O(1): a compare, a clz, a byte load and one or
+ * two compares with class sizes; size is one load.
+ * Sizes above the policy's last class have no class: index returns the
+ * class count (layers bound their size_handle by the last class size).
+ * The tables are written by `sizeclass_test --tables` from each policy's
+ * rule, and the test fails if a header's table and its rule disagree.
+ */
+#ifndef MORTISE_POLICY_SIZECLASS_TABLE_H
+#define MORTISE_POLICY_SIZECLASS_TABLE_H
+#include "../../core/platform.h"
+
+MT_INLINE size_t mt_szcls_fine_bin(size_t size)
+{
+    if (size <= 128)
+        return size <= 16 ? 0 : (size - 1) >> 4;
+    unsigned k = mt_log2_floor(size - 1);
+    return 8 + (size_t)(k - 7) * 8 + (((size - 1) >> (k - 3)) & 7);
+}
+
+MT_INLINE size_t mt_szcls_table_index(size_t size, const uint32_t *sizes, size_t classes,
+                                      const uint8_t *first)
+{
+    if (MT_UNLIKELY(size > sizes[classes - 1]))
+        return classes;
+    size_t i = first[mt_szcls_fine_bin(size)];
+    while (sizes[i] < size)
+        i++;
+    return i;
+}
+
+/* A table policy NAME defines MT_SZCLS_NAME_CLASSES, mt_szcls_NAME_sizes and
+ * mt_szcls_NAME_first, then gets the slot's functions from this. */
+#define MT_SZCLS_TABLE_POLICY(name)                                                \
+    MT_INLINE size_t mt_szcls_##name##_size(size_t index) { return mt_szcls_##name##_sizes[index]; } \
+    MT_INLINE size_t mt_szcls_##name##_index(size_t size)                          \
+    {                                                                              \
+        return mt_szcls_table_index(size, mt_szcls_##name##_sizes,                 \
+                                    MT_SZCLS_##name##_CLASSES, mt_szcls_##name##_first); \
+    }
+
+#endif

@@ -20,13 +20,24 @@
  *                          3276 blocks of 16 bytes ... one block of 32 KiB; a
  *                          thread never holds more than cache_size bytes plus
  *                          one block per class.
- *   coreaware_cachesize  → reserved for a later change (scaling the budget by
- *                          threads per core); the bound is already a per-thread
- *                          run-time value (bin.room), set in start().
+ *   coreaware_cachesize=0|1 → MT_COREAWARE_CACHESIZE (0). With 1 the budget
+ *                          follows the cache of the core the thread runs on:
+ *                          cache_size × size(core) / size(largest core), the
+ *                          sizes from MORTISE_CORE_CACHE or sysfs (core/cpu.h:
+ *                          e.g. MORTISE_CORE_CACHE=0-3:512K,4-7:2M). The core
+ *                          is looked at when the thread starts caching and
+ *                          again every MT_COREAWARE_INTERVAL (64) slow-path
+ *                          events (misses, full lists, uncached frees): the
+ *                          socket's CPU hint (ctx->cpu, cmalloc_socket) if it
+ *                          gives one, else sched_getcpu(). On a move to a core
+ *                          with a smaller cache the blocks above the new
+ *                          bounds go back below at once. Costs nothing on a
+ *                          hit; with 0 the code is that of no slot at all.
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
  *   miss takes from the layer below (at most half the class bound);
  *   MT_THREAD_CACHE_BINS (the policy's class count, at most 256), the size of
- *   the per-thread table; classes above it are not cached.
+ *   the per-thread table; classes above it are not cached
+ *   (layers/cache/classes.h).
  * Needs from below: getmeta answering the usable size of every block it owns
  *   (MT_BELOW(getmeta); every trunk layer has it) and class-sized allocs.
  *   A freed block is filed under the largest class not above its usable size,
@@ -37,8 +48,12 @@
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
  *   the class) + push. Miss: up to MT_THREAD_CACHE_BATCH allocs below; full list on free:
  *   half the list is freed below. thread_exit and purge: O(cached blocks).
- * Space: MT_THREAD_CACHE_BINS × 16 bytes of TLS per thread plus the cached
- *   blocks (bounded as above).
+ *   coreaware_cachesize=1: a core check costs one sched_getcpu() per
+ *   MT_COREAWARE_INTERVAL slow-path events; a move to another core
+ *   O(classes + blocks above the new bounds); the sizes are read once per
+ *   process (a few small sysfs files per CPU).
+ * Space: MT_THREAD_CACHE_BINS × 16 + 24 bytes of TLS per thread plus the
+ *   cached blocks (bounded as above).
  * Thread safety: all state is per thread (initial-exec TLS); no locks, so
  *   nothing to take at fork: the child keeps the forking thread's cache and,
  *   like every allocator, loses the blocks cached by the other threads.
@@ -49,11 +64,14 @@
  * Example:
  *   mmap_heap
  *     :: segfit_lk(sizeclass=log2b, size_handle=[0, 262144])
- *     :: thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB)
+ *     :: thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB,
+ *                     coreaware_cachesize=1)
  *     :: malloc_socket
  */
 #include "../core/layer.h"
+#include "../core/cpu.h"
 #include "../policy/sizeclass/sizeclass.h"
+#include "cache/magazine.h"
 
 #ifndef MT_NAME
 #define MT_NAME thread_cache
@@ -64,90 +82,61 @@
 #ifndef MT_CACHE_SIZE
 #define MT_CACHE_SIZE ((size_t)2 << 20)
 #endif
-#if defined(MT_COREAWARE_CACHESIZE) && MT_COREAWARE_CACHESIZE
-#error "thread_cache: coreaware_cachesize is not implemented yet"
+#ifndef MT_COREAWARE_CACHESIZE
+#define MT_COREAWARE_CACHESIZE 0
+#endif
+#ifndef MT_COREAWARE_INTERVAL
+#define MT_COREAWARE_INTERVAL 64
 #endif
 #ifndef MT_THREAD_CACHE_BATCH
 #define MT_THREAD_CACHE_BATCH 32
 #endif
-#ifndef MT_THREAD_CACHE_BINS
-#define MT_THREAD_CACHE_BINS                                                       \
-    (MT_SZCLS_CLASSES(MT_SIZECLASS) < 256 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 256)
+#ifdef MT_THREAD_CACHE_BINS
+#define MT_CACHE_BINS MT_THREAD_CACHE_BINS
 #endif
-
-_Static_assert(MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE) != SIZE_MAX,
-               "thread_cache: size_handle needs a finite upper bound");
-_Static_assert(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) < MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE),
-               "thread_cache: size_handle is empty");
 
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
 
 #include "../policy/sizeclass/slot.h"
-enum { MT_SELF(bins) = MT_THREAD_CACHE_BINS };
+#include "cache/classes.h" /* which classes are cached, class_of, share */
 
 typedef struct {
     void *head;  /* LIFO of cached blocks, next pointer in the first word */
     size_t room; /* blocks the list may still take; 0 until the thread starts */
 } MT_SELF(bin);
 
-enum { MT_SELF(new), MT_SELF(caching), MT_SELF(exited) };
-
 static MT_TLS struct {
     MT_SELF(bin) bin[MT_SELF(bins)];
-    int state;
+    int state;       /* cache/thread_state.h */
+    int cpu;         /* coreaware: the CPU the budget was last fitted to */
+    unsigned events; /* coreaware: slow-path events since the last look */
+    size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
 } MT_SELF(tl);
 
-MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
-MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
+#include "cache/thread_state.h" /* ready(), create */
 
-/* Requests below top() are cached: size_handle's bound, or less if the
- * table has too few bins for it. Constant-folded. */
-MT_INLINE size_t MT_SELF(top)(void)
+/* The thread's budget in bytes: cache_size, or its share on this core. */
+MT_INLINE size_t MT_SELF(budget)(void)
 {
-    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
-    size_t table = MT_SELF(class_size)(MT_SELF(bins) - 1) + 1;
-    return hi < table ? hi : table;
-}
-/* Cached classes: [first, end). */
-MT_INLINE size_t MT_SELF(first)(void) { return MT_SELF(class_index)(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE)); }
-MT_INLINE size_t MT_SELF(end)(void) { return MT_SELF(class_index)(MT_SELF(top)() - 1) + 1; }
-
-/* The class a block answered by getmeta belongs in (SIZE_MAX if none): the
- * owner's class hint when its policy is ours, else the largest class whose
- * size is at most the usable size (the policy's index gives the smallest
- * class holding a size). With the hint the usable size is never computed. */
-MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
-{
-    if (MT_SELF(szcls_key) && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
-        return ctx->szcls;
-    return MT_SELF(class_index)(ctx->usable + 1) - 1;
+    return MT_COREAWARE_CACHESIZE ? MT_SELF(tl).budget : (size_t)MT_CACHE_SIZE;
 }
 
 MT_INLINE size_t MT_SELF(capacity)(size_t index)
 {
-    size_t share = MT_CACHE_SIZE / (MT_SELF(end)() - MT_SELF(first)());
-    size_t blocks = share / MT_SELF(class_size)(index);
-    return blocks ? blocks : 1;
+    return MT_SELF(share)(MT_SELF(budget)(), index);
 }
 
 /* The thread's first use: every class may take its capacity. */
 MT_SLOW void MT_SELF(start)(void)
 {
+    if (MT_COREAWARE_CACHESIZE) {
+        MT_SELF(tl).cpu = mt_cpu_current();
+        MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, MT_SELF(tl).cpu);
+    }
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         MT_SELF(tl).bin[c].room = MT_SELF(capacity)(c);
-    MT_SELF(tl).state = MT_SELF(caching);
-}
-
-/* Returns true when the thread caches (attaching it on its first call). */
-MT_SLOW bool MT_SELF(ready)(void)
-{
-    if (MT_SELF(tl).state == MT_SELF(new)) {
-        mt_thread_attach(); /* runs create, which starts the cache */
-        if (MT_SELF(tl).state == MT_SELF(new))
-            MT_SELF(start)(); /* a socket without threads attaches nobody */
-    }
-    return MT_SELF(tl).state == MT_SELF(caching);
+    MT_SELF(tl).state = mt_cache_on;
 }
 
 /* Free `n` blocks of class c to the layer below; `free_below` is the free
@@ -159,13 +148,40 @@ static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
     while (done < n && b->head) {
         void *p = b->head;
         b->head = *(void **)p;
-        mt_ctx sub = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&sub, p);
-        free_below(&sub);
+        mt_cache_free_block(p, free_below);
         done++;
     }
     b->room += done;
     return done;
+}
+
+/* coreaware: the thread is on another CPU now. Fit every class's bound to
+ * that CPU's budget; blocks above a smaller bound go back below. */
+MT_SLOW void MT_SELF(refit)(int cpu)
+{
+    size_t old_budget = MT_SELF(tl).budget;
+    MT_SELF(tl).cpu = cpu;
+    MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, cpu);
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+        size_t held = MT_SELF(share)(old_budget, c) - b->room;
+        size_t cap = MT_SELF(capacity)(c);
+        if (held > cap)
+            held -= MT_SELF(flush)(c, held - cap, MT_BELOW(free));
+        b->room = cap - held;
+    }
+}
+
+/* coreaware: one slow-path event; every MT_COREAWARE_INTERVAL of them, look
+ * at the CPU (the socket's hint when it gives one). Nothing without the slot. */
+MT_INLINE void MT_SELF(core_event)(int hint)
+{
+    if (MT_COREAWARE_CACHESIZE && ++MT_SELF(tl).events >= MT_COREAWARE_INTERVAL) {
+        MT_SELF(tl).events = 0;
+        int cpu = hint >= 0 ? hint : mt_cpu_current();
+        if (cpu != MT_SELF(tl).cpu)
+            MT_SELF(refit)(cpu);
+    }
 }
 
 /* Alloc's slow path, one block for everything the hit does not serve (so the
@@ -175,9 +191,9 @@ static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
 MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) ||
-        ctx->align > MT_MIN_ALIGN || !MT_SELF(ready)())
+    if (!MT_SELF(takes)(size, ctx->align) || !MT_SELF(ready)())
         return next(ctx);
+    MT_SELF(core_event)(ctx->cpu);
     size_t c = MT_SELF(class_index)(size);
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     size_t csize = MT_SELF(class_size)(c);
@@ -199,9 +215,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Free's slow path: a block of a class the cache does not keep, a full list
  * (half of it goes below first), or a thread that does not cache (any more). */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
+MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
 {
-    if (c - MT_SELF(first)() < MT_SELF(end)() - MT_SELF(first)() && MT_SELF(ready)()) {
+    if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
+        MT_SELF(core_event)(cpu);
         MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
         if (!b->room)
             MT_SELF(flush)(c, (MT_SELF(capacity)(c) + 1) / 2, next);
@@ -210,9 +227,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
         b->room--;
         return;
     }
-    mt_ctx sub = mt_ctx_for_alloc(0, 1);
-    mt_ctx_route(&sub, p);
-    next(&sub);
+    mt_cache_free_block(p, next);
 }
 
 /* Hit: a compare for the range, the class index, a pop. */
@@ -221,8 +236,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     size_t size = ctx->size;
     void *p = NULL;
     MT_SELF(bin) *b = NULL;
-    if (mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
-        MT_LIKELY(ctx->align <= MT_MIN_ALIGN)) {
+    if (MT_SELF(takes)(size, ctx->align)) {
         b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
         p = b->head;
     }
@@ -238,21 +252,14 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    if (MT_UNLIKELY(c - MT_SELF(first)() >= MT_SELF(end)() - MT_SELF(first)() || !b->room)) {
-        MT_SELF(free_slow)(ctx->ptr, c, next);
+    if (MT_UNLIKELY(!MT_SELF(covers)(c) || !b->room)) {
+        MT_SELF(free_slow)(ctx->ptr, c, ctx->cpu, next);
         return NULL;
     }
     *(void **)ctx->ptr = b->head;
     b->head = ctx->ptr;
     b->room--;
     return NULL;
-}
-
-MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
-{
-    if (MT_SELF(tl).state == MT_SELF(new))
-        MT_SELF(start)();
-    return next(ctx);
 }
 
 /* Give every cached block back below. True if there was any. */
@@ -267,7 +274,7 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(flush_all)();
-    MT_SELF(tl).state = MT_SELF(exited);
+    MT_SELF(tl).state = mt_cache_off;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         MT_SELF(tl).bin[c].room = 0;
     return next(ctx);
@@ -290,3 +297,4 @@ MT_FORWARD_OP(MT_NAME, fork_child)
 #include "../core/layer_end.h"
 #undef MT_THREAD_CACHE_BATCH
 #undef MT_THREAD_CACHE_BINS
+#undef MT_COREAWARE_INTERVAL

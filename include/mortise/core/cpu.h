@@ -1,0 +1,288 @@
+/* mortise/core/cpu.h — what the platform says about CPUs, for core-aware
+ * layers: the CPU the calling thread runs on, and the size of each CPU's
+ * own cache (the size a per-thread or per-CPU cache should be fitted to).
+ *
+ *   int    mt_cpu_current(void)       the CPU, as sched_getcpu(); -1 if
+ *                                     unknown. On x86-64 with glibc >= 2.35
+ *                                     one load from the thread's rseq area
+ *                                     (the kernel keeps cpu_id up to date),
+ *                                     inline; sched_getcpu() (the vDSO) when
+ *                                     rseq is not registered (valgrind,
+ *                                     GLIBC_TUNABLES=glibc.pthread.rseq=0).
+ *                                     Like any such answer it may be stale
+ *                                     by the time it is used: callers use
+ *                                     it for placement, never for safety.
+ *   size_t mt_cpu_cache_size(int cpu) that CPU's cache in bytes, 0 if unknown
+ *   size_t mt_cpu_cache_max(void)     the largest of all CPUs, 0 if none known
+ *   size_t mt_cpu_cache_scaled(size_t budget, int cpu)
+ *                                     budget × size(cpu) / max: a core with the
+ *                                     largest cache gets the whole budget, one
+ *                                     with a quarter of it a quarter; budget
+ *                                     itself when the sizes are unknown
+ *
+ * Where the sizes come from, read once per process on first use:
+ *   1. MORTISE_CORE_CACHE, when set: a list of RANGE:SIZE entries separated
+ *      by commas, RANGE being one CPU `N` or a range `N-M`, SIZE a number of
+ *      bytes with an optional K, M or G suffix (powers of 1024):
+ *          MORTISE_CORE_CACHE=0-3:512K,4-7:2M    four small and four big cores
+ *          MORTISE_CORE_CACHE=0:256K,1:1M        emulated on a 2-core machine
+ *      It replaces sysfs entirely: listed CPUs get their size, unlisted ones
+ *      the largest listed (they count as big cores). Later entries win where
+ *      ranges overlap. A value that does not parse is ignored as a whole,
+ *      with one line on standard error, and sysfs is used.
+ *   2. Otherwise sysfs: /sys/devices/system/cpu/cpuN/cache/indexI/{level,
+ *      type,size}; a CPU's size is its level-2 cache (data or unified: the
+ *      core's own on today's heterogeneous parts, where L3 is shared), or its
+ *      largest level-1 data cache when it has no L2.
+ * CPUs from 0 to MT_CPU_CACHE_CPUS - 1 (256) are described; others count as
+ * unknown. Nothing here allocates (raw open/read, no stdio), errno is kept,
+ * and readers that race the first use wait for it (it runs once).
+ * Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
+ */
+#ifndef MORTISE_CORE_CPU_H
+#define MORTISE_CORE_CPU_H
+
+#include "platform.h"
+
+#ifndef MT_CPU_CACHE_CPUS
+#define MT_CPU_CACHE_CPUS 256
+#endif
+
+#if !defined(MT_FREESTANDING)
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#if defined(__x86_64__) && defined(__GLIBC__) &&                                    \
+    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
+#include <sys/rseq.h>
+#define MT_CPU_RSEQ 1
+#endif
+#endif
+#ifndef MT_CPU_RSEQ
+#define MT_CPU_RSEQ 0
+#endif
+
+static struct {
+    _Atomic(int) state;                 /* 0 unread, 1 being read, 2 ready */
+    size_t size[MT_CPU_CACHE_CPUS];     /* bytes, 0 unknown */
+    size_t max;
+} mt_cpu_caches;
+
+#if defined(MT_FREESTANDING)
+MT_INLINE int mt_cpu_current(void) { return -1; }
+#else
+MT_SLOW int mt_cpu_current_slow(void) { return sched_getcpu(); }
+
+MT_INLINE int mt_cpu_current(void)
+{
+#if MT_CPU_RSEQ
+    /* rseq's cpu_id at thread pointer + __rseq_offset: %fs-relative */
+    int cpu;
+    __asm__ __volatile__("movl %%fs:(%1), %0"
+                         : "=r"(cpu)
+                         : "r"(__rseq_offset + offsetof(struct rseq, cpu_id)));
+    if (MT_LIKELY(cpu >= 0))
+        return cpu;
+#endif
+    return mt_cpu_current_slow();
+}
+#endif
+
+/* Parse a size "512K", "2M", "1048576" from s; returns the end, or NULL. */
+MT_UNUSED static const char *mt_cpu_parse_size(const char *s, size_t *out)
+{
+    size_t v = 0;
+    if (*s < '0' || *s > '9')
+        return NULL;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > (SIZE_MAX - 9) / 10)
+            return NULL;
+        v = v * 10 + (size_t)(*s - '0');
+    }
+    unsigned shift = *s == 'K' || *s == 'k' ? 10 : *s == 'M' || *s == 'm' ? 20
+                   : *s == 'G' || *s == 'g' ? 30 : 0;
+    if (shift) {
+        if (v > SIZE_MAX >> shift)
+            return NULL;
+        v <<= shift;
+        s++;
+    }
+    *out = v;
+    return s;
+}
+
+MT_UNUSED static const char *mt_cpu_parse_num(const char *s, unsigned *out)
+{
+    unsigned v = 0;
+    if (*s < '0' || *s > '9')
+        return NULL;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v > 1u << 20)
+            return NULL;
+        v = v * 10 + (unsigned)(*s - '0');
+    }
+    *out = v;
+    return s;
+}
+
+/* MORTISE_CORE_CACHE's syntax (above) into size[]: true if it parsed. Sizes
+ * of CPUs the value does not list become the largest listed. Exposed for
+ * tests, which parse strings without touching the process's table. */
+MT_UNUSED static bool mt_cpu_cache_parse(const char *s, size_t *size, unsigned cpus)
+{
+    size_t largest = 0;
+    bool listed[MT_CPU_CACHE_CPUS] = {0};
+    if (cpus > MT_CPU_CACHE_CPUS)
+        cpus = MT_CPU_CACHE_CPUS;
+    for (unsigned i = 0; i < cpus; i++)
+        size[i] = 0;
+    for (;;) {
+        unsigned lo, hi;
+        size_t bytes;
+        if (!(s = mt_cpu_parse_num(s, &lo)))
+            return false;
+        hi = lo;
+        if (*s == '-' && (!(s = mt_cpu_parse_num(s + 1, &hi)) || hi < lo))
+            return false;
+        if (*s != ':' || !(s = mt_cpu_parse_size(s + 1, &bytes)) || !bytes)
+            return false;
+        for (unsigned c = lo; c <= hi && c < cpus; c++)
+            size[c] = bytes, listed[c] = true;
+        largest = bytes > largest ? bytes : largest;
+        if (*s != ',')
+            break;
+        s++;
+    }
+    if (*s)
+        return false;
+    for (unsigned i = 0; i < cpus; i++)
+        if (!listed[i])
+            size[i] = largest;
+    return true;
+}
+
+#if !defined(MT_FREESTANDING)
+/* "/sys/devices/system/cpu/cpu" N "/cache/index" I "/" FILE into buf (no
+ * snprintf: nothing here may allocate). */
+MT_UNUSED static void mt_cpu_sysfs_path(char *buf, unsigned cpu, unsigned index, const char *file)
+{
+    static const char head[] = "/sys/devices/system/cpu/cpu", mid[] = "/cache/index";
+    char digits[12];
+    size_t n = 0, d;
+    for (const char *s = head; *s; s++)
+        buf[n++] = *s;
+    d = 0;
+    do digits[d++] = (char)('0' + cpu % 10); while ((cpu /= 10));
+    while (d)
+        buf[n++] = digits[--d];
+    for (const char *s = mid; *s; s++)
+        buf[n++] = *s;
+    do digits[d++] = (char)('0' + index % 10); while ((index /= 10));
+    while (d)
+        buf[n++] = digits[--d];
+    buf[n++] = '/';
+    for (const char *s = file; *s; s++)
+        buf[n++] = *s;
+    buf[n] = 0;
+}
+
+/* The first line of a small sysfs file; false if it cannot be read. */
+MT_UNUSED static bool mt_cpu_sysfs_read(unsigned cpu, unsigned index, const char *file,
+                                        char *out, size_t cap)
+{
+    char path[96];
+    mt_cpu_sysfs_path(path, cpu, index, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, out, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    out[n] = 0;
+    for (ssize_t i = 0; i < n; i++)
+        if (out[i] == '\n')
+            out[i] = 0;
+    return true;
+}
+
+/* One CPU's cache size from sysfs: its L2 (data or unified), else its
+ * largest L1 data cache; 0 when sysfs does not describe the CPU. */
+MT_UNUSED static size_t mt_cpu_sysfs_size(unsigned cpu)
+{
+    size_t l1 = 0;
+    char level[8], type[16], text[32];
+    for (unsigned i = 0; i < 16 && mt_cpu_sysfs_read(cpu, i, "level", level, sizeof level); i++) {
+        size_t bytes = 0;
+        if ((level[0] != '1' && level[0] != '2') || level[1] ||
+            !mt_cpu_sysfs_read(cpu, i, "type", type, sizeof type) || type[0] == 'I' ||
+            !mt_cpu_sysfs_read(cpu, i, "size", text, sizeof text) ||
+            !mt_cpu_parse_size(text, &bytes))
+            continue;
+        if (level[0] == '2')
+            return bytes;
+        l1 = bytes > l1 ? bytes : l1;
+    }
+    return l1;
+}
+#endif
+
+/* Fill the table once (the first caller reads, racers wait). */
+MT_SLOW void mt_cpu_caches_load(void)
+{
+    int state = 0;
+    if (!mt_cas(&mt_cpu_caches.state, &state, 1)) {
+        while (mt_load_acquire(&mt_cpu_caches.state) != 2)
+            mt_yield();
+        return;
+    }
+#if !defined(MT_FREESTANDING)
+    int saved = errno;
+    const char *env = getenv("MORTISE_CORE_CACHE");
+    if (env && !mt_cpu_cache_parse(env, mt_cpu_caches.size, MT_CPU_CACHE_CPUS)) {
+        static const char msg[] = "mortise: MORTISE_CORE_CACHE does not parse "
+                                  "(want e.g. 0-3:512K,4-7:2M); using sysfs\n";
+        ssize_t ignored = write(2, msg, sizeof msg - 1);
+        (void)ignored;
+        env = NULL;
+    }
+    if (!env) {
+        unsigned missing = 0; /* CPU numbers may have holes (offline CPUs) */
+        for (unsigned c = 0; c < MT_CPU_CACHE_CPUS && missing < 64; c++) {
+            mt_cpu_caches.size[c] = mt_cpu_sysfs_size(c);
+            missing = mt_cpu_caches.size[c] ? 0 : missing + 1;
+        }
+    }
+    errno = saved;
+#endif
+    for (unsigned c = 0; c < MT_CPU_CACHE_CPUS; c++)
+        if (mt_cpu_caches.size[c] > mt_cpu_caches.max)
+            mt_cpu_caches.max = mt_cpu_caches.size[c];
+    mt_store_release(&mt_cpu_caches.state, 2);
+}
+
+MT_UNUSED static size_t mt_cpu_cache_size(int cpu)
+{
+    if (mt_load_acquire(&mt_cpu_caches.state) != 2)
+        mt_cpu_caches_load();
+    return cpu >= 0 && cpu < MT_CPU_CACHE_CPUS ? mt_cpu_caches.size[cpu] : 0;
+}
+
+MT_UNUSED static size_t mt_cpu_cache_max(void)
+{
+    if (mt_load_acquire(&mt_cpu_caches.state) != 2)
+        mt_cpu_caches_load();
+    return mt_cpu_caches.max;
+}
+
+MT_UNUSED static size_t mt_cpu_cache_scaled(size_t budget, int cpu)
+{
+    size_t size = mt_cpu_cache_size(cpu), max = mt_cpu_cache_max();
+    if (!size || !max)
+        return budget;
+    return (size_t)((unsigned __int128)budget * size / max);
+}
+
+#endif

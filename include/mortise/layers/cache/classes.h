@@ -1,0 +1,77 @@
+/* mortise/layers/cache/classes.h — the size classes a cache layer keeps.
+ *
+ * The caches (thread_cache, tarrcache, carrcache_lk, slab_arrcache) hold
+ * blocks that stay owned by the layer below and file them by size class.
+ * This template part, included once per instance after
+ * policy/sizeclass/slot.h (no include guard), gives each of them the same
+ * answers to: which requests are cached, which class a block belongs in, and
+ * how many blocks of a class a byte budget allows.
+ *
+ * Needs: MT_NAME, MT_SIZE_HANDLE (finite upper bound), MT_SIZECLASS (and
+ *   MT_SELF(szcls_key) from slot.h); optionally MT_CACHE_BINS, the size of
+ *   the layer's class table (default: the policy's class count, at most
+ *   256; classes above it are not cached). It is forgotten at the end.
+ * Defines (all constant-folded where their arguments are constants):
+ *   MT_SELF(bins)            the table size
+ *   MT_SELF(class_size)(c), MT_SELF(class_index)(size)   the policy
+ *   MT_SELF(top)()           requests below it are cached (size_handle's
+ *                            bound, or less if the table is smaller)
+ *   MT_SELF(first)(), MT_SELF(end)()    cached classes: [first, end)
+ *   MT_SELF(takes)(size, align)         a request the cache serves
+ *   MT_SELF(covers)(c)       class c is cached (c may be SIZE_MAX: no)
+ *   MT_SELF(class_of)(ctx)   the class of a block getmeta below answered
+ *                            for: the owner's class hint when its policy is
+ *                            ours, else the largest class not above its
+ *                            usable size, so blocks of any owner are safe
+ *   MT_SELF(share)(budget, c)  blocks of class c an even share of `budget`
+ *                            bytes between the cached classes allows (>= 1)
+ */
+#ifndef MT_CACHE_BINS
+#define MT_CACHE_BINS                                                              \
+    (MT_SZCLS_CLASSES(MT_SIZECLASS) < 256 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 256)
+#endif
+
+_Static_assert(MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE) != SIZE_MAX,
+               "cache layer: size_handle needs a finite upper bound");
+_Static_assert(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) < MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE),
+               "cache layer: size_handle is empty");
+
+enum { MT_SELF(bins) = MT_CACHE_BINS };
+
+MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
+MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
+
+MT_INLINE size_t MT_SELF(top)(void)
+{
+    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
+    size_t table = MT_SELF(class_size)(MT_SELF(bins) - 1) + 1;
+    return hi < table ? hi : table;
+}
+MT_INLINE size_t MT_SELF(first)(void) { return MT_SELF(class_index)(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE)); }
+MT_INLINE size_t MT_SELF(end)(void) { return MT_SELF(class_index)(MT_SELF(top)() - 1) + 1; }
+
+MT_INLINE bool MT_SELF(takes)(size_t size, size_t align)
+{
+    return mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
+           MT_LIKELY(align <= MT_MIN_ALIGN);
+}
+
+MT_INLINE bool MT_SELF(covers)(size_t c)
+{
+    return c - MT_SELF(first)() < MT_SELF(end)() - MT_SELF(first)();
+}
+
+MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
+{
+    if (MT_SELF(szcls_key) && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
+        return ctx->szcls;
+    return MT_SELF(class_index)(ctx->usable + 1) - 1;
+}
+
+MT_INLINE size_t MT_SELF(share)(size_t budget, size_t c)
+{
+    size_t blocks = budget / (MT_SELF(end)() - MT_SELF(first)()) / MT_SELF(class_size)(c);
+    return blocks ? blocks : 1;
+}
+
+#undef MT_CACHE_BINS

@@ -1,0 +1,45 @@
+/* mortise/layers/cache/thread_state.h — a per-thread cache's life cycle.
+ *
+ * A thread's cache (thread_cache, tarrcache, slab_arrcache, batched_free)
+ * is `new` until the thread's first miss or free reaches the layer's slow
+ * path, `on` while it caches, and `off` after its thread_exit (or when it
+ * could not be set up): frees during later TLS destructors, and every
+ * request of a thread whose cache is off, go straight below. The fast paths
+ * never look at the state: a new or off cache has no blocks and no room,
+ * so every request takes the slow path, which asks ready().
+ *
+ * Template part (no include guard), included by a cache layer after it has
+ * defined MT_SELF(tl), its thread-local state with an `int state` member
+ * (zero: new). The layer defines `void MT_SELF(start)(void)` (before or
+ * after), which sets the thread's cache up and sets state to mt_cache_on
+ * (mt_cache_off if it cannot).
+ * Defines:
+ *   MT_SELF(ready)()   true when the thread caches; attaches the thread
+ *                      (mt_thread_attach: every layer's create, and
+ *                      thread_exit when it ends) on its first call
+ *   MT_SELF(create)    the layer operation: starts the cache
+ */
+#ifndef MORTISE_LAYERS_CACHE_THREAD_STATE_ONCE
+#define MORTISE_LAYERS_CACHE_THREAD_STATE_ONCE
+enum { mt_cache_new = 0, mt_cache_on, mt_cache_off };
+#endif
+
+static void MT_SELF(start)(void);
+
+/* Returns true when the thread caches (attaching it on its first call). */
+MT_SLOW bool MT_SELF(ready)(void)
+{
+    if (MT_SELF(tl).state == mt_cache_new) {
+        mt_thread_attach(); /* runs create, which starts the cache */
+        if (MT_SELF(tl).state == mt_cache_new)
+            MT_SELF(start)(); /* a socket without threads attaches nobody */
+    }
+    return MT_SELF(tl).state == mt_cache_on;
+}
+
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_SELF(tl).state == mt_cache_new)
+        MT_SELF(start)();
+    return next(ctx);
+}

@@ -1,0 +1,214 @@
+/* tarrcache — per-thread array magazines per size class.       [model: tarrcache]
+ *
+ * Serves: alloc requests in size_handle with alignment <= 16 from the calling
+ *   thread's magazine of the request's class: a fixed-size array of block
+ *   pointers (layers/cache/magazine.h), popped from the top. A free of a
+ *   block whose class it covers is pushed on the freeing thread's magazine.
+ *   When a magazine is empty, a miss takes half a magazine of blocks from the
+ *   layer below in one go; when it is full, a free gives the older half back
+ *   below first. Unlike thread_cache's lists it never writes into a cached
+ *   block (no link word), so a cached block's memory is not touched until
+ *   the program gets it back, and a hit reads the array, not the block.
+ *   Cached blocks stay owned by the layer below (the page map names it), so
+ *   the cache needs no lock, no page-map entry and no metadata of its own.
+ *   Everything else — aligned requests, sizes outside size_handle, blocks of
+ *   other classes, getmeta, resize — goes to the next layer.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 32768): hi must be finite.
+ *   sizeclass=POLICY     → MT_SIZECLASS (log2b); best the policy of the layer
+ *                          below, so blocks come back in whole classes.
+ *   cache_size=BYTES     → MT_CACHE_SIZE (1 MiB): each thread's budget, shared
+ *                          evenly by the classes of size_handle.
+ *   Tuning (not model slots): MT_TARRCACHE_SLOTS (64), a magazine's most
+ *   slots. Class c holds at most cap(c) = min(MT_TARRCACHE_SLOTS,
+ *   max(1, cache_size / classes / size(c))) blocks; a miss takes
+ *   max(1, cap(c) / 2) blocks below, a full magazine gives cap(c) / 2 back
+ *   (at least 1). MT_CACHE_BINS: see layers/cache/classes.h.
+ * Needs from below: getmeta answering the usable size of every block it owns
+ *   (the class hint when the policy is the same), class-sized allocs, and one
+ *   allocation of sum(cap(c)) pointers per thread for the slot arrays
+ *   (40 classes with the defaults: at most 40 × 64 × 8 = 20 KiB).
+ * Time: hit: alloc = class index + pop from the array (no atomic, no lock,
+ *   no read of the block); free = the owner's getmeta + push. Miss: up to
+ *   cap(c) / 2 allocs below; full magazine: cap(c) / 2 frees below plus
+ *   moving the other half down (O(MT_TARRCACHE_SLOTS)). thread_exit and
+ *   purge: O(cached blocks).
+ * Space: MT_CACHE_BINS × 16 bytes of TLS per thread (the magazines' counts
+ *   and array pointers), the slot arrays (above) and the cached blocks: at
+ *   most sum(cap(c) × size(c)) <= cache_size + one block per class.
+ * Thread safety: all state is per thread (initial-exec TLS); no locks, so
+ *   nothing to take at fork: the child keeps the forking thread's magazines.
+ *   A thread's first miss or free attaches it (mt_thread_attach), which
+ *   allocates its slot arrays below; at its exit every cached block and the
+ *   arrays go back below, and later frees of the thread go straight below.
+ *   Blocks freed by another thread land in that thread's magazines.
+ * Fails: only when the layer below fails (ctx->err from it). If the slot
+ *   arrays cannot be allocated, the thread does not cache (every request
+ *   goes below) — never an error.
+ * Example:
+ *   mmap_heap
+ *     :: segfit_lk(sync=spinlock, size_handle=[0, 262144])
+ *     :: tarrcache(size_handle=[0, 32768], cache_size=1MB)
+ *     :: malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sizeclass/sizeclass.h"
+#include "cache/magazine.h"
+
+#ifndef MT_NAME
+#define MT_NAME tarrcache
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, 32768
+#endif
+#ifndef MT_CACHE_SIZE
+#define MT_CACHE_SIZE ((size_t)1 << 20)
+#endif
+#ifndef MT_TARRCACHE_SLOTS
+#define MT_TARRCACHE_SLOTS 64
+#endif
+_Static_assert(MT_TARRCACHE_SLOTS >= 1 && MT_TARRCACHE_SLOTS <= 65536,
+               "tarrcache: MT_TARRCACHE_SLOTS out of range");
+
+MT_DECLARE_BELOW(alloc) /* the slot arrays */
+MT_DECLARE_BELOW(getmeta)
+MT_DECLARE_BELOW(free)
+
+#include "../policy/sizeclass/slot.h"
+#include "cache/classes.h"
+
+static MT_TLS struct {
+    mt_magazine mag[MT_SELF(bins)];
+    int state;   /* cache/thread_state.h */
+    void **store; /* every magazine's slots, one block from below */
+} MT_SELF(tl);
+
+#include "cache/thread_state.h"
+
+MT_INLINE size_t MT_SELF(cap)(size_t c)
+{
+    size_t share = MT_SELF(share)(MT_CACHE_SIZE, c);
+    return share < MT_TARRCACHE_SLOTS ? share : MT_TARRCACHE_SLOTS;
+}
+
+/* The thread's first use: slot arrays for every cached class, from below. */
+MT_SLOW void MT_SELF(start)(void)
+{
+    uint32_t caps[MT_SELF(bins)];
+    size_t slots = 0;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        slots += caps[c] = (uint32_t)MT_SELF(cap)(c);
+    mt_ctx sub = mt_ctx_for_alloc(slots * sizeof(void *), MT_CACHELINE);
+    void **store = MT_BELOW(alloc)(&sub);
+    MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
+    if (!store)
+        return;
+    MT_SELF(tl).store = store;
+    mt_magazine_carve(&MT_SELF(tl).mag[MT_SELF(first)()], &caps[MT_SELF(first)()],
+                      MT_SELF(end)() - MT_SELF(first)(), store);
+}
+
+/* Alloc's slow path: requests it does not take go below; a miss serves the
+ * request from below and fills half the magazine for the next ones. */
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (!MT_SELF(takes)(ctx->size, ctx->align) || !MT_SELF(ready)())
+        return next(ctx);
+    size_t c = MT_SELF(class_index)(ctx->size);
+    mt_magazine *m = &MT_SELF(tl).mag[c];
+    size_t csize = MT_SELF(class_size)(c);
+    ctx->size = csize; /* a whole class, so the block serves any size of it */
+    void *first = next(ctx);
+    if (first && m->n == 0 && m->cap > 1)
+        m->n = (uint32_t)mt_cache_take(m->slot, m->cap / 2, csize, next);
+    return first;
+}
+
+/* Free's slow path: a block of a class it does not keep, a full magazine
+ * (its older half goes below first), or a thread that does not cache. */
+MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
+{
+    if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
+        mt_magazine *m = &MT_SELF(tl).mag[c];
+        if (m->n >= m->cap)
+            mt_magazine_drain(m, (m->cap + 1) / 2, next);
+        m->slot[m->n++] = p;
+        return;
+    }
+    mt_cache_free_block(p, next);
+}
+
+/* Hit: a compare for the range, the class index, a pop off the array. */
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size;
+    mt_magazine *m = NULL;
+    uint32_t n = 0;
+    if (MT_SELF(takes)(size, ctx->align)) {
+        m = &MT_SELF(tl).mag[MT_SELF(class_index)(size)];
+        n = m->n;
+    }
+    if (MT_UNLIKELY(!n))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+    m->n = --n;
+    return m->slot[n];
+}
+
+/* Hit: the owner's getmeta, the class index, a push onto the array. */
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
+    mt_magazine *m = &MT_SELF(tl).mag[c];
+    uint32_t n;
+    if (MT_UNLIKELY(!MT_SELF(covers)(c) || (n = m->n) >= m->cap)) {
+        MT_SELF(free_slow)(ctx->ptr, c, next);
+        return NULL;
+    }
+    m->slot[n] = ctx->ptr;
+    m->n = n + 1;
+    return NULL;
+}
+
+/* Give every cached block back below. True if there was any. */
+MT_SLOW bool MT_SELF(flush_all)(void)
+{
+    size_t any = 0;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        any += mt_magazine_drain(&MT_SELF(tl).mag[c], SIZE_MAX, MT_BELOW(free));
+    return any != 0;
+}
+
+/* The thread ends: its blocks and its slot arrays go back below. */
+MT_SLOW void MT_SELF(stop)(void)
+{
+    MT_SELF(flush_all)();
+    if (MT_SELF(tl).store)
+        mt_cache_free_block(MT_SELF(tl).store, MT_BELOW(free));
+    MT_SELF(tl).store = NULL;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        MT_SELF(tl).mag[c] = (mt_magazine){0};
+    MT_SELF(tl).state = mt_cache_off;
+}
+
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(stop)();
+    return next(ctx);
+}
+
+/* malloc_trim: the calling thread's magazines go back first, then the
+ * layers below release what is free. */
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = MT_SELF(flush_all)();
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, getmeta)
+MT_FORWARD_OP(MT_NAME, resize)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+
+#include "../core/layer_end.h"
+#undef MT_TARRCACHE_SLOTS

@@ -1,0 +1,20 @@
+/* tarr — segfit with per-thread array magazines in front (tarrcache).
+ * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::tarrcache(sizeclass=log2b, size_handle=[0, 32768], cache_size=1MB)::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC posix_mutex
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 0, 262144
+#include <mortise/layers/segfit_lk.h>
+
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 0, 32768
+#define MT_CACHE_SIZE (1 << 20)
+#include <mortise/layers/tarrcache.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, segfit_lk, tarrcache, malloc_socket)

@@ -63,7 +63,7 @@ MT_INLINE bool MT_SELF(covers)(size_t c)
 
 MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
 {
-    if (MT_SELF(szcls_key) && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
+    if (MT_SELF(szcls_key) != 0 && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
         return ctx->szcls;
     return MT_SELF(class_index)(ctx->usable + 1) - 1;
 }

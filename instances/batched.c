@@ -1,0 +1,19 @@
+/* batched — segfit behind per-thread batches of frees (batched_free).
+ * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::batched_free(batch_size=32, size_handle=[0, 65536])::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC posix_mutex
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 0, 262144
+#include <mortise/layers/segfit_lk.h>
+
+#define MT_BATCH_SIZE 32
+#define MT_SIZE_HANDLE 0, 65536
+#include <mortise/layers/batched_free.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, segfit_lk, batched_free, malloc_socket)

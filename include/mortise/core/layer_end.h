@@ -20,4 +20,6 @@
 #undef MT_ERR_HANDLE
 #undef MT_DELAYED_SIZE
 #undef MT_NODE_XOR
+#undef MT_SL_COUNT
+#undef MT_MAX_BLOCK
 #undef MT_SELF_ID

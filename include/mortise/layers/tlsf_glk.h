@@ -1,0 +1,782 @@
+/* tlsf_glk — Two-Level Segregated Fit under one global lock.  [model: tlsf_glk]
+ *
+ * Serves: sizes in size_handle up to max_block, any power-of-two alignment,
+ *   with O(1) alloc and free (Masmano, Ripoll, Crespo, Real, ECRTS 2004): free
+ *   blocks sit in segregated lists indexed by a first level (power of two) and
+ *   a second level (sl_count linear steps inside it); two bitmaps say which
+ *   lists are non-empty, so finding a fitting list is a find-first-set on each
+ *   (count trailing zeros), never a walk. Blocks carry boundary tags and are
+ *   split on allocation and merged with free neighbours at once on free.
+ *   Requests above max_block go straight to the layer below (mmap_heap maps
+ *   them and moves them with mremap on realloc; their memory goes back to the
+ *   OS on free, as glibc's mmap threshold does); max_block=SIZE_MAX keeps
+ *   every size here, for hard real-time bounds on every request.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, SIZE_MAX)
+ *   sync=POLICY          → MT_SYNC (posix_mutex): the one lock; every critical
+ *                          section runs through the policy's exec, so combining
+ *                          and delegation locks (ccsynch, flatcombine, rcl) fit
+ *   max_block=BYTES      → MT_MAX_BLOCK (4 MiB): larger requests pass on
+ *   sl_count=N           → MT_SL_COUNT (32): second-level lists per power of
+ *                          two (a power of two, 2..64); more lists waste less
+ *                          (a block is at most 1/N larger than needed)
+ *   pool_size=BYTES      → MT_POOL_SIZE (1 MiB): the least the heap grows by
+ * Needs from below: granule-aligned chunks (any OS layer). A chunk that lands
+ *   right next to one of ours (brk_heap: always, mmap_heap: often) joins its
+ *   region: the sentinel between them becomes free space and merges, so one
+ *   contiguous heap behaves as one pool.
+ * Structure: block = 16-byte header {previous physical block, size | free |
+ *   previous-free} before the user's bytes; the previous-block pointer is
+ *   valid only while that block is free and lives in its last word, so a used
+ *   block's overhead is 8 bytes. Free blocks hold their list links. A region
+ *   (adjacent chunks) ends in a 32-byte sentinel (size 0, used) that also
+ *   links the regions for the checker. Chunk boundaries and the layer below's
+ *   page-map entries are kept in the page map, not in memory.
+ * Time: alloc, free, aligned alloc, resize: O(1) — a bounded number of steps
+ *   (bitmap searches, list operations, one split, up to two merges) whatever
+ *   the heap's size or state; tests/trunk_tlsf_lf measures it (MT_TLSF_STEP).
+ *   Growing the heap adds one call to the layer below and O(chunk granules)
+ *   page-map writes. purge: O(free blocks of at least two granules + chunks
+ *   released). getmeta: O(1), no lock.
+ * Space: 8 bytes per used block, blocks of at least 32 bytes in multiples of
+ *   16; a request is served from a list whose blocks are all large enough
+ *   ("good fit"), the rest split off; worst-case fragmentation is TLSF's:
+ *   bounded by the heap's free space, no more than 1/sl_count internal waste
+ *   beyond the rounding. 32 bytes per region; control state about
+ *   (61 - log2 sl_count) * (sl_count + 1) words.
+ * Purge: a chunk entirely inside a free block (with room left for the
+ *   boundary tags around it) goes back to the layer below; a region may split
+ *   in two. A heap whose blocks are all freed merges back to one free block per
+ *   region, and every chunk goes back.
+ * Thread safety: all operations under the lock (getmeta reads a header word
+ *   atomically without it). Lock order: this lock, then the layer below's
+ *   (purge releases chunks under the lock; growing calls below without it).
+ * Fails: alloc returns NULL with the layer below's ctx->err (ENOMEM) iff no
+ *   free block fits and the layer below cannot give a chunk large enough; a
+ *   chunk whose previous page-map entry does not fit the page-map encoding
+ *   (owner id >= 2^15 or payload >= 2^47: never for the OS layers) is given
+ *   back and the request fails with ENOMEM.
+ * Checker: NAME_check(&stats) walks every region and list under the lock and
+ *   returns NULL or the first broken invariant (tests call it).
+ * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket   (instance tlsf)
+ *          #define MT_SYNC spinlock
+ *          #include <mortise/layers/tlsf_glk.h>
+ *          MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket)      (instance tlsf_mmap)
+ */
+#include "../core/layer.h"
+#include "../policy/sync/sync.h"
+
+#ifndef MT_NAME
+#define MT_NAME tlsf_glk
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, SIZE_MAX
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC posix_mutex
+#endif
+#ifndef MT_SL_COUNT
+#define MT_SL_COUNT 32
+#endif
+#ifndef MT_POOL_SIZE
+#define MT_POOL_SIZE ((size_t)1 << 20)
+#endif
+#ifndef MT_MAX_BLOCK
+#define MT_MAX_BLOCK ((size_t)4 << 20)
+#endif
+
+_Static_assert(mt_is_pow2_const(MT_SL_COUNT) && MT_SL_COUNT >= 2 && MT_SL_COUNT <= 64,
+               "tlsf_glk: sl_count must be a power of two from 2 to 64");
+_Static_assert(MT_POOL_SIZE >= 2 * MT_GRANULE,
+               "tlsf_glk: pool_size must be at least two granules (128 KiB)");
+
+#ifndef MORTISE_LAYERS_TLSF_GLK_TYPES /* once, for every instance */
+#define MORTISE_LAYERS_TLSF_GLK_TYPES
+
+/* Counts the steps of alloc, free and resize (bitmap searches, list
+ * operations, splits and merges). Off (nothing) unless a test defines it. */
+#ifndef MT_TLSF_STEP
+#define MT_TLSF_STEP() ((void)0)
+#endif
+
+typedef struct mt_tlsf_block {
+    struct mt_tlsf_block *prev_phys;  /* valid iff MT_TLSF_PREV_FREE */
+    size_t head;                      /* size | flags, read and written atomically */
+    struct mt_tlsf_block *next_free;  /* free blocks: list links; sentinels: */
+    struct mt_tlsf_block *prev_free;  /* the list of regions */
+} mt_tlsf_block;
+
+#define MT_TLSF_FREE ((size_t)1)
+#define MT_TLSF_PREV_FREE ((size_t)2)
+#define MT_TLSF_FLAGS ((size_t)15)
+#define MT_TLSF_HDR ((size_t)16)     /* header before the user pointer */
+#define MT_TLSF_OVERLAP ((size_t)8)  /* next header's first word, usable while used */
+#define MT_TLSF_MIN ((size_t)32)     /* header + two links */
+#define MT_TLSF_RESERVE ((size_t)32) /* a region's sentinel */
+
+/* Page-map encoding of a chunk of n >= 2 granules with the layer below's
+ * entry e: granule 0: MT_TLSF_CHUNK_HEAD | owner(e) << 32 | n; granule 1:
+ * payload(e); granule i >= 2: i (the way back to granule 0). */
+#define MT_TLSF_CHUNK_HEAD ((uintptr_t)1 << 47)
+
+typedef struct mt_tlsf_req {
+    size_t size, align;
+    void *ptr;          /* resize: the block */
+    char *chunk;        /* grow: a new chunk from below and its length */
+    size_t len;
+} mt_tlsf_req;
+
+/* What the checker counts on its walk (NAME_check). */
+typedef struct mt_tlsf_stats {
+    size_t regions, chunks, heap_bytes;   /* chunks and bytes obtained from below */
+    size_t used_blocks, used_bytes;
+    size_t free_blocks, free_bytes, largest_free;
+} mt_tlsf_stats;
+
+MT_INLINE size_t mt_tlsf_size(const mt_tlsf_block *b)
+{
+    return __atomic_load_n(&b->head, __ATOMIC_RELAXED) & ~MT_TLSF_FLAGS;
+}
+MT_INLINE size_t mt_tlsf_flags(const mt_tlsf_block *b)
+{
+    return __atomic_load_n(&b->head, __ATOMIC_RELAXED) & MT_TLSF_FLAGS;
+}
+MT_INLINE void mt_tlsf_set(mt_tlsf_block *b, size_t size, size_t flags)
+{
+    __atomic_store_n(&b->head, size | flags, __ATOMIC_RELAXED);
+}
+MT_INLINE bool mt_tlsf_is_free(const mt_tlsf_block *b) { return mt_tlsf_flags(b) & MT_TLSF_FREE; }
+MT_INLINE bool mt_tlsf_prev_free(const mt_tlsf_block *b) { return mt_tlsf_flags(b) & MT_TLSF_PREV_FREE; }
+MT_INLINE void mt_tlsf_set_prev_free(mt_tlsf_block *b, bool free)
+{
+    size_t h = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+    __atomic_store_n(&b->head, free ? h | MT_TLSF_PREV_FREE : h & ~MT_TLSF_PREV_FREE, __ATOMIC_RELAXED);
+}
+MT_INLINE bool mt_tlsf_is_sentinel(const mt_tlsf_block *b) { return mt_tlsf_size(b) == 0; }
+MT_INLINE mt_tlsf_block *mt_tlsf_at(uintptr_t a) { return (mt_tlsf_block *)a; }
+MT_INLINE mt_tlsf_block *mt_tlsf_next(const mt_tlsf_block *b)
+{
+    return mt_tlsf_at((uintptr_t)b + mt_tlsf_size(b));
+}
+MT_INLINE mt_tlsf_block *mt_tlsf_of(void *p) { return mt_tlsf_at((uintptr_t)p - MT_TLSF_HDR); }
+MT_INLINE void *mt_tlsf_user(mt_tlsf_block *b) { return (char *)b + MT_TLSF_HDR; }
+
+/* Block size for a request: the request plus the overlap word's complement,
+ * in multiples of 16, at least MT_TLSF_MIN. */
+MT_INLINE size_t mt_tlsf_block_size(size_t request)
+{
+    size_t s = mt_align_up(request + MT_TLSF_HDR - MT_TLSF_OVERLAP, 16);
+    return s < MT_TLSF_MIN ? MT_TLSF_MIN : s;
+}
+
+/* The mapping: sizes below 16 << sl_log2 share first level 0 in steps of 16;
+ * above, first level k - sl_log2 - 3 for a size in [2^k, 2^(k+1)), cut into
+ * 2^sl_log2 equal steps. Sizes up to 2^64 need 61 - sl_log2 first levels. */
+#define MT_TLSF_FL_COUNT(sl_log2) (61 - (sl_log2))
+MT_INLINE void mt_tlsf_map(size_t size, unsigned sl_log2, unsigned *fl, unsigned *sl)
+{
+    if (size < ((size_t)16 << sl_log2)) {
+        *fl = 0;
+        *sl = (unsigned)(size >> 4);
+    } else {
+        unsigned k = mt_log2_floor(size);
+        *fl = k - sl_log2 - 3;
+        *sl = (unsigned)(size >> (k - sl_log2)) - (1u << sl_log2);
+    }
+}
+/* Round a wanted size up to the start of the next list, so that every block
+ * of the list found for it is large enough (good fit, no walk). */
+MT_INLINE size_t mt_tlsf_round(size_t size, unsigned sl_log2)
+{
+    if (size >= ((size_t)16 << sl_log2))
+        size += ((size_t)1 << (mt_log2_floor(size) - sl_log2)) - 1;
+    return size;
+}
+#endif /* MORTISE_LAYERS_TLSF_GLK_TYPES */
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+MT_DECLARE_BELOW(free) /* purge hands chunks back through the free chain */
+#define MT_SELF_ID MT_SELF(id)
+
+enum {
+    MT_SELF(sl_log2) = __builtin_ctz(MT_SL_COUNT),
+    MT_SELF(fl_count) = MT_TLSF_FL_COUNT(__builtin_ctz(MT_SL_COUNT)),
+};
+
+static struct {
+    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    uint64_t fl_map;
+    uint64_t sl_map[MT_SELF(fl_count)];
+    mt_tlsf_block *heads[MT_SELF(fl_count)][MT_SL_COUNT];
+    mt_tlsf_block *regions;  /* sentinels, linked through next_free/prev_free */
+} MT_SELF(state);
+
+/* ---- the segregated lists (lock held) ---- */
+
+MT_INLINE void MT_SELF(insert)(mt_tlsf_block *b)
+{
+    unsigned fl, sl;
+    mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &fl, &sl);
+    mt_tlsf_block *head = MT_SELF(state).heads[fl][sl];
+    MT_TLSF_STEP();
+    b->next_free = head;
+    b->prev_free = NULL;
+    if (head)
+        head->prev_free = b;
+    MT_SELF(state).heads[fl][sl] = b;
+    MT_SELF(state).sl_map[fl] |= (uint64_t)1 << sl;
+    MT_SELF(state).fl_map |= (uint64_t)1 << fl;
+}
+
+MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b)
+{
+    unsigned fl, sl;
+    mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &fl, &sl);
+    MT_TLSF_STEP();
+    if (b->next_free)
+        b->next_free->prev_free = b->prev_free;
+    if (b->prev_free) {
+        b->prev_free->next_free = b->next_free;
+    } else {
+        MT_SELF(state).heads[fl][sl] = b->next_free;
+        if (!b->next_free) {
+            MT_SELF(state).sl_map[fl] &= ~((uint64_t)1 << sl);
+            if (!MT_SELF(state).sl_map[fl])
+                MT_SELF(state).fl_map &= ~((uint64_t)1 << fl);
+        }
+    }
+}
+
+/* A free block of at least `size` bytes: two find-first-set searches. */
+MT_INLINE mt_tlsf_block *MT_SELF(find)(size_t size)
+{
+    unsigned fl, sl;
+    mt_tlsf_map(mt_tlsf_round(size, MT_SELF(sl_log2)), MT_SELF(sl_log2), &fl, &sl);
+    if (fl >= MT_SELF(fl_count))
+        return NULL;
+    MT_TLSF_STEP();
+    uint64_t sl_bits = MT_SELF(state).sl_map[fl] & (~(uint64_t)0 << sl);
+    if (!sl_bits) {
+        MT_TLSF_STEP();
+        uint64_t fl_bits = fl + 1 < 64 ? MT_SELF(state).fl_map & (~(uint64_t)0 << (fl + 1)) : 0;
+        if (!fl_bits)
+            return NULL;
+        fl = (unsigned)__builtin_ctzll(fl_bits);
+        sl_bits = MT_SELF(state).sl_map[fl];
+    }
+    return MT_SELF(state).heads[fl][__builtin_ctzll(sl_bits)];
+}
+
+/* ---- boundary tags: split and merge (lock held) ---- */
+
+/* Mark b (not in a list) used: its successor no longer has a free neighbour. */
+MT_INLINE void MT_SELF(use)(mt_tlsf_block *b)
+{
+    mt_tlsf_set(b, mt_tlsf_size(b), mt_tlsf_flags(b) & MT_TLSF_PREV_FREE);
+    mt_tlsf_set_prev_free(mt_tlsf_next(b), false);
+}
+
+/* Used block b keeps `size` bytes; the rest, if it can be a block, becomes a
+ * free block (merged with a free successor, which only a shrink can have). */
+MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
+{
+    size_t total = mt_tlsf_size(b);
+    if (total - size < MT_TLSF_MIN)
+        return;
+    MT_TLSF_STEP();
+    mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + size), *after = mt_tlsf_next(b);
+    size_t rest_size = total - size;
+    if (mt_tlsf_is_free(after)) {
+        MT_SELF(remove)(after);
+        rest_size += mt_tlsf_size(after);
+        after = mt_tlsf_at((uintptr_t)rest + rest_size);
+    }
+    mt_tlsf_set(b, size, mt_tlsf_flags(b));
+    mt_tlsf_set(rest, rest_size, MT_TLSF_FREE);
+    after->prev_phys = rest;
+    mt_tlsf_set_prev_free(after, true);
+    MT_SELF(insert)(rest);
+}
+
+/* b (free, not in a list) starts `gap` bytes too early for its alignment:
+ * the gap becomes a free block of its own; returns the block after it. */
+MT_INLINE mt_tlsf_block *MT_SELF(trim_leading)(mt_tlsf_block *b, size_t gap)
+{
+    MT_TLSF_STEP();
+    mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + gap);
+    mt_tlsf_set(rest, mt_tlsf_size(b) - gap, MT_TLSF_FREE | MT_TLSF_PREV_FREE);
+    rest->prev_phys = b;
+    mt_tlsf_set(b, gap, mt_tlsf_flags(b));
+    MT_SELF(insert)(b);
+    return rest;
+}
+
+/* ---- the critical sections (run through the sync policy's exec) ---- */
+
+MT_INLINE void *MT_SELF(take)(size_t size, size_t align)
+{
+    size_t need = mt_tlsf_block_size(size);
+    size_t search = align > MT_MIN_ALIGN ? need + align + MT_MIN_ALIGN : need;
+    mt_tlsf_block *b = MT_SELF(find)(search);
+    if (!b)
+        return NULL;
+    MT_SELF(remove)(b);
+    if (align > MT_MIN_ALIGN) {
+        uintptr_t user = (uintptr_t)mt_tlsf_user(b);
+        size_t gap = mt_align_up(user, align) - user;
+        if (gap && gap < MT_TLSF_MIN)
+            gap += align;
+        if (gap)
+            b = MT_SELF(trim_leading)(b, gap);
+    }
+    MT_SELF(use)(b);
+    MT_SELF(split)(b, need);
+    return mt_tlsf_user(b);
+}
+
+static inline void *MT_SELF(cs_alloc)(void *arg)
+{
+    mt_tlsf_req *r = arg;
+    return MT_SELF(take)(r->size, r->align);
+}
+
+static inline void *MT_SELF(cs_free)(void *arg)
+{
+    mt_tlsf_block *b = mt_tlsf_of(arg);
+    size_t size = mt_tlsf_size(b), flags = mt_tlsf_flags(b);
+    if (flags & MT_TLSF_PREV_FREE) {
+        mt_tlsf_block *prev = b->prev_phys;
+        MT_TLSF_STEP();
+        MT_SELF(remove)(prev);
+        size += mt_tlsf_size(prev);
+        flags = mt_tlsf_flags(prev);
+        b = prev;
+    }
+    mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
+    if (mt_tlsf_is_free(after)) {
+        MT_TLSF_STEP();
+        MT_SELF(remove)(after);
+        size += mt_tlsf_size(after);
+        after = mt_tlsf_at((uintptr_t)b + size);
+    }
+    mt_tlsf_set(b, size, (flags & MT_TLSF_PREV_FREE) | MT_TLSF_FREE);
+    after->prev_phys = b;
+    mt_tlsf_set_prev_free(after, true);
+    MT_SELF(insert)(b);
+    return NULL;
+}
+
+/* In place: shrink by splitting off the tail, grow into a free successor
+ * (up to max_block; beyond, the socket moves the block below). */
+static inline void *MT_SELF(cs_resize)(void *arg)
+{
+    mt_tlsf_req *r = arg;
+    mt_tlsf_block *b = mt_tlsf_of(r->ptr);
+    size_t need = mt_tlsf_block_size(r->size), size = mt_tlsf_size(b);
+    if (need > size) {
+        mt_tlsf_block *after = mt_tlsf_next(b);
+        if (!mt_tlsf_is_free(after) || size + mt_tlsf_size(after) < need)
+            return NULL;
+        MT_TLSF_STEP();
+        MT_SELF(remove)(after);
+        mt_tlsf_set(b, size + mt_tlsf_size(after), mt_tlsf_flags(b));
+        mt_tlsf_set_prev_free(mt_tlsf_next(b), false);
+    }
+    MT_SELF(split)(b, need);
+    return r->ptr;
+}
+
+/* ---- chunks and regions (lock held; slow paths) ---- */
+
+MT_INLINE bool MT_SELF(ours)(uintptr_t a) { return mt_entry_owner(mt_pagemap_get((void *)a)) == MT_SELF_ID; }
+MT_INLINE uintptr_t MT_SELF(payload)(uintptr_t a) { return mt_entry_payload(mt_pagemap_get((void *)a)); }
+
+/* The first granule of the chunk holding address a (ours). */
+static uintptr_t MT_SELF(chunk_base)(uintptr_t a)
+{
+    uintptr_t g = mt_align_down_ptr(a, MT_GRANULE), p = MT_SELF(payload)(g);
+    if (p & MT_TLSF_CHUNK_HEAD)
+        return g;
+    if (MT_SELF(ours)(g - MT_GRANULE) && (MT_SELF(payload)(g - MT_GRANULE) & MT_TLSF_CHUNK_HEAD))
+        return g - MT_GRANULE;
+    return g - (p << MT_GRANULE_SHIFT);
+}
+static size_t MT_SELF(chunk_len)(uintptr_t base)
+{
+    return (size_t)(MT_SELF(payload)(base) & 0xffffffffu) << MT_GRANULE_SHIFT;
+}
+/* The page-map entry the layer below had on the chunk's first granule. */
+static uintptr_t MT_SELF(chunk_prev)(uintptr_t base)
+{
+    uintptr_t owner = (MT_SELF(payload)(base) >> 32) & 0x7fff;
+    return mt_entry(owner, MT_SELF(payload)(base + MT_GRANULE));
+}
+/* A region starts where the granule before is not ours. */
+MT_INLINE bool MT_SELF(region_base)(uintptr_t a) { return !MT_SELF(ours)(a - MT_GRANULE); }
+
+static bool MT_SELF(claim)(char *chunk, size_t len)
+{
+    uintptr_t prev = mt_pagemap_get(chunk), n = len >> MT_GRANULE_SHIFT;
+    if (mt_entry_owner(prev) >= 0x8000 || mt_entry_payload(prev) >= MT_TLSF_CHUNK_HEAD)
+        return false;
+    mt_pagemap_set(chunk, MT_GRANULE,
+                   mt_entry(MT_SELF_ID, MT_TLSF_CHUNK_HEAD | mt_entry_owner(prev) << 32 | n));
+    mt_pagemap_set(chunk + MT_GRANULE, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
+    for (uintptr_t i = 2; i < n; i++)
+        mt_pagemap_set(chunk + (i << MT_GRANULE_SHIFT), MT_GRANULE, mt_entry(MT_SELF_ID, i));
+    return true;
+}
+
+static void MT_SELF(link_region)(mt_tlsf_block *sentinel)
+{
+    sentinel->prev_free = NULL;
+    sentinel->next_free = MT_SELF(state).regions;
+    if (MT_SELF(state).regions)
+        MT_SELF(state).regions->prev_free = sentinel;
+    MT_SELF(state).regions = sentinel;
+}
+static void MT_SELF(unlink_region)(mt_tlsf_block *sentinel)
+{
+    if (sentinel->next_free)
+        sentinel->next_free->prev_free = sentinel->prev_free;
+    if (sentinel->prev_free)
+        sentinel->prev_free->next_free = sentinel->next_free;
+    else
+        MT_SELF(state).regions = sentinel->next_free;
+}
+/* A sentinel at s ends a region; prev is the free block before it or NULL. */
+static void MT_SELF(place_sentinel)(uintptr_t s, mt_tlsf_block *prev)
+{
+    mt_tlsf_block *sentinel = mt_tlsf_at(s);
+    mt_tlsf_set(sentinel, 0, prev ? MT_TLSF_PREV_FREE : 0);
+    sentinel->prev_phys = prev;
+    MT_SELF(link_region)(sentinel);
+}
+
+/* Add a claimed chunk: one free block over it, joined with the region that
+ * ends right before it and the one that starts right after it. */
+static void MT_SELF(add_chunk)(char *chunk, size_t len)
+{
+    uintptr_t lo = (uintptr_t)chunk, hi = lo + len;
+    mt_tlsf_block *b = mt_tlsf_at(lo);
+    size_t flags = MT_TLSF_FREE;
+    if (!MT_SELF(region_base)(lo)) { /* the region below ends with its sentinel */
+        mt_tlsf_block *below = mt_tlsf_at(lo - MT_TLSF_RESERVE);
+        MT_SELF(unlink_region)(below);
+        b = below;
+        if (mt_tlsf_prev_free(below)) {
+            b = below->prev_phys;
+            MT_SELF(remove)(b);
+        }
+        flags |= mt_tlsf_flags(b) & MT_TLSF_PREV_FREE;
+    }
+    mt_tlsf_block *after;
+    if (MT_SELF(ours)(hi)) { /* the region above starts with its first block */
+        after = mt_tlsf_at(hi);
+        if (mt_tlsf_is_free(after)) {
+            MT_SELF(remove)(after);
+            after = mt_tlsf_next(after);
+        }
+    } else {
+        after = mt_tlsf_at(hi - MT_TLSF_RESERVE);
+        MT_SELF(place_sentinel)(hi - MT_TLSF_RESERVE, NULL);
+    }
+    mt_tlsf_set(b, (uintptr_t)after - (uintptr_t)b, flags);
+    after->prev_phys = b;
+    mt_tlsf_set_prev_free(after, true);
+    MT_SELF(insert)(b);
+}
+
+static inline void *MT_SELF(cs_grow)(void *arg)
+{
+    mt_tlsf_req *r = arg;
+    if (!MT_SELF(claim)(r->chunk, r->len))
+        return NULL;
+    MT_SELF(add_chunk)(r->chunk, r->len);
+    return MT_SELF(take)(r->size, r->align);
+}
+
+/* Within free block f (removed from the lists), the longest run of whole
+ * chunks [*lo, *hi) that can go back below with the boundary tags around it
+ * still in place: before it either the region's start or room for a
+ * sentinel (and a free block of at least MT_TLSF_MIN, or none); after it
+ * either the region's end or a free block of at least MT_TLSF_MIN, or none. */
+static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
+    bool last = mt_tlsf_is_sentinel(mt_tlsf_at(f1));
+    uintptr_t end = last ? f1 + MT_TLSF_RESERVE : f1;
+    *lo = *hi = 0;
+    for (uintptr_t c = MT_SELF(chunk_base)(f0); c < end; c += MT_SELF(chunk_len)(c)) {
+        if (!*lo && c >= f0) {
+            size_t room = c - f0;
+            if (MT_SELF(region_base)(c) ? room == 0
+                                         : room == MT_TLSF_RESERVE || room >= MT_TLSF_RESERVE + MT_TLSF_MIN)
+                *lo = c;
+        }
+        uintptr_t e = c + MT_SELF(chunk_len)(c);
+        if (*lo && e <= end && ((last && e == end) || (e <= f1 && (f1 - e == 0 || f1 - e >= MT_TLSF_MIN))))
+            *hi = e;
+    }
+    return *lo && *hi > *lo;
+}
+
+/* Give [lo, hi) of free block f back below and close the region(s) around
+ * the hole: a sentinel (after a shrunk f) below it, a new first block above. */
+static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
+    mt_tlsf_block *after = mt_tlsf_at(f1);
+    if (lo != f0) {
+        size_t left = lo - MT_TLSF_RESERVE - f0;
+        if (left) {
+            mt_tlsf_set(f, left, mt_tlsf_flags(f));
+            MT_SELF(insert)(f);
+        }
+        MT_SELF(place_sentinel)(lo - MT_TLSF_RESERVE, left ? f : NULL);
+    }
+    if (mt_tlsf_is_sentinel(after) && hi == f1 + MT_TLSF_RESERVE) {
+        MT_SELF(unlink_region)(after);
+    } else if (f1 == hi) {
+        mt_tlsf_set_prev_free(after, false);
+    } else {
+        mt_tlsf_block *rest = mt_tlsf_at(hi);
+        mt_tlsf_set(rest, f1 - hi, MT_TLSF_FREE);
+        after->prev_phys = rest;
+        MT_SELF(insert)(rest);
+    }
+    for (uintptr_t c = lo; c < hi;) {
+        size_t len = MT_SELF(chunk_len)(c);
+        mt_span_release((void *)c, len, MT_SELF(chunk_prev)(c), MT_BELOW(free));
+        c += len;
+    }
+}
+
+static inline void *MT_SELF(cs_purge)(void *arg)
+{
+    (void)arg;
+    unsigned fl0, sl0;
+    mt_tlsf_map(2 * MT_GRANULE, MT_SELF(sl_log2), &fl0, &sl0);
+    mt_tlsf_block *candidates = NULL;
+    for (unsigned fl = fl0; fl < MT_SELF(fl_count); fl++) {
+        for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
+            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next;
+            for (; b; b = next) {
+                uintptr_t lo, hi;
+                next = b->next_free;
+                if (MT_SELF(releasable)(b, &lo, &hi)) {
+                    MT_SELF(remove)(b);
+                    b->next_free = candidates;
+                    candidates = b;
+                }
+            }
+        }
+    }
+    void *any = NULL;
+    while (candidates) { /* an earlier release may have changed a neighbour: look again */
+        mt_tlsf_block *b = candidates;
+        uintptr_t lo, hi;
+        candidates = b->next_free;
+        if (MT_SELF(releasable)(b, &lo, &hi)) {
+            MT_SELF(release_run)(b, lo, hi);
+            any = (void *)1;
+        } else {
+            MT_SELF(insert)(b);
+        }
+    }
+    return any;
+}
+
+/* ---- the layer operations ---- */
+
+MT_SLOW void *MT_SELF(alloc_grow)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t need = mt_tlsf_block_size(ctx->size);
+    if (ctx->align > MT_MIN_ALIGN)
+        need += ctx->align + MT_MIN_ALIGN;
+    need = mt_align_up(mt_tlsf_round(need, MT_SELF(sl_log2)) + MT_TLSF_RESERVE, MT_GRANULE);
+    mt_tlsf_req r = {.size = ctx->size, .align = ctx->align};
+    r.len = need > MT_POOL_SIZE ? need : mt_align_up(MT_POOL_SIZE, MT_GRANULE);
+    mt_ctx sub = mt_ctx_for_alloc(r.len, MT_GRANULE);
+    r.chunk = next(&sub);
+    if (!r.chunk) {
+        ctx->err = sub.err ? sub.err : MT_ENOMEM;
+        return NULL;
+    }
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_grow), &r);
+    if (!p) { /* the chunk could not be described in the page map: give it back */
+        mt_ctx back = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&back, r.chunk);
+        MT_BELOW(free)(&back);
+        ctx->err = MT_ENOMEM;
+    }
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (!mt_size_in(ctx->size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
+        ctx->size > (size_t)(MT_MAX_BLOCK) || MT_UNLIKELY(ctx->align > MT_MAX_REQUEST - ctx->size))
+        return next(ctx); /* no room for the alignment gap: the layer below decides */
+    mt_tlsf_req r = {.size = ctx->size, .align = ctx->align};
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_alloc), &r);
+    if (MT_UNLIKELY(!p))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_grow)(&copy, next));
+    return p;
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_free), ctx->ptr);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    ctx->usable = mt_tlsf_size(mt_tlsf_of(ctx->ptr)) - MT_TLSF_HDR + MT_TLSF_OVERLAP;
+    return ctx->ptr;
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    if (ctx->size > (size_t)(MT_MAX_BLOCK))
+        return NULL;
+    mt_tlsf_req r = {.size = ctx->size, .ptr = ctx->ptr};
+    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &r);
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    void *any = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_purge), NULL);
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    return next(ctx);
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
+    return NULL;
+}
+
+/* ---- the invariant checker ---- */
+
+typedef struct {
+    mt_tlsf_stats stats;
+    const char *broken;
+} MT_SELF(check_result);
+
+#define MT__TLSF_REQUIRE(cond, what)                                               \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            res->broken = what;                                                    \
+            return res;                                                            \
+        }                                                                          \
+    } while (0)
+
+/* Walk one region from its first chunk to its sentinel. */
+static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *sentinel)
+{
+    uintptr_t base = MT_SELF(chunk_base)((uintptr_t)sentinel);
+    while (!MT_SELF(region_base)(base))
+        base = MT_SELF(chunk_base)(base - MT_GRANULE);
+    uintptr_t end = (uintptr_t)sentinel + MT_TLSF_RESERVE;
+    for (uintptr_t c = base; c < end; c += MT_SELF(chunk_len)(c)) {
+        size_t n = MT_SELF(chunk_len)(c) >> MT_GRANULE_SHIFT;
+        MT__TLSF_REQUIRE(n >= 2 && c + (n << MT_GRANULE_SHIFT) <= end, "chunk length");
+        for (size_t i = 0; i < n; i++)
+            MT__TLSF_REQUIRE(MT_SELF(ours)(c + (i << MT_GRANULE_SHIFT)) &&
+                             MT_SELF(chunk_base)(c + (i << MT_GRANULE_SHIFT)) == c,
+                             "chunk granules in the page map");
+        res->stats.chunks++;
+        res->stats.heap_bytes += n << MT_GRANULE_SHIFT;
+    }
+    MT__TLSF_REQUIRE(!MT_SELF(ours)(end), "region does not end at its sentinel");
+    mt_tlsf_block *prev = NULL;
+    for (mt_tlsf_block *b = mt_tlsf_at(base);; b = mt_tlsf_next(b)) {
+        MT__TLSF_REQUIRE((uintptr_t)b < end && ((uintptr_t)b & 15) == 0, "block outside its region");
+        MT__TLSF_REQUIRE(mt_tlsf_prev_free(b) == (prev && mt_tlsf_is_free(prev)), "previous-free flag");
+        MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b) || b->prev_phys == prev, "previous-block pointer");
+        if (mt_tlsf_is_sentinel(b)) {
+            MT__TLSF_REQUIRE(b == sentinel && !mt_tlsf_is_free(b), "sentinel");
+            break;
+        }
+        size_t size = mt_tlsf_size(b);
+        MT__TLSF_REQUIRE(size >= MT_TLSF_MIN && size % 16 == 0, "block size");
+        if (mt_tlsf_is_free(b)) {
+            MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b), "two free blocks side by side");
+            res->stats.free_blocks++;
+            res->stats.free_bytes += size;
+            if (size > res->stats.largest_free)
+                res->stats.largest_free = size;
+        } else {
+            res->stats.used_blocks++;
+            res->stats.used_bytes += size;
+        }
+        prev = b;
+    }
+    return NULL;
+}
+
+static void *MT_SELF(cs_check)(void *arg)
+{
+    MT_SELF(check_result) *res = arg;
+    for (mt_tlsf_block *s = MT_SELF(state).regions; s; s = s->next_free) {
+        MT__TLSF_REQUIRE(s->next_free != s && (!s->next_free || s->next_free->prev_free == s),
+                         "region list links");
+        res->stats.regions++;
+        if (MT_SELF(check_region)(res, s))
+            return res;
+    }
+    size_t listed = 0;
+    for (unsigned fl = 0; fl < MT_SELF(fl_count); fl++) {
+        MT__TLSF_REQUIRE(!MT_SELF(state).sl_map[fl] == !(MT_SELF(state).fl_map >> fl & 1), "first-level bitmap");
+        for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
+            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl];
+            MT__TLSF_REQUIRE(!b == !(MT_SELF(state).sl_map[fl] >> sl & 1), "second-level bitmap");
+            MT__TLSF_REQUIRE(!b || !b->prev_free, "list head has a predecessor");
+            for (; b; b = b->next_free) {
+                unsigned f, s;
+                mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &f, &s);
+                MT__TLSF_REQUIRE(mt_tlsf_is_free(b) && f == fl && s == sl, "block in the wrong list");
+                MT__TLSF_REQUIRE(!b->next_free || b->next_free->prev_free == b, "free list links");
+                MT__TLSF_REQUIRE(++listed <= res->stats.free_blocks, "more listed than free blocks");
+            }
+        }
+    }
+    MT__TLSF_REQUIRE(listed == res->stats.free_blocks, "free block missing from the lists");
+    return NULL;
+}
+#undef MT__TLSF_REQUIRE
+
+/* Check every invariant under the lock: NULL if they all hold, else the
+ * first one broken. Fills *stats (if not NULL) with what the walk counted. */
+MT_UNUSED static const char *MT_SELF(check)(mt_tlsf_stats *stats)
+{
+    MT_SELF(check_result) res = {{0}, NULL};
+    MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_check), &res);
+    if (stats)
+        *stats = res.stats;
+    return res.broken;
+}
+
+#include "../core/layer_end.h"

@@ -1,0 +1,14 @@
+/* tlsf_mmap — TLSF over mmap'd chunks (regions join when the kernel places
+ * chunks side by side), one spinlock.
+ * model: mmap_heap::tlsf_glk(sync=spinlock)::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC spinlock
+#include <mortise/layers/tlsf_glk.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket)

@@ -1,0 +1,1163 @@
+/* slab_wf — wait-free thread-local slabs for small blocks.     [model: slab_wf]
+ *
+ * The heart of the paper's wfslab allocator (§3): every thread allocates from
+ * slabs it owns, frees its own blocks with plain list operations, and hands
+ * blocks of other threads' slabs back with a constant number of atomic
+ * instructions; no operation ever waits for another thread. The full design
+ * and the argument for each bound are in docs/slab_wf.md.
+ *
+ * Serves: sizes in size_handle (below the last class in the TLS table, see
+ *   MT_SLAB_WF_BINS) at any alignment up to 32 KiB: a class whose size is a
+ *   multiple of the alignment is used as is; otherwise the block comes from
+ *   the class of size + alignment - 16 and the aligned address inside it is
+ *   handed out (the slab is flagged; its frees find the block start by one
+ *   division). Everything else goes to the next layer.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 65536); hi must be finite.
+ *   sizeclass=POLICY     → MT_SIZECLASS (prime).
+ *   slab_size=BYTES      → MT_SLAB_SIZE (64 KiB), a multiple of 64 KiB: the
+ *                          length of a slab; a class whose MT_SLAB_WF_MIN_BLOCKS
+ *                          (8) blocks do not fit gets the smallest multiple of
+ *                          64 KiB that holds them (the unused tail is never
+ *                          touched, so it costs address space, not RSS).
+ *   tllabs=N             → MT_TLLABS (40): the most fully free slabs of length
+ *                          slab_size a thread keeps for reuse, all classes
+ *                          together ("thread-local allocation buffers" ready to
+ *                          be formatted for any class that fits). A slab that
+ *                          becomes free beyond that goes back below at once.
+ *   Tuning (not model slots): MT_SLAB_WF_COLLECT (16) the most remote-freed
+ *   blocks one refill takes over (K, the per-step work bound); MT_SLAB_WF_TRIES
+ *   (2) the most retained slabs one refill examines; MT_SLAB_WF_MIN_BLOCKS (8);
+ *   MT_SLAB_WF_BINS (class count, at most 128) the size of the per-thread
+ *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
+ *   (tests/trunk_wf); 0 compiles the counting away.
+ * Structure: a slab is [blocks | 128-byte header] — the header at the end so
+ *   that blocks sit at multiples of their size from the 64 KiB-aligned start.
+ *   Every granule of a slab maps to this layer with the header's address as
+ *   payload, so free and getmeta find the slab in O(1) without reading the
+ *   block. A thread holds one *heap* (a record that outlives the thread): per
+ *   class a current slab, a list of partial slabs, a notification stack; plus
+ *   the cache of empty slabs. The current slab's free list and count live in
+ *   TLS (the fast path). Each slab has a multi-producer remote-free stack.
+ * Needs from below: granule-aligned spans (mmap_heap, ideally with
+ *   threadlocal_heap_size) and their free; one granule per thread heap.
+ * Time (in the calling thread's own steps, whatever other threads do; the
+ *   constants are MT_SELF(bound_*) and tests/trunk_wf checks them under
+ *   contention):
+ *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2));
+ *   free of an own block: a push (plus one CAS when it empties a slab that
+ *   was full); free of another thread's block: two XCHG, a FAA and three
+ *   stores (wait-free). Outside the bound, as in the paper: a new slab or a
+ *   thread's first heap from below (mmap_heap carves its thread-local region
+ *   without synchronisation but checks its chunk cache under a spinlock and
+ *   may call the OS), giving a slab back below, thread_exit and purge (O(slabs
+ *   of the heap)), and a thread's first allocation (O(heaps) to adopt one).
+ *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
+ *   LSE); on LL/SC machines they are only lock-free.
+ * Space: 128 bytes per slab; per thread 24 bytes of TLS per bin and a 64 KiB
+ *   (one resident page) heap record; at most tllabs empty slabs per heap
+ *   (partial slabs may be empty until the next purge, see docs/slab_wf.md).
+ * Thread safety: all operations, no locks. A thread's slabs are touched with
+ *   plain accesses by their owner only; other threads touch a slab's remote
+ *   line and the heap's notification stacks only with atomics. At thread exit
+ *   the heap (all its slabs) is abandoned as a whole; the next new thread
+ *   adopts it (CAS on its state), purge tidies abandoned heaps. fork: no locks
+ *   to take; the child repairs its own heap (links a killed remote free left
+ *   unwritten) and keeps the other threads' heaps as they were: frees into
+ *   them still work, their memory is not reused in the child.
+ * Fails: alloc returns NULL with ctx->err from below (ENOMEM) only when a new
+ *   slab or heap is needed and the layer below fails. A pointer whose page-map
+ *   entry is not this layer's is passed on untouched.
+ * Checker: NAME_check(&why) — 0 if every reachable slab of the calling
+ *   thread's heap and of every abandoned heap is consistent (call it while no
+ *   other thread frees into them); NAME_stat() counts slabs and heaps.
+ * Example (the paper's wfslab, with segfit_lf below for large blocks):
+ *   mmap_heap(threadlocal_heap_size=256MB)
+ *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
+ *     :: malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sizeclass/sizeclass.h"
+
+#ifndef MT_NAME
+#define MT_NAME slab_wf
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, 65536
+#endif
+#ifndef MT_SIZECLASS
+#define MT_SIZECLASS prime
+#endif
+#ifndef MT_SLAB_SIZE
+#define MT_SLAB_SIZE ((size_t)64 << 10)
+#endif
+#ifndef MT_TLLABS
+#define MT_TLLABS 40
+#endif
+#ifndef MT_SLAB_WF_COLLECT
+#define MT_SLAB_WF_COLLECT 16
+#endif
+#ifndef MT_SLAB_WF_TRIES
+#define MT_SLAB_WF_TRIES 2
+#endif
+#ifndef MT_SLAB_WF_MIN_BLOCKS
+#define MT_SLAB_WF_MIN_BLOCKS 8
+#endif
+#ifndef MT_SLAB_WF_BINS
+#define MT_SLAB_WF_BINS                                                            \
+    (MT_SZCLS_CLASSES(MT_SIZECLASS) < 128 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 128)
+#endif
+#ifndef MT_SLAB_WF_STEPS
+#define MT_SLAB_WF_STEPS 0
+#endif
+
+_Static_assert(MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE) != SIZE_MAX,
+               "slab_wf: size_handle needs a finite upper bound");
+_Static_assert(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) < MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE),
+               "slab_wf: size_handle is empty");
+_Static_assert(MT_SLAB_SIZE % MT_GRANULE == 0 && MT_SLAB_SIZE > 0,
+               "slab_wf: slab_size must be a multiple of 64 KiB");
+_Static_assert(MT_SLAB_WF_COLLECT >= 1 && MT_SLAB_WF_MIN_BLOCKS >= 1,
+               "slab_wf: MT_SLAB_WF_COLLECT and MT_SLAB_WF_MIN_BLOCKS must be positive");
+
+/* ---- once, for every instance ---- */
+#ifndef MORTISE_LAYERS_SLAB_WF_TYPES
+#define MORTISE_LAYERS_SLAB_WF_TYPES
+
+/* Link values a remote free writes in the first word of a block (and in a
+ * slab's nnext): PENDING between its exchange and its link store. MARK in a
+ * slab's remote head: the owner retired the slab as full and wants to hear of
+ * the first block that comes back. Neither is ever a block or slab address. */
+#define MT_SLAB_WF_PENDING ((void *)1)
+#define MT_SLAB_WF_MARK ((void *)2)
+
+/* ostate = heap address | ALIGNED | state. Heaps are granule-aligned. */
+enum {
+    MT_SLAB_WF_EMPTY = 0,   /* in the heap's cache of empty slabs */
+    MT_SLAB_WF_CUR = 1,     /* the current slab of its class */
+    MT_SLAB_WF_PARTIAL = 2, /* in its class's partial list */
+    MT_SLAB_WF_FULL = 3,    /* in no list: comes back by notification or own free */
+    MT_SLAB_WF_STATE = 3,
+    MT_SLAB_WF_ALIGNED = 4, /* an aligned address inside a block was handed out */
+    MT_SLAB_WF_TAGS = 7
+};
+enum { MT_SLAB_WF_OWNED = 1, MT_SLAB_WF_ABANDONED = 2 }; /* heap states */
+enum { MT_SLAB_WF_NEW = 0, MT_SLAB_WF_ACTIVE, MT_SLAB_WF_EXITED }; /* thread states */
+enum { MT_SLAB_WF_OP_ALLOC, MT_SLAB_WF_OP_FREE_LOCAL, MT_SLAB_WF_OP_FREE_REMOTE, MT_SLAB_WF_OPS };
+
+typedef struct mt_slab_wf_slab mt_slab_wf_slab;
+struct mt_slab_wf_slab {
+    /* Line 0: the holder's (owner, adopter or purger); others read ostate,
+     * cls and csize, which do not change while the slab has live blocks. */
+    void *free;                       /* free list (not current: the TLS bin has it) */
+    _Atomic(uintptr_t) ostate;        /* heap | ALIGNED | state */
+    uint32_t used;                    /* handed out - own frees, mod 2^32 (not current) */
+    uint32_t cls, csize, capacity;
+    uint32_t carved;                  /* blocks [0, carved) have been handed out once */
+    uint32_t granules;                /* slab length in granules */
+    void *rchain;                     /* remote blocks taken over, not yet spliced */
+    mt_slab_wf_slab *prev, *next;     /* partial list (circular) / empty cache */
+    /* Line 1: written by remote frees. */
+    _Alignas(MT_CACHELINE) _Atomic(void *) rhead; /* remote-free stack, or MARK */
+    _Atomic(mt_slab_wf_slab *) nnext; /* link in the owner heap's notification stack */
+    _Atomic(uint32_t) remote;         /* remote frees completed, mod 2^32 */
+    uint8_t marked;                   /* holder: rhead may still hold MARK */
+    uint8_t notify_pending;           /* holder: a notification of this slab is due */
+    uint8_t zeroed;                   /* blocks from `carved` on are zero-filled */
+    uintptr_t prev_entry;             /* page-map entry of the layer below */
+};
+#define MT_SLAB_WF_HDR ((uintptr_t)sizeof(mt_slab_wf_slab))
+_Static_assert(sizeof(mt_slab_wf_slab) == 2 * MT_CACHELINE, "slab_wf: header is two lines");
+
+typedef struct {
+    void *free;    /* the current slab's free list */
+    uint32_t used; /* the current slab's used count */
+    uint32_t pad;
+} mt_slab_wf_bin;
+
+typedef struct { size_t slabs, heaps; } mt_slab_wf_stat;
+
+MT_INLINE uintptr_t mt_slab_wf_base(const mt_slab_wf_slab *s)
+{
+    return (uintptr_t)s + MT_SLAB_WF_HDR - ((uintptr_t)s->granules << MT_GRANULE_SHIFT);
+}
+MT_INLINE _Atomic(void *) *mt_slab_wf_link(void *block) { return (_Atomic(void *) *)block; }
+MT_INLINE uintptr_t mt_slab_wf_state(const mt_slab_wf_slab *s)
+{
+    return mt_load_relaxed(&s->ostate) & MT_SLAB_WF_STATE;
+}
+MT_INLINE void mt_slab_wf_set_state(mt_slab_wf_slab *s, uintptr_t state)
+{
+    uintptr_t st = mt_load_relaxed(&s->ostate);
+    mt_store_relaxed(&s->ostate, (st & ~(uintptr_t)MT_SLAB_WF_STATE) | state);
+}
+/* The block holding p (an aligned address handed out inside a block). */
+MT_INLINE void *mt_slab_wf_unalign(const mt_slab_wf_slab *s, const void *p)
+{
+    uintptr_t base = mt_slab_wf_base(s), off = (uintptr_t)p - base;
+    return (void *)(base + off - off % s->csize);
+}
+/* In use: blocks handed out by holders, not freed by them, not remotely freed. */
+MT_INLINE uint32_t mt_slab_wf_in_use(mt_slab_wf_slab *s, uint32_t used)
+{
+    return used - atomic_load_explicit(&s->remote, memory_order_acquire);
+}
+#endif /* MORTISE_LAYERS_SLAB_WF_TYPES */
+
+/* ---- the instance ---- */
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+MT_DECLARE_BELOW(free) /* slabs go back below from free, thread_exit and purge */
+#include "../policy/sizeclass/slot.h"
+enum { MT_SELF(bins) = MT_SLAB_WF_BINS };
+
+/* Worst-case steps of one operation served without the layer below: loop
+ * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).
+ * A refill is a splice (one XCHG + K links) or a carve (< K links). */
+enum {
+    MT_SELF(collect) = MT_SLAB_WF_COLLECT,
+    MT_SELF(bound_refill) = MT_SLAB_WF_COLLECT + 1,
+    MT_SELF(bound_alloc) = 1 + MT_SELF(bound_refill) + 1 +
+                           MT_SLAB_WF_TRIES * (1 + 4 + 1 + MT_SELF(bound_refill) + 1) +
+                           MT_SELF(bound_refill),
+    MT_SELF(bound_free_local) = 2,
+    MT_SELF(bound_free_remote) = 4
+};
+
+typedef struct MT_SELF(heap) MT_SELF(heap);
+struct MT_SELF(heap) {
+    _Atomic(uintptr_t) state;          /* OWNED / ABANDONED */
+    MT_SELF(heap) *reg_next;           /* registry of every heap ever made */
+    mt_slab_wf_slab *empty;            /* cache of empty slab_size slabs */
+    uint32_t nempty;
+    mt_slab_wf_slab *cur[MT_SELF(bins)];     /* current slabs while abandoned */
+    mt_slab_wf_slab *partial[MT_SELF(bins)]; /* circular lists */
+    mt_slab_wf_slab *nchain[MT_SELF(bins)];  /* notifications taken, not yet read */
+    _Alignas(MT_CACHELINE) _Atomic(mt_slab_wf_slab *) notify[MT_SELF(bins)];
+};
+_Static_assert(sizeof(MT_SELF(heap)) <= MT_GRANULE, "slab_wf: heap record exceeds a granule");
+
+static struct {
+    _Atomic(MT_SELF(heap) *) heaps; /* registry, push-only */
+    _Atomic(size_t) slabs, nheaps;  /* slabs held from below, heaps made */
+    _Atomic(uint32_t) steps_max[MT_SLAB_WF_OPS];
+} MT_SELF(state);
+
+static MT_TLS struct {
+    mt_slab_wf_bin bin[MT_SELF(bins)];
+    mt_slab_wf_slab *cur[MT_SELF(bins)];
+    uintptr_t tag; /* heap | CUR while the thread holds a heap, else 0 */
+    MT_SELF(heap) *heap;
+    int state;
+} MT_SELF(tl);
+
+/* Step counting (MT_SLAB_WF_STEPS): per thread, the steps of the running
+ * operation and the largest seen per kind; operations that reached the layer
+ * below are not counted (outside the bound). */
+static MT_TLS struct {
+    uint32_t now, max[MT_SLAB_WF_OPS];
+    bool below;
+} MT_SELF(steps);
+
+MT_INLINE void MT_SELF(step_begin)(void)
+{
+    if (MT_SLAB_WF_STEPS) {
+        MT_SELF(steps).now = 1;
+        MT_SELF(steps).below = false;
+    }
+}
+MT_INLINE void MT_SELF(step)(void)
+{
+    if (MT_SLAB_WF_STEPS)
+        MT_SELF(steps).now++;
+}
+MT_INLINE void MT_SELF(step_below)(void)
+{
+    if (MT_SLAB_WF_STEPS)
+        MT_SELF(steps).below = true;
+}
+MT_INLINE void MT_SELF(step_end)(int op)
+{
+    if (MT_SLAB_WF_STEPS && !MT_SELF(steps).below && MT_SELF(steps).now > MT_SELF(steps).max[op])
+        MT_SELF(steps).max[op] = MT_SELF(steps).now;
+}
+
+MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
+MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
+/* Requests below top() are served: size_handle's bound, or less if the
+ * table has too few bins for it. Constant-folded. */
+MT_INLINE size_t MT_SELF(top)(void)
+{
+    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
+    size_t table = MT_SELF(class_size)(MT_SELF(bins) - 1) + 1;
+    return hi < table ? hi : table;
+}
+/* Served classes: [first, end). */
+MT_INLINE size_t MT_SELF(first)(void) { return MT_SELF(class_index)(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE)); }
+MT_INLINE size_t MT_SELF(end)(void) { return MT_SELF(class_index)(MT_SELF(top)() - 1) + 1; }
+
+MT_INLINE size_t MT_SELF(slab_len)(size_t c)
+{
+    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_HDR, MT_GRANULE);
+    return need > MT_SLAB_SIZE ? need : MT_SLAB_SIZE;
+}
+/* Blocks one carve threads: K, but no more than a page's worth (at least one),
+ * so a carve touches at most two fresh pages. */
+MT_INLINE uint32_t MT_SELF(carve_batch)(uint32_t csize)
+{
+    uint32_t n = (uint32_t)(MT_PAGE_SIZE / csize);
+    n = n < MT_SLAB_WF_COLLECT ? n : MT_SLAB_WF_COLLECT;
+    return n ? n : 1;
+}
+
+/* ---- slabs ---- */
+
+static void MT_SELF(format)(MT_SELF(heap) *h, mt_slab_wf_slab *s, size_t c, size_t granules)
+{
+    s->free = NULL;
+    mt_store_relaxed(&s->ostate, (uintptr_t)h | MT_SLAB_WF_EMPTY);
+    s->used = 0;
+    s->cls = (uint32_t)c;
+    s->csize = (uint32_t)MT_SELF(class_size)(c);
+    s->capacity = (uint32_t)(((granules << MT_GRANULE_SHIFT) - MT_SLAB_WF_HDR) / s->csize);
+    s->carved = 0;
+    s->granules = (uint32_t)granules;
+    s->rchain = NULL;
+    s->prev = s->next = NULL;
+    mt_store_relaxed(&s->rhead, NULL);
+    mt_store_relaxed(&s->nnext, NULL);
+    mt_store_relaxed(&s->remote, 0);
+    s->marked = s->notify_pending = s->zeroed = 0;
+}
+
+/* A fresh slab of class c from the layer below (`next` is its alloc chain). */
+MT_SLOW mt_slab_wf_slab *MT_SELF(new_slab)(mt_ctx *ctx, MT_SELF(heap) *h, size_t c, mt_lfunc *next)
+{
+    size_t len = MT_SELF(slab_len)(c);
+    mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
+    MT_SELF(step_below)();
+    char *base = next(&sub);
+    if (!base) {
+        ctx->err = sub.err ? sub.err : MT_ENOMEM;
+        return NULL;
+    }
+    mt_slab_wf_slab *s = (mt_slab_wf_slab *)((uintptr_t)base + len - MT_SLAB_WF_HDR);
+    MT_SELF(format)(h, s, c, len >> MT_GRANULE_SHIFT);
+    s->zeroed = sub.zeroed == base;
+    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+    atomic_fetch_add_explicit(&MT_SELF(state).slabs, 1, memory_order_relaxed);
+    return s;
+}
+
+/* Hand a slab back below. Only when no block of it is in use: then every
+ * remote free into it has completed its last step (docs/slab_wf.md). */
+MT_SLOW void MT_SELF(release)(mt_slab_wf_slab *s, mt_lfunc *free_below)
+{
+    uintptr_t base = mt_slab_wf_base(s);
+    size_t len = (size_t)s->granules << MT_GRANULE_SHIFT;
+    MT_SELF(step_below)();
+    atomic_fetch_sub_explicit(&MT_SELF(state).slabs, 1, memory_order_relaxed);
+    mt_span_release((void *)base, len, s->prev_entry, free_below);
+}
+
+/* The holder learns whether the MARK it once left is still there: afterwards
+ * marked is 0, and notify_pending says whether a notification is on its way. */
+MT_INLINE void MT_SELF(resolve)(mt_slab_wf_slab *s)
+{
+    if (s->marked) {
+        void *mark = MT_SLAB_WF_MARK;
+        s->marked = 0;
+        MT_SELF(step)();
+        if (!mt_cas(&s->rhead, &mark, NULL))
+            s->notify_pending = 1;
+    }
+}
+
+/* Free and no notification due: may go to the cache or below. */
+static bool MT_SELF(releasable)(mt_slab_wf_slab *s)
+{
+    if (mt_slab_wf_in_use(s, s->used))
+        return false;
+    MT_SELF(resolve)(s);
+    return !s->notify_pending;
+}
+
+static void MT_SELF(partial_add)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, bool at_head)
+{
+    mt_slab_wf_slab *head = h->partial[c];
+    mt_slab_wf_set_state(s, MT_SLAB_WF_PARTIAL);
+    if (!head) {
+        s->prev = s->next = s;
+        h->partial[c] = s;
+        return;
+    }
+    s->next = head;
+    s->prev = head->prev;
+    head->prev->next = s;
+    head->prev = s;
+    if (at_head)
+        h->partial[c] = s;
+}
+
+static void MT_SELF(partial_remove)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s)
+{
+    if (s->next == s) {
+        h->partial[c] = NULL;
+    } else {
+        s->prev->next = s->next;
+        s->next->prev = s->prev;
+        if (h->partial[c] == s)
+            h->partial[c] = s->next;
+    }
+    s->prev = s->next = NULL;
+}
+
+/* An empty slab: into the cache if it has the standard length and there is
+ * room (tllabs), else back below. */
+static void MT_SELF(empty_put)(MT_SELF(heap) *h, mt_slab_wf_slab *s, mt_lfunc *free_below)
+{
+    if (((size_t)s->granules << MT_GRANULE_SHIFT) == MT_SLAB_SIZE && h->nempty < MT_TLLABS) {
+        mt_slab_wf_set_state(s, MT_SLAB_WF_EMPTY);
+        s->next = h->empty;
+        h->empty = s;
+        h->nempty++;
+        return;
+    }
+    MT_SELF(release)(s, free_below);
+}
+
+static mt_slab_wf_slab *MT_SELF(empty_take)(MT_SELF(heap) *h, size_t c)
+{
+    mt_slab_wf_slab *s = h->empty;
+    if (!s || MT_SELF(slab_len)(c) != MT_SLAB_SIZE)
+        return NULL;
+    h->empty = s->next;
+    h->nempty--;
+    MT_SELF(format)(h, s, c, MT_SLAB_SIZE >> MT_GRANULE_SHIFT);
+    return s;
+}
+
+/* Up to `limit` notified slabs of class c are read; returns the first that is
+ * FULL (needs a home), NULL if none: the stack is empty, or its top's link is
+ * not written yet (the chain is parked and read again next time). */
+static mt_slab_wf_slab *MT_SELF(notified)(MT_SELF(heap) *h, size_t c, size_t limit)
+{
+    for (size_t i = 0; i < limit; i++) {
+        mt_slab_wf_slab *s = h->nchain[c];
+        if (!s) {
+            if (!mt_load_relaxed(&h->notify[c]))
+                return NULL;
+            MT_SELF(step)();
+            s = mt_fas(&h->notify[c], NULL);
+        }
+        MT_SELF(step)();
+        mt_slab_wf_slab *nx = atomic_load_explicit(&s->nnext, memory_order_acquire);
+        if (nx == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING) {
+            h->nchain[c] = s;
+            return NULL;
+        }
+        h->nchain[c] = nx;
+        s->marked = 0; /* the notification says the MARK was taken */
+        s->notify_pending = 0;
+        if (mt_slab_wf_state(s) == MT_SLAB_WF_FULL)
+            return s;
+        /* a free of the owner listed it already */
+    }
+    return NULL;
+}
+
+/* ---- the current slab of a class (TLS bin) ---- */
+
+static void MT_SELF(make_current)(size_t c, mt_slab_wf_slab *s)
+{
+    MT_SELF(resolve)(s);
+    MT_SELF(tl).cur[c] = s;
+    MT_SELF(tl).bin[c].free = s->free;
+    MT_SELF(tl).bin[c].used = s->used;
+    s->free = NULL;
+    mt_slab_wf_set_state(s, MT_SLAB_WF_CUR);
+}
+
+static mt_slab_wf_slab *MT_SELF(demote)(size_t c)
+{
+    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+    s->free = MT_SELF(tl).bin[c].free;
+    s->used = MT_SELF(tl).bin[c].used;
+    MT_SELF(tl).bin[c].free = NULL;
+    MT_SELF(tl).bin[c].used = 0;
+    MT_SELF(tl).cur[c] = NULL;
+    return s;
+}
+
+MT_INLINE void *MT_SELF(pop)(mt_slab_wf_bin *b)
+{
+    void *p = b->free;
+    b->free = *(void **)p;
+    b->used++;
+    return p;
+}
+
+/* Take over up to K remote-freed blocks of the current slab s into its (empty)
+ * bin and pop one. A block whose link is still PENDING ends the walk and
+ * stays first in rchain: it is never waited for. */
+static void *MT_SELF(splice)(mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+{
+    void *n = s->rchain;
+    if (!n) {
+        void *head = mt_load_relaxed(&s->rhead);
+        if (!head || head == MT_SLAB_WF_MARK)
+            return NULL;
+        MT_SELF(step)();
+        n = mt_fas(&s->rhead, NULL);
+    }
+    void *first = n, *last = NULL;
+    for (unsigned k = 0; k < MT_SLAB_WF_COLLECT; k++) {
+        MT_SELF(step)();
+        void *nx = atomic_load_explicit(mt_slab_wf_link(n), memory_order_acquire);
+        if (nx == MT_SLAB_WF_PENDING)
+            break;
+        last = n;
+        n = nx;
+        if (!n)
+            break;
+    }
+    s->rchain = n;
+    if (!last)
+        return NULL;
+    *(void **)last = NULL;
+    b->free = first;
+    return MT_SELF(pop)(b);
+}
+
+/* Thread the next never-used blocks of s into its (empty) bin; the first is
+ * returned untouched (zero-filled if the slab came so from below). */
+static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+{
+    uint32_t left = s->capacity - s->carved, n = MT_SELF(carve_batch)(s->csize);
+    if (!left)
+        return NULL;
+    n = n < left ? n : left;
+    uintptr_t first = mt_slab_wf_base(s) + (uintptr_t)s->carved * s->csize;
+    void *rest = NULL;
+    for (uint32_t i = n - 1; i >= 1; i--) {
+        MT_SELF(step)();
+        uintptr_t block = first + (uintptr_t)i * s->csize;
+        *(void **)block = rest;
+        rest = (void *)block;
+    }
+    s->carved += n;
+    b->free = rest;
+    b->used++;
+    if (s->zeroed)
+        ctx->zeroed = (void *)first;
+    return (void *)first;
+}
+
+static void *MT_SELF(refill)(mt_ctx *ctx, mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+{
+    void *p = MT_SELF(splice)(s, b);
+    return p ? p : MT_SELF(carve)(ctx, s, b);
+}
+
+/* The current slab of c gave nothing: it leaves the bin. With blocks parked
+ * behind a PENDING link it stays listed; otherwise the owner leaves MARK so
+ * that the first remote free notifies it (or waits for the notification
+ * already due). */
+static void MT_SELF(retire)(MT_SELF(heap) *h, size_t c)
+{
+    mt_slab_wf_slab *s = MT_SELF(demote)(c);
+    if (s->rchain) {
+        MT_SELF(partial_add)(h, c, s, false);
+        return;
+    }
+    if (!s->notify_pending) {
+        void *empty = NULL;
+        MT_SELF(step)();
+        if (!mt_cas(&s->rhead, &empty, MT_SLAB_WF_MARK)) { /* blocks came in meanwhile */
+            MT_SELF(partial_add)(h, c, s, false);
+            return;
+        }
+        s->marked = 1;
+    }
+    mt_slab_wf_set_state(s, MT_SLAB_WF_FULL);
+}
+
+/* A block of class c for the calling thread, which holds a heap. */
+static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
+{
+    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    mt_slab_wf_bin *b = &MT_SELF(tl).bin[c];
+    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+    void *p;
+    if (b->free)
+        return MT_SELF(pop)(b);
+    if (s) {
+        if ((p = MT_SELF(refill)(ctx, s, b)))
+            return p;
+        MT_SELF(retire)(h, c);
+    }
+    for (int t = 0; t < MT_SLAB_WF_TRIES; t++) {
+        MT_SELF(step)();
+        if ((s = h->partial[c]))
+            MT_SELF(partial_remove)(h, c, s);
+        else if (!(s = MT_SELF(notified)(h, c, 2)))
+            break;
+        MT_SELF(make_current)(c, s);
+        if (b->free)
+            return MT_SELF(pop)(b);
+        if ((p = MT_SELF(refill)(ctx, s, b)))
+            return p;
+        MT_SELF(retire)(h, c);
+    }
+    if (!(s = MT_SELF(empty_take)(h, c)) && !(s = MT_SELF(new_slab)(ctx, h, c, next)))
+        return NULL;
+    MT_SELF(make_current)(c, s);
+    return MT_SELF(carve)(ctx, s, b);
+}
+
+/* ---- heaps ---- */
+
+static void MT_SELF(load)(MT_SELF(heap) *h)
+{
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        mt_slab_wf_slab *s = h->cur[c];
+        h->cur[c] = NULL;
+        MT_SELF(tl).cur[c] = s;
+        if (s) {
+            MT_SELF(tl).bin[c].free = s->free;
+            MT_SELF(tl).bin[c].used = s->used;
+            s->free = NULL;
+        }
+    }
+}
+
+static void MT_SELF(save)(MT_SELF(heap) *h)
+{
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        h->cur[c] = MT_SELF(tl).cur[c] ? MT_SELF(demote)(c) : NULL;
+}
+
+static void MT_SELF(adopt)(MT_SELF(heap) *h)
+{
+    MT_SELF(tl).heap = h;
+    MT_SELF(tl).tag = (uintptr_t)h | MT_SLAB_WF_CUR;
+    MT_SELF(load)(h);
+}
+
+/* Give up the heap (already saved): the next new thread may adopt it. */
+static void MT_SELF(disown)(MT_SELF(heap) *h)
+{
+    MT_SELF(tl).heap = NULL;
+    MT_SELF(tl).tag = 0;
+    mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
+}
+
+/* An abandoned heap (first come, first served) or a new one from below. */
+MT_SLOW MT_SELF(heap) *MT_SELF(acquire)(mt_lfunc *next)
+{
+    MT_SELF(heap) *h;
+    MT_SELF(step_below)();
+    for (h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+        uintptr_t want = MT_SLAB_WF_ABANDONED;
+        if (mt_load_relaxed(&h->state) == want && mt_cas(&h->state, &want, MT_SLAB_WF_OWNED))
+            return h;
+    }
+    mt_ctx sub = mt_ctx_for_alloc(sizeof *h, MT_GRANULE);
+    if (!(h = next(&sub)))
+        return NULL;
+    if (sub.zeroed != (void *)h)
+        __builtin_memset(h, 0, sizeof *h);
+    mt_store_relaxed(&h->state, MT_SLAB_WF_OWNED);
+    MT_SELF(heap) *top = mt_load_relaxed(&MT_SELF(state).heaps);
+    do
+        h->reg_next = top;
+    while (!atomic_compare_exchange_weak_explicit(&MT_SELF(state).heaps, &top, h,
+                                                  memory_order_release, memory_order_relaxed));
+    atomic_fetch_add_explicit(&MT_SELF(state).nheaps, 1, memory_order_relaxed);
+    return h;
+}
+
+/* Bring notified slabs home, then give back every slab with no block in use:
+ * current and partial slabs, and the cache. The caller holds h (saved). */
+static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
+{
+    bool any = false;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        mt_slab_wf_slab *s, *list;
+        while ((s = MT_SELF(notified)(h, c, SIZE_MAX)))
+            MT_SELF(partial_add)(h, c, s, false);
+        if ((s = h->cur[c]) && MT_SELF(releasable)(s)) {
+            h->cur[c] = NULL;
+            MT_SELF(release)(s, free_below);
+            any = true;
+        }
+        if ((list = h->partial[c])) {
+            h->partial[c] = NULL;
+            list->prev->next = NULL;
+            while ((s = list)) {
+                list = s->next;
+                if (MT_SELF(releasable)(s)) {
+                    MT_SELF(release)(s, free_below);
+                    any = true;
+                } else {
+                    MT_SELF(partial_add)(h, c, s, false);
+                }
+            }
+        }
+    }
+    while (h->empty) {
+        mt_slab_wf_slab *s = h->empty;
+        h->empty = s->next;
+        MT_SELF(release)(s, free_below);
+        any = true;
+    }
+    h->nempty = 0;
+    return any;
+}
+
+/* The thread's first use: attach it (so thread_exit runs) and take a heap. */
+MT_SLOW bool MT_SELF(start)(mt_lfunc *next)
+{
+    if (MT_SELF(tl).state == MT_SLAB_WF_NEW) {
+        mt_thread_attach(); /* runs create, which makes the thread active */
+        MT_SELF(tl).state = MT_SLAB_WF_ACTIVE; /* a socket without threads attaches nobody */
+    }
+    MT_SELF(heap) *h = MT_SELF(acquire)(next);
+    if (!h)
+        return false;
+    MT_SELF(adopt)(h);
+    return true;
+}
+
+/* A block of class c for the current heap, at `align` (> 16 only when the
+ * class size is not a multiple of it: the class then has room to shift). */
+static void *MT_SELF(serve)(mt_ctx *ctx, size_t c, size_t align, mt_lfunc *next)
+{
+    void *p = MT_SELF(class_alloc)(ctx, c, next);
+    if (p && ((uintptr_t)p & (align - 1))) {
+        mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+        void *q = (void *)mt_align_up((uintptr_t)p, align);
+        mt_store_relaxed(&s->ostate, mt_load_relaxed(&s->ostate) | MT_SLAB_WF_ALIGNED);
+        if (ctx->zeroed == p)
+            ctx->zeroed = q;
+        p = q;
+    }
+    return p;
+}
+
+/* Everything the fast path does not serve: another size or alignment, an
+ * empty bin, a thread without a heap (first use, or after its exit: then a
+ * heap is borrowed for this one request). */
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size, align = ctx->align, c;
+    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()))
+        return next(ctx);
+    c = MT_SELF(class_index)(size);
+    if (align > MT_MIN_ALIGN) {
+        if (align > MT_GRANULE / 2)
+            return next(ctx);
+        if (MT_SELF(class_size)(c) & (align - 1)) {
+            size_t want = size + align - MT_MIN_ALIGN;
+            if (!mt_size_in(want, 0, MT_SELF(top)()))
+                return next(ctx);
+            c = MT_SELF(class_index)(want);
+        }
+    }
+    void *p;
+    if (MT_UNLIKELY(!MT_SELF(tl).heap)) {
+        if (MT_SELF(tl).state == MT_SLAB_WF_EXITED) {
+            MT_SELF(heap) *h = MT_SELF(acquire)(next);
+            if (!h) {
+                ctx->err = MT_ENOMEM;
+                return NULL;
+            }
+            MT_SELF(adopt)(h);
+            p = MT_SELF(serve)(ctx, c, align, next);
+            MT_SELF(save)(h);
+            MT_SELF(disown)(h);
+            return p;
+        }
+        if (!MT_SELF(start)(next)) {
+            ctx->err = MT_ENOMEM;
+            return NULL;
+        }
+    }
+    p = MT_SELF(serve)(ctx, c, align, next);
+    MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+    return p;
+}
+
+/* Fast path: a range check, the class index, a pop from the TLS bin. */
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size;
+    mt_slab_wf_bin *b = NULL;
+    void *p = NULL;
+    MT_SELF(step_begin)();
+    if (mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
+        MT_LIKELY(ctx->align <= MT_MIN_ALIGN)) {
+        b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
+        p = b->free;
+    }
+    if (MT_UNLIKELY(!p))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+    b->free = *(void **)p;
+    b->used++;
+    MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+    return p;
+}
+
+/* ---- free ---- */
+
+/* Another thread's block (or one of a heap this thread does not hold): push
+ * it on the slab's remote stack — one XCHG and a link store; if the XCHG took
+ * the owner's MARK, also push the slab on the owner heap's notification stack
+ * (the same two steps). The FAA comes last: once it is done this thread
+ * never touches the slab again, which is what makes release safe. */
+static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
+{
+    atomic_store_explicit(mt_slab_wf_link(p), MT_SLAB_WF_PENDING, memory_order_relaxed);
+    MT_SELF(step)();
+    void *old = mt_fas(&s->rhead, p);
+    if (old == MT_SLAB_WF_MARK) {
+        atomic_store_explicit(mt_slab_wf_link(p), NULL, memory_order_release);
+        MT_SELF(heap) *h = (MT_SELF(heap) *)(st & ~(uintptr_t)MT_SLAB_WF_TAGS);
+        atomic_store_explicit(&s->nnext, (mt_slab_wf_slab *)MT_SLAB_WF_PENDING, memory_order_relaxed);
+        MT_SELF(step)();
+        mt_slab_wf_slab *top = mt_fas(&h->notify[s->cls], s);
+        atomic_store_explicit(&s->nnext, top, memory_order_release);
+    } else {
+        atomic_store_explicit(mt_slab_wf_link(p), old, memory_order_release);
+    }
+    MT_SELF(step)();
+    atomic_fetch_add_explicit(&s->remote, 1, memory_order_release);
+    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_REMOTE);
+}
+
+/* A block the fast path did not take: an aligned address, a remote block, or
+ * one of the thread's own slabs that is not current. */
+MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
+{
+    uintptr_t st = mt_load_relaxed(&s->ostate);
+    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    if (st & MT_SLAB_WF_ALIGNED)
+        p = mt_slab_wf_unalign(s, p);
+    if (!h || (st & ~(uintptr_t)MT_SLAB_WF_TAGS) != (uintptr_t)h) {
+        MT_SELF(remote_free)(s, p, st);
+        return;
+    }
+    size_t c = s->cls;
+    if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_CUR) {
+        mt_slab_wf_bin *b = &MT_SELF(tl).bin[c];
+        *(void **)p = b->free;
+        b->free = p;
+        b->used--;
+    } else {
+        *(void **)p = s->free;
+        s->free = p;
+        s->used--;
+        if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
+            MT_SELF(partial_add)(h, c, s, true);
+        if (MT_SELF(releasable)(s)) {
+            MT_SELF(partial_remove)(h, c, s);
+            MT_SELF(empty_put)(h, s, MT_BELOW(free));
+        }
+    }
+    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
+}
+
+/* Fast path: the block's slab is current in this thread's heap: a push. */
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    mt_slab_wf_slab *s = (mt_slab_wf_slab *)ctx->meta;
+    void *p = ctx->ptr;
+    MT_SELF(step_begin)();
+    if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) != MT_SELF(tl).tag)) {
+        MT_SELF(free_slow)(s, p);
+        return NULL;
+    }
+    mt_slab_wf_bin *b = &MT_SELF(tl).bin[s->cls];
+    *(void **)p = b->free;
+    b->free = p;
+    b->used--;
+    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
+    return NULL;
+}
+
+MT_SLOW size_t MT_SELF(usable_aligned)(const mt_slab_wf_slab *s, const void *p)
+{
+    return (uintptr_t)mt_slab_wf_unalign(s, p) + s->csize - (uintptr_t)p;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    const mt_slab_wf_slab *s = (const mt_slab_wf_slab *)ctx->meta;
+    if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) & MT_SLAB_WF_ALIGNED)) {
+        ctx->usable = MT_SELF(usable_aligned)(s, ctx->ptr);
+        ctx->szcls_key = 0; /* usable is not the class size */
+        return ctx->ptr;
+    }
+    ctx->usable = s->csize;
+    ctx->szcls = s->cls;
+    ctx->szcls_key = MT_SELF(szcls_key);
+    return ctx->ptr;
+}
+
+/* Blocks keep their class: the socket reallocates when the size leaves it. */
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
+}
+
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_SELF(tl).state == MT_SLAB_WF_NEW)
+        MT_SELF(tl).state = MT_SLAB_WF_ACTIVE;
+    return next(ctx);
+}
+
+/* ---- thread exit, purge, fork ---- */
+
+MT_SLOW void MT_SELF(exit_slow)(void)
+{
+    if (MT_SLAB_WF_STEPS)
+        for (int op = 0; op < MT_SLAB_WF_OPS; op++) {
+            uint32_t mine = MT_SELF(steps).max[op];
+            uint32_t seen = mt_load_relaxed(&MT_SELF(state).steps_max[op]);
+            while (mine > seen && !mt_cas(&MT_SELF(state).steps_max[op], &seen, mine))
+                ;
+        }
+    MT_SELF(tl).state = MT_SLAB_WF_EXITED;
+    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    if (!h)
+        return;
+    MT_SELF(save)(h);
+    MT_SELF(tidy)(h, MT_BELOW(free));
+    MT_SELF(disown)(h);
+}
+
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(exit_slow)();
+    return next(ctx);
+}
+
+/* malloc_trim: the calling thread's heap and every abandoned heap give back
+ * their free slabs. Heaps of live threads are theirs. */
+MT_SLOW bool MT_SELF(purge_all)(void)
+{
+    bool any = false;
+    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    if (h) {
+        MT_SELF(save)(h);
+        any = MT_SELF(tidy)(h, MT_BELOW(free));
+        MT_SELF(load)(h);
+    }
+    for (h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+        uintptr_t want = MT_SLAB_WF_ABANDONED;
+        if (mt_load_relaxed(&h->state) == want && mt_cas(&h->state, &want, MT_SLAB_WF_OWNED)) {
+            any |= MT_SELF(tidy)(h, MT_BELOW(free));
+            mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
+        }
+    }
+    return any;
+}
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = MT_SELF(purge_all)();
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+/* In a fork child a remote free killed between its XCHG and its link store
+ * left a PENDING link for ever. Cut it (the block is free: nobody in the
+ * child holds it) and count the free whose FAA never came. */
+static void MT_SELF(cut_blocks)(mt_slab_wf_slab *s, void *n)
+{
+    for (void *nx; n && n != MT_SLAB_WF_MARK; n = nx)
+        if ((nx = mt_load_relaxed(mt_slab_wf_link(n))) == MT_SLAB_WF_PENDING) {
+            mt_store_relaxed(mt_slab_wf_link(n), NULL);
+            atomic_fetch_add_explicit(&s->remote, 1, memory_order_relaxed);
+            return;
+        }
+}
+
+static void MT_SELF(cut_slabs)(mt_slab_wf_slab *s)
+{
+    for (mt_slab_wf_slab *nx; s; s = nx)
+        if ((nx = mt_load_relaxed(&s->nnext)) == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING) {
+            mt_store_relaxed(&s->nnext, NULL);
+            atomic_fetch_add_explicit(&s->remote, 1, memory_order_relaxed);
+            return;
+        }
+}
+
+MT_SLOW void MT_SELF(fork_repair)(void)
+{
+    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    if (!h)
+        return;
+    MT_SELF(save)(h);
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        MT_SELF(cut_slabs)(h->nchain[c]);
+        MT_SELF(cut_slabs)(mt_load_relaxed(&h->notify[c]));
+        mt_slab_wf_slab *s = h->cur[c], *first = h->partial[c];
+        if (s) {
+            MT_SELF(cut_blocks)(s, s->rchain);
+            MT_SELF(cut_blocks)(s, mt_load_relaxed(&s->rhead));
+        }
+        for (s = first; s; s = s->next == first ? NULL : s->next) {
+            MT_SELF(cut_blocks)(s, s->rchain);
+            MT_SELF(cut_blocks)(s, mt_load_relaxed(&s->rhead));
+        }
+    }
+    MT_SELF(load)(h);
+}
+
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    MT_SELF(fork_repair)();
+    return NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, fork_prepare) /* no locks */
+MT_FORWARD_OP(MT_NAME, fork_parent)
+
+/* ---- for tests: counters, step maxima, the invariant checker ---- */
+
+MT_UNUSED static mt_slab_wf_stat MT_SELF(stat)(void)
+{
+    mt_slab_wf_stat st = {mt_load_relaxed(&MT_SELF(state).slabs), mt_load_relaxed(&MT_SELF(state).nheaps)};
+    return st;
+}
+
+/* The most steps one operation of kind `op` (MT_SLAB_WF_OP_*) took, over the
+ * exited threads and the calling one (0 unless MT_SLAB_WF_STEPS). */
+MT_UNUSED static uint32_t MT_SELF(steps_max)(int op)
+{
+    uint32_t all = mt_load_relaxed(&MT_SELF(state).steps_max[op]), mine = MT_SELF(steps).max[op];
+    return all > mine ? all : mine;
+}
+
+#define MT_SLAB_WF_MAX_CAP ((MT_SLAB_SIZE > MT_GRANULE ? MT_SLAB_SIZE : MT_GRANULE) / 16 + MT_SLAB_WF_MIN_BLOCKS)
+
+/* Count the blocks of list n (free, rchain or the remote stack) into `seen`;
+ * returns the count, or UINT32_MAX if a node is not a free block of s. */
+static uint32_t MT_SELF(check_list)(const mt_slab_wf_slab *s, void *n, uint64_t *seen)
+{
+    uintptr_t base = mt_slab_wf_base(s);
+    uint32_t count = 0;
+    for (; n && n != MT_SLAB_WF_MARK; n = *(void **)n) {
+        uintptr_t off = (uintptr_t)n - base, i = off / s->csize;
+        if (n == MT_SLAB_WF_PENDING || (uintptr_t)n < base || off % s->csize || i >= s->carved ||
+            (seen[i / 64] >> (i % 64) & 1))
+            return UINT32_MAX;
+        seen[i / 64] |= (uint64_t)1 << (i % 64);
+        count++;
+    }
+    return count;
+}
+
+/* One slab of class c in heap h; `state` is the expected state, or -1 for
+ * any. `bin` is its TLS bin when it is the calling thread's current slab. */
+static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, int state,
+                                       const mt_slab_wf_bin *bin)
+{
+    uint64_t seen[(MT_SLAB_WF_MAX_CAP + 63) / 64] = {0};
+    uintptr_t st = mt_load_relaxed(&s->ostate);
+    size_t len = (size_t)s->granules << MT_GRANULE_SHIFT;
+    if ((st & ~(uintptr_t)MT_SLAB_WF_TAGS) != (uintptr_t)h)
+        return "slab of another heap";
+    if (state >= 0 && (st & MT_SLAB_WF_STATE) != (uintptr_t)state)
+        return "slab state does not match its list";
+    if (s->cls != c || s->csize != MT_SELF(class_size)(c) || len != MT_SELF(slab_len)(c) ||
+        s->capacity != (len - MT_SLAB_WF_HDR) / s->csize || s->carved > s->capacity)
+        return "slab geometry";
+    uintptr_t entry = mt_entry(MT_SELF_ID, (uintptr_t)s);
+    if (mt_pagemap_get((void *)mt_slab_wf_base(s)) != entry || mt_pagemap_get(s) != entry)
+        return "page map does not name the slab";
+    uint32_t a = MT_SELF(check_list)(s, bin ? bin->free : s->free, seen);
+    uint32_t b = MT_SELF(check_list)(s, s->rchain, seen);
+    uint32_t r = MT_SELF(check_list)(s, mt_load_relaxed(&s->rhead), seen);
+    if (a == UINT32_MAX || b == UINT32_MAX || r == UINT32_MAX)
+        return "free list holds a foreign, duplicate or never-carved block";
+    uint32_t used = bin ? bin->used : s->used;
+    if (mt_slab_wf_in_use(s, used) + a + b + r != s->carved)
+        return "blocks in use + free blocks != blocks carved";
+    if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL && !s->marked && !s->notify_pending)
+        return "full slab nobody will be told about";
+    if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_EMPTY &&
+        (mt_slab_wf_in_use(s, used) || s->marked || s->notify_pending))
+        return "cached slab is not free";
+    return NULL;
+}
+
+static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
+{
+    const char *why;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        mt_slab_wf_slab *cur = mine ? MT_SELF(tl).cur[c] : h->cur[c], *s;
+        const mt_slab_wf_bin *bin = mine ? &MT_SELF(tl).bin[c] : NULL;
+        if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_CUR, bin)))
+            return why;
+        size_t n = 0, limit = mt_load_relaxed(&MT_SELF(state).slabs);
+        mt_slab_wf_slab *first = h->partial[c];
+        for (s = first; s; s = s->next == first ? NULL : s->next) {
+            if (++n > limit || s->next->prev != s)
+                return "partial list broken";
+            if ((why = MT_SELF(check_slab)(h, c, s, MT_SLAB_WF_PARTIAL, NULL)))
+                return why;
+        }
+        for (int i = 0; i < 2; i++) {
+            s = i ? mt_load_relaxed(&h->notify[c]) : h->nchain[c];
+            for (n = 0; s; s = mt_load_relaxed(&s->nnext)) {
+                if (++n > limit || s == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING)
+                    return "notification stack broken";
+                if ((why = MT_SELF(check_slab)(h, c, s, -1, s == cur ? bin : NULL)))
+                    return why;
+            }
+        }
+    }
+    uint32_t n = 0;
+    for (mt_slab_wf_slab *s = h->empty; s; s = s->next)
+        if (++n > MT_TLLABS || (why = MT_SELF(check_slab)(h, s->cls, s, MT_SLAB_WF_EMPTY, NULL)))
+            return why ? why : "more empty slabs than tllabs";
+    return n == h->nempty ? NULL : "empty slab count";
+}
+
+/* 0 if the calling thread's heap and every abandoned heap are consistent,
+ * else the number of inconsistent heaps (*why: the first problem). Call it
+ * while no other thread frees into these heaps. */
+MT_UNUSED static size_t MT_SELF(check)(const char **why)
+{
+    size_t bad = 0;
+    const char *first = NULL, *w;
+    MT_SELF(heap) *mine = MT_SELF(tl).heap;
+    if (mine && (w = MT_SELF(check_heap)(mine, true)))
+        bad++, first = w;
+    for (MT_SELF(heap) *h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+        uintptr_t want = MT_SLAB_WF_ABANDONED;
+        if (h == mine || !mt_cas(&h->state, &want, MT_SLAB_WF_OWNED))
+            continue;
+        if ((w = MT_SELF(check_heap)(h, false)))
+            bad++, first = first ? first : w;
+        mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
+    }
+    if (why)
+        *why = first;
+    return bad;
+}
+
+#include "../core/layer_end.h"
+#undef MT_SLAB_WF_COLLECT
+#undef MT_SLAB_WF_TRIES
+#undef MT_SLAB_WF_MIN_BLOCKS
+#undef MT_SLAB_WF_BINS
+#undef MT_SLAB_WF_STEPS
+#undef MT_SLAB_WF_MAX_CAP

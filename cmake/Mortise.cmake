@@ -23,7 +23,9 @@ set(MORTISE_ALLOCATOR_FLAGS
   # a chain with more layers (even fake ones) reaches the late inliner in a
   # different shape and helpers such as realloc compile differently
   # (tests/zero_cost). MT_COMPOSE links at most 16 instances.
-  $<$<C_COMPILER_ID:GNU>:--param=max-early-inliner-iterations=32>)
+  $<$<C_COMPILER_ID:GNU>:--param=max-early-inliner-iterations=32>
+  # segfit_lf swaps a pointer and its ABA tag together with cmpxchg16b.
+  $<$<STREQUAL:${CMAKE_SYSTEM_PROCESSOR},x86_64>:-mcx16>)
 
 function(mortise_add_instance NAME SOURCE)
   if("VARIANT" IN_LIST ARGN AND NOT MORTISE_FULL_TESTS)

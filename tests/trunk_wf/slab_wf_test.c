@@ -71,11 +71,11 @@ static void case_basic(void)
     w_free(big);
 
     /* aligned: every power of two to 64 KiB, kept live together */
-    void *keep[17 * 5];
+    void *keep[17 * 6];
     size_t n = 0;
     for (size_t a = 1; a <= 65536; a *= 2) {
-        size_t sizes[5] = {1, 24, a + 1, 3000, 20000};
-        for (int i = 0; i < 5; i++) {
+        size_t sizes[6] = {0, 1, 24, a + 1, 3000, 20000};
+        for (int i = 0; i < 6; i++) {
             char *p = w_aligned_alloc(a, sizes[i]);
             size_t usable = w_malloc_usable_size(p);
             CHECK(p && ((uintptr_t)p & (a - 1)) == 0 && usable >= sizes[i]);
@@ -85,6 +85,14 @@ static void case_basic(void)
             keep[n++] = p;
         }
     }
+    size_t overlaps = 0; /* [p, p + max(usable, 1)) of live blocks never meet */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++) {
+            uintptr_t pi = (uintptr_t)keep[i], pj = (uintptr_t)keep[j];
+            size_t ui = w_malloc_usable_size(keep[i]), uj = w_malloc_usable_size(keep[j]);
+            overlaps += pi < pj + (uj ? uj : 1) && pj < pi + (ui ? ui : 1);
+        }
+    CHECK(overlaps == 0);
     for (size_t i = 0; i < n; i++) {
         unsigned char *p = keep[i];
         size_t usable = w_malloc_usable_size(p), wrong = 0;
@@ -169,7 +177,7 @@ static void rt_step(wf_rng *r, rt_block *live, size_t nlive, uint64_t *ids)
     if (roll < 45) { /* replace */
         if (b->p)
             w_free(b->p);
-        size_t size = wf_size(r);
+        size_t size = wf_next(r) % 50 ? wf_size(r) : 0;
         size_t kind = wf_next(r) % 10;
         b->p = kind < 7 ? w_malloc(size) : kind < 9 ? w_calloc(1, size)
                                                     : w_aligned_alloc((size_t)32 << wf_range(r, 0, 7), size);
@@ -178,7 +186,7 @@ static void rt_step(wf_rng *r, rt_block *live, size_t nlive, uint64_t *ids)
             rt_bad++;
             return;
         }
-        wf_fill(b->p, size, b->id);
+        wf_fill(b->p, size < sizeof(wf_stamp) ? sizeof(wf_stamp) : size, b->id); /* every block has 16 */
     } else if (roll < 70) { /* free */
         w_free(b->p);
         b->p = NULL;

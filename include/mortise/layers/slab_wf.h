@@ -758,7 +758,9 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
         if (align > MT_GRANULE / 2)
             return next(ctx);
         if (MT_SELF(class_size)(c) & (align - 1)) {
-            size_t want = size + align - MT_MIN_ALIGN;
+            /* the shift is at most align - 16: a block of `want` keeps at
+             * least max(size, 1) bytes after it, so it stays inside */
+            size_t want = (size ? size : 1) + align - MT_MIN_ALIGN;
             if (!mt_size_in(want, 0, MT_SELF(top)()))
                 return next(ctx);
             c = MT_SELF(class_index)(want);

@@ -18,9 +18,9 @@
 #include <sched.h>
 
 static _Thread_local unsigned pop_count;
-#define MT_SEGFIT_LF_POP_HOOK()                                                    \
+#define MT_SEGFIT_LF_POP_HOOK(stage)                                               \
     do {                                                                           \
-        if ((++pop_count & 7) == 0)                                               \
+        if ((stage) == 1 && (++pop_count & 7) == 0)                                \
             sched_yield();                                                         \
     } while (0)
 #if defined(ABA_UNTAGGED)

@@ -1,36 +1,71 @@
 /* segfit_lf white-box: the checker after a random sequence; getmeta's class
  * hint; alignment by class; sizes above max_block pass below; purge hands
  * every fully free span back (page map and OS counters) and leaves the rest;
- * purges racing with threads that pop and push blocks of spans being
- * released (spans of the 1 MiB class are 9 MiB, which mmap_heap unmaps on
- * release, and every pop yields inside its race window: a purge that did
- * not wait for pops in flight would let a pop read unmapped memory);
- * threads' pop-announcement words are reused after they exit.
- * model: mmap_heap::segfit_lf(sizeclass=log2b)::custom_socket(prefix=t_) */
+ * purge and a pop in flight: a thread is parked inside a pop right after
+ * loading the top of a stack whose span is all free; a purge started then
+ * must not give the span back until the thread has left the pop (a test
+ * layer below segfit_lf, quarantine, makes released spans of more than 64
+ * granules inaccessible and never reuses their addresses, so a read of one
+ * would fault); purges racing with four threads popping and pushing, with
+ * every block's contents checked; threads' pop-announcement words are reused
+ * after they exit.
+ * model: mmap_heap::quarantine::segfit_lf(sizeclass=log2b)::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 #include <sched.h>
+#include <time.h>
 
-/* Widen the window between reading a block's next pointer and the CAS. */
+/* A pop's race windows: a thread with park_here set stops at stage 0
+ * (top loaded, its next pointer not yet read) until released; during the
+ * racing purges every 8th pop sleeps 20 us in either window. */
+static _Thread_local bool park_here;
 static _Thread_local unsigned pop_hook_count;
-static _Atomic(int) pop_hook_on;
-#define MT_SEGFIT_LF_POP_HOOK()                                                    \
-    do {                                                                           \
-        if (atomic_load_explicit(&pop_hook_on, memory_order_relaxed) &&            \
-            (++pop_hook_count & 7) == 0)                                           \
-            sched_yield();                                                         \
-    } while (0)
+static _Atomic(int) pop_hook_on, parked, unpark;
+static void pop_hook(int stage)
+{
+    if (stage == 0 && park_here) {
+        park_here = false;
+        atomic_store(&parked, 1);
+        while (!atomic_load(&unpark))
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    } else if (atomic_load_explicit(&pop_hook_on, memory_order_relaxed) && (++pop_hook_count & 7) == 0) {
+        nanosleep(&(struct timespec){0, 20000}, NULL);
+    }
+}
+#define MT_SEGFIT_LF_POP_HOOK(stage) pop_hook(stage)
 
 #include <mortise/os/mmap_heap.h>
+
+/* quarantine (test only): while on, a chunk of more than 64 granules freed
+ * to mmap_heap is mapped PROT_NONE in place and leaked instead. */
+static _Atomic(int) quarantine_on, quarantined;
+MT_INLINE void *quarantine_free(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (atomic_load(&quarantine_on) && ctx->owner == mmap_heap_id && ctx->meta > 64 &&
+        ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0) {
+        mt_pagemap_set(ctx->ptr, MT_GRANULE, 0);
+        atomic_fetch_add(&quarantined, 1);
+        mmap(ctx->ptr, ctx->meta << MT_GRANULE_SHIFT, PROT_NONE,
+             MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        return NULL;
+    }
+    return next(ctx);
+}
+#define QUARANTINE_FORWARD(op) MT_FORWARD_OP(quarantine, op)
+QUARANTINE_FORWARD(create) QUARANTINE_FORWARD(alloc) QUARANTINE_FORWARD(getmeta)
+QUARANTINE_FORWARD(resize) QUARANTINE_FORWARD(thread_exit) QUARANTINE_FORWARD(fork_prepare)
+QUARANTINE_FORWARD(fork_parent) QUARANTINE_FORWARD(fork_child) QUARANTINE_FORWARD(purge)
+
 #include <mortise/layers/segfit_lf.h>
 
 #define MT_PREFIX t_
 #include <mortise/sockets/custom_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lf, custom_socket)
+MT_COMPOSE(mmap_heap, quarantine, segfit_lf, custom_socket)
 
 #include "../common/check.h"
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
 static uint64_t rng(void)
@@ -148,21 +183,75 @@ static void test_purge(void)
     CHECK(layer_ok("purge and reuse"));
 }
 
+/* ---- a purge waits for a pop in flight ---- */
+
+static void *parked_pop(void *arg)
+{
+    park_here = true;
+    *(void **)arg = t_malloc(700 << 10);
+    return NULL;
+}
+static void *purger(void *arg)
+{
+    (void)arg;
+    t_malloc_trim(0);
+    return NULL;
+}
+
+static void test_purge_waits_for_pops(void)
+{
+    enum { BLOCKS = 8 }; /* the 768 KiB class: one span of 8 blocks, 108 granules */
+    void *b[BLOCKS], *got = NULL;
+    for (int i = 0; i < BLOCKS; i++)
+        b[i] = t_malloc(700 << 10);
+    CHECK(segfit_lf_span_of(b[0]) == segfit_lf_span_of(b[BLOCKS - 1]));
+    for (int i = 0; i < BLOCKS; i++)
+        t_free(b[i]);
+    atomic_store(&quarantine_on, 1);
+    pthread_t popper, purging;
+    CHECK(pthread_create(&popper, NULL, parked_pop, &got) == 0);
+    while (!atomic_load(&parked))
+        nanosleep(&(struct timespec){0, 1000000}, NULL);
+    CHECK(pthread_create(&purging, NULL, purger, NULL) == 0);
+    nanosleep(&(struct timespec){0, 200000000}, NULL);
+    CHECK(atomic_load(&quarantined) == 0); /* the span is still there: purge waits */
+    atomic_store(&unpark, 1);
+    pthread_join(popper, NULL);
+    pthread_join(purging, NULL);
+    CHECK(atomic_load(&quarantined) == 1); /* and goes once the pop has left */
+    CHECK(got && owner_of(got) == segfit_lf_id && segfit_lf_span_of(got) != segfit_lf_span_of(b[0]));
+    t_free(got);
+    atomic_store(&quarantine_on, 0);
+    CHECK(layer_ok("a purge waiting for a pop"));
+}
+
 /* ---- purges racing with pops ---- */
 
 static _Atomic(int) stop;
 
+static struct timespec now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t;
+}
+
+/* Threads of the 1 MiB class hold one block at a time but 8 every 16th
+ * round, so that its 8-block spans get carved to the end and are then often
+ * all free while another thread is inside a pop. */
 static void *churn(void *arg)
 {
-    size_t bad = 0, size = (uintptr_t)arg;
+    size_t bad = 0, size = (uintptr_t)arg, hold = 8;
     void *mine[8] = {0};
-    while (!atomic_load(&stop)) {
-        for (int i = 0; i < 8; i++) {
+    for (unsigned round = 0; !atomic_load(&stop); round++) {
+        if (size == 1 << 20)
+            hold = round % 16 ? 1 : 8;
+        for (size_t i = 0; i < hold; i++) {
             mine[i] = t_malloc(size);
             if (mine[i])
                 memcpy(mine[i], &mine[i], sizeof(void *)), ((char *)mine[i])[size - 1] = 'z';
         }
-        for (int i = 0; i < 8; i++) {
+        for (size_t i = 0; i < hold; i++) {
             if (mine[i])
                 bad += memcmp(mine[i], &mine[i], sizeof(void *)) || ((char *)mine[i])[size - 1] != 'z';
             t_free(mine[i]);
@@ -176,9 +265,9 @@ static void test_purge_races_pops(void)
     pthread_t t[4];
     atomic_store(&pop_hook_on, 1);
     for (int i = 0; i < 4; i++)
-        CHECK(pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)(i % 2 ? 1 << 20 : 100000)) == 0);
-    int released = 0;
-    for (int round = 0; round < 300; round++) {
+        CHECK(pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)(i ? 1 << 20 : 100000)) == 0);
+    int released = 0; /* purge for about a second */
+    for (struct timespec t0 = now(), t1 = t0; t1.tv_sec - t0.tv_sec < 1 || t1.tv_nsec < t0.tv_nsec; t1 = now()) {
         released += t_malloc_trim(0);
         sched_yield();
     }
@@ -220,6 +309,7 @@ int main(void)
     test_classes_and_alignment();
     test_random_sequence();
     test_purge();
+    test_purge_waits_for_pops();
     test_purge_races_pops();
     test_reader_words_reused();
     return check_report("segfit_lf_test");

@@ -84,11 +84,12 @@
 #error "segfit_lf needs cmpxchg16b: compile with -mcx16 (cmake/Mortise.cmake adds it on x86-64)"
 #endif
 
-/* Tests only: what a pop does between reading the next pointer and its CAS
- * (a yield widens the race window), and the tag increment (0 shows what the
- * tag prevents: tests/trunk_tlsf_lf/segfit_lf_aba_test.c). */
+/* Tests only: what a pop does at stage 0, after loading the top, and at
+ * stage 1, after reading its next pointer — the windows of the two races a
+ * pop runs (a purge releasing the top's span; ABA), which tests widen — and
+ * the tag increment (0 shows what the tag prevents). tests/trunk_tlsf_lf/. */
 #ifndef MT_SEGFIT_LF_POP_HOOK
-#define MT_SEGFIT_LF_POP_HOOK() ((void)0)
+#define MT_SEGFIT_LF_POP_HOOK(stage) ((void)0)
 #endif
 #ifndef MT_SEGFIT_LF_TAG_STEP
 #define MT_SEGFIT_LF_TAG_STEP 1
@@ -251,8 +252,9 @@ MT_INLINE void *MT_SELF(pop)(MT_SELF(class) *c)
     uint64_t s = MT_SELF(enter)(r);
     mt_lf_tagged top = mt_lf_load(&c->free);
     while (top.s.ptr) {
+        MT_SEGFIT_LF_POP_HOOK(0);
         void *next = mt_lf_next(top.s.ptr);
-        MT_SEGFIT_LF_POP_HOOK();
+        MT_SEGFIT_LF_POP_HOOK(1);
         if (mt_lf_cas(&c->free, &top, next, top.s.tag + MT_SEGFIT_LF_TAG_STEP))
             break;
     }

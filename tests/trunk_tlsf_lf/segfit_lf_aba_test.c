@@ -36,6 +36,7 @@ static _Thread_local unsigned pop_count;
 MT_COMPOSE(mmap_heap, segfit_lf, custom_socket)
 
 #include "../common/check.h"
+#include "trunk_test.h"
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -78,8 +79,7 @@ static void *stress(void *arg)
     uint64_t me = (uintptr_t)arg, seed = me * 0x9e3779b97f4a7c15ull;
     void *held[HELD] = {0};
     for (int step = 0; step < ROUNDS * HELD && !atomic_load_explicit(&stop, memory_order_relaxed); step++) {
-        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        int k = (int)(seed % HELD);
+        int k = (int)(xorshift(&seed) % HELD);
         if (held[k] && unclaim(held[k], me))
             t_free(held[k]);
         held[k] = t_malloc(BLOCK);

@@ -63,28 +63,12 @@ QUARANTINE_FORWARD(fork_parent) QUARANTINE_FORWARD(fork_child) QUARANTINE_FORWAR
 MT_COMPOSE(mmap_heap, quarantine, segfit_lf, custom_socket)
 
 #include "../common/check.h"
+#include "trunk_test.h"
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
-
-static bool layer_ok(const char *when)
-{
-    const char *broken = segfit_lf_check(NULL);
-    if (broken)
-        fprintf(stderr, "segfit_lf_check after %s: %s\n", when, broken);
-    return broken == NULL;
-}
-
-static uintptr_t owner_of(const void *p) { return mt_entry_owner(mt_pagemap_get(p)); }
+static bool layer_ok(const char *when) { return invariants_hold("segfit_lf_check", segfit_lf_check(NULL), when); }
 
 static void test_classes_and_alignment(void)
 {

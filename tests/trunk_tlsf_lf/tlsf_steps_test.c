@@ -31,6 +31,7 @@ static uint64_t tlsf_steps;
 MT_COMPOSE(mmap_heap, tlsf_glk, custom_socket)
 
 #include "../common/check.h"
+#include "trunk_test.h"
 #include <string.h>
 
 enum { MALLOC, ALIGNED, FREE, REALLOC, KINDS };
@@ -42,14 +43,6 @@ typedef struct {
     size_t free_blocks_peak, grew;
 } result;
 
-static uint64_t rng_state;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 /* 16 B to 64 KiB, uniform in the logarithm: every first-level list. */
 static size_t random_size(void)
 {

@@ -30,19 +30,11 @@
 MT_COMPOSE(OS_LAYER, tlsf_glk, custom_socket)
 
 #include "../common/check.h"
+#include "trunk_test.h"
 #include <pthread.h>
 #include <string.h>
 
 /* ---- helpers ---- */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 /* Sizes from 0 to 2 MiB, most of them small. */
 static size_t random_size(void)
@@ -78,13 +70,7 @@ static bool intact(const unsigned char *p, size_t len, uint64_t id)
     return true;
 }
 
-static bool heap_ok(const char *when)
-{
-    const char *broken = tlsf_glk_check(NULL);
-    if (broken)
-        fprintf(stderr, "tlsf_glk_check after %s: %s\n", when, broken);
-    return broken == NULL;
-}
+static bool heap_ok(const char *when) { return invariants_hold("tlsf_glk_check", tlsf_glk_check(NULL), when); }
 
 static bool all_free_merged(mt_tlsf_stats *s)
 {
@@ -198,7 +184,7 @@ static void test_purge(void)
     mt_os_stats_read(&os1);
     CHECK(os1.handed_out + (size_t)N * (300 << 10) <= os0.handed_out);
     for (int i = 0; i < N; i++)
-        CHECK(mt_entry_owner(mt_pagemap_get(big[i])) != tlsf_glk_id);
+        CHECK(owner_of(big[i]) != tlsf_glk_id);
 
     /* a live block pins only its own chunk: the free chunks around it go */
     void *keep = NULL;
@@ -258,8 +244,8 @@ static void *worker(void *arg)
     void *mine[256] = {0};
     size_t bad = 0;
     for (int i = 0; i < 40000; i++) {
-        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-        size_t k = seed % 256, len = (seed >> 16) % 4000 + 1;
+        uint64_t r = xorshift(&seed);
+        size_t k = r % 256, len = (r >> 16) % 4000 + 1;
         if (mine[k]) {
             bad += *(uint64_t *)mine[k] != (uint64_t)(uintptr_t)mine[k];
             t_free(mine[k]);

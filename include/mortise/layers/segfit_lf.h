@@ -177,6 +177,8 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* spans go back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
+#define MT_SEGFIT_CAP MT_MAX_BLOCK
+#include "segfit/classes.h" /* class_for, class_meta, resize, ... */
 
 _Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= 65536, "segfit_lf: at most 65536 classes");
 
@@ -193,18 +195,6 @@ static struct {
 } MT_SELF(state);
 
 static MT_TLS mt_lf_reader *MT_SELF(me);
-
-MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
-MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
-MT_INLINE size_t MT_SELF(max_block)(void)
-{
-    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
-    size_t cap = MT_SELF(class_size)(MT_SZCLS_CLASSES(MT_SIZECLASS) - 1);
-    cap = cap < (size_t)(MT_MAX_BLOCK) ? cap : (size_t)(MT_MAX_BLOCK);
-    return hi - 1 < cap ? hi - 1 : cap;
-}
-/* Classes this instance can hand out: purge, fork and the checker visit these. */
-MT_INLINE size_t MT_SELF(classes_used)(void) { return MT_SELF(class_index)(MT_SELF(max_block)()) + 1; }
 
 /* ---- pop announcements ---- */
 
@@ -334,19 +324,9 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
 
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t size = ctx->size, align = ctx->align;
-    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
-        size > MT_SELF(max_block)())
+    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    if (index == SIZE_MAX)
         return next(ctx);
-    size_t index = MT_SELF(class_index)(size);
-    if (MT_UNLIKELY(align > MT_MIN_ALIGN)) {
-        if (align > MT_GRANULE)
-            return next(ctx);
-        while (MT_SELF(class_size)(index) & (align - 1))
-            index++;
-        if (MT_SELF(class_size)(index) > MT_SELF(max_block)())
-            return next(ctx);
-    }
     void *p = MT_SELF(pop)(&MT_SELF(state).cls[index]);
     if (MT_UNLIKELY(!p))
         return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, index, next));
@@ -365,17 +345,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t cls = ctx->meta & 0xffff;
-    ctx->usable = MT_SELF(class_size)(cls);
-    ctx->szcls = cls;
-    ctx->szcls_key = MT_SELF(szcls_key);
-    return ctx->ptr;
-}
-
-/* Blocks keep their class: the socket reallocates when the size leaves it. */
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
+    return MT_SELF(class_meta)(ctx, ctx->meta & 0xffff);
 }
 
 MT_FORWARD_OP(MT_NAME, create)

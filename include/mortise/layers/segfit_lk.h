@@ -45,6 +45,8 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
+#define MT_SEGFIT_CAP MT_SEGFIT_MAX_BLOCK
+#include "segfit/classes.h" /* class_for, class_meta, resize (blocks keep their class), ... */
 
 typedef struct MT_SELF(span) {
     struct MT_SELF(span) *link; /* record free list, or purge's release list */
@@ -70,19 +72,6 @@ static struct {
     MT_SELF(span) *records_free;
     char *records_cur, *records_end;
 } MT_SELF(state);
-
-MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
-MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
-MT_INLINE size_t MT_SELF(max_block)(void)
-{
-    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
-    size_t cap = MT_SZCLS_FN(MT_SIZECLASS, size)(MT_SZCLS_CLASSES(MT_SIZECLASS) - 1);
-    cap = cap < MT_SEGFIT_MAX_BLOCK ? cap : MT_SEGFIT_MAX_BLOCK;
-    return hi - 1 < cap ? hi - 1 : cap;
-}
-
-/* Classes this instance can hand out: purge and fork visit only these. */
-MT_INLINE size_t MT_SELF(classes_used)(void) { return MT_SELF(class_index)(MT_SELF(max_block)()) + 1; }
 
 MT_SLOW MT_SELF(span) *MT_SELF(new_record)(mt_lfunc *next)
 {
@@ -156,19 +145,9 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
 
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t size = ctx->size, align = ctx->align;
-    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
-        size > MT_SELF(max_block)())
+    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    if (index == SIZE_MAX)
         return next(ctx);
-    size_t index = MT_SELF(class_index)(size);
-    if (MT_UNLIKELY(align > MT_MIN_ALIGN)) {
-        if (align > MT_GRANULE)
-            return next(ctx);
-        while (MT_SELF(class_size)(index) & (align - 1))
-            index++;
-        if (MT_SELF(class_size)(index) > MT_SELF(max_block)())
-            return next(ctx);
-    }
     MT_SELF(class) *c = &MT_SELF(state).cls[index];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
     void *p = c->free;
@@ -197,17 +176,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t cls = ((MT_SELF(span) *)ctx->meta)->cls;
-    ctx->usable = MT_SELF(class_size)(cls);
-    ctx->szcls = cls;
-    ctx->szcls_key = MT_SELF(szcls_key);
-    return ctx->ptr;
-}
-
-/* Blocks keep their class: the socket reallocates when the size leaves it. */
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
+    return MT_SELF(class_meta)(ctx, ((MT_SELF(span) *)ctx->meta)->cls);
 }
 
 MT_FORWARD_OP(MT_NAME, create)

@@ -17,6 +17,11 @@
  * (--param=max-early-inliner-iterations) so that deep chains fold the same as
  * shallow ones, in helpers that are not always-inline too.
  *
+ * For every instance U and every instance L below it, it defines
+ * mt_at_U__L__op, L's linked chain as U may reach it (MT_CHAIN_AT(L, op) in
+ * U's header, core/layer.h: cond_bypass sends a request past the layers
+ * between). Only those pairs exist, so naming a layer that is not below
+ * does not compile.
  * It also defines mt_chain_op (the top of the chain, used by the socket) and
  * mt_chain_layer_names(), the instance names in order, for reports.
  * Up to 16 instances; one composition per translation unit.
@@ -43,6 +48,9 @@
     M(A, B, thread_exit) M(A, B, fork_prepare) M(A, B, fork_parent)                \
     M(A, B, fork_child) M(A, B, purge)
 
+#define MT__AT_OP(U, L, op)                                                        \
+    MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
+
 #define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L)
 #define MT__LINK(P, L) MT__FOR_OPS2(MT__LINK_OP, P, L)
 #define MT__TOP(L) MT__FOR_OPS1(MT__TOP_OP, L)
@@ -63,6 +71,42 @@
 #define MT__R13(P, a, ...) MT__LINK(P, a) MT__R12(a, __VA_ARGS__)
 #define MT__R14(P, a, ...) MT__LINK(P, a) MT__R13(a, __VA_ARGS__)
 #define MT__R15(P, a, ...) MT__LINK(P, a) MT__R14(a, __VA_ARGS__)
+
+/* MT__ATSn(a, u...): the reach of every u over a (a is below each), then the
+ * same for the rest of the list: every (upper, lower) pair, in list order. */
+#define MT__AT(U, L) MT__FOR_OPS2(MT__AT_OP, U, L)
+#define MT__ABOVE1(a, u) MT__AT(u, a)
+#define MT__ABOVE2(a, u, ...) MT__AT(u, a) MT__ABOVE1(a, __VA_ARGS__)
+#define MT__ABOVE3(a, u, ...) MT__AT(u, a) MT__ABOVE2(a, __VA_ARGS__)
+#define MT__ABOVE4(a, u, ...) MT__AT(u, a) MT__ABOVE3(a, __VA_ARGS__)
+#define MT__ABOVE5(a, u, ...) MT__AT(u, a) MT__ABOVE4(a, __VA_ARGS__)
+#define MT__ABOVE6(a, u, ...) MT__AT(u, a) MT__ABOVE5(a, __VA_ARGS__)
+#define MT__ABOVE7(a, u, ...) MT__AT(u, a) MT__ABOVE6(a, __VA_ARGS__)
+#define MT__ABOVE8(a, u, ...) MT__AT(u, a) MT__ABOVE7(a, __VA_ARGS__)
+#define MT__ABOVE9(a, u, ...) MT__AT(u, a) MT__ABOVE8(a, __VA_ARGS__)
+#define MT__ABOVE10(a, u, ...) MT__AT(u, a) MT__ABOVE9(a, __VA_ARGS__)
+#define MT__ABOVE11(a, u, ...) MT__AT(u, a) MT__ABOVE10(a, __VA_ARGS__)
+#define MT__ABOVE12(a, u, ...) MT__AT(u, a) MT__ABOVE11(a, __VA_ARGS__)
+#define MT__ABOVE13(a, u, ...) MT__AT(u, a) MT__ABOVE12(a, __VA_ARGS__)
+#define MT__ABOVE14(a, u, ...) MT__AT(u, a) MT__ABOVE13(a, __VA_ARGS__)
+#define MT__ABOVE15(a, u, ...) MT__AT(u, a) MT__ABOVE14(a, __VA_ARGS__)
+#define MT__ATS1(a)
+#define MT__ATS2(a, ...) MT__ABOVE1(a, __VA_ARGS__) MT__ATS1(__VA_ARGS__)
+#define MT__ATS3(a, ...) MT__ABOVE2(a, __VA_ARGS__) MT__ATS2(__VA_ARGS__)
+#define MT__ATS4(a, ...) MT__ABOVE3(a, __VA_ARGS__) MT__ATS3(__VA_ARGS__)
+#define MT__ATS5(a, ...) MT__ABOVE4(a, __VA_ARGS__) MT__ATS4(__VA_ARGS__)
+#define MT__ATS6(a, ...) MT__ABOVE5(a, __VA_ARGS__) MT__ATS5(__VA_ARGS__)
+#define MT__ATS7(a, ...) MT__ABOVE6(a, __VA_ARGS__) MT__ATS6(__VA_ARGS__)
+#define MT__ATS8(a, ...) MT__ABOVE7(a, __VA_ARGS__) MT__ATS7(__VA_ARGS__)
+#define MT__ATS9(a, ...) MT__ABOVE8(a, __VA_ARGS__) MT__ATS8(__VA_ARGS__)
+#define MT__ATS10(a, ...) MT__ABOVE9(a, __VA_ARGS__) MT__ATS9(__VA_ARGS__)
+#define MT__ATS11(a, ...) MT__ABOVE10(a, __VA_ARGS__) MT__ATS10(__VA_ARGS__)
+#define MT__ATS12(a, ...) MT__ABOVE11(a, __VA_ARGS__) MT__ATS11(__VA_ARGS__)
+#define MT__ATS13(a, ...) MT__ABOVE12(a, __VA_ARGS__) MT__ATS12(__VA_ARGS__)
+#define MT__ATS14(a, ...) MT__ABOVE13(a, __VA_ARGS__) MT__ATS13(__VA_ARGS__)
+#define MT__ATS15(a, ...) MT__ABOVE14(a, __VA_ARGS__) MT__ATS14(__VA_ARGS__)
+#define MT__ATS16(a, ...) MT__ABOVE15(a, __VA_ARGS__) MT__ATS15(__VA_ARGS__)
+#define MT__ATS(...) MT_CAT(MT__ATS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
 #define MT__NARGS(...) MT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
@@ -96,6 +140,7 @@
 #define MT_COMPOSE(os, ...)                                                        \
     MT__OS(os)                                                                     \
     MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(os, __VA_ARGS__)                         \
+    MT__ATS(os, __VA_ARGS__)                                                       \
     MT__NAMES(os, __VA_ARGS__)
 
 #endif

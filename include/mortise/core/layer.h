@@ -50,15 +50,15 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
 #define MT_BELOW(op) MT_CAT(MT_CAT(mt_below_, MT_NAME), _##op)
 #define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx *ctx);
 
-/* The chain from a named instance down, for any operation: the layer `name`
- * and everything below it, as MT_COMPOSE links it (mt_link_name_op). A layer
- * that routes a request past the layers between it and one further down
- * (cond_bypass) calls MT_CHAIN_AT(name, alloc)(ctx), declared first with
- * MT_DECLARE_CHAIN_AT(name, alloc). `name` must be below the caller: a
- * name above it would recurse, which always_inline makes a compile error;
- * one not in the composition is a static function never defined (an error
- * with -Werror). Inlined like MT_BELOW. */
-#define MT_CHAIN_AT(name, op) MT_CAT(MT_CAT(mt_link_, name), _##op)
+/* The chain from a named instance further down, for any operation: the
+ * layer `name` linked to everything below it. A layer that routes a request
+ * past the layers between it and one further down (cond_bypass) calls
+ * MT_CHAIN_AT(name, alloc)(ctx), declared first with
+ * MT_DECLARE_CHAIN_AT(name, alloc). MT_COMPOSE defines it
+ * (mt_at_SELF__name__op) only when `name` is below this instance, so a name
+ * above it (which would recurse) or not in the composition does not
+ * compile. Inlined like MT_BELOW. */
+#define MT_CHAIN_AT(name, op) MT_CAT(MT_CAT(MT_CAT(mt_at_, MT_NAME), MT_CAT(__, name)), __##op)
 #define MT_DECLARE_CHAIN_AT(name, op) MT_INLINE void *MT_CHAIN_AT(name, op)(mt_ctx *ctx);
 
 /* Free, getmeta and resize belong to the block's owner: everyone else forwards. */

@@ -4,7 +4,7 @@
  * PTHREAD_MUTEX_INITIALIZER on glibc and musl, the platforms we build for. */
 #ifndef MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #define MORTISE_POLICY_SYNC_POSIX_MUTEX_H
-#include "../../core/platform.h"
+#include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */
 #include <pthread.h>
 
 typedef struct { pthread_mutex_t m; } mt_sync_posix_mutex;
@@ -15,11 +15,5 @@ MT_INLINE void mt_sync_posix_mutex_init(mt_sync_posix_mutex *l)
 }
 MT_INLINE void mt_sync_posix_mutex_lock(mt_sync_posix_mutex *l) { pthread_mutex_lock(&l->m); }
 MT_INLINE void mt_sync_posix_mutex_unlock(mt_sync_posix_mutex *l) { pthread_mutex_unlock(&l->m); }
-MT_INLINE void *mt_sync_posix_mutex_exec(mt_sync_posix_mutex *l, void *(*cs)(void *), void *arg)
-{
-    mt_sync_posix_mutex_lock(l);
-    void *r = cs(arg);
-    mt_sync_posix_mutex_unlock(l);
-    return r;
-}
+MT_SYNC_EXEC_BY_LOCKING(posix_mutex)
 #endif

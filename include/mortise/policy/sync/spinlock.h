@@ -4,11 +4,7 @@
  * stays usable when threads outnumber cores. Worst case: unbounded (unfair). */
 #ifndef MORTISE_POLICY_SYNC_SPINLOCK_H
 #define MORTISE_POLICY_SYNC_SPINLOCK_H
-#include "../../core/platform.h"
-
-#ifndef MT_SPIN_LIMIT
-#define MT_SPIN_LIMIT 16
-#endif
+#include "wait.h" /* MT_SPIN_LIMIT, the backoff */
 
 typedef struct { _Atomic(int) held; } mt_sync_spinlock;
 
@@ -16,18 +12,10 @@ MT_INLINE void mt_sync_spinlock_init(mt_sync_spinlock *l) { atomic_init(&l->held
 
 MT_SLOW void mt_sync_spinlock_wait(mt_sync_spinlock *l)
 {
-    unsigned backoff = 1, rounds = 0;
+    mt_sync_backoff b = MT_SYNC_BACKOFF_INIT;
     do {
-        while (mt_load_relaxed(&l->held)) {
-            if (rounds < MT_SPIN_LIMIT) {
-                for (unsigned i = 0; i < backoff; i++)
-                    mt_cpu_relax();
-                backoff = backoff < 256 ? backoff * 2 : backoff;
-                rounds++;
-            } else {
-                mt_yield();
-            }
-        }
+        while (mt_load_relaxed(&l->held))
+            mt_sync_backoff_wait(&b);
     } while (atomic_exchange_explicit(&l->held, 1, memory_order_acquire));
 }
 
@@ -40,11 +28,5 @@ MT_INLINE void mt_sync_spinlock_unlock(mt_sync_spinlock *l)
 {
     atomic_store_explicit(&l->held, 0, memory_order_release);
 }
-MT_INLINE void *mt_sync_spinlock_exec(mt_sync_spinlock *l, void *(*cs)(void *), void *arg)
-{
-    mt_sync_spinlock_lock(l);
-    void *r = cs(arg);
-    mt_sync_spinlock_unlock(l);
-    return r;
-}
+MT_SYNC_EXEC_BY_LOCKING(spinlock)
 #endif

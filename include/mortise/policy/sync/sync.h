@@ -15,6 +15,13 @@
  *
  * Layers name the policy in their MT_SYNC slot and reach it through
  * MT_SYNC_T(policy) and MT_SYNC_FN(policy, op).
+ *
+ * Policies (docs/sync.md compares them): none, spinlock, ticket, mcslock
+ * (also freestanding); posix_mutex, posix_spin, ccsynch, flatcombine, rcl
+ * (POSIX threads). Every waiter spins a bounded time and then yields or
+ * sleeps on a futex (wait.h), so all of them stay usable when threads
+ * outnumber cores; every policy allows one thread to hold any number of its
+ * locks at once (fork_prepare takes all of a layer's locks).
  */
 #ifndef MORTISE_POLICY_SYNC_H
 #define MORTISE_POLICY_SYNC_H
@@ -26,8 +33,14 @@
 
 #include "none.h"
 #include "spinlock.h"
+#include "ticket.h"
+#include "mcslock.h"
 #if !defined(MT_FREESTANDING)
 #include "posix_mutex.h"
+#include "posix_spin.h"
+#include "ccsynch.h"
+#include "flatcombine.h"
+#include "rcl.h"
 #endif
 
 #endif

@@ -1,0 +1,266 @@
+/* sync=flatcombine — flat combining (Hendler, Incze, Shavit & Tzafrir,
+ * SPAA 2010).                                             [model: flatcombine]
+ *
+ * Purpose: combining with a plain lock as the combiner token: threads publish
+ *   requests, whoever holds the combiner lock runs everybody's; the paper's
+ *   hslab puts buddy_glk under it.
+ * Algorithm: each thread owns one publication record (records.h; the
+ *   publication list is every record of the process-wide pool, scanned by
+ *   index). exec writes (lock, cs, arg) into the record and marks it pending,
+ *   then repeatedly: if the combiner lock is free and its try-lock succeeds,
+ *   it is the combiner; otherwise it waits for its record to be answered.
+ *   A combiner first runs its own request (unless an earlier combiner already
+ *   did), then makes up to MT_FLATCOMBINE_PASSES passes over the records,
+ *   claiming (CAS) and running every pending request for this lock, stopping
+ *   early after a pass that found none; then it releases the lock. A record
+ *   serves one request at a time, and every exec is synchronous, so one
+ *   record per thread serves all flatcombine locks.
+ * lock/unlock: take and release the combiner lock itself (a futex mutex,
+ *   wait.h): the holder excludes every combiner, needs no record, and may
+ *   hold any number of locks (fork_prepare). When exec requests are waiting,
+ *   unlock first combines them (the same bounded passes), so threads that
+ *   take the lock with lock() again and again cannot starve exec; then it
+ *   wakes one parked waiter of this lock, which tries to combine.
+ * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds,
+ *   then parks on its record (futex) after announcing itself in the lock's
+ *   sleeper count; a combiner that answers it wakes it, and a releasing holder
+ *   wakes one parked waiter so that pending requests never strand.
+ * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3).
+ * Needs: POSIX threads, mmap (records.h). Not freestanding.
+ * Time: uncontended exec = publish + try-lock + own cs + one pass over the
+ *   records in use + release. A combiner runs at most 1 + PASSES x threads
+ *   critical sections. Fairness: not FIFO, but starvation-free while the lock
+ *   is contended: a pending request is answered by the next pass of a
+ *   combiner that sees it, at worst by its owner becoming combiner.
+ * Space: 12 bytes per lock; one 64-byte record per thread (pool).
+ * Thread safety / lock order: non-recursive. Critical sections of others run
+ *   on the combiner's thread: cs must touch only what arg reaches and shared
+ *   state, and must not allocate; it may take locks further down the order
+ *   (including other flatcombine locks). Zero-filled = unlocked. Fork: init()
+ *   in the child, which also retires the requests for this lock that the
+ *   parent's other threads had pending (their records are copied into the
+ *   child, their threads are not: running them would replay the parent's
+ *   work). init() scans the records in use: O(threads). Calling init() on a
+ *   lock that threads are using is a bug for every policy.
+ * Fails: never; with no record (the pool cannot grow) exec runs cs under the
+ *   combiner lock itself.
+ * Example:
+ *     // mmap_heap::buddy_glk(sync=flatcombine, sizeclass=tc)::malloc_socket
+ *     #define MT_SYNC flatcombine
+ *     #define MT_SIZECLASS tc
+ *     #include <mortise/layers/buddy_glk.h>
+ */
+#ifndef MORTISE_POLICY_SYNC_FLATCOMBINE_H
+#define MORTISE_POLICY_SYNC_FLATCOMBINE_H
+#include "records.h"
+
+#ifndef MT_FLATCOMBINE_PASSES
+#define MT_FLATCOMBINE_PASSES 3
+#endif
+
+typedef struct {
+    mt_sync_futex_lock combiner; /* the combiner token; lock()/unlock() */
+    _Atomic(uint32_t) waiting;   /* exec requests that found the lock taken */
+    _Atomic(uint32_t) sleepers;  /* ... of which parked on their records */
+} mt_sync_flatcombine;
+
+/* Record states (the record's futex word); FC_SLEEP is or-ed in by a parked owner. */
+enum { MT_FC_IDLE = 0, MT_FC_PENDING = 1, MT_FC_CLAIMED = 2, MT_FC_DONE = 3, MT_FC_SLEEP = 4 };
+#define MT_FC_PHASE(s) ((s) & 3u)
+
+static mt_sync_pool mt_fc_pool;
+static MT_TLS mt_sync_rec *mt_fc_mine;
+
+/* Requests for l published by threads that no longer exist (a fork child
+ * inherits the records of the parent's waiting threads): never run them. */
+MT_SLOW void mt_fc_forget(mt_sync_flatcombine *l)
+{
+    uint32_t n = mt_sync_pool_count(&mt_fc_pool);
+    for (uint32_t i = 0; i < n; i++) {
+        mt_sync_rec *r = mt_sync_pool_at(&mt_fc_pool, i);
+        if (r && r != mt_fc_mine && mt_load_relaxed(&r->lock) == l) {
+            mt_store_relaxed(&r->lock, NULL);
+            mt_store_relaxed(&r->state, MT_FC_IDLE);
+        }
+    }
+}
+
+MT_INLINE void mt_sync_flatcombine_init(mt_sync_flatcombine *l)
+{
+    atomic_init(&l->combiner.state, 0);
+    atomic_init(&l->waiting, 0);
+    atomic_init(&l->sleepers, 0);
+    mt_fc_forget(l);
+}
+
+MT_INLINE void mt_sync_flatcombine_lock(mt_sync_flatcombine *l)
+{
+    mt_sync_futex_lock_acquire(&l->combiner);
+}
+
+/* After a release: hand the lock's pending work to one parked waiter. */
+MT_SLOW void mt_fc_wake_one(mt_sync_flatcombine *l)
+{
+    uint32_t n = mt_sync_pool_count(&mt_fc_pool);
+    for (uint32_t i = 0; i < n; i++) {
+        mt_sync_rec *r = mt_sync_pool_at(&mt_fc_pool, i);
+        if (!r || mt_load_relaxed(&r->lock) != l)
+            continue;
+        uint32_t s = MT_FC_PENDING | MT_FC_SLEEP;
+        if (mt_cas(&r->state, &s, MT_FC_PENDING)) { /* the change ends its futex wait */
+            mt_sync_futex_wake(&r->state, 1);
+            return;
+        }
+    }
+}
+
+MT_INLINE void mt_fc_release(mt_sync_flatcombine *l)
+{
+    mt_sync_futex_lock_release(&l->combiner); /* seq_cst: the sleeper count cannot pass it */
+    if (MT_UNLIKELY(atomic_load(&l->sleepers) != 0))
+        mt_fc_wake_one(l);
+}
+
+/* Combiner, holding the lock: claim and run pending requests for l. */
+MT_SLOW unsigned mt_fc_pass(mt_sync_flatcombine *l, mt_sync_rec *mine)
+{
+    unsigned served = 0;
+    uint32_t n = mt_sync_pool_count(&mt_fc_pool);
+    for (uint32_t i = 0; i < n; i++) {
+        mt_sync_rec *r = mt_sync_pool_at(&mt_fc_pool, i);
+        if (!r || r == mine)
+            continue;
+        uint32_t s = mt_load_acquire(&r->state);
+        if (MT_FC_PHASE(s) != MT_FC_PENDING || mt_load_relaxed(&r->lock) != l)
+            continue;
+        if (!mt_cas(&r->state, &s, MT_FC_CLAIMED | (s & MT_FC_SLEEP)))
+            continue;
+        /* The claim read the state of the request now published, so this
+         * read of its lock is definitive (a record reused since our first
+         * look may be for another lock: give it back). */
+        if (mt_load_relaxed(&r->lock) != l) {
+            atomic_fetch_sub(&r->state, MT_FC_CLAIMED - MT_FC_PENDING);
+            continue;
+        }
+        r->ret = mt_load_relaxed(&r->cs)(mt_load_relaxed(&r->arg));
+        if (atomic_exchange(&r->state, MT_FC_DONE) & MT_FC_SLEEP)
+            mt_sync_futex_wake(&r->state, 1);
+        served++;
+    }
+    return served;
+}
+
+MT_SLOW void mt_fc_passes(mt_sync_flatcombine *l, mt_sync_rec *mine)
+{
+    for (unsigned pass = 0; pass < MT_FLATCOMBINE_PASSES; pass++)
+        if (!mt_fc_pass(l, mine))
+            break;
+}
+
+/* We hold the combiner lock: our own request first, then the passes. */
+MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
+{
+    void *own;
+    for (;;) {
+        uint32_t s = mt_load_acquire(&mine->state);
+        if (MT_FC_PHASE(s) == MT_FC_DONE) { /* a combiner before us answered it */
+            own = mine->ret;
+            mt_store_relaxed(&mine->state, MT_FC_IDLE);
+            break;
+        }
+        if (MT_FC_PHASE(s) == MT_FC_PENDING && mt_cas(&mine->state, &s, MT_FC_IDLE)) {
+            /* idle before running: cs may nest an exec on another lock with it */
+            own = mt_load_relaxed(&mine->cs)(mt_load_relaxed(&mine->arg));
+            break;
+        }
+        mt_cpu_relax(); /* momentarily claimed by a combiner of another lock */
+    }
+    mt_fc_passes(l, mine);
+    mt_fc_release(l);
+    return own;
+}
+
+/* A lock() holder combines too before it lets go, when requests wait: so
+ * holders that come back for the lock again and again cannot starve exec. */
+MT_INLINE void mt_sync_flatcombine_unlock(mt_sync_flatcombine *l)
+{
+    if (MT_UNLIKELY(mt_load_relaxed(&l->waiting) != 0))
+        mt_fc_passes(l, mt_fc_mine);
+    mt_fc_release(l);
+}
+
+static void mt_fc_thread_done(void *unused)
+{
+    (void)unused;
+    mt_sync_pool_put_mine(&mt_fc_pool, &mt_fc_mine);
+}
+
+MT_SLOW mt_sync_rec *mt_fc_adopt(void)
+{
+    mt_sync_rec *r = mt_sync_pool_get(&mt_fc_pool);
+    if (!r)
+        return NULL;
+    mt_store_relaxed(&r->lock, NULL);
+    mt_store_relaxed(&r->state, MT_FC_IDLE);
+    mt_fc_mine = r;
+    mt_sync_pool_bind(&mt_fc_pool, mt_fc_thread_done);
+    return mt_fc_mine;
+}
+
+/* Wait for the answer, or for a chance to combine. */
+MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
+{
+    for (unsigned spins = 0;; spins++) {
+        if (!mt_sync_futex_lock_held(&l->combiner) && mt_sync_futex_trylock(&l->combiner))
+            return mt_fc_combine(l, mine);
+        uint32_t s = mt_load_acquire(&mine->state);
+        if (MT_FC_PHASE(s) == MT_FC_DONE) {
+            void *r = mine->ret;
+            mt_store_relaxed(&mine->state, MT_FC_IDLE);
+            return r;
+        }
+        if (spins < MT_SYNC_SPIN || MT_FC_PHASE(s) != MT_FC_PENDING) {
+            if (spins < MT_SYNC_SPIN)
+                mt_cpu_relax();
+            else
+                mt_yield(); /* being run by a combiner right now */
+            continue;
+        }
+        /* Park: mark the record, count ourselves, and re-check the lock;
+         * a releaser decrements nothing but reads the count after its
+         * release (both sequentially consistent), so one of us sees the
+         * other. */
+        s = atomic_fetch_or(&mine->state, MT_FC_SLEEP) | MT_FC_SLEEP;
+        if (MT_FC_PHASE(s) != MT_FC_PENDING)
+            continue;
+        atomic_fetch_add(&l->sleepers, 1);
+        if (!mt_sync_futex_lock_held(&l->combiner)) {
+            atomic_fetch_sub(&l->sleepers, 1);
+            continue;
+        }
+        mt_sync_futex_wait(&mine->state, s);
+        atomic_fetch_sub(&l->sleepers, 1);
+    }
+}
+
+MT_INLINE void *mt_sync_flatcombine_exec(mt_sync_flatcombine *l, mt_sync_cs *cs, void *arg)
+{
+    mt_sync_rec *mine = mt_fc_mine;
+    if (MT_UNLIKELY(!mine) && !(mine = mt_fc_adopt())) {
+        mt_sync_flatcombine_lock(l); /* no record: run it under the combiner lock */
+        void *r = cs(arg);
+        mt_sync_flatcombine_unlock(l);
+        return r;
+    }
+    mt_store_relaxed(&mine->lock, (void *)l);
+    mt_store_relaxed(&mine->cs, cs);
+    mt_store_relaxed(&mine->arg, arg);
+    mt_store_release(&mine->state, MT_FC_PENDING);
+    if (MT_LIKELY(mt_sync_futex_trylock(&l->combiner)))
+        return mt_fc_combine(l, mine);
+    atomic_fetch_add_explicit(&l->waiting, 1, memory_order_relaxed);
+    void *r = mt_fc_wait(l, mine);
+    atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
+    return r;
+}
+#endif

@@ -1,0 +1,228 @@
+/* mortise/policy/sync/wait.h — how every sync policy waits.
+ *
+ * A waiter must stay usable when threads outnumber cores: it spins a bounded
+ * number of rounds and then gives the processor away, so a lock holder or a
+ * combiner that was preempted gets the core back. Three tools, shared by the
+ * policies of this folder:
+ *
+ *   mt_sync_backoff      exponential pause backoff for MT_SPIN_LIMIT rounds,
+ *                        then sched_yield on every round (spinlock, posix_spin);
+ *   mt_sync_futex_wait / _wake
+ *                        sleep until a 32-bit word changes (Linux futex, raw
+ *                        system call: no errno, no C library; elsewhere a
+ *                        yield, which is correct because every caller
+ *                        re-checks its condition in a loop);
+ *   mt_sync_futex_lock   a three-state mutex over one futex word (0 free,
+ *                        1 held, 2 held with sleepers; Drepper, "Futexes are
+ *                        tricky"): zero-filled is unlocked; used by
+ *                        flatcombine and rcl as their exclusive path.
+ *
+ * MT_SYNC_EXEC_BY_LOCKING(name) defines exec from lock and unlock.
+ * Tuning (compile time): MT_SPIN_LIMIT (16) backoff rounds before yielding;
+ * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps.
+ * Nothing here allocates or touches errno.
+ */
+#ifndef MORTISE_POLICY_SYNC_WAIT_H
+#define MORTISE_POLICY_SYNC_WAIT_H
+
+#include "../../core/platform.h"
+
+#ifndef MT_SPIN_LIMIT
+#define MT_SPIN_LIMIT 16
+#endif
+#ifndef MT_SYNC_SPIN
+#define MT_SYNC_SPIN 200
+#endif
+
+/* ---- bounded exponential backoff, then yield ---------------------------- */
+
+typedef struct { unsigned pauses, rounds; } mt_sync_backoff;
+#define MT_SYNC_BACKOFF_INIT { 1, 0 }
+
+MT_INLINE void mt_sync_backoff_wait(mt_sync_backoff *b)
+{
+    if (b->rounds < MT_SPIN_LIMIT) {
+        for (unsigned i = 0; i < b->pauses; i++)
+            mt_cpu_relax();
+        b->pauses = b->pauses < 256 ? b->pauses * 2 : b->pauses;
+        b->rounds++;
+    } else {
+        mt_yield();
+    }
+}
+
+/* ---- futex -------------------------------------------------------------- */
+
+#if defined(__linux__) && !defined(MT_FREESTANDING) && !defined(MT_NO_THREADS) && \
+    (defined(__x86_64__) || defined(__aarch64__))
+#define MT_SYNC_HAVE_FUTEX 1
+#else
+#define MT_SYNC_HAVE_FUTEX 0
+#endif
+
+enum {
+    MT_FUTEX_WAIT = 0,
+    MT_FUTEX_WAKE = 1,
+    MT_FUTEX_WAIT_BITSET = 9,
+    MT_FUTEX_WAKE_BITSET = 10,
+    MT_FUTEX_PRIVATE = 128,
+    MT_FUTEX_ETIMEDOUT = 110, /* Linux errno numbers, returned negated */
+};
+typedef struct { long sec, nsec; } mt_sync_timeout; /* the kernel's timespec (64-bit) */
+
+/* The futex system call without the C library: no errno is written (free()
+ * must keep errno, POSIX) and the freestanding core stays free of libc.
+ * Returns the kernel's result: >= 0, or -errno. */
+MT_INLINE long mt_sync_futex(_Atomic(uint32_t) *addr, long op, uint32_t val,
+                             const mt_sync_timeout *timeout, uint32_t bits)
+{
+#if MT_SYNC_HAVE_FUTEX && defined(__x86_64__)
+    register long r10 __asm__("r10") = (long)timeout;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = (long)bits;
+    long r = 202; /* SYS_futex */
+    __asm__ __volatile__("syscall"
+                         : "+a"(r)
+                         : "D"(addr), "S"(op | MT_FUTEX_PRIVATE), "d"((long)val),
+                           "r"(r10), "r"(r8), "r"(r9)
+                         : "rcx", "r11", "memory");
+    return r;
+#elif MT_SYNC_HAVE_FUTEX && defined(__aarch64__)
+    register long x8 __asm__("x8") = 98; /* SYS_futex */
+    register long x0 __asm__("x0") = (long)addr;
+    register long x1 __asm__("x1") = op | MT_FUTEX_PRIVATE;
+    register long x2 __asm__("x2") = (long)val;
+    register long x3 __asm__("x3") = (long)timeout;
+    register long x4 __asm__("x4") = 0;
+    register long x5 __asm__("x5") = (long)bits;
+    __asm__ __volatile__("svc 0"
+                         : "+r"(x0)
+                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+                         : "memory");
+    return x0;
+#else
+    (void)addr, (void)op, (void)val, (void)timeout, (void)bits;
+    mt_yield(); /* no futex: the caller re-checks, so this is a polling wait */
+    return 0;
+#endif
+}
+
+/* Sleep while *addr == val (returns at once if it differs; may return
+ * spuriously: callers loop). */
+MT_INLINE void mt_sync_futex_wait(_Atomic(uint32_t) *addr, uint32_t val)
+{
+    mt_sync_futex(addr, MT_FUTEX_WAIT, val, NULL, 0);
+}
+/* Same, for at most ns nanoseconds; true if the time ran out. */
+MT_INLINE bool mt_sync_futex_wait_for(_Atomic(uint32_t) *addr, uint32_t val, long ns)
+{
+    mt_sync_timeout t = { ns / 1000000000L, ns % 1000000000L };
+    return mt_sync_futex(addr, MT_FUTEX_WAIT, val, &t, 0) == -MT_FUTEX_ETIMEDOUT;
+}
+MT_INLINE void mt_sync_futex_wake(_Atomic(uint32_t) *addr, uint32_t count)
+{
+    if (MT_SYNC_HAVE_FUTEX)
+        mt_sync_futex(addr, MT_FUTEX_WAKE, count, NULL, 0);
+}
+/* Bitset forms: a waiter sleeps with a mask, a wake reaches only waiters
+ * whose mask intersects (the ticket lock wakes exactly the next ticket). */
+MT_INLINE void mt_sync_futex_wait_bits(_Atomic(uint32_t) *addr, uint32_t val, uint32_t bits)
+{
+    mt_sync_futex(addr, MT_FUTEX_WAIT_BITSET, val, NULL, bits);
+}
+MT_INLINE void mt_sync_futex_wake_bits(_Atomic(uint32_t) *addr, uint32_t bits)
+{
+    if (MT_SYNC_HAVE_FUTEX)
+        mt_sync_futex(addr, MT_FUTEX_WAKE_BITSET, 0x7fffffff, NULL, bits);
+}
+
+/* Poll *addr for MT_SYNC_SPIN rounds while it equals val; true if it changed. */
+MT_INLINE bool mt_sync_spin_while(_Atomic(uint32_t) *addr, uint32_t val)
+{
+    for (unsigned i = 0; i < MT_SYNC_SPIN; i++) {
+        if (mt_load_acquire(addr) != val)
+            return true;
+        mt_cpu_relax();
+    }
+    return mt_load_acquire(addr) != val;
+}
+
+/* A one-shot hand-over word: the waiter owns it in state `waiting`, parks
+ * after a bounded spin by moving it to `sleeping`, and the signaller's
+ * mt_sync_signal stores the final state and wakes only a parked waiter.
+ * Used for the per-request words of mcslock, ccsynch and rcl. */
+enum { MT_SYNC_WAITING = 1, MT_SYNC_SLEEPING = 2 };
+
+/* Wait until *w leaves MT_SYNC_WAITING/MT_SYNC_SLEEPING; returns its value. */
+MT_SLOW uint32_t mt_sync_await(_Atomic(uint32_t) *w)
+{
+    mt_sync_spin_while(w, MT_SYNC_WAITING);
+    uint32_t s = mt_load_acquire(w);
+    while (s == MT_SYNC_WAITING || s == MT_SYNC_SLEEPING) {
+        uint32_t expect = MT_SYNC_WAITING;
+        if (s == MT_SYNC_SLEEPING || mt_cas(w, &expect, MT_SYNC_SLEEPING))
+            mt_sync_futex_wait(w, MT_SYNC_SLEEPING);
+        s = mt_load_acquire(w);
+    }
+    return s;
+}
+/* Store the final state v (not WAITING/SLEEPING) with release semantics and
+ * wake the waiter if it parked. The waiter may return and reuse the word's
+ * memory as soon as it sees v; the wake then only touches the address, and a
+ * spurious wake-up is harmless to every futex user (they all loop). */
+MT_INLINE void mt_sync_signal(_Atomic(uint32_t) *w, uint32_t v)
+{
+    if (atomic_exchange_explicit(w, v, memory_order_acq_rel) == MT_SYNC_SLEEPING)
+        mt_sync_futex_wake(w, 1);
+}
+
+/* exec of a policy whose critical sections run on the caller: lock, cs,
+ * unlock (spinlock, ticket, mcslock, posix_mutex, posix_spin). */
+#define MT_SYNC_EXEC_BY_LOCKING(name)                                              \
+    MT_INLINE void *mt_sync_##name##_exec(mt_sync_##name *l, void *(*cs)(void *), void *arg) \
+    {                                                                              \
+        mt_sync_##name##_lock(l);                                                  \
+        void *r = cs(arg);                                                         \
+        mt_sync_##name##_unlock(l);                                                \
+        return r;                                                                  \
+    }
+
+/* ---- the futex mutex ---------------------------------------------------- */
+
+typedef struct { _Atomic(uint32_t) state; } mt_sync_futex_lock; /* 0 free, 1 held, 2 contended */
+
+MT_INLINE bool mt_sync_futex_trylock(mt_sync_futex_lock *l)
+{
+    uint32_t expect = 0;
+    return mt_load_relaxed(&l->state) == 0 &&
+           atomic_compare_exchange_strong_explicit(&l->state, &expect, 1, memory_order_acquire,
+                                                   memory_order_relaxed);
+}
+MT_SLOW void mt_sync_futex_lock_wait(mt_sync_futex_lock *l)
+{
+    for (unsigned i = 0; i < MT_SYNC_SPIN; i++) {
+        if (mt_sync_futex_trylock(l))
+            return;
+        mt_cpu_relax();
+    }
+    while (atomic_exchange_explicit(&l->state, 2, memory_order_acquire) != 0)
+        mt_sync_futex_wait(&l->state, 2);
+}
+MT_INLINE void mt_sync_futex_lock_acquire(mt_sync_futex_lock *l)
+{
+    if (MT_UNLIKELY(!mt_sync_futex_trylock(l)))
+        mt_sync_futex_lock_wait(l);
+}
+/* Release; a sequentially consistent exchange, so a caller may follow it
+ * with a load that a waiter's store must not pass (Dekker). */
+MT_INLINE void mt_sync_futex_lock_release(mt_sync_futex_lock *l)
+{
+    if (MT_UNLIKELY(atomic_exchange(&l->state, 0) == 2))
+        mt_sync_futex_wake(&l->state, 1);
+}
+MT_INLINE bool mt_sync_futex_lock_held(mt_sync_futex_lock *l)
+{
+    return atomic_load(&l->state) != 0;
+}
+
+#endif

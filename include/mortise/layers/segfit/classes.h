@@ -1,5 +1,6 @@
 /* mortise/layers/segfit/classes.h — the size classes a segregated-fit trunk
- * layer serves (segfit_lk, segfit_lf).
+ * layer serves (segfit_lk, segfit_lf; slab_lk, whose slabs place blocks
+ * the same way).
  *
  * Both keep one free list per class of their sizeclass policy and place
  * blocks at multiples of the class size from a granule-aligned span, so an

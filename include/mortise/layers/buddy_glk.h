@@ -1,0 +1,588 @@
+/* buddy_glk — binary buddy system, one global lock.            [model: buddy_glk]
+ *
+ * Serves: blocks of 2^k bytes, min <= 2^k <= chunk (defaults: 4 KiB and
+ *   4 MiB), aligned to their size, carved from chunks it takes from the
+ *   layer below, for
+ *     - requests in size_handle (user requests), and
+ *     - any request aligned to a granule (64 KiB) or more: the spans a
+ *       layer above asks for (slab_lk's slabs, which may be smaller than
+ *       size_handle's lower bound) and memalign(64 KiB, ...)
+ *   when the size and the alignment are at most a chunk. Everything else
+ *   (every larger request) goes to the next layer.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (32768, SIZE_MAX)
+ *   sync=POLICY          → MT_SYNC (spinlock): the one lock; every critical
+ *                          section runs through the policy's exec, so a
+ *                          combining policy (hslab: flatcombine) fits
+ *   sizeclass=POLICY     → MT_SIZECLASS (none): accepted so a model line
+ *                          can name it (hslab writes sizeclass=tc); it must
+ *                          name a policy and has no effect: block sizes are
+ *                          the buddy orders, powers of two, whatever the
+ *                          policy.
+ *   Tuning (not model slots): MT_BUDDY_CHUNK_SHIFT (22: 4 MiB chunks; at
+ *   least the granule) and MT_BUDDY_MIN_SHIFT (12: 4 KiB smallest block;
+ *   4 .. 12, at most 2^18 smallest blocks per chunk). A buddy that serves
+ *   small requests too wants a small minimum (instance buddy: 16 bytes).
+ * Needs from below: chunk-aligned chunks, granule-aligned spans for large
+ *   state maps (any OS layer), and free.
+ * Structure: per chunk a record (layers/record_pool.h) with a state map
+ *   out of line: one byte per smallest block telling what starts there (a
+ *   used block of level k, a free block of level k and whether it is
+ *   known zero-filled) or that it lies inside a block; the map is in the
+ *   record when it is at most 8 KiB (minimum 512 bytes and more), else a
+ *   span of its own from below. Per level, one doubly-linked LIFO list of
+ *   free blocks over all chunks, its links in the free blocks' first 16
+ *   bytes, and a bit mask of the levels that have one. The page map names
+ *   buddy_glk for every granule of a chunk, with the record as payload, so
+ *   free and getmeta find the map in O(1) and check that a pointer starts
+ *   a used block before anything is done with it (the owner of a block
+ *   keeps the entry of its first granule: a layer above that claims a
+ *   span gets those granules, and free puts the chunk's entry back on
+ *   all of them).
+ * Time: alloc O(levels): the smallest level with a free block (one ctz),
+ *   then one split per level down; free O(levels): one merge per level up.
+ *   A new chunk costs a record, maybe a map, and one call below; that, and
+ *   giving a chunk back, happen outside the lock. getmeta O(1), no lock.
+ *   resize in place: shrinking frees the upper halves, growing takes free
+ *   buddies, O(levels).
+ * Space: per chunk a 64-byte record and a map of chunk / min bytes (4 MiB
+ *   chunks: 1 KiB with 4 KiB blocks, 0.03 %; 256 KiB with 16-byte blocks,
+ *   6.25 %, resident only where blocks were used). Internal fragmentation:
+ *   a block is the power of two at or above the request (up to 100 %,
+ *   e.g. 32769 B -> 64 KiB). A chunk whose blocks are all free stays cached
+ *   if it is the only such one, else goes back below on free; purge gives
+ *   back all of them. Free blocks inside a chunk in use keep their pages.
+ * Thread safety: all operations, under the one lock. Lock order: the lock
+ *   (never held while calling below), then the record pool's lock, then
+ *   the layer below. fork_prepare takes the lock, then the pool's;
+ *   parent/child release/reset them after the layers below.
+ * Fails: only when the layer below fails (ctx->err from it).
+ * Invariant checker: NAME_check() returns the number of violations found
+ *   (0: block tiling, coalescing, free lists, counts and page map agree).
+ * Example:
+ *   mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
+ *     :: buddy_glk(sync=spinlock, sizeclass=tc, size_handle=[32768, SIZE_MAX])
+ *     :: slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 32768])
+ *     :: malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sync/sync.h"
+#include "../policy/sizeclass/sizeclass.h"
+#include "record_pool.h"
+
+#ifndef MT_NAME
+#define MT_NAME buddy_glk
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 32768, SIZE_MAX
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC spinlock
+#endif
+#ifdef MT_SIZECLASS
+_Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) > 0, "buddy_glk: sizeclass names no policy");
+#endif
+#ifndef MT_BUDDY_CHUNK_SHIFT
+#define MT_BUDDY_CHUNK_SHIFT 22
+#endif
+#ifndef MT_BUDDY_MIN_SHIFT
+#define MT_BUDDY_MIN_SHIFT 12
+#endif
+
+_Static_assert(MT_BUDDY_CHUNK_SHIFT >= MT_GRANULE_SHIFT && MT_BUDDY_CHUNK_SHIFT <= 30,
+               "buddy_glk: a chunk is a granule multiple, at most 1 GiB");
+_Static_assert(MT_BUDDY_MIN_SHIFT >= 4 && MT_BUDDY_MIN_SHIFT <= 12 &&
+                   MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT <= 18,
+               "buddy_glk: smallest block 16 bytes to 4 KiB, at most 2^18 of them per chunk");
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+MT_DECLARE_BELOW(free) /* chunks go back through the free chain */
+
+#ifndef MORTISE_LAYERS_BUDDY_GLK_TYPES
+#define MORTISE_LAYERS_BUDDY_GLK_TYPES
+/* A page's state byte: what starts there, and the order above the minimum. */
+#define MT_BUDDY_USED 0x80u   /* start of a used block */
+#define MT_BUDDY_FREE 0x40u   /* start of a free block */
+#define MT_BUDDY_ZERO 0x20u   /* (free blocks) known zero-filled */
+#define MT_BUDDY_LEVEL 0x1fu  /* order - MT_BUDDY_MIN_SHIFT */
+#endif
+
+enum {
+    MT_SELF(levels) = MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT + 1,
+    MT_SELF(pages) = 1 << (MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT), /* smallest blocks per chunk */
+    MT_SELF(inline_map) = MT_SELF(pages) <= 8192, /* the state map fits in the record */
+};
+#define MT_SELF_CHUNK ((size_t)1 << MT_BUDDY_CHUNK_SHIFT)
+#define MT_SELF_TOP (MT_SELF(levels) - 1) /* the level of a whole chunk */
+
+/* A free block's first 16 bytes: its links in the free list of its level. */
+typedef struct MT_SELF(node) {
+    struct MT_SELF(node) *prev, *next;
+} MT_SELF(node);
+
+typedef struct MT_SELF(chunk) {
+    char *base;                                 /* aligned to the chunk size */
+    _Atomic(uint8_t) *state;                    /* one byte per smallest block; read without the lock */
+    uintptr_t prev_entry;                       /* the layer below's page-map entry */
+    struct MT_SELF(chunk) *all_next, *all_prev; /* every chunk */
+    size_t free_pages;                          /* free smallest blocks */
+    _Atomic(uint8_t) map[];                     /* the state map when it is inline */
+} MT_SELF(chunk);
+
+static struct {
+    MT_SYNC_T(MT_SYNC) lock;             /* zero-filled = unlocked (sync.h) */
+    MT_SELF(node) *free[MT_SELF(levels)]; /* free blocks per level (LIFO, doubly linked) */
+    uint32_t nonempty;                   /* bit l: free[l] has a block */
+    MT_SELF(chunk) *all;
+    size_t chunks, free_chunks;          /* free_chunks: chunks wholly free */
+    mt_record_pool records;
+} MT_SELF(state);
+
+MT_INLINE uint8_t MT_SELF(get)(MT_SELF(chunk) *ch, size_t page) { return mt_load_relaxed(&ch->state[page]); }
+MT_INLINE void MT_SELF(set)(MT_SELF(chunk) *ch, size_t page, unsigned v) { mt_store_relaxed(&ch->state[page], (uint8_t)v); }
+MT_INLINE size_t MT_SELF(span)(unsigned level) { return (size_t)1 << level; } /* pages in a block */
+MT_INLINE char *MT_SELF(at)(MT_SELF(chunk) *ch, size_t page) { return ch->base + (page << MT_BUDDY_MIN_SHIFT); }
+MT_INLINE uintptr_t MT_SELF(entry)(MT_SELF(chunk) *ch) { return mt_entry(MT_SELF_ID, (uintptr_t)ch); }
+
+/* ---- free lists, lock held ---- */
+
+MT_INLINE void MT_SELF(push_free)(MT_SELF(chunk) *ch, size_t page, unsigned level, bool zero)
+{
+    MT_SELF(node) *n = (MT_SELF(node) *)MT_SELF(at)(ch, page), *first = MT_SELF(state).free[level];
+    MT_SELF(set)(ch, page, MT_BUDDY_FREE | (zero ? MT_BUDDY_ZERO : 0) | level);
+    n->prev = NULL;
+    n->next = first;
+    if (first)
+        first->prev = n;
+    MT_SELF(state).free[level] = n;
+    MT_SELF(state).nonempty |= (uint32_t)1 << level;
+}
+
+MT_INLINE void MT_SELF(remove_free)(MT_SELF(chunk) *ch, size_t page, unsigned level)
+{
+    MT_SELF(node) *n = (MT_SELF(node) *)MT_SELF(at)(ch, page);
+    if (n->prev)
+        n->prev->next = n->next;
+    else if (!(MT_SELF(state).free[level] = n->next))
+        MT_SELF(state).nonempty &= ~((uint32_t)1 << level);
+    if (n->next)
+        n->next->prev = n->prev;
+}
+
+/* Take chunk ch (wholly free) out of the lists. */
+MT_INLINE void MT_SELF(drop_chunk)(MT_SELF(chunk) *ch)
+{
+    MT_SELF(remove_free)(ch, 0, MT_SELF_TOP);
+    if (ch->all_prev)
+        ch->all_prev->all_next = ch->all_next;
+    else
+        MT_SELF(state).all = ch->all_next;
+    if (ch->all_next)
+        ch->all_next->all_prev = ch->all_prev;
+    MT_SELF(state).chunks--;
+    MT_SELF(state).free_chunks--;
+}
+
+/* The chunk a block lies in (a free block's granule names us). */
+MT_INLINE MT_SELF(chunk) *MT_SELF(chunk_of)(const void *p)
+{
+    return (MT_SELF(chunk) *)mt_entry_payload(mt_pagemap_get(p));
+}
+
+/* ---- critical sections (run through MT_SYNC's exec) ---- */
+
+typedef struct {
+    unsigned level;       /* alloc, resize: the block's level */
+    bool zeroed;          /* alloc: the block is known zero-filled */
+    MT_SELF(chunk) *ch;   /* alloc: a new chunk to add; free, resize: the block's chunk */
+    size_t page;          /* free, resize: the block's first page */
+    bool added;           /* alloc: the new chunk was needed and added */
+} MT_SELF(args);
+
+/* A block of a->level from the smallest free block that holds it; NULL
+ * when there is none. */
+static void *MT_SELF(cs_alloc)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    unsigned level = a->level;
+    uint32_t fit = MT_SELF(state).nonempty & ~(((uint32_t)1 << level) - 1);
+    if (!fit)
+        return NULL;
+    unsigned j = (unsigned)__builtin_ctz(fit);
+    char *p = (char *)MT_SELF(state).free[j];
+    MT_SELF(chunk) *ch = MT_SELF(chunk_of)(p);
+    size_t page = (size_t)(p - ch->base) >> MT_BUDDY_MIN_SHIFT;
+    bool zero = MT_SELF(get)(ch, page) & MT_BUDDY_ZERO;
+    MT_SELF(remove_free)(ch, page, j);
+    if (j == MT_SELF_TOP)
+        MT_SELF(state).free_chunks--;
+    while (j > level) { /* split: the upper half stays free */
+        j--;
+        MT_SELF(push_free)(ch, page + MT_SELF(span)(j), j, zero);
+    }
+    MT_SELF(set)(ch, page, MT_BUDDY_USED | level);
+    ch->free_pages -= MT_SELF(span)(level);
+    if (zero) /* zero-filled but for the links written while it was free */
+        *(MT_SELF(node) *)p = (MT_SELF(node)){NULL, NULL};
+    a->zeroed = zero;
+    return p;
+}
+
+/* Allocate; if nothing fits, add the new chunk a->ch (one free block)
+ * first. A chunk is added only to be used at once, so adding never leaves
+ * a second wholly free chunk. */
+static void *MT_SELF(cs_add_chunk)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    MT_SELF(chunk) *ch = a->ch;
+    bool zeroed = a->zeroed;
+    void *p = MT_SELF(cs_alloc)(a); /* another thread freed or added meanwhile */
+    if (p)
+        return p;
+    a->added = true;
+    ch->all_prev = NULL;
+    ch->all_next = MT_SELF(state).all;
+    if (ch->all_next)
+        ch->all_next->all_prev = ch;
+    MT_SELF(state).all = ch;
+    MT_SELF(state).chunks++;
+    MT_SELF(state).free_chunks++;
+    MT_SELF(push_free)(ch, 0, MT_SELF_TOP, zeroed);
+    return MT_SELF(cs_alloc)(a);
+}
+
+/* Free the used block at a->page of a->ch, merging it with free buddies.
+ * Returns a wholly free chunk to give back below, or NULL. */
+static void *MT_SELF(cs_free)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    MT_SELF(chunk) *ch = a->ch;
+    size_t page = a->page;
+    unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
+    if (!(st & MT_BUDDY_USED))
+        return NULL; /* freed meanwhile by another thread: a double free */
+    if (level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT) /* a layer above may have claimed it */
+        mt_pagemap_set(MT_SELF(at)(ch, page), MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT,
+                       MT_SELF(entry)(ch));
+    ch->free_pages += MT_SELF(span)(level);
+    while (level < MT_SELF_TOP) {
+        size_t buddy = page ^ MT_SELF(span)(level);
+        if ((MT_SELF(get)(ch, buddy) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level))
+            break;
+        MT_SELF(remove_free)(ch, buddy, level);
+        MT_SELF(set)(ch, page > buddy ? page : buddy, 0);
+        page = page < buddy ? page : buddy;
+        level++;
+    }
+    MT_SELF(push_free)(ch, page, level, false);
+    if (level < MT_SELF_TOP)
+        return NULL;
+    if (MT_SELF(state).free_chunks++ == 0)
+        return NULL; /* the one wholly free chunk we keep */
+    MT_SELF(drop_chunk)(ch);
+    return ch;
+}
+
+/* Resize the used block at a->page of a->ch to a->level in place. Returns
+ * non-NULL on success. */
+static void *MT_SELF(cs_resize)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    MT_SELF(chunk) *ch = a->ch;
+    size_t page = a->page;
+    unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL, to = a->level;
+    if (!(st & MT_BUDDY_USED))
+        return NULL;
+    if (to < level) { /* shrink: the upper halves become free blocks */
+        for (unsigned j = level; j > to; j--)
+            MT_SELF(push_free)(ch, page + MT_SELF(span)(j - 1), j - 1, false);
+        ch->free_pages += MT_SELF(span)(level) - MT_SELF(span)(to);
+    } else { /* grow: every buddy up to the new level must be a whole free block */
+        if (page & (MT_SELF(span)(to) - 1))
+            return NULL;
+        for (unsigned j = level; j < to; j++)
+            if ((MT_SELF(get)(ch, page + MT_SELF(span)(j)) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | j))
+                return NULL;
+        for (unsigned j = level; j < to; j++) {
+            MT_SELF(remove_free)(ch, page + MT_SELF(span)(j), j);
+            MT_SELF(set)(ch, page + MT_SELF(span)(j), 0);
+        }
+        ch->free_pages -= MT_SELF(span)(to) - MT_SELF(span)(level);
+    }
+    MT_SELF(set)(ch, page, MT_BUDDY_USED | to);
+    return ch;
+}
+
+/* purge: take a wholly free chunk out, or NULL. */
+static void *MT_SELF(cs_take_free_chunk)(void *arg)
+{
+    (void)arg;
+    MT_SELF(node) *n = MT_SELF(state).free[MT_SELF_TOP];
+    MT_SELF(chunk) *ch = n ? MT_SELF(chunk_of)(n) : NULL;
+    if (ch)
+        MT_SELF(drop_chunk)(ch);
+    return ch;
+}
+
+/* ---- chunks from and back to the layer below (no lock held) ---- */
+
+MT_INLINE size_t MT_SELF(record_size)(void)
+{
+    return mt_align_up(sizeof(MT_SELF(chunk)) + (MT_SELF(inline_map) ? MT_SELF(pages) : 0), 64);
+}
+
+/* Give a chunk, its record and its state map back. */
+MT_SLOW void MT_SELF(release)(MT_SELF(chunk) *ch)
+{
+    mt_span_release(ch->base, MT_SELF_CHUNK, ch->prev_entry, MT_BELOW(free));
+    if (!MT_SELF(inline_map)) {
+        mt_ctx sub = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&sub, (void *)ch->state);
+        MT_BELOW(free)(&sub);
+    }
+    mt_record_put(&MT_SELF(state).records, ch);
+}
+
+/* A chunk from below with its record and state map (all pages inside
+ * blocks: 0), not yet listed; NULL with ctx->err when below fails. */
+MT_SLOW MT_SELF(chunk) *MT_SELF(new_chunk)(mt_ctx *ctx, bool *zeroed, mt_lfunc *next)
+{
+    MT_SELF(chunk) *ch = mt_record_get(&MT_SELF(state).records, MT_SELF(record_size)(), next);
+    mt_ctx sub = mt_ctx_for_alloc(MT_SELF(pages), MT_GRANULE), map = sub;
+    _Atomic(uint8_t) *state = !ch ? NULL : MT_SELF(inline_map) ? ch->map : next(&map);
+    char *base = NULL;
+    if (state) {
+        sub = mt_ctx_for_alloc(MT_SELF_CHUNK, MT_SELF_CHUNK);
+        base = next(&sub);
+    }
+    if (!base) {
+        if (state && !MT_SELF(inline_map)) {
+            mt_ctx_route(&map, (void *)state);
+            MT_BELOW(free)(&map);
+        }
+        if (ch)
+            mt_record_put(&MT_SELF(state).records, ch);
+        ctx->err = sub.err ? sub.err : map.err ? map.err : MT_ENOMEM;
+        return NULL;
+    }
+    ch->base = base;
+    ch->state = state;
+    ch->free_pages = MT_SELF(pages);
+    if (MT_SELF(inline_map) || map.zeroed != (void *)state) /* a fresh map is zero already */
+        for (size_t i = 0; i < MT_SELF(pages); i++)
+            MT_SELF(set)(ch, i, 0);
+    ch->prev_entry = mt_span_claim(base, MT_SELF_CHUNK, MT_SELF_ID, (uintptr_t)ch);
+    *zeroed = sub.zeroed == base;
+    return ch;
+}
+
+/* The level serving `size` bytes aligned to `align` (both at most a chunk). */
+MT_INLINE unsigned MT_SELF(level_for)(size_t size, size_t align)
+{
+    unsigned order = mt_log2_ceil(size > align ? size : align);
+    return order > MT_BUDDY_MIN_SHIFT ? order - MT_BUDDY_MIN_SHIFT : 0;
+}
+
+MT_SLOW void *MT_SELF(alloc_block)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(args) a = {MT_SELF(level_for)(ctx->size, ctx->align), false, NULL, 0, false};
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_alloc), &a);
+    if (!p) { /* a new chunk */
+        if (!(a.ch = MT_SELF(new_chunk)(ctx, &a.zeroed, next)))
+            return NULL;
+        p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_add_chunk), &a);
+        if (!a.added)
+            MT_SELF(release)(a.ch);
+    }
+    if (a.zeroed)
+        ctx->zeroed = p;
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size, align = ctx->align;
+    if ((align < MT_GRANULE &&
+         !mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE))) ||
+        size > MT_SELF_CHUNK || align > MT_SELF_CHUNK)
+        return next(ctx);
+    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_block)(&copy, next));
+}
+
+/* The first page of the block starting at p, or SIZE_MAX if p is not the
+ * start of a used block of chunk ch (inside a block, free, or no block). */
+MT_INLINE size_t MT_SELF(block_page)(MT_SELF(chunk) *ch, const void *p)
+{
+    uintptr_t off = (uintptr_t)p - (uintptr_t)ch->base;
+    if (off >= MT_SELF_CHUNK || (off & (((uintptr_t)1 << MT_BUDDY_MIN_SHIFT) - 1)))
+        return SIZE_MAX;
+    size_t page = off >> MT_BUDDY_MIN_SHIFT;
+    return (MT_SELF(get)(ch, page) & MT_BUDDY_USED) ? page : SIZE_MAX;
+}
+
+MT_SLOW void MT_SELF(free_block)(MT_SELF(chunk) *ch, void *p)
+{
+    MT_SELF(args) a = {0, false, ch, MT_SELF(block_page)(ch, p), false};
+    if (a.page == SIZE_MAX)
+        return; /* not a block: ignored */
+    MT_SELF(chunk) *gone = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_free), &a);
+    if (gone)
+        MT_SELF(release)(gone);
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SELF(free_block)((MT_SELF(chunk) *)ctx->meta, ctx->ptr);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SELF(chunk) *ch = (MT_SELF(chunk) *)ctx->meta;
+    size_t page = MT_SELF(block_page)(ch, ctx->ptr);
+    if (page == SIZE_MAX)
+        return NULL;
+    ctx->usable = (size_t)1 << ((MT_SELF(get)(ch, page) & MT_BUDDY_LEVEL) + MT_BUDDY_MIN_SHIFT);
+    return ctx->ptr;
+}
+
+/* In place, for sizes this layer serves: shrink by freeing upper halves,
+ * grow by taking free buddies. NULL: the socket moves the block. */
+MT_SLOW void *MT_SELF(resize_block)(mt_ctx *ctx)
+{
+    MT_SELF(args) a = {0, false, (MT_SELF(chunk) *)ctx->meta, 0, false};
+    size_t size = ctx->size;
+    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
+        size > MT_SELF_CHUNK || (a.page = MT_SELF(block_page)(a.ch, ctx->ptr)) == SIZE_MAX)
+        return NULL;
+    a.level = MT_SELF(level_for)(size, 1);
+    if (MT_SELF(get)(a.ch, a.page) == (MT_BUDDY_USED | a.level))
+        return ctx->ptr;
+    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &a) ? ctx->ptr : NULL;
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    return MT_COLD_CALL(ctx, copy, MT_SELF(resize_block)(&copy));
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+
+/* malloc_trim: every wholly free chunk goes back below. */
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = false;
+    MT_SELF(chunk) *ch;
+    while ((ch = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_take_free_chunk), NULL))) {
+        MT_SELF(release)(ch);
+        any = true;
+    }
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    mt_record_pool_lock(&MT_SELF(state).records);
+    return next(ctx);
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    mt_record_pool_unlock(&MT_SELF(state).records);
+    MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    mt_record_pool_reset(&MT_SELF(state).records);
+    MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
+    return NULL;
+}
+
+/* ---- invariant checker ---- */
+
+/* Violations in one chunk; adds its free blocks per level to `counted`. */
+MT_SLOW size_t MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
+{
+    size_t bad = 0, free_pages = 0;
+    bad += ((uintptr_t)ch->base & (MT_SELF_CHUNK - 1)) != 0;
+    for (size_t page = 0; page < MT_SELF(pages);) {
+        unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
+        size_t n = MT_SELF(span)(level);
+        /* every block starts with its state, aligned to its size, and the
+         * smallest blocks it covers start nothing */
+        if (!(st & (MT_BUDDY_USED | MT_BUDDY_FREE)) || level > MT_SELF_TOP || (page & (n - 1)) ||
+            ((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)))
+            return bad + 1; /* the tiling is broken: nothing after this is meaningful */
+        for (size_t i = 1; i < n; i++)
+            bad += MT_SELF(get)(ch, page + i) != 0;
+        if (st & MT_BUDDY_FREE) {
+            free_pages += n;
+            counted[level]++;
+            /* coalesced: no free block has a free buddy of its level */
+            if (level < MT_SELF_TOP)
+                bad += (MT_SELF(get)(ch, page ^ n) & ~MT_BUDDY_ZERO) == (MT_BUDDY_FREE | level);
+        }
+        /* the page map names us for every granule, except granules of a
+         * used block of at least a granule (a layer above may claim it) */
+        uintptr_t at = (uintptr_t)MT_SELF(at)(ch, page);
+        bool claimable = (st & MT_BUDDY_USED) && level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT;
+        for (uintptr_t g = mt_align_up(at, MT_GRANULE); !claimable && g < at + (n << MT_BUDDY_MIN_SHIFT);
+             g += MT_GRANULE)
+            bad += mt_pagemap_get((void *)g) != MT_SELF(entry)(ch);
+        page += n;
+    }
+    bad += free_pages != ch->free_pages;
+    return bad;
+}
+
+/* Number of violations of buddy_glk's invariants (0: they hold): the
+ * blocks of every chunk tile it, free blocks are coalesced, the free
+ * lists hold exactly the free blocks (each of its level, doubly linked),
+ * counts agree, at most one wholly free chunk is kept, and the page map
+ * names us where it must. Takes the lock; for tests and debugging. */
+MT_UNUSED static size_t MT_SELF(check)(void)
+{
+    size_t bad = 0, chunks = 0, free_chunks = 0;
+    size_t counted[MT_SELF(levels)] = {0};
+    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    MT_SELF(chunk) *prev = NULL;
+    for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch && chunks <= MT_SELF(state).chunks;
+         prev = ch, ch = ch->all_next, chunks++) {
+        bad += ch->all_prev != prev;
+        bad += MT_SELF(check_chunk)(ch, counted);
+        free_chunks += ch->free_pages == MT_SELF(pages);
+    }
+    bad += chunks != MT_SELF(state).chunks || free_chunks != MT_SELF(state).free_chunks;
+    bad += free_chunks > 1;
+    for (unsigned level = 0; level < MT_SELF(levels); level++) {
+        size_t n = 0, limit = counted[level] + 1;
+        MT_SELF(node) *p = NULL;
+        for (MT_SELF(node) *b = MT_SELF(state).free[level]; b && n <= limit; p = b, b = b->next, n++) {
+            MT_SELF(chunk) *ch = MT_SELF(chunk_of)(b);
+            uintptr_t off = (uintptr_t)b - (uintptr_t)ch->base;
+            bad += b->prev != p || off >= MT_SELF_CHUNK || (off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1));
+            if (off < MT_SELF_CHUNK)
+                bad += (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level);
+        }
+        bad += n != counted[level] || !(MT_SELF(state).nonempty & ((uint32_t)1 << level)) != !n;
+    }
+    MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
+    return bad;
+}
+
+#include "../core/layer_end.h"
+#undef MT_SELF_CHUNK
+#undef MT_SELF_TOP
+#undef MT_BUDDY_CHUNK_SHIFT
+#undef MT_BUDDY_MIN_SHIFT

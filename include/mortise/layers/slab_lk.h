@@ -1,0 +1,466 @@
+/* slab_lk — slabs per size class, a lock per class.              [model: slab_lk]
+ *
+ * Serves: sizes in size_handle up to the policy's last class, aligned to
+ *   16, or to a larger power of two (at most the 64 KiB granule) by taking
+ *   the smallest class in range whose size is a multiple of it (blocks sit
+ *   at multiples of their size from a granule-aligned slab start; class
+ *   selection shared with segfit_lk, layers/segfit/classes.h). Everything
+ *   else goes to the next layer.
+ * Slots (model language → macro, default):
+ *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 32768)
+ *   sizeclass=POLICY     → MT_SIZECLASS (tc); interval also reads
+ *                          MT_SIZECLASS_STEP (16)
+ *   sync=POLICY          → MT_SYNC (spinlock): one lock per class; every
+ *                          critical section runs through the policy's exec,
+ *                          so combining and delegating policies fit
+ *   slab_size=BYTES      → MT_SLAB_SIZE (64 KiB), a multiple of the 64 KiB
+ *                          granule. A class whose blocks would leave more
+ *                          than 1/8 of a slab unused (with the record) gets
+ *                          slabs of slab_size times the smallest power of
+ *                          two that wastes at most 1/8 (tc: 24576-byte
+ *                          blocks in 128 KiB slabs, 26624 and 32768 in
+ *                          256 KiB).
+ *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block
+ *   starts (an interior pointer of a slab is ignored / nobody's); costs a
+ *   multiply and two compares, 0 leaves it out.
+ * Needs from below: granule-aligned spans of slab size (any OS layer, or
+ *   buddy_glk, which serves any request aligned to a granule), and the
+ *   free chain to give them back.
+ * Structure: a slab is one span from below holding blocks of one class;
+ *   its record, in the span's last 128 bytes, keeps a LIFO free list
+ *   threaded through its freed blocks, a bump pointer over its never-used
+ *   blocks (their pages stay untouched), and its use count. The page map
+ *   names slab_lk for every granule of a slab, with the record as payload,
+ *   so free and getmeta find the record in O(1) without reading memory
+ *   next to the block. A record inside its slab leaves with it: no
+ *   metadata stays behind to pin memory of the layer below (records taken
+ *   from a pool pinned one buddy chunk each).
+ *   Per class: a list of partial slabs (the head serves allocations), a
+ *   list of full slabs, and at most one cached empty slab; a slab that
+ *   empties while one is cached goes back to the layer below at once.
+ * Time: alloc/free O(1) under the class lock (a pop or push, a count, a list
+ *   move when a slab fills, unfills or empties). A new slab costs one
+ *   call below, outside the lock; giving one back costs one free below,
+ *   outside the lock. purge: O(classes) — the cached empty slab of every
+ *   class goes back below.
+ * Space: no per-block header; a 128-byte record per slab; per class at most
+ *   one empty slab beyond the blocks in use. Internal fragmentation: the
+ *   policy's (tc: 23 % up to 16 KiB, 24.9 % above) plus the record and the
+ *   unused tail of a slab (at most 1/8 of it).
+ * Thread safety: all operations. Lock order: class lock (never held while
+ *   calling below), then the layer below. fork_prepare takes the locks of
+ *   the classes it can serve ([0, classes_used)) in index order;
+ *   parent/child release/reset them after the layers below.
+ * Fails: only when the layer below fails (ctx->err from it).
+ * Invariant checker: NAME_check() returns the number of violations found
+ *   (0: lists, counts, free lists, bump pointers and page map agree).
+ * Example:
+ *   mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
+ *     :: buddy_glk(sync=spinlock, size_handle=[32768, SIZE_MAX])
+ *     :: slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 32768])
+ *     :: malloc_socket
+ */
+#include "../core/layer.h"
+#include "../policy/sync/sync.h"
+#include "../policy/sizeclass/sizeclass.h"
+
+#ifndef MT_NAME
+#define MT_NAME slab_lk
+#endif
+#ifndef MT_SIZE_HANDLE
+#define MT_SIZE_HANDLE 0, 32768
+#endif
+#ifndef MT_SYNC
+#define MT_SYNC spinlock
+#endif
+#ifndef MT_SIZECLASS
+#define MT_SIZECLASS tc
+#endif
+#ifndef MT_SLAB_SIZE
+#define MT_SLAB_SIZE ((size_t)64 << 10)
+#endif
+#ifndef MT_SLAB_LK_CHECK
+#define MT_SLAB_LK_CHECK 1
+#endif
+
+_Static_assert((MT_SLAB_SIZE) % MT_GRANULE == 0 && (MT_SLAB_SIZE) > 0,
+               "slab_lk: slab_size must be a multiple of the 64 KiB granule");
+_Static_assert((MT_SLAB_SIZE) <= ((size_t)1 << 28), "slab_lk: slab_size at most 256 MiB");
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+MT_DECLARE_BELOW(free) /* emptied slabs go back through the free chain */
+#include "../policy/sizeclass/slot.h"
+#define MT_SEGFIT_CAP SIZE_MAX
+#include "segfit/classes.h" /* class_for, class_meta, resize: as segfit_lk's classes */
+
+#ifndef MORTISE_LAYERS_SLAB_LK_TYPES
+#define MORTISE_LAYERS_SLAB_LK_TYPES
+/* Where a slab is: on its class's partial or full list, the class's cached
+ * empty slab, or out (being created or given back). */
+enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
+#endif
+
+/* A slab's record, in the slab's last 128 bytes (blocks start at the
+ * slab's first byte, so their alignment is the slab's). The first cache
+ * line holds what alloc, free and getmeta touch. */
+typedef struct MT_SELF(slab) {
+    char *base;                 /* the span; blocks at base + i * csize */
+    uint64_t divisor;           /* ceil(2^64 / csize): off % csize == 0 iff off * divisor < divisor */
+    uint32_t csize, used;       /* block size; capacity * csize */
+    uint32_t cls, inuse, capacity;
+    uint8_t where;              /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
+    bool zeroed;                /* never-used blocks are zero-filled (fresh from below) */
+    void *free;                 /* LIFO of freed blocks, next pointer in the first word */
+    char *bump;                 /* the never-used blocks are [bump, base + used) */
+    struct MT_SELF(slab) *next; /* partial or full list of its class */
+    struct MT_SELF(slab) *prev;
+    size_t len;                 /* span length */
+    uintptr_t prev_entry;       /* page-map entry of the layer below, restored on release */
+} MT_SELF(slab);
+
+typedef struct MT_CACHE_ALIGNED {
+    MT_SYNC_T(MT_SYNC) lock;    /* zero-filled = unlocked (sync.h) */
+    MT_SELF(slab) *partial;     /* the head serves allocations */
+    MT_SELF(slab) *full;
+    MT_SELF(slab) *empty;       /* at most one cached empty slab */
+    size_t npartial, nfull;
+} MT_SELF(class);
+
+static struct {
+    MT_SELF(class) cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
+} MT_SELF(state);
+
+enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
+
+/* Is p the start of a block of slab s? (A pointer the page map routed to
+ * us lies in one of the slab's granules.) */
+MT_INLINE bool MT_SELF(is_block)(const MT_SELF(slab) *s, const void *p)
+{
+    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)s->base);
+    return !MT_SLAB_LK_CHECK || (off < s->used && off * s->divisor < s->divisor);
+}
+
+/* ---- list moves, class lock held ---- */
+
+MT_INLINE void MT_SELF(push)(MT_SELF(slab) **head, MT_SELF(slab) *s, uint8_t where)
+{
+    s->prev = NULL;
+    s->next = *head;
+    if (*head)
+        (*head)->prev = s;
+    *head = s;
+    s->where = where;
+}
+
+MT_INLINE void MT_SELF(unlink)(MT_SELF(slab) **head, MT_SELF(slab) *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        *head = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+    s->where = MT_SLAB_OUT;
+}
+
+MT_SLOW void MT_SELF(to_full)(MT_SELF(class) *c, MT_SELF(slab) *s)
+{
+    MT_SELF(unlink)(&c->partial, s);
+    c->npartial--;
+    MT_SELF(push)(&c->full, s, MT_SLAB_FULL);
+    c->nfull++;
+}
+
+/* A slab whose last block came back: cache it if the class has no empty
+ * slab, else hand it to the caller to give back below. */
+MT_SLOW MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) *c, MT_SELF(slab) *s)
+{
+    if (s->where == MT_SLAB_FULL) { /* capacity 1: full straight to empty */
+        MT_SELF(unlink)(&c->full, s);
+        c->nfull--;
+    } else {
+        MT_SELF(unlink)(&c->partial, s);
+        c->npartial--;
+    }
+    if (c->empty)
+        return s;
+    c->empty = s;
+    s->where = MT_SLAB_EMPTY;
+    return NULL;
+}
+
+/* ---- critical sections (run through MT_SYNC's exec) ---- */
+
+/* A block from the head partial slab; NULL when the class has none. */
+MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
+{
+    MT_SELF(class) *c = arg;
+    MT_SELF(slab) *s = c->partial;
+    if (MT_UNLIKELY(!s))
+        return NULL;
+    void *p = s->free;
+    if (MT_LIKELY(p)) {
+        s->free = *(void **)p;
+    } else {
+        p = s->bump;
+        s->bump += s->csize;
+    }
+    if (MT_UNLIKELY(++s->inuse == s->capacity))
+        MT_SELF(to_full)(c, s);
+    return p;
+}
+
+/* cs_alloc after putting the cached empty slab (if any) on the partial list. */
+static void *MT_SELF(cs_refill)(void *arg)
+{
+    MT_SELF(class) *c = arg;
+    if (!c->partial && c->empty) {
+        MT_SELF(push)(&c->partial, c->empty, MT_SLAB_PARTIAL);
+        c->npartial++;
+        c->empty = NULL;
+    }
+    return MT_SELF(cs_alloc)(c);
+}
+
+typedef struct {
+    MT_SELF(class) *c;
+    MT_SELF(slab) *s;
+    void *p;
+} MT_SELF(args);
+
+/* A new slab becomes the head of the partial list and serves the request. */
+static void *MT_SELF(cs_install)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    MT_SELF(push)(&a->c->partial, a->s, MT_SLAB_PARTIAL);
+    a->c->npartial++;
+    return MT_SELF(cs_alloc)(a->c);
+}
+
+/* Returns the slab to give back below, or NULL. */
+MT_INLINE void *MT_SELF(cs_free)(void *arg)
+{
+    MT_SELF(args) *a = arg;
+    MT_SELF(slab) *s = a->s;
+    MT_SELF(class) *c = a->c;
+    *(void **)a->p = s->free;
+    s->free = a->p;
+    if (MT_UNLIKELY(s->inuse-- == s->capacity) && s->inuse) {
+        MT_SELF(unlink)(&c->full, s);
+        c->nfull--;
+        MT_SELF(push)(&c->partial, s, MT_SLAB_PARTIAL);
+        c->npartial++;
+    }
+    if (MT_UNLIKELY(!s->inuse))
+        return MT_SELF(emptied)(c, s);
+    return NULL;
+}
+
+/* purge: take the cached empty slab. */
+static void *MT_SELF(cs_take_empty)(void *arg)
+{
+    MT_SELF(class) *c = arg;
+    MT_SELF(slab) *s = c->empty;
+    c->empty = NULL;
+    if (s)
+        s->where = MT_SLAB_OUT;
+    return s;
+}
+
+/* ---- slabs from and back to the layer below (no lock held) ---- */
+
+/* Span length for a class: slab_size times the smallest power of two that
+ * leaves at most 1/8 of the span to the record and the unused tail (powers
+ * of two: a buddy_glk below would round any other length up). */
+MT_INLINE size_t MT_SELF(slab_len)(size_t csize)
+{
+    size_t len = MT_SLAB_SIZE;
+    while ((len - MT_SELF(record)) % csize + MT_SELF(record) > len / 8)
+        len *= 2;
+    return len;
+}
+
+MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+{
+    size_t csize = MT_SELF(class_size)(index), len = MT_SELF(slab_len)(csize);
+    mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
+    char *base = next(&sub);
+    if (!base) {
+        ctx->err = sub.err ? sub.err : MT_ENOMEM;
+        return NULL;
+    }
+    MT_SELF(slab) *s = (MT_SELF(slab) *)(base + len - MT_SELF(record));
+    s->base = base;
+    s->csize = (uint32_t)csize;
+    s->capacity = (uint32_t)((len - MT_SELF(record)) / csize);
+    s->used = (uint32_t)(s->capacity * csize);
+    s->divisor = UINT64_MAX / csize + 1;
+    s->cls = (uint32_t)index;
+    s->inuse = 0;
+    s->where = MT_SLAB_OUT;
+    s->zeroed = sub.zeroed == base;
+    s->free = NULL;
+    s->bump = base;
+    s->next = s->prev = NULL;
+    s->len = len;
+    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+    return s;
+}
+
+MT_SLOW void MT_SELF(release)(MT_SELF(slab) *s)
+{
+    mt_span_release(s->base, s->len, s->prev_entry, MT_BELOW(free));
+}
+
+/* Alloc's slow path: the cached empty slab, else a new slab from below. */
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+{
+    MT_SELF(class) *c = &MT_SELF(state).cls[index];
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_refill), c);
+    if (p)
+        return p;
+    MT_SELF(args) a = {c, MT_SELF(new_slab)(ctx, index, next), NULL};
+    if (!a.s)
+        return NULL;
+    p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_install), &a);
+    if (a.s->zeroed)
+        ctx->zeroed = p; /* the new slab's first block: never touched */
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    if (index == SIZE_MAX)
+        return next(ctx);
+    MT_SELF(class) *c = &MT_SELF(state).cls[index];
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_alloc), c);
+    if (MT_UNLIKELY(!p))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, index, next));
+    return p;
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
+    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+        return NULL; /* inside a slab but not a block: ignored */
+    MT_SELF(args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr};
+    MT_SELF(slab) *gone = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free), &a);
+    if (MT_UNLIKELY(gone))
+        MT_SELF(release)(gone);
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    const MT_SELF(slab) *s = (const MT_SELF(slab) *)ctx->meta;
+    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+        return NULL;
+    return MT_SELF(class_meta)(ctx, s->cls);
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+
+/* malloc_trim: every class's cached empty slab goes back below. */
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = false;
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++) {
+        MT_SELF(slab) *s = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).cls[i].lock,
+                                                     MT_SELF(cs_take_empty), &MT_SELF(state).cls[i]);
+        if (s) {
+            MT_SELF(release)(s);
+            any = true;
+        }
+    }
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+{
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
+        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+    return next(ctx);
+}
+MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
+        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    return NULL;
+}
+MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+{
+    next(ctx);
+    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
+        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
+    return NULL;
+}
+
+/* ---- invariant checker ---- */
+
+/* Violations in one slab of class i found on a list marked `where`. */
+MT_SLOW size_t MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where)
+{
+    size_t bad = 0, freed = 0;
+    char *end = s->base + s->used;
+    bad += s->where != where || s->cls != i;
+    bad += (char *)s != s->base + s->len - MT_SELF(record) || s->csize != MT_SELF(class_size)(i);
+    bad += s->capacity != (s->len - MT_SELF(record)) / s->csize || s->used != s->capacity * s->csize;
+    bad += s->bump < s->base || s->bump > end || (size_t)(s->bump - s->base) % s->csize != 0;
+    for (void *b = s->free; b && freed <= s->capacity; b = *(void **)b, freed++)
+        bad += !MT_SELF(is_block)(s, b) || (char *)b >= s->bump;
+    bad += freed + (size_t)(end - s->bump) / s->csize + s->inuse != s->capacity;
+    for (size_t g = 0; g < s->len; g += MT_GRANULE)
+        bad += mt_pagemap_get(s->base + g) != mt_entry(MT_SELF_ID, (uintptr_t)s);
+    if (where == MT_SLAB_PARTIAL)
+        bad += s->inuse == 0 || s->inuse >= s->capacity;
+    else if (where == MT_SLAB_FULL)
+        bad += s->inuse != s->capacity || s->free != NULL;
+    else
+        bad += s->inuse != 0;
+    return bad;
+}
+
+/* Violations of one list; *count gets its length. */
+MT_SLOW size_t MT_SELF(check_list)(const MT_SELF(slab) *head, size_t i, uint8_t where, size_t *count)
+{
+    size_t bad = 0, n = 0;
+    const MT_SELF(slab) *prev = NULL;
+    for (const MT_SELF(slab) *s = head; s && n < ((size_t)1 << 32); prev = s, s = s->next, n++)
+        bad += (s->prev != prev) + MT_SELF(check_slab)(s, i, where);
+    *count = n;
+    return bad;
+}
+
+/* Number of violations of slab_lk's invariants (0: they hold). Takes each
+ * class lock in turn; for tests and debugging. */
+MT_UNUSED static size_t MT_SELF(check)(void)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++) {
+        MT_SELF(class) *c = &MT_SELF(state).cls[i];
+        size_t np, nf;
+        MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
+        bool served = i < MT_SELF(classes_used)();
+        bad += MT_SELF(check_list)(c->partial, i, MT_SLAB_PARTIAL, &np);
+        bad += MT_SELF(check_list)(c->full, i, MT_SLAB_FULL, &nf);
+        bad += np != c->npartial || nf != c->nfull;
+        if (c->empty)
+            bad += MT_SELF(check_slab)(c->empty, i, MT_SLAB_EMPTY) + (c->empty->next != NULL);
+        bad += !served && (np || nf || c->empty);
+        MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
+    }
+    return bad;
+}
+
+#include "../core/layer_end.h"
+#undef MT_SLAB_LK_CHECK

@@ -1,0 +1,13 @@
+/* slab — slab allocation per size class; large requests go to the OS layer.
+ * model: mmap_heap::slab_lk(size_handle=[0, 32768])::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SIZE_HANDLE 0, 32768
+#include <mortise/layers/slab_lk.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, slab_lk, malloc_socket)

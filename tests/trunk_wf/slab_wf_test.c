@@ -101,6 +101,22 @@ static void case_basic(void)
         CHECK(wrong == 0);
         w_free(p);
     }
+    /* tiny aligned requests between tiny plain ones: a shifted address stays
+     * inside its own block whatever the block's position */
+    enum { TINY = 300 };
+    char *tiny[TINY];
+    size_t tiny_overlaps = 0;
+    for (int i = 0; i < TINY; i++)
+        tiny[i] = i % 2 ? w_malloc(1) : w_aligned_alloc((size_t)32 << (i / 2 % 3), (size_t)(i / 6 % 2));
+    for (int i = 0; i < TINY; i++)
+        for (int j = 0; j < i; j++) {
+            size_t ui = w_malloc_usable_size(tiny[i]), uj = w_malloc_usable_size(tiny[j]);
+            tiny_overlaps += tiny[i] < tiny[j] + (uj ? uj : 1) && tiny[j] < tiny[i] + (ui ? ui : 1);
+        }
+    CHECK(tiny_overlaps == 0);
+    for (int i = 0; i < TINY; i++)
+        w_free(tiny[i]);
+
     /* an aligned block inside a class: usable counts from the aligned address */
     char *al = w_aligned_alloc(256, 300);
     mt_slab_wf_slab *as = slab_of(al);
@@ -607,7 +623,7 @@ static void case_repair(void)
 
 /* ---- fork ---- */
 enum { FK_THREADS = 4, FK_FROZEN = 256, FK_FORKS = 40 };
-static void *fk_frozen[FK_THREADS][FK_FROZEN];
+static void *fk_frozen[FK_THREADS + 1][FK_FROZEN]; /* the last row: the forking thread's */
 static pthread_barrier_t fk_barrier;
 static _Atomic(int) fk_stop;
 
@@ -632,15 +648,20 @@ static void *fk_thread(void *arg)
     return NULL;
 }
 
-static int fk_child(void)
+/* In the child: a new thread (the only one that could adopt a heap) frees
+ * the parent-era blocks, mostly of the vanished threads' slabs, allocates,
+ * and checks its heap; then the forking thread checks what is left. */
+static void *fk_child_thread(void *arg)
 {
+    (void)arg;
     int bad = 0;
-    for (int t = 0; t < FK_THREADS; t++) /* parent-era blocks of other threads' slabs */
+    for (int t = 0; t <= FK_THREADS; t++)
         for (int i = 0; i < FK_FROZEN; i++) {
             bad += !wf_intact(fk_frozen[t][i], (uint64_t)t << 16 | (uint64_t)i);
             w_free(fk_frozen[t][i]);
         }
-    wf_rng r = {getpid()};
+    bad += wf_inconsistent("fork child, frees");
+    wf_rng r = {(uint64_t)getpid()};
     void *live[256] = {0};
     for (int i = 0; i < 20000; i++) {
         size_t k = wf_next(&r) % 256, size = wf_size(&r);
@@ -649,14 +670,25 @@ static int fk_child(void)
         w_free(live[k]);
         live[k] = w_malloc(size);
         if (!live[k])
-            return 1;
+            return (void *)1;
         wf_fill(live[k], size, (uint64_t)k);
     }
     for (int k = 0; k < 256; k++)
         w_free(live[k]);
     w_malloc_trim(0);
-    bad += wf_inconsistent("fork child");
-    return bad != 0;
+    bad += wf_inconsistent("fork child, thread");
+    return (void *)(uintptr_t)(bad != 0);
+}
+
+static int fk_child(void)
+{
+    pthread_t t;
+    void *bad = (void *)1;
+    if (pthread_create(&t, NULL, fk_child_thread, NULL) || pthread_join(t, &bad))
+        return 1;
+    void *p = w_malloc(100);
+    w_free(p);
+    return bad != NULL || wf_inconsistent("fork child");
 }
 
 static void case_fork(void)
@@ -665,12 +697,26 @@ static void case_fork(void)
     pthread_barrier_init(&fk_barrier, NULL, FK_THREADS + 1);
     for (uintptr_t i = 0; i < FK_THREADS; i++)
         pthread_create(&t[i], NULL, fk_thread, (void *)i);
+    wf_rng r = {0xF0F0ull + FK_THREADS};
+    for (int i = 0; i < FK_FROZEN; i++) { /* the forking thread has a heap too */
+        size_t size = wf_size(&r);
+        fk_frozen[FK_THREADS][i] = w_malloc(size);
+        wf_fill(fk_frozen[FK_THREADS][i], size, (uint64_t)FK_THREADS << 16 | (uint64_t)i);
+    }
     pthread_barrier_wait(&fk_barrier);
     int failed = 0;
+    void *churn[64] = {0};
     for (int k = 0; k < FK_FORKS; k++) {
+        for (int i = 0; i < 500; i++) {
+            size_t j = wf_next(&r) % 64;
+            w_free(churn[j]);
+            churn[j] = w_malloc(wf_size(&r));
+        }
         pid_t pid = fork();
-        if (pid == 0)
+        if (pid == 0) {
+            alarm(10); /* alarms do not cross fork: a hung child ends itself */
             _exit(fk_child());
+        }
         int status = -1, waited = 0;
         while (waitpid(pid, &status, WNOHANG) == 0 && waited < 1000) {
             wf_sleep_ms(10);
@@ -686,7 +732,9 @@ static void case_fork(void)
     for (int i = 0; i < FK_THREADS; i++)
         pthread_join(t[i], NULL);
     CHECK(failed == 0);
-    for (int i = 0; i < FK_THREADS; i++)
+    for (int i = 0; i < 64; i++)
+        w_free(churn[i]);
+    for (int i = 0; i <= FK_THREADS; i++)
         for (int j = 0; j < FK_FROZEN; j++) {
             CHECK(wf_intact(fk_frozen[i][j], (uint64_t)i << 16 | (uint64_t)j));
             w_free(fk_frozen[i][j]);

@@ -1108,6 +1108,8 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
         const mt_slab_wf_bin *bin = mine ? &MT_SELF(tl).bin[c] : NULL;
         if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_CUR, bin)))
             return why;
+        if (!cur && bin && (bin->free || bin->used))
+            return "blocks in the bin of a class without a current slab";
         size_t n = 0, limit = mt_load_relaxed(&MT_SELF(state).slabs);
         mt_slab_wf_slab *first = h->partial[c];
         for (s = first; s; s = s->next == first ? NULL : s->next) {

@@ -111,10 +111,6 @@
 #define MT_SLAB_WF_STEPS 0
 #endif
 
-_Static_assert(MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE) != SIZE_MAX,
-               "slab_wf: size_handle needs a finite upper bound");
-_Static_assert(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) < MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE),
-               "slab_wf: size_handle is empty");
 _Static_assert(MT_SLAB_SIZE % MT_GRANULE == 0 && MT_SLAB_SIZE > 0,
                "slab_wf: slab_size must be a multiple of 64 KiB");
 _Static_assert(MT_SLAB_WF_COLLECT >= 1 && MT_SLAB_WF_MIN_BLOCKS >= 1,
@@ -209,7 +205,11 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 MT_DECLARE_BELOW(free) /* slabs go back below from free, thread_exit and purge */
 #include "../policy/sizeclass/slot.h"
-enum { MT_SELF(bins) = MT_SLAB_WF_BINS };
+/* The per-thread class table: MT_SELF(bins), class_size, class_index, top
+ * (requests below it are served), [first, end) the served classes, takes
+ * (size and alignment the fast path serves); size_handle must be finite. */
+#define MT_CACHE_BINS MT_SLAB_WF_BINS
+#include "cache/classes.h"
 
 /* Worst-case steps of one operation served without the layer below: loop
  * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).
@@ -281,20 +281,6 @@ MT_INLINE void MT_SELF(step_end)(int op)
     if (MT_SLAB_WF_STEPS && !MT_SELF(steps).below && MT_SELF(steps).now > MT_SELF(steps).max[op])
         MT_SELF(steps).max[op] = MT_SELF(steps).now;
 }
-
-MT_INLINE size_t MT_SELF(class_size)(size_t index) { return MT_SZCLS_FN(MT_SIZECLASS, size)(index); }
-MT_INLINE size_t MT_SELF(class_index)(size_t size) { return MT_SZCLS_FN(MT_SIZECLASS, index)(size); }
-/* Requests below top() are served: size_handle's bound, or less if the
- * table has too few bins for it. Constant-folded. */
-MT_INLINE size_t MT_SELF(top)(void)
-{
-    size_t hi = MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE);
-    size_t table = MT_SELF(class_size)(MT_SELF(bins) - 1) + 1;
-    return hi < table ? hi : table;
-}
-/* Served classes: [first, end). */
-MT_INLINE size_t MT_SELF(first)(void) { return MT_SELF(class_index)(MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE)); }
-MT_INLINE size_t MT_SELF(end)(void) { return MT_SELF(class_index)(MT_SELF(top)() - 1) + 1; }
 
 MT_INLINE size_t MT_SELF(slab_len)(size_t c)
 {
@@ -797,8 +783,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     mt_slab_wf_bin *b = NULL;
     void *p = NULL;
     MT_SELF(step_begin)();
-    if (mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
-        MT_LIKELY(ctx->align <= MT_MIN_ALIGN)) {
+    if (MT_SELF(takes)(size, ctx->align)) {
         b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
         p = b->free;
     }

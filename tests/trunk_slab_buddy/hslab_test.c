@@ -4,12 +4,17 @@
  * requests (aligned to a granule) below its size_handle, user requests
  * only inside it; both invariant checkers hold after random operations,
  * and everything returns to mmap_heap after free and purge.
- * model: mmap_heap::buddy_glk(sync=TSB_SYNC, sizeclass=tc, size_handle=[32768, SIZE_MAX])
+ * Built per sync policy (TSB_SYNC in both layers), and as the paper's hslab
+ * has them: buddy_glk(sync=flatcombine), slab_lk(sync=posix_spin).
+ * model: mmap_heap::buddy_glk(sync=TSB_BUDDY_SYNC, sizeclass=tc, size_handle=[32768, SIZE_MAX])
  *          ::slab_lk(sync=TSB_SYNC, sizeclass=tc, size_handle=[0, 32768])::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
 
-#define MT_SYNC TSB_SYNC
+#ifndef TSB_BUDDY_SYNC
+#define TSB_BUDDY_SYNC TSB_SYNC
+#endif
+#define MT_SYNC TSB_BUDDY_SYNC
 #define MT_SIZECLASS tc
 #define MT_SIZE_HANDLE 32768, SIZE_MAX
 #include <mortise/layers/buddy_glk.h>
@@ -119,5 +124,5 @@ int main(void)
     test_rss();
     test_random();
     test_threads();
-    return check_report("hslab_test(" MT_STR(TSB_SYNC) ")");
+    return check_report("hslab_test(" MT_STR(TSB_BUDDY_SYNC) ", " MT_STR(TSB_SYNC) ")");
 }

@@ -265,6 +265,12 @@ int main(int argc, char **argv)
     CHECK(mt_szcls_prime_index(mt_szcls_prime_size(MT_SZCLS_prime_CLASSES - 1) + 1) ==
           MT_SZCLS_prime_CLASSES);
 
+    /* table.h answers sizes up to 128 without its table: every table
+     * policy's first classes must be 16, 32, ... 128 */
+    for (size_t i = 0; i < 8; i++)
+        CHECK(mt_szcls_tc_size(i) == 16 * (i + 1) && mt_szcls_supermalloc_size(i) == 16 * (i + 1) &&
+              mt_szcls_prime_size(i) == 16 * (i + 1));
+
     /* the tables are their rules' output */
     check_rule(&view_tc, rule_tc);
     check_rule(&view_supermalloc, rule_supermalloc);

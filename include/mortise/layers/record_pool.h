@@ -1,5 +1,5 @@
 /* mortise/layers/record_pool.h — out-of-line metadata records for trunk
- * layers (slab_lk's slab records, buddy_glk's chunk records).
+ * layers (buddy_glk's chunk records).
  *
  * A pool hands out records of one size, carved from granules it takes from
  * the layer below and never gives back (metadata is bounded by the layer's

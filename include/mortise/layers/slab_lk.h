@@ -10,7 +10,8 @@
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 32768)
  *   sizeclass=POLICY     → MT_SIZECLASS (tc); interval also reads
  *                          MT_SIZECLASS_STEP (16)
- *   sync=POLICY          → MT_SYNC (spinlock): one lock per class; every
+ *   sync=POLICY          → MT_SYNC (posix_spin): one lock per class, as
+ *                          hslab has it (spinlock when freestanding); every
  *                          critical section runs through the policy's exec,
  *                          so combining and delegating policies fit
  *   slab_size=BYTES      → MT_SLAB_SIZE (64 KiB), a multiple of the 64 KiB
@@ -71,7 +72,11 @@
 #define MT_SIZE_HANDLE 0, 32768
 #endif
 #ifndef MT_SYNC
+#if defined(MT_FREESTANDING) /* no C library: no POSIX spin lock */
 #define MT_SYNC spinlock
+#else
+#define MT_SYNC posix_spin
+#endif
 #endif
 #ifndef MT_SIZECLASS
 #define MT_SIZECLASS tc

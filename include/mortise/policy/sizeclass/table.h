@@ -8,7 +8,8 @@
  * index() starts there and steps over the classes that end inside the bin
  * (at most one for tc and supermalloc, two for prime: sizeclass_test
  * counts them). So index is O(1): a compare, a clz, a byte load and one or
- * two compares with class sizes; size is one load.
+ * two compares with class sizes; up to 128 bytes, where every table policy
+ * has the classes 16, 32, ... 128, a shift. size is one load.
  * Sizes above the policy's last class have no class: index returns the
  * class count (layers bound their size_handle by the last class size).
  * The tables are written by `sizeclass_test --tables` from each policy's
@@ -29,6 +30,8 @@ MT_INLINE size_t mt_szcls_fine_bin(size_t size)
 MT_INLINE size_t mt_szcls_table_index(size_t size, const uint32_t *sizes, size_t classes,
                                       const uint8_t *first)
 {
+    if (size <= 128) /* every table policy's first classes are 16, 32, ... 128 */
+        return size <= 16 ? 0 : (size - 1) >> 4;
     if (MT_UNLIKELY(size > sizes[classes - 1]))
         return classes;
     size_t i = first[mt_szcls_fine_bin(size)];

@@ -3,10 +3,13 @@
  * every block's contents verified; merging back to one free block per region
  * once everything is freed; purge giving every chunk back below; resize in
  * place; foreign pointers; a four-thread stress checked at the end.
- * Built twice (CMakeLists.txt):
+ * Built several times (CMakeLists.txt):
  *   tlsf_test      mmap_heap::tlsf_glk(sync=spinlock)::custom_socket(prefix=t_)
  *   tlsf_brk_test  brk_heap::tlsf_glk(sync=posix_mutex)::custom_socket(prefix=t_)
- *                  (TLSF_TEST_BRK: chunks from the break join one region) */
+ *                  (TLSF_TEST_BRK: chunks from the break join one region)
+ *   tlsf_SYNC_test mmap_heap::tlsf_glk(sync=SYNC) for the other policies that
+ *                  exist (TLSF_TEST_SYNC=SYNC), ccsynch among them: critical
+ *                  sections run on a combining thread */
 #include <mortise/mortise.h>
 #if defined(TLSF_TEST_BRK)
 #include <mortise/os/brk_heap.h>
@@ -17,11 +20,16 @@
 #include <mortise/os/mmap_heap.h>
 #define OS_LAYER mmap_heap
 #define OS_LAYER_BRK 0
+#if defined(TLSF_TEST_SYNC)
+#define MT_SYNC TLSF_TEST_SYNC
+#else
 #define MT_SYNC spinlock
+#endif
 #endif
 
 #define POOL (256 << 10)
 #define MT_POOL_SIZE POOL
+static const char *const test_name = OS_LAYER_BRK ? "tlsf_brk_test sync=" MT_STR(MT_SYNC) : "tlsf_test sync=" MT_STR(MT_SYNC);
 #include <mortise/layers/tlsf_glk.h>
 
 #define MT_PREFIX t_
@@ -261,10 +269,11 @@ static void *worker(void *arg)
 
 static void test_threads(void)
 {
-    pthread_t t[4];
-    for (uintptr_t i = 0; i < 4; i++)
+    enum { THREADS = 6 }; /* more threads than cores: waiters queue up */
+    pthread_t t[THREADS];
+    for (uintptr_t i = 0; i < THREADS; i++)
         CHECK(pthread_create(&t[i], NULL, worker, (void *)(i + 1)) == 0);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < THREADS; i++) {
         void *bad = (void *)1;
         pthread_join(t[i], &bad);
         CHECK(bad == NULL);
@@ -281,5 +290,5 @@ int main(void)
     test_merge_to_one_block();
     test_threads();
     test_purge();
-    return check_report(OS_LAYER_BRK ? "tlsf_brk_test" : "tlsf_test");
+    return check_report(test_name);
 }

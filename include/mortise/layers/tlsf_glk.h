@@ -34,16 +34,18 @@
  *   page-map entries are kept in the page map, not in memory.
  * Time: alloc, free, aligned alloc, resize: O(1) — a bounded number of steps
  *   (bitmap searches, list operations, one split, up to two merges) whatever
- *   the heap's size or state; tests/trunk_tlsf_lf measures it (MT_TLSF_STEP).
+ *   the heap's size or state: malloc 5, aligned 7, free 5, resize 4;
+ *   tests/trunk_tlsf_lf/tlsf_steps_test measures it (MT_TLSF_STEP).
  *   Growing the heap adds one call to the layer below and O(chunk granules)
  *   page-map writes. purge: O(free blocks of at least two granules + chunks
  *   released). getmeta: O(1), no lock.
  * Space: 8 bytes per used block, blocks of at least 32 bytes in multiples of
- *   16; a request is served from a list whose blocks are all large enough
- *   ("good fit"), the rest split off; worst-case fragmentation is TLSF's:
- *   bounded by the heap's free space, no more than 1/sl_count internal waste
- *   beyond the rounding. 32 bytes per region; control state about
- *   (61 - log2 sl_count) * (sl_count + 1) words.
+ *   16 (internal waste under 16 bytes, plus a tail under 32 bytes too small
+ *   to split off). A request is served from a list whose blocks are all large
+ *   enough ("good fit": it is rounded up by up to 1/sl_count), so a free block
+ *   less than that much larger than the request may be passed over: the
+ *   external fragmentation TLSF trades for O(1). 32 bytes per region; control
+ *   state (61 - log2 sl_count) * (sl_count + 1) words.
  * Purge: a chunk entirely inside a free block (with room left for the
  *   boundary tags around it) goes back to the layer below; a region may split
  *   in two. A heap whose blocks are all freed merges back to one free block per

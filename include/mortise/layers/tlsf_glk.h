@@ -135,6 +135,11 @@ typedef struct mt_tlsf_stats {
     size_t free_blocks, free_bytes, largest_free;
 } mt_tlsf_stats;
 
+/* The header word is read and written atomically (relaxed: plain moves),
+ * because getmeta reads a used block's size without the lock while a
+ * neighbour's free or allocation changes its previous-free flag. */
+MT_INLINE size_t mt_tlsf_head(const mt_tlsf_block *b) { return __atomic_load_n(&b->head, __ATOMIC_RELAXED); }
+MT_INLINE void mt_tlsf_set_head(mt_tlsf_block *b, size_t h) { __atomic_store_n(&b->head, h, __ATOMIC_RELAXED); }
 MT_INLINE size_t mt_tlsf_size(const mt_tlsf_block *b)
 {
     return __atomic_load_n(&b->head, __ATOMIC_RELAXED) & ~MT_TLSF_FLAGS;
@@ -215,10 +220,11 @@ static struct {
 
 /* ---- the segregated lists (lock held) ---- */
 
-MT_INLINE void MT_SELF(insert)(mt_tlsf_block *b)
+/* File free block b of `size` bytes (its size, read by the caller). */
+MT_INLINE void MT_SELF(insert)(mt_tlsf_block *b, size_t size)
 {
     unsigned fl, sl;
-    mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &fl, &sl);
+    mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
     mt_tlsf_block *head = MT_SELF(state).heads[fl][sl];
     MT_TLSF_STEP();
     b->next_free = head;
@@ -230,27 +236,34 @@ MT_INLINE void MT_SELF(insert)(mt_tlsf_block *b)
     MT_SELF(state).fl_map |= (uint64_t)1 << fl;
 }
 
-MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b)
+MT_INLINE void MT_SELF(emptied)(unsigned fl, unsigned sl)
+{
+    MT_SELF(state).sl_map[fl] &= ~((uint64_t)1 << sl);
+    if (!MT_SELF(state).sl_map[fl])
+        MT_SELF(state).fl_map &= ~((uint64_t)1 << fl);
+}
+
+/* Take free block b of `size` bytes out of its list. */
+MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b, size_t size)
 {
     unsigned fl, sl;
-    mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &fl, &sl);
+    mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
     MT_TLSF_STEP();
-    if (b->next_free)
-        b->next_free->prev_free = b->prev_free;
-    if (b->prev_free) {
-        b->prev_free->next_free = b->next_free;
+    mt_tlsf_block *next = b->next_free, *prev = b->prev_free;
+    if (next)
+        next->prev_free = prev;
+    if (prev) {
+        prev->next_free = next;
     } else {
-        MT_SELF(state).heads[fl][sl] = b->next_free;
-        if (!b->next_free) {
-            MT_SELF(state).sl_map[fl] &= ~((uint64_t)1 << sl);
-            if (!MT_SELF(state).sl_map[fl])
-                MT_SELF(state).fl_map &= ~((uint64_t)1 << fl);
-        }
+        MT_SELF(state).heads[fl][sl] = next;
+        if (!next)
+            MT_SELF(emptied)(fl, sl);
     }
 }
 
-/* A free block of at least `size` bytes: two find-first-set searches. */
-MT_INLINE mt_tlsf_block *MT_SELF(find)(size_t size)
+/* Take a free block of at least `size` bytes out of the lists: two
+ * find-first-set searches, then the head of the list they found. */
+MT_INLINE mt_tlsf_block *MT_SELF(take_fit)(size_t size)
 {
     unsigned fl, sl;
     mt_tlsf_map(mt_tlsf_round(size, MT_SELF(sl_log2)), MT_SELF(sl_log2), &fl, &sl);
@@ -260,13 +273,21 @@ MT_INLINE mt_tlsf_block *MT_SELF(find)(size_t size)
     uint64_t sl_bits = MT_SELF(state).sl_map[fl] & (~(uint64_t)0 << sl);
     if (!sl_bits) {
         MT_TLSF_STEP();
-        uint64_t fl_bits = fl + 1 < 64 ? MT_SELF(state).fl_map & (~(uint64_t)0 << (fl + 1)) : 0;
+        uint64_t fl_bits = MT_SELF(state).fl_map & (~(uint64_t)0 << (fl + 1));
         if (!fl_bits)
             return NULL;
         fl = (unsigned)__builtin_ctzll(fl_bits);
         sl_bits = MT_SELF(state).sl_map[fl];
     }
-    return MT_SELF(state).heads[fl][__builtin_ctzll(sl_bits)];
+    sl = (unsigned)__builtin_ctzll(sl_bits);
+    mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next = b->next_free;
+    MT_TLSF_STEP();
+    MT_SELF(state).heads[fl][sl] = next;
+    if (next)
+        next->prev_free = NULL;
+    else
+        MT_SELF(emptied)(fl, sl);
+    return b;
 }
 
 /* ---- boundary tags: split and merge (lock held) ---- */
@@ -274,42 +295,46 @@ MT_INLINE mt_tlsf_block *MT_SELF(find)(size_t size)
 /* Mark b (not in a list) used: its successor no longer has a free neighbour. */
 MT_INLINE void MT_SELF(use)(mt_tlsf_block *b)
 {
-    mt_tlsf_set(b, mt_tlsf_size(b), mt_tlsf_flags(b) & MT_TLSF_PREV_FREE);
-    mt_tlsf_set_prev_free(mt_tlsf_next(b), false);
+    size_t h = mt_tlsf_head(b);
+    mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + (h & ~MT_TLSF_FLAGS));
+    mt_tlsf_set_head(b, h & ~MT_TLSF_FREE);
+    mt_tlsf_set_head(after, mt_tlsf_head(after) & ~MT_TLSF_PREV_FREE);
 }
 
 /* Used block b keeps `size` bytes; the rest, if it can be a block, becomes a
  * free block (merged with a free successor, which only a shrink can have). */
 MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
 {
-    size_t total = mt_tlsf_size(b);
+    size_t h = mt_tlsf_head(b), total = h & ~MT_TLSF_FLAGS;
     if (total - size < MT_TLSF_MIN)
         return;
     MT_TLSF_STEP();
-    mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + size), *after = mt_tlsf_next(b);
-    size_t rest_size = total - size;
-    if (mt_tlsf_is_free(after)) {
-        MT_SELF(remove)(after);
-        rest_size += mt_tlsf_size(after);
+    mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + size), *after = mt_tlsf_at((uintptr_t)b + total);
+    size_t rest_size = total - size, after_h = mt_tlsf_head(after);
+    if (after_h & MT_TLSF_FREE) {
+        MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
+        rest_size += after_h & ~MT_TLSF_FLAGS;
         after = mt_tlsf_at((uintptr_t)rest + rest_size);
+        after_h = mt_tlsf_head(after);
     }
-    mt_tlsf_set(b, size, mt_tlsf_flags(b));
-    mt_tlsf_set(rest, rest_size, MT_TLSF_FREE);
+    mt_tlsf_set_head(b, size | (h & MT_TLSF_FLAGS));
+    mt_tlsf_set_head(rest, rest_size | MT_TLSF_FREE);
     after->prev_phys = rest;
-    mt_tlsf_set_prev_free(after, true);
-    MT_SELF(insert)(rest);
+    mt_tlsf_set_head(after, after_h | MT_TLSF_PREV_FREE);
+    MT_SELF(insert)(rest, rest_size);
 }
 
 /* b (free, not in a list) starts `gap` bytes too early for its alignment:
  * the gap becomes a free block of its own; returns the block after it. */
 MT_INLINE mt_tlsf_block *MT_SELF(trim_leading)(mt_tlsf_block *b, size_t gap)
 {
-    MT_TLSF_STEP();
+    size_t h = mt_tlsf_head(b);
     mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + gap);
-    mt_tlsf_set(rest, mt_tlsf_size(b) - gap, MT_TLSF_FREE | MT_TLSF_PREV_FREE);
+    MT_TLSF_STEP();
+    mt_tlsf_set_head(rest, ((h & ~MT_TLSF_FLAGS) - gap) | MT_TLSF_FREE | MT_TLSF_PREV_FREE);
     rest->prev_phys = b;
-    mt_tlsf_set(b, gap, mt_tlsf_flags(b));
-    MT_SELF(insert)(b);
+    mt_tlsf_set_head(b, gap | (h & MT_TLSF_FLAGS));
+    MT_SELF(insert)(b, gap);
     return rest;
 }
 
@@ -319,10 +344,9 @@ MT_INLINE void *MT_SELF(take)(size_t size, size_t align)
 {
     size_t need = mt_tlsf_block_size(size);
     size_t search = align > MT_MIN_ALIGN ? need + align + MT_MIN_ALIGN : need;
-    mt_tlsf_block *b = MT_SELF(find)(search);
+    mt_tlsf_block *b = MT_SELF(take_fit)(search);
     if (!b)
         return NULL;
-    MT_SELF(remove)(b);
     if (align > MT_MIN_ALIGN) {
         uintptr_t user = (uintptr_t)mt_tlsf_user(b);
         size_t gap = mt_align_up(user, align) - user;
@@ -345,26 +369,29 @@ static inline void *MT_SELF(cs_alloc)(void *arg)
 static inline void *MT_SELF(cs_free)(void *arg)
 {
     mt_tlsf_block *b = mt_tlsf_of(arg);
-    size_t size = mt_tlsf_size(b), flags = mt_tlsf_flags(b);
-    if (flags & MT_TLSF_PREV_FREE) {
+    size_t h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS, flags = h & MT_TLSF_PREV_FREE;
+    if (flags) {
         mt_tlsf_block *prev = b->prev_phys;
+        size_t prev_size = mt_tlsf_size(prev);
         MT_TLSF_STEP();
-        MT_SELF(remove)(prev);
-        size += mt_tlsf_size(prev);
-        flags = mt_tlsf_flags(prev);
+        MT_SELF(remove)(prev, prev_size);
+        size += prev_size;
+        flags = 0; /* prev's predecessor is used: free blocks never touch */
         b = prev;
     }
     mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
-    if (mt_tlsf_is_free(after)) {
+    size_t after_h = mt_tlsf_head(after);
+    if (after_h & MT_TLSF_FREE) {
         MT_TLSF_STEP();
-        MT_SELF(remove)(after);
-        size += mt_tlsf_size(after);
+        MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
+        size += after_h & ~MT_TLSF_FLAGS;
         after = mt_tlsf_at((uintptr_t)b + size);
+        after_h = mt_tlsf_head(after);
     }
-    mt_tlsf_set(b, size, (flags & MT_TLSF_PREV_FREE) | MT_TLSF_FREE);
+    mt_tlsf_set_head(b, size | flags | MT_TLSF_FREE);
     after->prev_phys = b;
-    mt_tlsf_set_prev_free(after, true);
-    MT_SELF(insert)(b);
+    mt_tlsf_set_head(after, after_h | MT_TLSF_PREV_FREE);
+    MT_SELF(insert)(b, size);
     return NULL;
 }
 
@@ -374,15 +401,17 @@ static inline void *MT_SELF(cs_resize)(void *arg)
 {
     mt_tlsf_req *r = arg;
     mt_tlsf_block *b = mt_tlsf_of(r->ptr);
-    size_t need = mt_tlsf_block_size(r->size), size = mt_tlsf_size(b);
+    size_t need = mt_tlsf_block_size(r->size), h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS;
     if (need > size) {
-        mt_tlsf_block *after = mt_tlsf_next(b);
-        if (!mt_tlsf_is_free(after) || size + mt_tlsf_size(after) < need)
+        mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
+        size_t after_h = mt_tlsf_head(after), after_size = after_h & ~MT_TLSF_FLAGS;
+        if (!(after_h & MT_TLSF_FREE) || size + after_size < need)
             return NULL;
         MT_TLSF_STEP();
-        MT_SELF(remove)(after);
-        mt_tlsf_set(b, size + mt_tlsf_size(after), mt_tlsf_flags(b));
-        mt_tlsf_set_prev_free(mt_tlsf_next(b), false);
+        MT_SELF(remove)(after, after_size);
+        mt_tlsf_set_head(b, (size + after_size) | (h & MT_TLSF_FLAGS));
+        mt_tlsf_block *next = mt_tlsf_at((uintptr_t)b + size + after_size);
+        mt_tlsf_set_head(next, mt_tlsf_head(next) & ~MT_TLSF_PREV_FREE);
     }
     MT_SELF(split)(b, need);
     return r->ptr;
@@ -468,7 +497,7 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len)
         b = below;
         if (mt_tlsf_prev_free(below)) {
             b = below->prev_phys;
-            MT_SELF(remove)(b);
+            MT_SELF(remove)(b, mt_tlsf_size(b));
         }
         flags |= mt_tlsf_flags(b) & MT_TLSF_PREV_FREE;
     }
@@ -476,17 +505,18 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len)
     if (MT_SELF(ours)(hi)) { /* the region above starts with its first block */
         after = mt_tlsf_at(hi);
         if (mt_tlsf_is_free(after)) {
-            MT_SELF(remove)(after);
+            MT_SELF(remove)(after, mt_tlsf_size(after));
             after = mt_tlsf_next(after);
         }
     } else {
         after = mt_tlsf_at(hi - MT_TLSF_RESERVE);
         MT_SELF(place_sentinel)(hi - MT_TLSF_RESERVE, NULL);
     }
-    mt_tlsf_set(b, (uintptr_t)after - (uintptr_t)b, flags);
+    size_t size = (uintptr_t)after - (uintptr_t)b;
+    mt_tlsf_set(b, size, flags);
     after->prev_phys = b;
     mt_tlsf_set_prev_free(after, true);
-    MT_SELF(insert)(b);
+    MT_SELF(insert)(b, size);
 }
 
 static inline void *MT_SELF(cs_grow)(void *arg)
@@ -533,7 +563,7 @@ static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi)
         size_t left = lo - MT_TLSF_RESERVE - f0;
         if (left) {
             mt_tlsf_set(f, left, mt_tlsf_flags(f));
-            MT_SELF(insert)(f);
+            MT_SELF(insert)(f, left);
         }
         MT_SELF(place_sentinel)(lo - MT_TLSF_RESERVE, left ? f : NULL);
     }
@@ -545,7 +575,7 @@ static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi)
         mt_tlsf_block *rest = mt_tlsf_at(hi);
         mt_tlsf_set(rest, f1 - hi, MT_TLSF_FREE);
         after->prev_phys = rest;
-        MT_SELF(insert)(rest);
+        MT_SELF(insert)(rest, f1 - hi);
     }
     for (uintptr_t c = lo; c < hi;) {
         size_t len = MT_SELF(chunk_len)(c);
@@ -567,7 +597,7 @@ static inline void *MT_SELF(cs_purge)(void *arg)
                 uintptr_t lo, hi;
                 next = b->next_free;
                 if (MT_SELF(releasable)(b, &lo, &hi)) {
-                    MT_SELF(remove)(b);
+                    MT_SELF(remove)(b, mt_tlsf_size(b));
                     b->next_free = candidates;
                     candidates = b;
                 }
@@ -583,7 +613,7 @@ static inline void *MT_SELF(cs_purge)(void *arg)
             MT_SELF(release_run)(b, lo, hi);
             any = (void *)1;
         } else {
-            MT_SELF(insert)(b);
+            MT_SELF(insert)(b, mt_tlsf_size(b));
         }
     }
     return any;

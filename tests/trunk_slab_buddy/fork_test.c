@@ -1,12 +1,13 @@
 /* The fork handlers of slab_lk and buddy_glk, with a sync policy that
- * records every init, lock and unlock: fork_prepare takes slab_lk's class
- * locks (the classes it serves, in index order), then buddy_glk's lock,
- * each exactly once, and the record pool's and mmap_heap's locks are held
- * too; fork_parent releases each once, the layers below first; fork_child
- * re-initialises each once. Every critical section pairs its lock and
- * unlock under threads. Then real forks while threads allocate: every
- * child allocates, frees, finds both invariant checkers clean and exits.
- * model: mmap_heap::buddy_glk(sync=probe, size_handle=[32768, SIZE_MAX])
+ * records every init, lock and unlock (in all three layers): fork_prepare
+ * takes slab_lk's class locks (the classes it serves, in index order),
+ * then buddy_glk's lock, then mmap_heap's, each exactly once (and
+ * buddy_glk's record pool lock); fork_parent releases each once and
+ * fork_child re-initialises each once, the layers below first. Every
+ * critical section pairs its lock and unlock under threads. Then real
+ * forks while threads allocate: every child allocates, frees, finds both
+ * invariant checkers clean and exits.
+ * model: mmap_heap(sync=probe)::buddy_glk(sync=probe, size_handle=[32768, SIZE_MAX])
  *          ::slab_lk(sync=probe, size_handle=[0, 32768])::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 
@@ -61,6 +62,7 @@ MT_INLINE void *mt_sync_probe_exec(mt_sync_probe *l, void *(*cs)(void *), void *
     return r;
 }
 
+#define MT_SYNC probe
 #include <mortise/os/mmap_heap.h>
 
 #define MT_SYNC probe
@@ -100,22 +102,35 @@ static bool all_free(void)
     for (size_t i = 0; i < MT_SZCLS_tc_CLASSES; i++)
         ok &= slab_lk_state.cls[i].lock.depth == 0;
     ok &= !mt_load_relaxed(&buddy_glk_state.records.lock.held);
-    ok &= !mt_load_relaxed(&mmap_heap_state.lock.held);
+    ok &= mmap_heap_state.lock.depth == 0;
     return ok;
 }
 
-/* The log from `from` is: op on every served class lock in index order,
- * then op on buddy_glk's lock (or buddy first when below_first). */
-static size_t order_errors(size_t from, size_t n, char op, bool below_first)
+/* The probe locks in request order: slab_lk's classes, buddy_glk's lock,
+ * mmap_heap's lock. */
+static size_t request_order(const void **order)
 {
-    size_t first = 0, end = slab_lk_classes_used(), want = end - first + 1, bad = 0;
-    if (n - from != want)
-        return 1000 + n - from;
-    size_t slab_at = below_first ? from + 1 : from, buddy_at = below_first ? from : from + want - 1;
-    bad += probe_log[buddy_at].lock != &buddy_glk_state.lock || probe_log[buddy_at].op != op;
-    for (size_t i = first; i < end; i++)
-        bad += probe_log[slab_at + i - first].lock != &slab_lk_state.cls[i].lock ||
-               probe_log[slab_at + i - first].op != op;
+    size_t n = 0;
+    for (size_t i = 0; i < slab_lk_classes_used(); i++)
+        order[n++] = &slab_lk_state.cls[i].lock;
+    order[n++] = &buddy_glk_state.lock;
+    order[n++] = &mmap_heap_state.lock;
+    return n;
+}
+
+/* Mismatches between the log and `op` on every lock in request order
+ * (prepare), or layer by layer from the OS layer up (parent, child: each
+ * layer passes on first, then releases its own locks in its own order). */
+static size_t order_errors(size_t logged, char op, bool below_first)
+{
+    const void *order[MT_SZCLS_tc_CLASSES + 2], *want[MT_SZCLS_tc_CLASSES + 2];
+    size_t n = request_order(order), bad = 0;
+    if (logged != n)
+        return 1000 + logged;
+    for (size_t i = 0; i < n; i++) /* below_first: mmap, buddy, then the classes in index order */
+        want[i] = !below_first ? order[i] : i == 0 ? order[n - 1] : i == 1 ? order[n - 2] : order[i - 2];
+    for (size_t i = 0; i < n; i++)
+        bad += probe_log[i].lock != want[i] || probe_log[i].op != op;
     return bad;
 }
 
@@ -126,21 +141,18 @@ static void test_handler_order(void)
 
     probe_start();
     mt_chain_fork_prepare(&ctx);
-    size_t n = probe_stop();
-    CHECK(order_errors(0, n, 'l', false) == 0);
-    CHECK(mt_load_relaxed(&buddy_glk_state.records.lock.held) && mt_load_relaxed(&mmap_heap_state.lock.held));
+    CHECK(order_errors(probe_stop(), 'l', false) == 0);
+    CHECK(mt_load_relaxed(&buddy_glk_state.records.lock.held) && mmap_heap_state.lock.depth == 1);
     CHECK(slab_lk_classes_used() == mt_szcls_tc_index(32767) + 1); /* every class to 32 KiB */
     probe_start();
     mt_chain_fork_parent(&ctx);
-    n = probe_stop();
-    CHECK(order_errors(0, n, 'u', true) == 0);
+    CHECK(order_errors(probe_stop(), 'u', true) == 0);
     CHECK(all_free());
 
     mt_chain_fork_prepare(&ctx);
     probe_start();
     mt_chain_fork_child(&ctx);
-    n = probe_stop();
-    CHECK(order_errors(0, n, 'i', true) == 0);
+    CHECK(order_errors(probe_stop(), 'i', true) == 0);
     atomic_store(&probe_holds, 0); /* the child forgets the holds of prepare */
     CHECK(all_free());
 

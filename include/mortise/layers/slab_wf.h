@@ -276,10 +276,19 @@ MT_INLINE void MT_SELF(step_below)(void)
     if (MT_SLAB_WF_STEPS)
         MT_SELF(steps).below = true;
 }
+/* A new per-thread maximum also goes to the process-wide one (threads that
+ * only free never attach, so their exit cannot be relied on to report). */
+MT_SLOW void MT_SELF(step_record)(int op)
+{
+    uint32_t mine = MT_SELF(steps).max[op] = MT_SELF(steps).now;
+    uint32_t seen = mt_load_relaxed(&MT_SELF(state).steps_max[op]);
+    while (mine > seen && !mt_cas(&MT_SELF(state).steps_max[op], &seen, mine))
+        ;
+}
 MT_INLINE void MT_SELF(step_end)(int op)
 {
     if (MT_SLAB_WF_STEPS && !MT_SELF(steps).below && MT_SELF(steps).now > MT_SELF(steps).max[op])
-        MT_SELF(steps).max[op] = MT_SELF(steps).now;
+        MT_SELF(step_record)(op);
 }
 
 MT_INLINE size_t MT_SELF(slab_len)(size_t c)
@@ -912,13 +921,6 @@ MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
 
 MT_SLOW void MT_SELF(exit_slow)(void)
 {
-    if (MT_SLAB_WF_STEPS)
-        for (int op = 0; op < MT_SLAB_WF_OPS; op++) {
-            uint32_t mine = MT_SELF(steps).max[op];
-            uint32_t seen = mt_load_relaxed(&MT_SELF(state).steps_max[op]);
-            while (mine > seen && !mt_cas(&MT_SELF(state).steps_max[op], &seen, mine))
-                ;
-        }
     MT_SELF(tl).state = MT_SLAB_WF_EXITED;
     MT_SELF(heap) *h = MT_SELF(tl).heap;
     if (!h)
@@ -1024,12 +1026,11 @@ MT_UNUSED static mt_slab_wf_stat MT_SELF(stat)(void)
     return st;
 }
 
-/* The most steps one operation of kind `op` (MT_SLAB_WF_OP_*) took, over the
- * exited threads and the calling one (0 unless MT_SLAB_WF_STEPS). */
+/* The most steps one operation of kind `op` (MT_SLAB_WF_OP_*) took in any
+ * thread so far (0 unless MT_SLAB_WF_STEPS). */
 MT_UNUSED static uint32_t MT_SELF(steps_max)(int op)
 {
-    uint32_t all = mt_load_relaxed(&MT_SELF(state).steps_max[op]), mine = MT_SELF(steps).max[op];
-    return all > mine ? all : mine;
+    return mt_load_relaxed(&MT_SELF(state).steps_max[op]);
 }
 
 #define MT_SLAB_WF_MAX_CAP ((MT_SLAB_SIZE > MT_GRANULE ? MT_SLAB_SIZE : MT_GRANULE) / 16 + MT_SLAB_WF_MIN_BLOCKS)

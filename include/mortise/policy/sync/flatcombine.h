@@ -6,9 +6,11 @@
  *   hslab puts buddy_glk under it.
  * Algorithm: each thread owns one publication record (records.h; the
  *   publication list is every record of the process-wide pool, scanned by
- *   index). exec writes (lock, cs, arg) into the record and marks it pending,
- *   then repeatedly: if the combiner lock is free and its try-lock succeeds,
- *   it is the combiner; otherwise it waits for its record to be answered.
+ *   index). exec first tries the combiner lock: if it is free, the caller
+ *   runs its cs and combines what others published meanwhile. Otherwise it
+ *   writes (lock, cs, arg) into its record, marks it pending, and repeatedly:
+ *   if the combiner lock is free and its try-lock succeeds, it is the
+ *   combiner; otherwise it waits for its record to be answered.
  *   A combiner first runs its own request (unless an earlier combiner already
  *   did), then makes up to MT_FLATCOMBINE_PASSES passes over the records,
  *   claiming (CAS) and running every pending request for this lock, stopping
@@ -27,8 +29,8 @@
  *   wakes one parked waiter so that pending requests never strand.
  * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3).
  * Needs: POSIX threads, mmap (records.h). Not freestanding.
- * Time: uncontended exec = publish + try-lock + own cs + one pass over the
- *   records in use + release. A combiner runs at most 1 + PASSES x threads
+ * Time: uncontended exec = try-lock + cs + release (the passes run only
+ *   while some exec found the lock taken and waits). A combiner runs at most 1 + PASSES x threads
  *   critical sections. Fairness: not FIFO, but starvation-free while the lock
  *   is contended: a pending request is answered by the next pass of a
  *   combiner that sees it, at worst by its owner becoming combiner.
@@ -175,7 +177,10 @@ MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
         }
         mt_cpu_relax(); /* momentarily claimed by a combiner of another lock */
     }
-    mt_fc_passes(l, mine);
+    /* Nobody found the lock taken: nothing can be pending that its owner
+     * would not run itself (it tries the lock before it counts as waiting). */
+    if (mt_load_relaxed(&l->waiting) != 0)
+        mt_fc_passes(l, mine);
     mt_fc_release(l);
     return own;
 }
@@ -243,10 +248,11 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
     }
 }
 
-MT_INLINE void *mt_sync_flatcombine_exec(mt_sync_flatcombine *l, mt_sync_cs *cs, void *arg)
+/* The lock was taken: publish the request and wait for it to be run. */
+MT_SLOW void *mt_fc_publish(mt_sync_flatcombine *l, mt_sync_cs *cs, void *arg)
 {
     mt_sync_rec *mine = mt_fc_mine;
-    if (MT_UNLIKELY(!mine) && !(mine = mt_fc_adopt())) {
+    if (!mine && !(mine = mt_fc_adopt())) {
         mt_sync_flatcombine_lock(l); /* no record: run it under the combiner lock */
         void *r = cs(arg);
         mt_sync_flatcombine_unlock(l);
@@ -256,11 +262,19 @@ MT_INLINE void *mt_sync_flatcombine_exec(mt_sync_flatcombine *l, mt_sync_cs *cs,
     mt_store_relaxed(&mine->cs, cs);
     mt_store_relaxed(&mine->arg, arg);
     mt_store_release(&mine->state, MT_FC_PENDING);
-    if (MT_LIKELY(mt_sync_futex_trylock(&l->combiner)))
-        return mt_fc_combine(l, mine);
     atomic_fetch_add_explicit(&l->waiting, 1, memory_order_relaxed);
     void *r = mt_fc_wait(l, mine);
     atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
     return r;
+}
+
+MT_INLINE void *mt_sync_flatcombine_exec(mt_sync_flatcombine *l, mt_sync_cs *cs, void *arg)
+{
+    if (MT_LIKELY(mt_sync_futex_trylock(&l->combiner))) { /* free: no need to publish */
+        void *r = cs(arg);
+        mt_sync_flatcombine_unlock(l); /* combines what others published meanwhile */
+        return r;
+    }
+    return mt_fc_publish(l, cs, arg);
 }
 #endif

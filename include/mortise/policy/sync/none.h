@@ -1,5 +1,18 @@
-/* sync=none — no synchronisation. For single-threaded programs and for layers
- * whose state is thread-local. Cost: nothing. */
+/* sync=none — no synchronisation.                             [model: none]
+ *
+ * Purpose: a layer instance that needs no lock: single-threaded programs
+ *   (freestanding kernels, bare metal) and state that is thread-local.
+ * Slots: none. Needs: nothing (freestanding).
+ * Time: zero instructions; exec calls cs(arg).
+ * Space: one byte per lock object (C has no empty struct).
+ * Thread safety: none — two threads in one lock's critical section at once
+ *   corrupt the layer; tests/sync runs only its single-threaded cases.
+ * Fails: never.
+ * Example:
+ *     // sheap_glk(pool_size=1MB, sync=none)::kernel_socket (single-threaded)
+ *     #define MT_SYNC none
+ *     #include <mortise/os/sheap_glk.h>
+ */
 #ifndef MORTISE_POLICY_SYNC_NONE_H
 #define MORTISE_POLICY_SYNC_NONE_H
 #include "../../core/platform.h"

@@ -1,7 +1,23 @@
-/* sync=posix_mutex — the C library's pthread mutex (futex-based: waiters sleep).
- * Fair enough in practice, never burns a time slice; costs a lock-prefixed
- * instruction per acquire and release when uncontended. Zero-filled storage is
- * PTHREAD_MUTEX_INITIALIZER on glibc and musl, the platforms we build for. */
+/* sync=posix_mutex — the C library's pthread mutex.        [model: posix_mutex]
+ *
+ * Purpose: a safe default (segfit_lk, tlsf_glk): waiters sleep in the
+ *   kernel at once (futex), so it never burns a time slice.
+ * Slots: none. Needs: POSIX threads (not freestanding).
+ * Time: uncontended lock and unlock = one locked instruction each, behind a
+ *   call into the C library. Fairness: none guaranteed (a running thread
+ *   usually retakes the lock before a woken sleeper runs: tests/sync's bypass
+ *   case measures thousands); worst case unbounded.
+ * Space: sizeof(pthread_mutex_t) (40 bytes on x86-64 glibc). Nesting
+ *   unlimited.
+ * Thread safety / lock order: plain non-recursive lock; exec runs cs on the
+ *   caller. Zero-filled storage is PTHREAD_MUTEX_INITIALIZER on glibc and
+ *   musl, the platforms we build for. Fork: init() in the child.
+ * Fails: never (a default mutex reports no errors we could act on).
+ * Example:
+ *     // mmap_heap::segfit_lk(sync=posix_mutex)::malloc_socket
+ *     #define MT_SYNC posix_mutex
+ *     #include <mortise/layers/segfit_lk.h>
+ */
 #ifndef MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #define MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */

@@ -8,7 +8,10 @@
  *   word, all in a node on its own stack) on the lock's request stack (one
  *   CAS) and waits on the node; the server takes every posted request at once
  *   (one exchange), runs them oldest first under the lock's mutex and answers
- *   each node. One server per lock, so a critical section that itself takes
+ *   each node. A client whose request is still not taken after a bounded
+ *   wait (MT_SYNC_SPIN polls: the server is preempted, as it will be when
+ *   threads outnumber cores) takes the posted requests itself and runs them
+ *   the same way, so progress never waits for the server to be scheduled. One server per lock, so a critical section that itself takes
  *   another lock (rcl or not) waits exactly as its client would have: the
  *   server adds no lock-order edges. Servers are counted: at most
  *   MT_RCL_MAX_SERVERS run at once per composition (translation unit); a lock
@@ -265,6 +268,15 @@ MT_SLOW bool mt_rcl_delegate(mt_sync_rcl *l, void *(*cs)(void *), void *arg, voi
         ;
     if (atomic_load(&l->idle) && atomic_exchange(&l->idle, 0))
         mt_sync_futex_wake(&l->idle, 1);
+    /* Help when the server lags (preempted: more threads than cores): after
+     * a bounded wait, take whatever is posted and run it here, as the server
+     * would. Our own request is then either answered or in the server's
+     * hands, where we wait for it. */
+    if (!mt_sync_spin_while(&req.state, MT_SYNC_WAITING)) {
+        mt_sync_rcl_req *batch = atomic_exchange(&l->posted, NULL);
+        if (batch)
+            mt_rcl_serve(l, batch);
+    }
     mt_sync_await(&req.state);
     atomic_fetch_sub_explicit(&l->clients, 1, memory_order_release);
     *ret = req.ret;

@@ -1,7 +1,24 @@
 /* sync=spinlock — test-and-test-and-set with exponential backoff, then yield.
- * Unfair; cheapest when contention is spread over many locks. After
- * MT_SPIN_LIMIT rounds of backoff a waiter yields its time slice, so the lock
- * stays usable when threads outnumber cores. Worst case: unbounded (unfair). */
+ *                                                           [model: spinlock]
+ * Purpose: the cheapest lock when contention is spread over many locks
+ *   (segfit_lk's class locks, the OS layers' one lock).
+ * Algorithm: an exchange takes the lock; a waiter reads the word until it is
+ *   free, pausing 1, 2, 4 ... 256 times between reads for MT_SPIN_LIMIT
+ *   rounds, then yielding its time slice on every round (wait.h), so the lock
+ *   stays usable when threads outnumber cores.
+ * Slots: none in the model language. Tuning: MT_SPIN_LIMIT (wait.h, 16).
+ * Needs: atomics only (freestanding).
+ * Time: uncontended lock = one exchange, unlock = one store. Fairness: none;
+ *   worst case unbounded (a yielding waiter may lose any number of times).
+ * Space: 4 bytes; nothing per thread. Nesting unlimited.
+ * Thread safety / lock order: plain non-recursive lock; exec runs cs on the
+ *   caller. Zero-filled = unlocked. Fork: init() in the child.
+ * Fails: never.
+ * Example:
+ *     // mmap_heap::segfit_lk(sync=spinlock)::malloc_socket
+ *     #define MT_SYNC spinlock
+ *     #include <mortise/layers/segfit_lk.h>
+ */
 #ifndef MORTISE_POLICY_SYNC_SPINLOCK_H
 #define MORTISE_POLICY_SYNC_SPINLOCK_H
 #include "wait.h" /* MT_SPIN_LIMIT, the backoff */

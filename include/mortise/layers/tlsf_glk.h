@@ -25,39 +25,45 @@
  *   right next to one of ours (brk_heap: always, mmap_heap: often) joins its
  *   region: the sentinel between them becomes free space and merges, so one
  *   contiguous heap behaves as one pool.
+ * Layers above: a trunk layer may take its spans from tlsf_glk if it takes
+ *   whole granules (64 KiB-aligned multiples of 64 KiB, as they all do) and
+ *   claims them in the page map; when such a block comes back, tlsf_glk marks
+ *   its granules as its own again (the release cleared all but the first).
  * Structure: block = 16-byte header {previous physical block, size | free |
  *   previous-free} before the user's bytes; the previous-block pointer is
  *   valid only while that block is free and lives in its last word, so a used
  *   block's overhead is 8 bytes. Free blocks hold their list links. A region
  *   (adjacent chunks) ends in a 32-byte sentinel (size 0, used) that also
- *   links the regions for the checker. Chunk boundaries and the layer below's
- *   page-map entries are kept in the page map, not in memory.
+ *   links the regions for the checker. Each chunk has an out-of-line record
+ *   (layers/record_pool.h: its neighbours in the region, the layer below's
+ *   page-map entry) that every granule of the chunk maps to.
  * Time: alloc, free, aligned alloc, resize: O(1) — a bounded number of steps
  *   (bitmap searches, list operations, one split, up to two merges) whatever
  *   the heap's size or state: malloc 5, aligned 7, free 5, resize 4;
  *   tests/trunk_tlsf_lf/tlsf_steps_test measures it (MT_TLSF_STEP).
  *   Growing the heap adds one call to the layer below and O(chunk granules)
- *   page-map writes. purge: O(free blocks of at least two granules + chunks
- *   released). getmeta: O(1), no lock.
+ *   page-map writes; a block a layer above used as a span costs O(granules)
+ *   page-map writes when it comes back (as its claim and release did).
+ *   purge: O(free blocks of a granule or more + chunks released).
+ *   getmeta: O(1), no lock.
  * Space: 8 bytes per used block, blocks of at least 32 bytes in multiples of
  *   16 (internal waste under 16 bytes, plus a tail under 32 bytes too small
  *   to split off). A request is served from a list whose blocks are all large
  *   enough ("good fit": it is rounded up by up to 1/sl_count), so a free block
  *   less than that much larger than the request may be passed over: the
- *   external fragmentation TLSF trades for O(1). 32 bytes per region; control
- *   state (61 - log2 sl_count) * (sl_count + 1) words.
+ *   external fragmentation TLSF trades for O(1). 32 bytes per region, a 48-byte
+ *   record per chunk; control state (61 - log2 sl_count) * (sl_count + 1) words.
  * Purge: a chunk entirely inside a free block (with room left for the
  *   boundary tags around it) goes back to the layer below; a region may split
  *   in two. A heap whose blocks are all freed merges back to one free block per
  *   region, and every chunk goes back.
  * Thread safety: all operations under the lock (getmeta reads a header word
- *   atomically without it). Lock order: this lock, then the layer below's
- *   (purge releases chunks under the lock; growing calls below without it).
+ *   atomically without it). Lock order: this lock, the record pool's, then
+ *   the layer below's (purge releases chunks under the lock; growing calls
+ *   below without it).
  * Fails: alloc returns NULL with the layer below's ctx->err (ENOMEM) iff no
- *   free block fits and the layer below cannot give a chunk large enough; a
- *   chunk whose previous page-map entry does not fit the page-map encoding
- *   (owner id >= 2^15 or payload >= 2^47: never for the OS layers) is given
- *   back and the request fails with ENOMEM.
+ *   free block fits and the layer below cannot give a chunk large enough (and
+ *   a granule for chunk records when the pool needs one).
  * Checker: NAME_check(&stats) walks every region and list under the lock and
  *   returns NULL or the first broken invariant (tests call it).
  * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket   (instance tlsf)
@@ -67,6 +73,7 @@
  */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
+#include "record_pool.h"
 
 #ifndef MT_NAME
 #define MT_NAME tlsf_glk
@@ -89,8 +96,7 @@
 
 _Static_assert(mt_is_pow2_const(MT_SL_COUNT) && MT_SL_COUNT >= 2 && MT_SL_COUNT <= 64,
                "tlsf_glk: sl_count must be a power of two from 2 to 64");
-_Static_assert(MT_POOL_SIZE >= 2 * MT_GRANULE,
-               "tlsf_glk: pool_size must be at least two granules (128 KiB)");
+_Static_assert(MT_POOL_SIZE >= MT_GRANULE, "tlsf_glk: pool_size must be at least 64 KiB");
 
 #ifndef MORTISE_LAYERS_TLSF_GLK_TYPES /* once, for every instance */
 #define MORTISE_LAYERS_TLSF_GLK_TYPES
@@ -116,16 +122,22 @@ typedef struct mt_tlsf_block {
 #define MT_TLSF_MIN ((size_t)32)     /* header + two links */
 #define MT_TLSF_RESERVE ((size_t)32) /* a region's sentinel */
 
-/* Page-map encoding of a chunk of n >= 2 granules with the layer below's
- * entry e: granule 0: MT_TLSF_CHUNK_HEAD | owner(e) << 32 | n; granule 1:
- * payload(e); granule i >= 2: i (the way back to granule 0). */
-#define MT_TLSF_CHUNK_HEAD ((uintptr_t)1 << 47)
+/* A chunk from below; every granule of it maps to this record. Chunks of a
+ * region are linked in address order (prev, next: NULL at the region's ends). */
+typedef struct mt_tlsf_chunk {
+    struct mt_tlsf_chunk *prev, *next;
+    uintptr_t base;
+    size_t len;
+    uintptr_t prev_entry; /* the layer below's page-map entry, restored on release */
+    uintptr_t unused;     /* records are multiples of 16 bytes */
+} mt_tlsf_chunk;
 
 typedef struct mt_tlsf_req {
     size_t size, align;
-    void *ptr;          /* resize: the block */
-    char *chunk;        /* grow: a new chunk from below and its length */
+    void *ptr;            /* resize: the block */
+    char *chunk;          /* grow: a new chunk from below, its length and record */
     size_t len;
+    mt_tlsf_chunk *rec;
 } mt_tlsf_req;
 
 /* What the checker counts on its walk (NAME_check). */
@@ -216,6 +228,7 @@ static struct {
     uint64_t sl_map[MT_SELF(fl_count)];
     mt_tlsf_block *heads[MT_SELF(fl_count)][MT_SL_COUNT];
     mt_tlsf_block *regions;  /* sentinels, linked through next_free/prev_free */
+    mt_record_pool records;  /* chunk records */
 } MT_SELF(state);
 
 /* ---- the segregated lists (lock held) ---- */
@@ -366,10 +379,14 @@ static inline void *MT_SELF(cs_alloc)(void *arg)
     return MT_SELF(take)(r->size, r->align);
 }
 
+MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size);
+
 static inline void *MT_SELF(cs_free)(void *arg)
 {
     mt_tlsf_block *b = mt_tlsf_of(arg);
     size_t h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS, flags = h & MT_TLSF_PREV_FREE;
+    if (MT_UNLIKELY(size > MT_GRANULE))
+        MT_SELF(reclaim)(b, size);
     if (flags) {
         mt_tlsf_block *prev = b->prev_phys;
         size_t prev_size = mt_tlsf_size(prev);
@@ -419,43 +436,29 @@ static inline void *MT_SELF(cs_resize)(void *arg)
 
 /* ---- chunks and regions (lock held; slow paths) ---- */
 
-MT_INLINE bool MT_SELF(ours)(uintptr_t a) { return mt_entry_owner(mt_pagemap_get((void *)a)) == MT_SELF_ID; }
-MT_INLINE uintptr_t MT_SELF(payload)(uintptr_t a) { return mt_entry_payload(mt_pagemap_get((void *)a)); }
+/* The page map is read only at granules no layer above can have claimed: a
+ * granule holding a block header or a sentinel (a span claimed from a block
+ * is whole granules inside it, starting at its user pointer). */
+MT_INLINE mt_tlsf_chunk *MT_SELF(chunk_at)(uintptr_t a)
+{
+    uintptr_t e = mt_pagemap_get((void *)a);
+    return mt_entry_owner(e) == MT_SELF_ID ? (mt_tlsf_chunk *)mt_entry_payload(e) : NULL;
+}
 
-/* The first granule of the chunk holding address a (ours). */
-static uintptr_t MT_SELF(chunk_base)(uintptr_t a)
+/* Block b of `size` bytes comes back: if a layer above used it as a span,
+ * the span's release left every granule after its first nobody's; make the
+ * granules that start inside b ours again (b's own granule was not claimed). */
+MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size)
 {
-    uintptr_t g = mt_align_down_ptr(a, MT_GRANULE), p = MT_SELF(payload)(g);
-    if (p & MT_TLSF_CHUNK_HEAD)
-        return g;
-    if (MT_SELF(ours)(g - MT_GRANULE) && (MT_SELF(payload)(g - MT_GRANULE) & MT_TLSF_CHUNK_HEAD))
-        return g - MT_GRANULE;
-    return g - (p << MT_GRANULE_SHIFT);
-}
-static size_t MT_SELF(chunk_len)(uintptr_t base)
-{
-    return (size_t)(MT_SELF(payload)(base) & 0xffffffffu) << MT_GRANULE_SHIFT;
-}
-/* The page-map entry the layer below had on the chunk's first granule. */
-static uintptr_t MT_SELF(chunk_prev)(uintptr_t base)
-{
-    uintptr_t owner = (MT_SELF(payload)(base) >> 32) & 0x7fff;
-    return mt_entry(owner, MT_SELF(payload)(base + MT_GRANULE));
-}
-/* A region starts where the granule before is not ours. */
-MT_INLINE bool MT_SELF(region_base)(uintptr_t a) { return !MT_SELF(ours)(a - MT_GRANULE); }
-
-static bool MT_SELF(claim)(char *chunk, size_t len)
-{
-    uintptr_t prev = mt_pagemap_get(chunk), n = len >> MT_GRANULE_SHIFT;
-    if (mt_entry_owner(prev) >= 0x8000 || mt_entry_payload(prev) >= MT_TLSF_CHUNK_HEAD)
-        return false;
-    mt_pagemap_set(chunk, MT_GRANULE,
-                   mt_entry(MT_SELF_ID, MT_TLSF_CHUNK_HEAD | mt_entry_owner(prev) << 32 | n));
-    mt_pagemap_set(chunk + MT_GRANULE, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
-    for (uintptr_t i = 2; i < n; i++)
-        mt_pagemap_set(chunk + (i << MT_GRANULE_SHIFT), MT_GRANULE, mt_entry(MT_SELF_ID, i));
-    return true;
+    uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE), end = (uintptr_t)b + size;
+    if (g + MT_GRANULE >= end || MT_SELF(chunk_at)(g + MT_GRANULE))
+        return; /* not two granules inside, or nobody took them */
+    mt_tlsf_chunk *c = MT_SELF(chunk_at)((uintptr_t)b);
+    for (; g < end; g += MT_GRANULE) {
+        while (g >= c->base + c->len)
+            c = c->next;
+        mt_pagemap_set((void *)g, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)c));
+    }
 }
 
 static void MT_SELF(link_region)(mt_tlsf_block *sentinel)
@@ -484,15 +487,22 @@ static void MT_SELF(place_sentinel)(uintptr_t s, mt_tlsf_block *prev)
     MT_SELF(link_region)(sentinel);
 }
 
-/* Add a claimed chunk: one free block over it, joined with the region that
- * ends right before it and the one that starts right after it. */
-static void MT_SELF(add_chunk)(char *chunk, size_t len)
+/* Add a chunk (record rec): one free block over it, joined with the region
+ * that ends right before it (its last granule holds the sentinel) and the
+ * one that starts right after it (its first granule, the first block). */
+static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
 {
     uintptr_t lo = (uintptr_t)chunk, hi = lo + len;
+    rec->base = lo;
+    rec->len = len;
+    rec->prev_entry = mt_span_claim(chunk, len, MT_SELF_ID, (uintptr_t)rec);
+    rec->prev = MT_SELF(chunk_at)(lo - MT_GRANULE);
+    rec->next = MT_SELF(chunk_at)(hi);
     mt_tlsf_block *b = mt_tlsf_at(lo);
     size_t flags = MT_TLSF_FREE;
-    if (!MT_SELF(region_base)(lo)) { /* the region below ends with its sentinel */
+    if (rec->prev) { /* the region below ends with its sentinel */
         mt_tlsf_block *below = mt_tlsf_at(lo - MT_TLSF_RESERVE);
+        rec->prev->next = rec;
         MT_SELF(unlink_region)(below);
         b = below;
         if (mt_tlsf_prev_free(below)) {
@@ -502,7 +512,8 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len)
         flags |= mt_tlsf_flags(b) & MT_TLSF_PREV_FREE;
     }
     mt_tlsf_block *after;
-    if (MT_SELF(ours)(hi)) { /* the region above starts with its first block */
+    if (rec->next) { /* the region above starts with its first block */
+        rec->next->prev = rec;
         after = mt_tlsf_at(hi);
         if (mt_tlsf_is_free(after)) {
             MT_SELF(remove)(after, mt_tlsf_size(after));
@@ -522,31 +533,31 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len)
 static inline void *MT_SELF(cs_grow)(void *arg)
 {
     mt_tlsf_req *r = arg;
-    if (!MT_SELF(claim)(r->chunk, r->len))
-        return NULL;
-    MT_SELF(add_chunk)(r->chunk, r->len);
+    MT_SELF(add_chunk)(r->chunk, r->len, r->rec);
     return MT_SELF(take)(r->size, r->align);
 }
 
-/* Within free block f (removed from the lists), the longest run of whole
- * chunks [*lo, *hi) that can go back below with the boundary tags around it
- * still in place: before it either the region's start or room for a
- * sentinel (and a free block of at least MT_TLSF_MIN, or none); after it
- * either the region's end or a free block of at least MT_TLSF_MIN, or none. */
-static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi)
+/* Within free block f (out of the lists), the longest run of whole chunks
+ * [*lo, *hi), starting with chunk *first, that can go back below with the
+ * boundary tags around it still in place: before it either the region's
+ * start or room for a sentinel (after a free block of at least MT_TLSF_MIN,
+ * or none); after it either the region's end or a free block of at least
+ * MT_TLSF_MIN, or none. */
+static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi, mt_tlsf_chunk **first)
 {
     uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
     bool last = mt_tlsf_is_sentinel(mt_tlsf_at(f1));
     uintptr_t end = last ? f1 + MT_TLSF_RESERVE : f1;
     *lo = *hi = 0;
-    for (uintptr_t c = MT_SELF(chunk_base)(f0); c < end; c += MT_SELF(chunk_len)(c)) {
-        if (!*lo && c >= f0) {
-            size_t room = c - f0;
-            if (MT_SELF(region_base)(c) ? room == 0
-                                         : room == MT_TLSF_RESERVE || room >= MT_TLSF_RESERVE + MT_TLSF_MIN)
-                *lo = c;
+    for (mt_tlsf_chunk *c = MT_SELF(chunk_at)(f0); c && c->base < end; c = c->next) {
+        if (!*lo && c->base >= f0) {
+            size_t room = c->base - f0;
+            if (!c->prev ? room == 0 : room == MT_TLSF_RESERVE || room >= MT_TLSF_RESERVE + MT_TLSF_MIN) {
+                *lo = c->base;
+                *first = c;
+            }
         }
-        uintptr_t e = c + MT_SELF(chunk_len)(c);
+        uintptr_t e = c->base + c->len;
         if (*lo && e <= end && ((last && e == end) || (e <= f1 && (f1 - e == 0 || f1 - e >= MT_TLSF_MIN))))
             *hi = e;
     }
@@ -555,7 +566,7 @@ static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi)
 
 /* Give [lo, hi) of free block f back below and close the region(s) around
  * the hole: a sentinel (after a shrunk f) below it, a new first block above. */
-static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi)
+static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi, mt_tlsf_chunk *first)
 {
     uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
     mt_tlsf_block *after = mt_tlsf_at(f1);
@@ -577,26 +588,33 @@ static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi)
         after->prev_phys = rest;
         MT_SELF(insert)(rest, f1 - hi);
     }
-    for (uintptr_t c = lo; c < hi;) {
-        size_t len = MT_SELF(chunk_len)(c);
-        mt_span_release((void *)c, len, MT_SELF(chunk_prev)(c), MT_BELOW(free));
-        c += len;
+    if (first->prev)
+        first->prev->next = NULL;
+    mt_tlsf_chunk *c = first;
+    while (c && c->base < hi) {
+        mt_tlsf_chunk *next = c->next;
+        mt_span_release((void *)c->base, c->len, c->prev_entry, MT_BELOW(free));
+        mt_record_put(&MT_SELF(state).records, c);
+        c = next;
     }
+    if (c)
+        c->prev = NULL;
 }
 
 static inline void *MT_SELF(cs_purge)(void *arg)
 {
     (void)arg;
     unsigned fl0, sl0;
-    mt_tlsf_map(2 * MT_GRANULE, MT_SELF(sl_log2), &fl0, &sl0);
+    mt_tlsf_map(MT_GRANULE, MT_SELF(sl_log2), &fl0, &sl0);
     mt_tlsf_block *candidates = NULL;
     for (unsigned fl = fl0; fl < MT_SELF(fl_count); fl++) {
         for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
             mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next;
             for (; b; b = next) {
                 uintptr_t lo, hi;
+                mt_tlsf_chunk *first;
                 next = b->next_free;
-                if (MT_SELF(releasable)(b, &lo, &hi)) {
+                if (MT_SELF(releasable)(b, &lo, &hi, &first)) {
                     MT_SELF(remove)(b, mt_tlsf_size(b));
                     b->next_free = candidates;
                     candidates = b;
@@ -608,9 +626,10 @@ static inline void *MT_SELF(cs_purge)(void *arg)
     while (candidates) { /* an earlier release may have changed a neighbour: look again */
         mt_tlsf_block *b = candidates;
         uintptr_t lo, hi;
+        mt_tlsf_chunk *first;
         candidates = b->next_free;
-        if (MT_SELF(releasable)(b, &lo, &hi)) {
-            MT_SELF(release_run)(b, lo, hi);
+        if (MT_SELF(releasable)(b, &lo, &hi, &first)) {
+            MT_SELF(release_run)(b, lo, hi, first);
             any = (void *)1;
         } else {
             MT_SELF(insert)(b, mt_tlsf_size(b));
@@ -629,20 +648,18 @@ MT_SLOW void *MT_SELF(alloc_grow)(mt_ctx *ctx, mt_lfunc *next)
     need = mt_align_up(mt_tlsf_round(need, MT_SELF(sl_log2)) + MT_TLSF_RESERVE, MT_GRANULE);
     mt_tlsf_req r = {.size = ctx->size, .align = ctx->align};
     r.len = need > MT_POOL_SIZE ? need : mt_align_up(MT_POOL_SIZE, MT_GRANULE);
+    /* the record first: a granule the pool takes from below then does not
+     * land between two chunks of a heap that grows contiguously (brk_heap) */
     mt_ctx sub = mt_ctx_for_alloc(r.len, MT_GRANULE);
-    r.chunk = next(&sub);
+    r.rec = mt_record_get(&MT_SELF(state).records, sizeof(mt_tlsf_chunk), next);
+    r.chunk = r.rec ? next(&sub) : NULL;
     if (!r.chunk) {
+        if (r.rec)
+            mt_record_put(&MT_SELF(state).records, r.rec);
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_grow), &r);
-    if (!p) { /* the chunk could not be described in the page map: give it back */
-        mt_ctx back = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&back, r.chunk);
-        MT_BELOW(free)(&back);
-        ctx->err = MT_ENOMEM;
-    }
-    return p;
+    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_grow), &r);
 }
 
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
@@ -695,17 +712,20 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    mt_record_pool_lock(&MT_SELF(state).records);
     return next(ctx);
 }
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
+    mt_record_pool_unlock(&MT_SELF(state).records);
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
     return NULL;
 }
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
+    mt_record_pool_reset(&MT_SELF(state).records);
     MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
     return NULL;
 }
@@ -725,27 +745,35 @@ typedef struct {
         }                                                                          \
     } while (0)
 
+/* Granule g maps to the chunk holding it (*at: the chunks of the region in
+ * address order, advanced as g grows). */
+static bool MT_SELF(mapped)(uintptr_t g, mt_tlsf_chunk **at)
+{
+    while (*at && g >= (*at)->base + (*at)->len)
+        *at = (*at)->next;
+    return *at && MT_SELF(chunk_at)(g) == *at;
+}
+
 /* Walk one region from its first chunk to its sentinel. */
 static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *sentinel)
 {
-    uintptr_t base = MT_SELF(chunk_base)((uintptr_t)sentinel);
-    while (!MT_SELF(region_base)(base))
-        base = MT_SELF(chunk_base)(base - MT_GRANULE);
+    mt_tlsf_chunk *c = MT_SELF(chunk_at)((uintptr_t)sentinel);
     uintptr_t end = (uintptr_t)sentinel + MT_TLSF_RESERVE;
-    for (uintptr_t c = base; c < end; c += MT_SELF(chunk_len)(c)) {
-        size_t n = MT_SELF(chunk_len)(c) >> MT_GRANULE_SHIFT;
-        MT__TLSF_REQUIRE(n >= 2 && c + (n << MT_GRANULE_SHIFT) <= end, "chunk length");
-        for (size_t i = 0; i < n; i++)
-            MT__TLSF_REQUIRE(MT_SELF(ours)(c + (i << MT_GRANULE_SHIFT)) &&
-                             MT_SELF(chunk_base)(c + (i << MT_GRANULE_SHIFT)) == c,
-                             "chunk granules in the page map");
+    MT__TLSF_REQUIRE(c && !c->next && c->base + c->len == end, "region does not end at its sentinel");
+    for (; c->prev; c = c->prev)
+        MT__TLSF_REQUIRE(c->prev->next == c && c->prev->base + c->prev->len == c->base, "chunk links");
+    MT__TLSF_REQUIRE(!MT_SELF(chunk_at)(c->base - MT_GRANULE) && !MT_SELF(chunk_at)(end),
+                     "a region next to another one of ours");
+    for (mt_tlsf_chunk *k = c; k; k = k->next) {
+        MT__TLSF_REQUIRE(k->len && k->len % MT_GRANULE == 0, "chunk length");
         res->stats.chunks++;
-        res->stats.heap_bytes += n << MT_GRANULE_SHIFT;
+        res->stats.heap_bytes += k->len;
     }
-    MT__TLSF_REQUIRE(!MT_SELF(ours)(end), "region does not end at its sentinel");
     mt_tlsf_block *prev = NULL;
-    for (mt_tlsf_block *b = mt_tlsf_at(base);; b = mt_tlsf_next(b)) {
+    mt_tlsf_chunk *at = c;
+    for (mt_tlsf_block *b = mt_tlsf_at(c->base);; b = mt_tlsf_next(b)) {
         MT__TLSF_REQUIRE((uintptr_t)b < end && ((uintptr_t)b & 15) == 0, "block outside its region");
+        MT__TLSF_REQUIRE(MT_SELF(mapped)((uintptr_t)b, &at), "a block header's granule not mapped to its chunk");
         MT__TLSF_REQUIRE(mt_tlsf_prev_free(b) == (prev && mt_tlsf_is_free(prev)), "previous-free flag");
         MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b) || b->prev_phys == prev, "previous-block pointer");
         if (mt_tlsf_is_sentinel(b)) {
@@ -756,6 +784,8 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
         MT__TLSF_REQUIRE(size >= MT_TLSF_MIN && size % 16 == 0, "block size");
         if (mt_tlsf_is_free(b)) {
             MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b), "two free blocks side by side");
+            for (uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE); g < (uintptr_t)b + size; g += MT_GRANULE)
+                MT__TLSF_REQUIRE(MT_SELF(mapped)(g, &at), "a free block's granule not mapped to its chunk");
             res->stats.free_blocks++;
             res->stats.free_bytes += size;
             if (size > res->stats.largest_free)

@@ -478,12 +478,15 @@ static void MT_SELF(unlink_region)(mt_tlsf_block *sentinel)
     else
         MT_SELF(state).regions = sentinel->next_free;
 }
-/* A sentinel at s ends a region; prev is the free block before it or NULL. */
+/* A sentinel at s ends a region; prev is the free block before it, or NULL
+ * when that block is used: then the sentinel's first word is the used
+ * block's last 8 bytes (the overlap) and must not be written. */
 static void MT_SELF(place_sentinel)(uintptr_t s, mt_tlsf_block *prev)
 {
     mt_tlsf_block *sentinel = mt_tlsf_at(s);
     mt_tlsf_set(sentinel, 0, prev ? MT_TLSF_PREV_FREE : 0);
-    sentinel->prev_phys = prev;
+    if (prev)
+        sentinel->prev_phys = prev;
     MT_SELF(link_region)(sentinel);
 }
 

@@ -163,6 +163,7 @@ MT_SLOW void mt_fc_passes(mt_sync_flatcombine *l, mt_sync_rec *mine)
 MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
     void *own;
+    mt_sync_backoff b = MT_SYNC_BACKOFF_INIT;
     for (;;) {
         uint32_t s = mt_load_acquire(&mine->state);
         if (MT_FC_PHASE(s) == MT_FC_DONE) { /* a combiner before us answered it */
@@ -175,7 +176,7 @@ MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
             own = mt_load_relaxed(&mine->cs)(mt_load_relaxed(&mine->arg));
             break;
         }
-        mt_cpu_relax(); /* momentarily claimed by a combiner of another lock */
+        mt_sync_backoff_wait(&b); /* momentarily claimed by a combiner of another lock */
     }
     /* Nobody found the lock taken: nothing can be pending that its owner
      * would not run itself (it tries the lock before it counts as waiting). */

@@ -80,8 +80,9 @@ MT_SLOW void mt_sync_mcslock_wait(mt_sync_mcslock *l)
             mt_sync_mcslock *expect = &me;
             if (mt_cas(&l->tail, &expect, l))
                 return;
-            while (!(succ = mt_load_acquire(&me.next)))
-                mt_cpu_relax(); /* the newcomer is between its swap and its link */
+            mt_sync_backoff b = MT_SYNC_BACKOFF_INIT; /* the newcomer is between */
+            while (!(succ = mt_load_acquire(&me.next)))   /* its swap and its link */
+                mt_sync_backoff_wait(&b);
         }
         mt_store_release(&l->next, succ);
         return;
@@ -101,8 +102,9 @@ MT_SLOW void mt_sync_mcslock_handover(mt_sync_mcslock *l)
         mt_sync_mcslock *expect = l;
         if (mt_cas(&l->tail, &expect, NULL))
             return;
-        while (!(succ = mt_load_acquire(&l->next)))
-            mt_cpu_relax(); /* a waiter swapped the tail and is linking itself */
+        mt_sync_backoff b = MT_SYNC_BACKOFF_INIT; /* a waiter swapped the tail */
+        while (!(succ = mt_load_acquire(&l->next)))  /* and is linking itself */
+            mt_sync_backoff_wait(&b);
     }
     mt_sync_signal(&succ->wait, 0);
 }

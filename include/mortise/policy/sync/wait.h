@@ -215,10 +215,11 @@ MT_INLINE void mt_sync_futex_lock_acquire(mt_sync_futex_lock *l)
 }
 /* Release; a sequentially consistent exchange, so a caller may follow it
  * with a load that a waiter's store must not pass (Dekker). */
+MT_SLOW void mt_sync_futex_lock_wake(mt_sync_futex_lock *l) { mt_sync_futex_wake(&l->state, 1); }
 MT_INLINE void mt_sync_futex_lock_release(mt_sync_futex_lock *l)
 {
     if (MT_UNLIKELY(atomic_exchange(&l->state, 0) == 2))
-        mt_sync_futex_wake(&l->state, 1);
+        mt_sync_futex_lock_wake(l);
 }
 MT_INLINE bool mt_sync_futex_lock_held(mt_sync_futex_lock *l)
 {

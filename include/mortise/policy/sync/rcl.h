@@ -116,13 +116,15 @@ MT_INLINE unsigned mt_sync_rcl_state(mt_sync_rcl *l) { return (unsigned)(atomic_
 /* In a fork child the lock's server stayed behind in the parent. */
 MT_SLOW void mt_rcl_forget_server(mt_sync_rcl *l)
 {
-    uint64_t s = atomic_load(&l->server);
-    if (s && (s >> 8) != (uint64_t)getpid()) {
+    uint64_t pid = (uint64_t)getpid(), s = atomic_load(&l->server);
+    if (s && (s >> 8) != pid) {
         atomic_store(&l->server, MT_RCL_NONE);
         atomic_store(&l->posted, NULL);
         atomic_store(&l->clients, 0);
         atomic_store(&l->idle, 0);
     }
+    if (atomic_load(&mt_rcl_servers) >> 32 != pid) /* nor do the parent's servers */
+        atomic_store(&mt_rcl_servers, pid << 32);
 }
 
 MT_INLINE void mt_sync_rcl_init(mt_sync_rcl *l)
@@ -134,13 +136,16 @@ MT_INLINE void mt_sync_rcl_init(mt_sync_rcl *l)
 MT_INLINE void mt_sync_rcl_lock(mt_sync_rcl *l) { mt_sync_futex_lock_acquire(&l->m); }
 MT_INLINE void mt_sync_rcl_unlock(mt_sync_rcl *l) { mt_sync_futex_lock_release(&l->m); }
 
+/* No server slot left for `count` running servers. */
+MT_INLINE bool mt_rcl_full(uint64_t count) { return count + 1 > (uint64_t)(MT_RCL_MAX_SERVERS); }
+
 /* Take (+1) or give back (-1) a server slot of this process. */
 MT_SLOW bool mt_rcl_slot(int delta)
 {
     uint64_t pid = (uint64_t)getpid(), old = atomic_load(&mt_rcl_servers), count;
     do {
         count = (old >> 32) == pid ? (uint32_t)old : 0;
-        if (delta > 0 && count >= MT_RCL_MAX_SERVERS)
+        if (delta > 0 && mt_rcl_full(count))
             return false;
         if (delta < 0 && count == 0)
             return true;
@@ -221,6 +226,10 @@ static void *mt_rcl_server(void *arg)
 /* The lock was found taken and has no server: start one. True if running. */
 MT_SLOW bool mt_rcl_start(mt_sync_rcl *l)
 {
+    /* All slots taken (or none configured): stay local without a system
+     * call (fork children reset the count in init). */
+    if (mt_rcl_full((uint32_t)atomic_load_explicit(&mt_rcl_servers, memory_order_relaxed)))
+        return false;
     uint64_t pid = (uint64_t)getpid(), expect = MT_RCL_NONE;
     if (!atomic_compare_exchange_strong(&l->server, &expect, pid << 8 | MT_RCL_STARTING))
         return (expect & 0xff) == MT_RCL_RUNNING;

@@ -16,12 +16,12 @@
  *   swapped together by a double-width CAS (cmpxchg16b: x86-64 allocator
  *   code is compiled with -mcx16, cmake/Mortise.cmake); every push and pop
  *   adds one to the tag, so a pop that read head {P, t} and P's next pointer
- *   can only succeed if nothing was pushed or popped since: no ABA, ever (a
- *   tag would have to wrap 2^64 times during one pop). A 64-bit packed
+ *   can only succeed if nothing was pushed or popped since: no ABA (the tag
+ *   would have to come round, 2^64 operations on one class during one pop). A 64-bit packed
  *   pointer+tag was rejected: 16 spare bits wrap within 65536 operations,
  *   which a preempted thread can sleep through. Beside the stack, a bump
  *   pair {next block, end} per class carves the newest span, also by
- *   double-width CAS. Spans are max(64 KiB, 8 blocks) plus a header slot;
+ *   double-width CAS. Spans are 8 blocks and a header slot, rounded up to 64 KiB;
  *   the span header (the layer below's page-map entry, block count, purge
  *   scratch) sits in the span's first slot, and every granule of a span maps
  *   to {span base, class} in the page map, so free and getmeta read no block
@@ -41,7 +41,8 @@
  *   stack by CAS, so no new pop can reach those blocks, (2) keeps the blocks
  *   of spans that still have blocks out and pushes them back, (3) waits until
  *   every thread seen inside a pop has moved on, and only then (4) releases
- *   the spans whose blocks were all free. The seq_cst store before a pop's
+ *   the spans whose blocks were all free (tests/trunk_tlsf_lf/segfit_lf_test
+ *   parks a pop inside its window to show it). The seq_cst store before a pop's
  *   head load and purge's seq_cst detach before its scan order the two: a pop
  *   either is seen by the scan or loads the head after the detach. Threads
  *   beyond the 128 private words share one counter; if it does not drop to

@@ -133,7 +133,7 @@ int main(void)
     for (int f = 0; f < 6; f++) {
         usleep(20000);
         double took;
-        bad_children += !in_child(child_work, 5, &took);
+        bad_children += !in_child(child_work, 10, &took);
         t_malloc_trim(0);
     }
     for (int i = 0; i < THREADS; i++)

@@ -488,26 +488,9 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
-{
-    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
-    mt_record_pool_lock(&MT_SELF(state).records);
-    return next(ctx);
-}
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
-{
-    next(ctx);
-    mt_record_pool_unlock(&MT_SELF(state).records);
-    MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
-    return NULL;
-}
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
-{
-    next(ctx);
-    mt_record_pool_reset(&MT_SELF(state).records);
-    MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).lock);
-    return NULL;
-}
+#define MT_GLK_LOCK MT_SELF(state).lock
+#define MT_GLK_RECORDS MT_SELF(state).records
+#include "glk_fork.h" /* fork: the lock, then the record pool */
 
 /* ---- invariant checker ---- */
 

@@ -30,7 +30,7 @@ static void *other_thread(void *arg)
     void **blocks = arg; /* allocated by main */
     for (int i = 0; i < 5; i++)
         b_free(blocks[i]);
-    CHECK(batched_free_tl.batch.n == 5);
+    CHECK(batched_free_tl.n == 5);
     for (int i = 0; i < 5; i++)
         CHECK(!below_free(blocks[i]));  /* pending in this thread's batch */
     return NULL;                        /* thread_exit hands them below */
@@ -44,7 +44,7 @@ static void *exited_thread(void *arg)
     mt_thread_detach(NULL);             /* as if its TLS destructors ran */
     CHECK(below_free(p));               /* the batch went below */
     b_free(q);                          /* after exit: straight below */
-    CHECK(below_free(q) && batched_free_tl.batch.n == 0);
+    CHECK(below_free(q) && batched_free_tl.n == 0);
     out[0] = q;
     return NULL;
 }
@@ -56,7 +56,7 @@ static void child(void)
         p[i] = b_malloc(100);
     for (int i = 0; i < 20; i++)
         b_free(p[i]);
-    CHECK(batched_free_tl.batch.n >= 1 && batched_free_tl.batch.n <= 8);
+    CHECK(batched_free_tl.n >= 1 && batched_free_tl.n <= 8);
 }
 
 static void *m_alloc(size_t n) { return b_malloc(n); }
@@ -72,15 +72,15 @@ int main(void)
     /* 8 frees fill the batch: nothing reaches segfit_lk yet */
     for (int i = 0; i < 8; i++)
         b_free(p[i]);
-    CHECK(batched_free_tl.batch.n == 8);
+    CHECK(batched_free_tl.n == 8);
     CHECK(list_len(list_of(100)) == free_before);
     for (int i = 0; i < 8; i++)
-        CHECK(batched_free_tl.pending[i] == p[i]);
+        CHECK(batched_free_tl.pending[i].ptr == p[i]);
 
     /* the 9th: the batch goes below, oldest first (so p[7] is on top of
      * segfit_lk's LIFO list), and p[8] starts the next batch */
     b_free(p[8]);
-    CHECK(batched_free_tl.batch.n == 1 && batched_free_tl.pending[0] == p[8]);
+    CHECK(batched_free_tl.n == 1 && batched_free_tl.pending[0].ptr == p[8]);
     CHECK(list_len(list_of(100)) == free_before + 8);
     CHECK(list_of(100) == p[7]);
     bool all_below = true;
@@ -95,27 +95,27 @@ int main(void)
     /* above size_handle: straight below, the batch unchanged */
     void *big = b_malloc(8000);
     b_free(big);
-    CHECK(below_free(big) && batched_free_tl.batch.n == 1);
+    CHECK(below_free(big) && batched_free_tl.n == 1);
 
     /* a foreign pointer is ignored */
     int local = 7;
     b_free(&local);
-    CHECK(local == 7 && batched_free_tl.batch.n == 1);
+    CHECK(local == 7 && batched_free_tl.n == 1);
 
     /* another thread's frees wait in its batch and go below at its exit */
     in_thread(other_thread, &p[9]);
     for (int i = 9; i < 14; i++)
         CHECK(below_free(p[i]));
-    CHECK(batched_free_tl.batch.n == 1);
+    CHECK(batched_free_tl.n == 1);
 
     void *gone[1];
     in_thread(exited_thread, gone);
 
     /* malloc_trim flushes the calling thread's batch */
     b_free(p[14]);
-    CHECK(batched_free_tl.batch.n == 2);
+    CHECK(batched_free_tl.n == 2);
     CHECK(b_malloc_trim(0) == 1);
-    CHECK(batched_free_tl.batch.n == 0 && below_free(p[8]) && below_free(p[14]));
+    CHECK(batched_free_tl.n == 0 && below_free(p[8]) && below_free(p[14]));
     b_free(p[15]);
     b_free(p[16]);
 

@@ -26,9 +26,11 @@
  *                          once, so a batch holds back at most
  *                          N × hi bytes (2 MiB with the defaults).
  * Needs from below: getmeta answering the usable size of its blocks.
- * Time: free: the owner's getmeta + a store (no lock, no atomic); every N-th
- *   free of a thread: N frees below. thread_exit and purge: O(N).
- * Space: 8 × N + 8 bytes of TLS per thread.
+ * Time: free: the owner's getmeta + three stores (the block and its
+ *   page-map routing; no lock, no atomic); every N-th free of a thread: N
+ *   frees below, without reading the page map again. thread_exit and purge:
+ *   O(N).
+ * Space: 24 × N + 12 bytes of TLS per thread.
  * Thread safety: per-thread state (initial-exec TLS), no locks, nothing to
  *   take at fork (the child keeps the forking thread's batch and frees it
  *   like any). A batch only holds blocks its own thread freed; another
@@ -42,7 +44,7 @@
  *     :: malloc_socket
  */
 #include "../core/layer.h"
-#include "cache/magazine.h"
+#include "cache/magazine.h" /* mt_cache_free_block */
 
 #ifndef MT_NAME
 #define MT_NAME batched_free
@@ -58,61 +60,77 @@ _Static_assert(MT_BATCH_SIZE >= 1 && MT_BATCH_SIZE <= 65536, "batched_free: batc
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
 
+/* A pending free: the block and its routing, as the socket found it in the
+ * page map (it cannot change while the block is allocated below), so the
+ * flush need not read the page map again. */
+typedef struct {
+    void *ptr;
+    uintptr_t owner, meta;
+} MT_SELF(pending);
+
 static MT_TLS struct {
-    mt_magazine batch; /* slot = pending, n pending, cap = N while on, else 0 */
-    int state;         /* cache/thread_state.h */
-    void *pending[MT_BATCH_SIZE];
+    uint32_t n, cap; /* pending frees; cap = N while the thread batches, else 0 */
+    int state;       /* cache/thread_state.h */
+    MT_SELF(pending) pending[MT_BATCH_SIZE];
 } MT_SELF(tl);
 
 #include "cache/thread_state.h"
 
 MT_SLOW void MT_SELF(start)(void)
 {
-    MT_SELF(tl).batch = (mt_magazine){MT_SELF(tl).pending, 0, MT_BATCH_SIZE};
+    MT_SELF(tl).cap = MT_BATCH_SIZE;
     MT_SELF(tl).state = mt_cache_on;
 }
 
-/* The batch goes below, oldest first. True if it held anything. */
-MT_SLOW bool MT_SELF(flush)(mt_lfunc *free_below)
+/* The batch goes below, oldest first, back to back (the layer below is
+ * inlined into this loop). True if it held anything. */
+MT_SLOW bool MT_SELF(flush)(void)
 {
-    return mt_magazine_drain(&MT_SELF(tl).batch, SIZE_MAX, free_below) != 0;
+    uint32_t n = MT_SELF(tl).n;
+    for (uint32_t i = 0; i < n; i++) {
+        mt_ctx sub = mt_ctx_for_alloc(0, 1);
+        sub.ptr = MT_SELF(tl).pending[i].ptr;
+        sub.owner = MT_SELF(tl).pending[i].owner;
+        sub.meta = MT_SELF(tl).pending[i].meta;
+        MT_BELOW(free)(&sub);
+    }
+    MT_SELF(tl).n = 0;
+    return n != 0;
 }
 
-/* Full batch (it goes below, then p starts the next), a thread not set up
- * yet, or one that has exited (p goes below). */
-MT_SLOW void MT_SELF(free_slow)(void *p, mt_lfunc *next)
+/* Full batch (it goes below, then this free starts the next), a thread not
+ * set up yet, or one that has exited (the block goes below). */
+MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfunc *next)
 {
     if (MT_SELF(ready)()) {
-        mt_magazine *b = &MT_SELF(tl).batch;
-        if (b->n >= b->cap)
-            MT_SELF(flush)(next);
-        b->slot[b->n++] = p;
+        if (MT_SELF(tl).n >= MT_SELF(tl).cap)
+            MT_SELF(flush)();
+        MT_SELF(tl).pending[MT_SELF(tl).n++] = (MT_SELF(pending)){p, owner, meta};
         return;
     }
     mt_cache_free_block(p, next);
 }
 
-/* Hit: the owner's getmeta, a compare, a store. */
+/* Hit: the owner's getmeta, a compare, three stores. */
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (!MT_BELOW(getmeta)(ctx) || !mt_size_in(ctx->usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE),
                                                MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
         return next(ctx);
-    mt_magazine *b = &MT_SELF(tl).batch;
-    uint32_t n = b->n;
-    if (MT_UNLIKELY(n >= b->cap)) {
-        MT_SELF(free_slow)(ctx->ptr, next);
+    uint32_t n = MT_SELF(tl).n;
+    if (MT_UNLIKELY(n >= MT_SELF(tl).cap)) {
+        MT_SELF(free_slow)(ctx->ptr, ctx->owner, ctx->meta, next);
         return NULL;
     }
-    MT_SELF(tl).pending[n] = ctx->ptr;
-    b->n = n + 1;
+    MT_SELF(tl).pending[n] = (MT_SELF(pending)){ctx->ptr, ctx->owner, ctx->meta};
+    MT_SELF(tl).n = n + 1;
     return NULL;
 }
 
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(flush)(MT_BELOW(free));
-    MT_SELF(tl).batch.cap = 0;
+    MT_SELF(flush)();
+    MT_SELF(tl).cap = 0;
     MT_SELF(tl).state = mt_cache_off;
     return next(ctx);
 }
@@ -121,7 +139,7 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
  * below can release what it frees. */
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
-    bool any = MT_SELF(flush)(MT_BELOW(free));
+    bool any = MT_SELF(flush)();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 

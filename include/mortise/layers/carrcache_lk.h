@@ -202,10 +202,8 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         mt_magazine *m = &r->mag[MT_SELF(class_index)(size)];
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
         uint32_t n = m->n;
-        if (MT_LIKELY(n)) {
-            p = m->slot[n - 1];
-            m->n = n - 1;
-        }
+        if (MT_LIKELY(n))
+            p = mt_magazine_pop(m, n);
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
     }
     if (MT_UNLIKELY(!p))
@@ -224,8 +222,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
         uint32_t n = m->n;
         if (MT_LIKELY(n < m->cap)) {
-            m->slot[n] = ctx->ptr;
-            m->n = n + 1;
+            mt_magazine_push(m, n, ctx->ptr);
             kept = true;
         }
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);

@@ -150,8 +150,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     }
     if (MT_UNLIKELY(!n))
         return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    m->n = --n;
-    return m->slot[n];
+    return mt_magazine_pop(m, n);
 }
 
 /* Hit: the owner's getmeta, the class index, a push onto the array. */
@@ -164,8 +163,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(free_slow)(ctx->ptr, c, next);
         return NULL;
     }
-    m->slot[n] = ctx->ptr;
-    m->n = n + 1;
+    mt_magazine_push(m, n, ctx->ptr);
     return NULL;
 }
 

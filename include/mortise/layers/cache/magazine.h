@@ -14,6 +14,7 @@
  *                                            bytes from the alloc chain
  *                                            below into out[]: how many
  *   mt_cache_give(blocks, n, free_below)     free n blocks below
+ *   mt_magazine_pop(m, n), mt_magazine_push(m, n, p)   the fast paths
  *   mt_magazine_drain(m, count, free_below)  free the `count` oldest blocks
  *                                            of m below (the newest, the
  *                                            ones most likely still in the
@@ -34,6 +35,23 @@ typedef struct {
     uint32_t n;    /* blocks held: slot[0 .. n) */
     uint32_t cap;  /* bound; 0 while the cache is not set up (every free misses) */
 } mt_magazine;
+
+/* The fast paths' pop and push; n is m->n, already read and checked
+ * (n > 0 to pop, n < cap to push). A cached slot is never NULL: saying so
+ * lets the compiler drop the socket's NULL test of an allocation's result. */
+MT_INLINE void *mt_magazine_pop(mt_magazine *m, uint32_t n)
+{
+    void *p = m->slot[--n];
+    m->n = n;
+    if (!p)
+        __builtin_unreachable();
+    return p;
+}
+MT_INLINE void mt_magazine_push(mt_magazine *m, uint32_t n, void *p)
+{
+    m->slot[n] = p;
+    m->n = n + 1;
+}
 
 MT_UNUSED static void mt_cache_free_block(void *p, mt_lfunc *free_below)
 {

@@ -3,7 +3,8 @@
  * whole chunks in any free order, wholly free chunks going back below (all
  * but one on free, all on purge), getmeta of every block start and of
  * every page inside a block, double and interior frees ignored, resize in
- * place, zero-filled blocks reported for calloc. Built per sync policy
+ * place, zero-filled blocks reported for calloc, chunks cycling through
+ * purge without new mappings. Built per sync policy
  * (TSB_SYNC) and smallest block (TSB_BUDDY_MIN: 12, the state map in the
  * record; 4, a map span of its own).
  * model: mmap_heap::buddy_glk(sync=TSB_SYNC, size_handle=[0, SIZE_MAX])::custom_socket(prefix=t_)
@@ -222,6 +223,38 @@ static void test_zeroed(void)
     drain();
 }
 
+static size_t mappings(void)
+{
+    size_t n = 0;
+    int c;
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && (c = fgetc(f)) != EOF)
+        n += c == '\n';
+    if (f)
+        fclose(f);
+    return n;
+}
+
+/* Chunks given back below and taken again reuse the OS layer's cached
+ * chunks: the process's mappings do not grow (chunk-aligned requests
+ * bypassed mmap_heap's cache: one new mapping per chunk, never reused). */
+static void test_no_mapping_growth(void)
+{
+    drain();
+    size_t before = mappings();
+    for (int round = 0; round < 100; round++) {
+        void *p[3];
+        for (int i = 0; i < 3; i++)
+            p[i] = t_malloc(CHUNK);
+        for (int i = 0; i < 3; i++)
+            t_free(p[i]);
+        drain();
+    }
+    size_t after = mappings();
+    printf("buddy_test: %zu mappings before, %zu after 100 rounds of 3 chunks\n", before, after);
+    CHECK(after <= before + 8);
+}
+
 static void test_checker_finds(void)
 {
     void *p = t_malloc(PAGE);
@@ -242,6 +275,7 @@ int main(void)
     test_bad_frees();
     test_resize();
     test_zeroed();
+    test_no_mapping_growth();
     test_checker_finds();
     test_random();
     test_threads();

@@ -1,14 +1,20 @@
 /* buddy_glk — binary buddy system, one global lock.            [model: buddy_glk]
  *
  * Serves: blocks of 2^k bytes, min <= 2^k <= chunk (defaults: 4 KiB and
- *   4 MiB), aligned to their size, carved from chunks it takes from the
+ *   4 MiB), aligned to their size up to the 64 KiB granule (chunks are
+ *   granule-aligned; see below), carved from chunks it takes from the
  *   layer below, for
  *     - requests in size_handle (user requests), and
- *     - any request aligned to a granule (64 KiB) or more: the spans a
- *       layer above asks for (slab_lk's slabs, which may be smaller than
- *       size_handle's lower bound) and memalign(64 KiB, ...)
- *   when the size and the alignment are at most a chunk. Everything else
- *   (every larger request) goes to the next layer.
+ *     - any request aligned to exactly a granule: the spans a layer above
+ *       asks for (slab_lk's slabs, which may be smaller than size_handle's
+ *       lower bound) and memalign(64 KiB, ...)
+ *   when the size is at most a chunk. Everything else (larger requests and
+ *   alignments above a granule) goes to the next layer.
+ *   Chunks are asked for aligned to a granule, not to their size: an OS
+ *   layer reuses freed granule-aligned chunks (mmap_heap's chunk cache,
+ *   its FAA arena and thread-local regions serve only those), so chunks
+ *   cycling through purge and free cost no new mappings. Buddies are found
+ *   by offsets from the chunk's base.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (32768, SIZE_MAX)
  *   sync=POLICY          → MT_SYNC (spinlock): the one lock; every critical
@@ -23,8 +29,8 @@
  *   least the granule) and MT_BUDDY_MIN_SHIFT (12: 4 KiB smallest block;
  *   4 .. 12, at most 2^18 smallest blocks per chunk). A buddy that serves
  *   small requests too wants a small minimum (instance buddy: 16 bytes).
- * Needs from below: chunk-aligned chunks, granule-aligned spans for large
- *   state maps (any OS layer), and free.
+ * Needs from below: granule-aligned chunks, and spans for large state
+ *   maps (any OS layer), and free.
  * Structure: per chunk a record (layers/record_pool.h) with a state map
  *   out of line: one byte per smallest block telling what starts there (a
  *   used block of level k, a free block of level k and whether it is
@@ -122,7 +128,7 @@ typedef struct MT_SELF(node) {
 } MT_SELF(node);
 
 typedef struct MT_SELF(chunk) {
-    char *base;                                 /* aligned to the chunk size */
+    char *base;                                 /* aligned to a granule */
     _Atomic(uint8_t) *state;                    /* one byte per smallest block; read without the lock */
     uintptr_t prev_entry;                       /* the layer below's page-map entry */
     struct MT_SELF(chunk) *all_next, *all_prev; /* every chunk */
@@ -353,7 +359,7 @@ MT_SLOW MT_SELF(chunk) *MT_SELF(new_chunk)(mt_ctx *ctx, bool *zeroed, mt_lfunc *
     _Atomic(uint8_t) *state = !ch ? NULL : MT_SELF(inline_map) ? ch->map : next(&map);
     char *base = NULL;
     if (state) {
-        sub = mt_ctx_for_alloc(MT_SELF_CHUNK, MT_SELF_CHUNK);
+        sub = mt_ctx_for_alloc(MT_SELF_CHUNK, MT_GRANULE);
         base = next(&sub);
     }
     if (!base) {
@@ -405,7 +411,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     size_t size = ctx->size, align = ctx->align;
     if ((align < MT_GRANULE &&
          !mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE))) ||
-        size > MT_SELF_CHUNK || align > MT_SELF_CHUNK)
+        size > MT_SELF_CHUNK || align > MT_GRANULE)
         return next(ctx);
     return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_block)(&copy, next));
 }
@@ -498,7 +504,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 MT_SLOW size_t MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
 {
     size_t bad = 0, free_pages = 0;
-    bad += ((uintptr_t)ch->base & (MT_SELF_CHUNK - 1)) != 0;
+    bad += ((uintptr_t)ch->base & (MT_GRANULE - 1)) != 0;
     for (size_t page = 0; page < MT_SELF(pages);) {
         unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
         size_t n = MT_SELF(span)(level);

@@ -48,9 +48,11 @@ MT_INLINE size_t MT_SELF(class_for)(size_t size, size_t align)
     if (MT_UNLIKELY(align > MT_MIN_ALIGN)) {
         if (align > MT_GRANULE)
             return SIZE_MAX;
-        while (MT_SELF(class_size)(index) & (align - 1))
+        /* bounded by the policy's table: table policies (prime, tc, ...)
+         * may have no class that is a multiple of a large alignment */
+        while (index < MT_SZCLS_CLASSES(MT_SIZECLASS) && (MT_SELF(class_size)(index) & (align - 1)))
             index++;
-        if (MT_SELF(class_size)(index) > MT_SELF(max_block)())
+        if (index >= MT_SZCLS_CLASSES(MT_SIZECLASS) || MT_SELF(class_size)(index) > MT_SELF(max_block)())
             return SIZE_MAX;
     }
     return index;

@@ -85,7 +85,7 @@ int main(void)
 {
     size_t c = cls(100);
     size_t cap = 65536 / (cls(4095) + 1) / 112; /* 20 per CPU */
-    CHECK(carrcache_lk_cap(c) == cap);
+    CHECK(carrcache_lk_cap(65536, c, 64) == cap);
 
     /* first miss on CPU 0: the CPU gets its slot arrays and half a magazine */
     void *p = c_cmalloc(100, 0);

@@ -72,7 +72,7 @@ int main(void)
 {
     size_t c = cls(100), classes = cls(4095) + 1;
     size_t cap = 65536 / classes / 112;   /* 20: below MT_TARRCACHE_SLOTS */
-    CHECK(tarrcache_cap(c) == cap);
+    CHECK(tarrcache_cap(65536, c, 64) == cap);
 
     /* a miss: the block from below, and half a magazine more */
     void *a = t_malloc(100);
@@ -121,7 +121,7 @@ int main(void)
 
     /* the bound of every class: min(slots, share) */
     for (size_t k = cls(1); k < classes; k++)
-        CHECK(tarrcache_tl.mag[k].cap == (tarrcache_cap(k) < 64 ? tarrcache_cap(k) : 64));
+        CHECK(tarrcache_tl.mag[k].cap == (tarrcache_share(65536, k) < 64 ? tarrcache_share(65536, k) : 64));
     CHECK(tarrcache_tl.mag[cls(16)].cap == 64); /* 2340 / 16 = 146 > 64 slots */
 
     /* not covered: larger sizes and aligned requests go below untouched */

@@ -84,7 +84,7 @@ MT_SLOW void MT_SELF(start)(void)
 
 /* The batch goes below, oldest first, back to back (the layer below is
  * inlined into this loop). True if it held anything. */
-MT_SLOW bool MT_SELF(flush)(void)
+MT_SLOW bool MT_SELF(flush_all)(void)
 {
     uint32_t n = MT_SELF(tl).n;
     for (uint32_t i = 0; i < n; i++) {
@@ -104,7 +104,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfu
 {
     if (MT_SELF(ready)()) {
         if (MT_SELF(tl).n >= MT_SELF(tl).cap)
-            MT_SELF(flush)();
+            MT_SELF(flush_all)();
         MT_SELF(tl).pending[MT_SELF(tl).n++] = (MT_SELF(pending)){p, owner, meta};
         return;
     }
@@ -127,28 +127,15 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+/* The thread ends: its batch goes below, later frees go straight below. */
+MT_SLOW void MT_SELF(stop)(void)
 {
-    MT_SELF(flush)();
+    MT_SELF(flush_all)();
     MT_SELF(tl).cap = 0;
     MT_SELF(tl).state = mt_cache_off;
-    return next(ctx);
-}
-
-/* malloc_trim: the calling thread's batch goes below first, so the layers
- * below can release what it frees. */
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    bool any = MT_SELF(flush)();
-    return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
 MT_FORWARD_OP(MT_NAME, alloc)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 
 #include "../core/layer_end.h"
 #undef MT_BATCH_SIZE

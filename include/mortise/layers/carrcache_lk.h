@@ -100,12 +100,6 @@ typedef struct MT_CACHE_ALIGNED {
 
 static MT_SELF(record) MT_SELF(cpus)[MT_CARRCACHE_CPUS];
 
-MT_INLINE size_t MT_SELF(cap)(size_t c)
-{
-    size_t share = MT_SELF(share)(MT_CACHE_SIZE, c);
-    return share < MT_CARRCACHE_SLOTS ? share : MT_CARRCACHE_SLOTS;
-}
-
 /* The record of the CPU a request is for: the socket's hint, else where the
  * thread runs (-1, unknown, is as good a number as any). */
 MT_INLINE MT_SELF(record) *MT_SELF(record_for)(int hint)
@@ -119,11 +113,7 @@ MT_INLINE MT_SELF(record) *MT_SELF(record_for)(int hint)
 MT_SLOW bool MT_SELF(equip)(MT_SELF(record) *r)
 {
     uint32_t caps[MT_SELF(bins)];
-    size_t slots = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        slots += caps[c] = (uint32_t)MT_SELF(cap)(c);
-    mt_ctx sub = mt_ctx_for_alloc(slots * sizeof(void *), MT_CACHELINE);
-    void **store = MT_BELOW(alloc)(&sub);
+    void **store = mt_magazine_store(MT_SELF(caps)(caps, MT_CACHE_SIZE, MT_CARRCACHE_SLOTS), MT_BELOW(alloc));
     if (!store)
         return false;
     MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
@@ -154,7 +144,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     void *first = next(ctx);
     void *batch[MT_CARRCACHE_SLOTS];
-    size_t got = first ? mt_cache_take(batch, MT_SELF(cap)(c) / 2, csize, next) : 0, put = 0;
+    size_t got = first ? mt_cache_take(batch, MT_SELF(cap)(MT_CACHE_SIZE, c, MT_CARRCACHE_SLOTS) / 2, csize, next) : 0, put = 0;
     if (!got)
         return first;
     MT_SYNC_FN(MT_SYNC, lock)(&r->lock);

@@ -324,26 +324,6 @@ MT_SLOW void MT_SELF(stop)(void)
     MT_SELF(tl).state = mt_cache_off;
 }
 
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
-{
-    MT_SELF(stop)();
-    return next(ctx);
-}
-
-/* malloc_trim: the calling thread's groups go back first, then the layers
- * below release what is free (whole slabs now, more often). */
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    bool any = MT_SELF(flush_all)();
-    return (next(ctx) || any) ? (void *)1 : NULL;
-}
-
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
-
 #include "../core/layer_end.h"
 #undef MT_SLAB_ARRCACHE_GROUPS
 #undef MT_SLAB_ARRCACHE_SLOTS

@@ -85,21 +85,11 @@ static MT_TLS struct {
 
 #include "cache/thread_state.h"
 
-MT_INLINE size_t MT_SELF(cap)(size_t c)
-{
-    size_t share = MT_SELF(share)(MT_CACHE_SIZE, c);
-    return share < MT_TARRCACHE_SLOTS ? share : MT_TARRCACHE_SLOTS;
-}
-
 /* The thread's first use: slot arrays for every cached class, from below. */
 MT_SLOW void MT_SELF(start)(void)
 {
     uint32_t caps[MT_SELF(bins)];
-    size_t slots = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        slots += caps[c] = (uint32_t)MT_SELF(cap)(c);
-    mt_ctx sub = mt_ctx_for_alloc(slots * sizeof(void *), MT_CACHELINE);
-    void **store = MT_BELOW(alloc)(&sub);
+    void **store = mt_magazine_store(MT_SELF(caps)(caps, MT_CACHE_SIZE, MT_TARRCACHE_SLOTS), MT_BELOW(alloc));
     MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
     if (!store)
         return;
@@ -187,26 +177,6 @@ MT_SLOW void MT_SELF(stop)(void)
         MT_SELF(tl).mag[c] = (mt_magazine){0};
     MT_SELF(tl).state = mt_cache_off;
 }
-
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
-{
-    MT_SELF(stop)();
-    return next(ctx);
-}
-
-/* malloc_trim: the calling thread's magazines go back first, then the
- * layers below release what is free. */
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    bool any = MT_SELF(flush_all)();
-    return (next(ctx) || any) ? (void *)1 : NULL;
-}
-
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 
 #include "../core/layer_end.h"
 #undef MT_TARRCACHE_SLOTS

@@ -114,7 +114,7 @@ static MT_TLS struct {
     size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
 } MT_SELF(tl);
 
-#include "cache/thread_state.h" /* ready(), create */
+#include "cache/thread_state.h" /* ready(); create, thread_exit, purge, ... */
 
 /* The thread's budget in bytes: cache_size, or its share on this core. */
 MT_INLINE size_t MT_SELF(budget)(void)
@@ -271,28 +271,14 @@ MT_SLOW bool MT_SELF(flush_all)(void)
     return any != 0;
 }
 
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+/* The thread ends: its blocks go back, and it caches nothing any more. */
+MT_SLOW void MT_SELF(stop)(void)
 {
     MT_SELF(flush_all)();
     MT_SELF(tl).state = mt_cache_off;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         MT_SELF(tl).bin[c].room = 0;
-    return next(ctx);
 }
-
-/* malloc_trim: the calling thread's cache goes back first (other threads'
- * caches are theirs), then the layers below release what is free. */
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    bool any = MT_SELF(flush_all)();
-    return (next(ctx) || any) ? (void *)1 : NULL;
-}
-
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 
 #include "../core/layer_end.h"
 #undef MT_THREAD_CACHE_BATCH

@@ -25,6 +25,11 @@
  *                            usable size, so blocks of any owner are safe
  *   MT_SELF(share)(budget, c)  blocks of class c an even share of `budget`
  *                            bytes between the cached classes allows (>= 1)
+ *   MT_SELF(cap)(budget, c, most)  for magazine caches: min(most,
+ *                            share(budget, c)), class c's bound
+ *   MT_SELF(caps)(caps, budget, most)  caps[c] = cap(budget, c, most) for
+ *                            every cached class; returns their sum (the
+ *                            slots to allocate)
  */
 #ifndef MT_CACHE_BINS
 #define MT_CACHE_BINS                                                              \
@@ -72,6 +77,20 @@ MT_INLINE size_t MT_SELF(share)(size_t budget, size_t c)
 {
     size_t blocks = budget / (MT_SELF(end)() - MT_SELF(first)()) / MT_SELF(class_size)(c);
     return blocks ? blocks : 1;
+}
+
+MT_INLINE size_t MT_SELF(cap)(size_t budget, size_t c, size_t most)
+{
+    size_t share = MT_SELF(share)(budget, c);
+    return share < most ? share : most;
+}
+
+MT_UNUSED static size_t MT_SELF(caps)(uint32_t *caps, size_t budget, size_t most)
+{
+    size_t sum = 0;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        sum += caps[c] = (uint32_t)MT_SELF(cap)(budget, c, most);
+    return sum;
 }
 
 #undef MT_CACHE_BINS

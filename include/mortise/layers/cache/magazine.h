@@ -21,6 +21,7 @@
  *                                            CPU's cache, stay): how many
  *   mt_magazine_unload(m, count, out)        the same into out[], to free
  *                                            them after a lock is dropped
+ *   mt_magazine_store(slots, alloc_below)    one block from below for them
  *   mt_magazine_carve(mags, caps, n, store)  point n magazines at
  *                                            consecutive parts of one store
  * Time: O(blocks moved); the below calls are the layer below's cost.
@@ -105,6 +106,13 @@ MT_UNUSED static size_t mt_magazine_unload(mt_magazine *m, size_t count, void **
         out[i] = m->slot[i];
     mt_magazine_drop_oldest(m, count);
     return count;
+}
+
+/* One block from below for `slots` pointers (a cache's slot arrays). */
+MT_UNUSED static void **mt_magazine_store(size_t slots, mt_lfunc *alloc_below)
+{
+    mt_ctx sub = mt_ctx_for_alloc(slots * sizeof(void *), MT_CACHELINE);
+    return alloc_below(&sub);
 }
 
 MT_UNUSED static void mt_magazine_carve(mt_magazine *mags, const uint32_t *caps, size_t n, void **store)

@@ -8,16 +8,25 @@
  * never look at the state: a new or off cache has no blocks and no room,
  * so every request takes the slow path, which asks ready().
  *
- * Template part (no include guard), included by a cache layer after it has
- * defined MT_SELF(tl), its thread-local state with an `int state` member
- * (zero: new). The layer defines `void MT_SELF(start)(void)` (before or
- * after), which sets the thread's cache up and sets state to mt_cache_on
- * (mt_cache_off if it cannot).
- * Defines:
+ * Template part (no include guard), included by a per-thread cache layer
+ * after it has defined MT_SELF(tl), its thread-local state with an
+ * `int state` member (zero: new). The layer defines (before or after):
+ *   void MT_SELF(start)(void)      set the thread's cache up; state becomes
+ *                                  mt_cache_on (mt_cache_off if it cannot)
+ *   void MT_SELF(stop)(void)       give everything back below; state
+ *                                  becomes mt_cache_off, no room is left
+ *   bool MT_SELF(flush_all)(void)  give the cached blocks back below; true
+ *                                  if there were any
+ * and its own alloc and free. Defines:
  *   MT_SELF(ready)()   true when the thread caches; attaches the thread
  *                      (mt_thread_attach: every layer's create, and
  *                      thread_exit when it ends) on its first call
- *   MT_SELF(create)    the layer operation: starts the cache
+ *   the layer operations create (start), thread_exit (stop, then pass on),
+ *   purge (malloc_trim: the calling thread's cache goes back first — other
+ *   threads' caches are theirs — then the layers below release what is
+ *   free), and getmeta, resize and the fork handlers, which pass on: the
+ *   cached blocks stay owned below, and a per-thread cache has no lock
+ *   (the child of a fork keeps the forking thread's cache).
  */
 #ifndef MORTISE_LAYERS_CACHE_THREAD_STATE_ONCE
 #define MORTISE_LAYERS_CACHE_THREAD_STATE_ONCE
@@ -25,6 +34,8 @@ enum { mt_cache_new = 0, mt_cache_on, mt_cache_off };
 #endif
 
 static void MT_SELF(start)(void);
+static void MT_SELF(stop)(void);
+static bool MT_SELF(flush_all)(void);
 
 /* Returns true when the thread caches (attaching it on its first call). */
 MT_SLOW bool MT_SELF(ready)(void)
@@ -43,3 +54,21 @@ MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(start)();
     return next(ctx);
 }
+
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(stop)();
+    return next(ctx);
+}
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = MT_SELF(flush_all)();
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, getmeta)
+MT_FORWARD_OP(MT_NAME, resize)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)

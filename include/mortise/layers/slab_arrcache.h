@@ -267,36 +267,13 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
     g->mag.slot[g->mag.n++] = p;
 }
 
-/* Hit: a compare for the range, the class index, a pop off the front. */
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+/* The fast paths pop the front group and push a block of its slab. */
+MT_INLINE mt_magazine *MT_SELF(magazine)(size_t c) { return &MT_SELF(tl).front[c].mag; }
+MT_INLINE bool MT_SELF(accepts)(size_t c, void *p)
 {
-    size_t size = ctx->size;
-    mt_magazine *m = NULL;
-    uint32_t n = 0;
-    if (MT_SELF(takes)(size, ctx->align)) {
-        m = &MT_SELF(tl).front[MT_SELF(class_index)(size)].mag;
-        n = m->n;
-    }
-    if (MT_UNLIKELY(!n))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    return mt_magazine_pop(m, n);
+    return MT_SELF(tl).front[c].slab == MT_SELF(slab_of)(p);
 }
-
-/* Hit: the owner's getmeta, the class, the block's slab is the front's, a
- * push. */
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
-{
-    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
-    MT_SELF(group) *g = &MT_SELF(tl).front[c];
-    uint32_t n;
-    if (MT_UNLIKELY(!MT_SELF(covers)(c) || g->slab != MT_SELF(slab_of)(ctx->ptr) ||
-                    (n = g->mag.n) >= g->mag.cap)) {
-        MT_SELF(free_slow)(ctx->ptr, c, next);
-        return NULL;
-    }
-    mt_magazine_push(&g->mag, n, ctx->ptr);
-    return NULL;
-}
+#include "cache/magazine_ops.h" /* alloc, free: pop and push */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool MT_SELF(flush_all)(void)

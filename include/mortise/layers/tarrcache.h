@@ -128,34 +128,9 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
     mt_cache_free_block(p, next);
 }
 
-/* Hit: a compare for the range, the class index, a pop off the array. */
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
-{
-    size_t size = ctx->size;
-    mt_magazine *m = NULL;
-    uint32_t n = 0;
-    if (MT_SELF(takes)(size, ctx->align)) {
-        m = &MT_SELF(tl).mag[MT_SELF(class_index)(size)];
-        n = m->n;
-    }
-    if (MT_UNLIKELY(!n))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    return mt_magazine_pop(m, n);
-}
-
-/* Hit: the owner's getmeta, the class index, a push onto the array. */
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
-{
-    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
-    mt_magazine *m = &MT_SELF(tl).mag[c];
-    uint32_t n;
-    if (MT_UNLIKELY(!MT_SELF(covers)(c) || (n = m->n) >= m->cap)) {
-        MT_SELF(free_slow)(ctx->ptr, c, next);
-        return NULL;
-    }
-    mt_magazine_push(m, n, ctx->ptr);
-    return NULL;
-}
+MT_INLINE mt_magazine *MT_SELF(magazine)(size_t c) { return &MT_SELF(tl).mag[c]; }
+MT_INLINE bool MT_SELF(accepts)(size_t c, void *p) { return (void)c, (void)p, true; }
+#include "cache/magazine_ops.h" /* alloc, free: pop and push */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool MT_SELF(flush_all)(void)

@@ -1,0 +1,49 @@
+/* mortise/layers/cache/magazine_ops.h — the fast paths of a per-thread
+ * magazine cache (tarrcache, slab_arrcache).
+ *
+ * alloc: a request the cache takes pops the newest block of its class's
+ *   magazine; anything else (a request it does not take, an empty magazine,
+ *   a thread not caching) goes to the layer's alloc_slow, through
+ *   MT_COLD_CALL. Hit: range compare, class index, pop (no lock, no atomic,
+ *   no read of the block).
+ * free: the owner's getmeta gives the class; a block the magazine accepts
+ *   is pushed; anything else (a class it does not cover, a block it does
+ *   not accept, a full magazine) goes to free_slow, tail-called.
+ *
+ * Template part (no include guard). The layer defines before it:
+ *   mt_magazine *MT_SELF(magazine)(size_t c)   the thread's magazine of a
+ *                                              cached class (TLS)
+ *   bool MT_SELF(accepts)(size_t c, void *p)   p may go on that magazine
+ *                                              (constant true, or a check)
+ *   void *MT_SELF(alloc_slow)(mt_ctx *, mt_lfunc *)
+ *   void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *)
+ * and has declared MT_DECLARE_BELOW(getmeta).
+ */
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size;
+    mt_magazine *m = NULL;
+    uint32_t n = 0;
+    if (MT_SELF(takes)(size, ctx->align)) {
+        m = MT_SELF(magazine)(MT_SELF(class_index)(size));
+        n = m->n;
+    }
+    if (MT_UNLIKELY(!n))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+    return mt_magazine_pop(m, n);
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
+    mt_magazine *m = MT_SELF(magazine)(c);
+    uint32_t n;
+    if (MT_UNLIKELY(!MT_SELF(covers)(c) || !MT_SELF(accepts)(c, ctx->ptr) ||
+                    (n = m->n) >= m->cap)) {
+        MT_SELF(free_slow)(ctx->ptr, c, next);
+        return NULL;
+    }
+    mt_magazine_push(m, n, ctx->ptr);
+    return NULL;
+}

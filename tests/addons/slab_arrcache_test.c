@@ -67,7 +67,7 @@ static void *other_thread(void *arg)
     for (int i = 0; i < 8; i++)
         s_free(p[i]);
     info[0] = p[0];
-    info[1] = slab_arrcache_tl.back; /* the groups' block */
+    info[1] = slab_arrcache_tl.store; /* the groups' block */
     return NULL;
 }
 

@@ -110,7 +110,8 @@ typedef struct {
 static MT_TLS struct {
     MT_SELF(group) front[MT_SELF(bins)];
     int state;             /* cache/thread_state.h */
-    MT_SELF(group) *back;  /* per cached class, backs groups, most recent first */
+    MT_SELF(group) *store; /* per cached class, backs groups (most recent
+                              first), then every group's slots: from below */
 } MT_SELF(tl);
 
 #include "cache/thread_state.h"
@@ -130,7 +131,7 @@ MT_INLINE size_t MT_SELF(group_cap)(size_t c)
 /* Class c's other groups, most recently used first. */
 MT_INLINE MT_SELF(group) *MT_SELF(backs_of)(size_t c)
 {
-    return MT_SELF(tl).back + (c - MT_SELF(first)()) * MT_SELF(backs);
+    return MT_SELF(tl).store + (c - MT_SELF(first)()) * MT_SELF(backs);
 }
 
 /* The thread's first use: one block from below holds every class's back
@@ -146,7 +147,7 @@ MT_SLOW void MT_SELF(start)(void)
     MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
     if (!store)
         return;
-    MT_SELF(tl).back = (MT_SELF(group) *)(void *)store;
+    MT_SELF(tl).store = (MT_SELF(group) *)(void *)store;
     void **slot = (void **)(void *)(store + records);
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
         uint32_t cap = (uint32_t)MT_SELF(group_cap)(c);
@@ -273,7 +274,7 @@ MT_INLINE bool MT_SELF(accepts)(size_t c, void *p)
 {
     return MT_SELF(tl).front[c].slab == MT_SELF(slab_of)(p);
 }
-#include "cache/magazine_ops.h" /* alloc, free: pop and push */
+#include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool MT_SELF(flush_all)(void)
@@ -287,18 +288,6 @@ MT_SLOW bool MT_SELF(flush_all)(void)
             any += mt_magazine_drain(&MT_SELF(backs_of)(c)[i].mag, SIZE_MAX, MT_BELOW(free));
     }
     return any != 0;
-}
-
-/* The thread ends: its blocks and its groups go back below. */
-MT_SLOW void MT_SELF(stop)(void)
-{
-    MT_SELF(flush_all)();
-    if (MT_SELF(tl).back)
-        mt_cache_free_block(MT_SELF(tl).back, MT_BELOW(free));
-    MT_SELF(tl).back = NULL;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).front[c] = (MT_SELF(group)){{NULL, 0, 0}, 0};
-    MT_SELF(tl).state = mt_cache_off;
 }
 
 #include "../core/layer_end.h"

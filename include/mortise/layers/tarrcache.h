@@ -130,7 +130,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
 
 MT_INLINE mt_magazine *MT_SELF(magazine)(size_t c) { return &MT_SELF(tl).mag[c]; }
 MT_INLINE bool MT_SELF(accepts)(size_t c, void *p) { return (void)c, (void)p, true; }
-#include "cache/magazine_ops.h" /* alloc, free: pop and push */
+#include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool MT_SELF(flush_all)(void)
@@ -139,18 +139,6 @@ MT_SLOW bool MT_SELF(flush_all)(void)
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         any += mt_magazine_drain(&MT_SELF(tl).mag[c], SIZE_MAX, MT_BELOW(free));
     return any != 0;
-}
-
-/* The thread ends: its blocks and its slot arrays go back below. */
-MT_SLOW void MT_SELF(stop)(void)
-{
-    MT_SELF(flush_all)();
-    if (MT_SELF(tl).store)
-        mt_cache_free_block(MT_SELF(tl).store, MT_BELOW(free));
-    MT_SELF(tl).store = NULL;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).mag[c] = (mt_magazine){0};
-    MT_SELF(tl).state = mt_cache_off;
 }
 
 #include "../core/layer_end.h"

@@ -9,6 +9,9 @@
  * free: the owner's getmeta gives the class; a block the magazine accepts
  *   is pushed; anything else (a class it does not cover, a block it does
  *   not accept, a full magazine) goes to free_slow, tail-called.
+ * stop (thread_exit, cache/thread_state.h): every cached block, then the
+ *   thread's store (the one block from below holding its slot arrays) go
+ *   back below; every magazine is left empty with no room.
  *
  * Template part (no include guard). The layer defines before it:
  *   mt_magazine *MT_SELF(magazine)(size_t c)   the thread's magazine of a
@@ -17,7 +20,9 @@
  *                                              (constant true, or a check)
  *   void *MT_SELF(alloc_slow)(mt_ctx *, mt_lfunc *)
  *   void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *)
- * and has declared MT_DECLARE_BELOW(getmeta).
+ *   bool MT_SELF(flush_all)(void)
+ * keeps its store in MT_SELF(tl).store, and has declared
+ * MT_DECLARE_BELOW(getmeta) and MT_DECLARE_BELOW(free).
  */
 
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
@@ -46,4 +51,15 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     }
     mt_magazine_push(m, n, ctx->ptr);
     return NULL;
+}
+
+MT_SLOW void MT_SELF(stop)(void)
+{
+    MT_SELF(flush_all)();
+    if (MT_SELF(tl).store)
+        mt_cache_free_block(MT_SELF(tl).store, MT_BELOW(free));
+    MT_SELF(tl).store = NULL;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+        *MT_SELF(magazine)(c) = (mt_magazine){0};
+    MT_SELF(tl).state = mt_cache_off;
 }

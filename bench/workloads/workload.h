@@ -1,0 +1,215 @@
+/* bench/workloads/workload.h: what every benchmark workload shares.
+ *
+ * The interface the harness (tools/bench.py) relies on, kept by every
+ * bench_<name> program:
+ *   -t THREADS  worker threads (default: online CPUs)
+ *   -s SCALE    work multiplier, a positive real (default 1: quick mode)
+ * A workload never times itself; it checks its own results and ends with one
+ * stdout line, `ok checksum=<hex> key=value...` (exit 0) or `FAIL <reason>`
+ * (exit 1). The checksum depends only on -t and -s, never on the allocator
+ * or the schedule, so equal arguments give equal lines under every malloc.
+ *
+ * Blocks are sealed: the first 16 bytes hold an id and a hash of (id, size),
+ * the last 8 bytes of a block of 24 bytes or more hold the hash again, and
+ * every block is opened (checked) before it is freed. A block the allocator
+ * handed out twice, overlapped with another, or wrote into while it was live
+ * fails the run instead of skewing the time.
+ */
+#ifndef MORTISE_BENCH_WORKLOAD_H
+#define MORTISE_BENCH_WORKLOAD_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct wl_args {
+  int threads;
+  double scale;
+};
+
+static _Noreturn void wl_fail(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+static _Noreturn void wl_fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("FAIL ", stdout);
+  vprintf(fmt, ap);
+  fputc('\n', stdout);
+  va_end(ap);
+  fflush(stdout);
+  exit(1);
+}
+
+static inline void wl_usage(const char *name, const char *what) {
+  fprintf(stderr,
+          "usage: %s [-t THREADS] [-s SCALE]\n  %s\n"
+          "  -t THREADS  worker threads (default: online CPUs)\n"
+          "  -s SCALE    work multiplier > 0 (default 1)\n",
+          name, what);
+}
+
+/* Parses -t and -s; anything else is a usage error (exit 2). */
+static inline struct wl_args wl_parse(int argc, char **argv, const char *what) {
+  struct wl_args a;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  a.threads = ncpu > 0 ? (int)ncpu : 1;
+  a.scale = 1.0;
+  int c;
+  while ((c = getopt(argc, argv, "t:s:h")) != -1) {
+    char *end = NULL;
+    switch (c) {
+    case 't': {
+      long t = strtol(optarg, &end, 10);
+      if (*end || t < 1 || t > 4096) {
+        fprintf(stderr, "%s: -t wants 1..4096\n", argv[0]);
+        exit(2);
+      }
+      a.threads = (int)t;
+      break;
+    }
+    case 's':
+      a.scale = strtod(optarg, &end);
+      if (*end || !(a.scale > 0) || a.scale > 1e6) {
+        fprintf(stderr, "%s: -s wants a positive number\n", argv[0]);
+        exit(2);
+      }
+      break;
+    case 'h':
+      wl_usage(argv[0], what);
+      exit(0);
+    default:
+      wl_usage(argv[0], what);
+      exit(2);
+    }
+  }
+  if (optind != argc) {
+    wl_usage(argv[0], what);
+    exit(2);
+  }
+  return a;
+}
+
+/* base × scale, at least `floor`. */
+static inline size_t wl_scaled(size_t base, double scale, size_t floor) {
+  double v = (double)base * scale;
+  return v < (double)floor ? floor : (size_t)v;
+}
+
+/* splitmix64: seeds and hashes. */
+static inline uint64_t wl_mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+/* xorshift64*: one per thread or per object stream, seeded through wl_mix. */
+struct wl_rng {
+  uint64_t s;
+};
+static inline struct wl_rng wl_rng_seed(uint64_t seed) {
+  struct wl_rng r = {wl_mix(seed) | 1};
+  return r;
+}
+static inline uint64_t wl_next(struct wl_rng *r) {
+  r->s ^= r->s >> 12;
+  r->s ^= r->s << 25;
+  r->s ^= r->s >> 27;
+  return r->s * 0x2545f4914f6cdd1dull;
+}
+/* Uniform in [0, n). */
+static inline uint64_t wl_below(struct wl_rng *r, uint64_t n) {
+  return (uint64_t)(((unsigned __int128)wl_next(r) * n) >> 64);
+}
+/* Uniform in [lo, hi]. */
+static inline uint64_t wl_range(struct wl_rng *r, uint64_t lo, uint64_t hi) {
+  return lo + wl_below(r, hi - lo + 1);
+}
+
+static inline uint64_t wl_seal_word(uint64_t id, size_t size) {
+  return wl_mix(id ^ ((uint64_t)size << 40) ^ 0x5ea1ed0b1ec7ull);
+}
+
+#define WL_MIN_SEALED 16
+
+/* Writes the seal of a block of `size` ≥ 16 bytes. */
+static inline void wl_seal(void *p, size_t size, uint64_t id) {
+  uint64_t w = wl_seal_word(id, size);
+  memcpy(p, &id, 8);
+  memcpy((char *)p + 8, &w, 8);
+  if (size >= 24)
+    memcpy((char *)p + size - 8, &w, 8);
+}
+
+/* Checks the seal of a block of `size` bytes; returns its id or fails. */
+static inline uint64_t wl_open(const void *p, size_t size, const char *where) {
+  uint64_t id, w, tail;
+  if (!p)
+    wl_fail("%s: NULL block", where);
+  memcpy(&id, p, 8);
+  memcpy(&w, (const char *)p + 8, 8);
+  if (w != wl_seal_word(id, size))
+    wl_fail("%s: block %p of %zu bytes overwritten (head)", where, p, size);
+  if (size >= 24) {
+    memcpy(&tail, (const char *)p + size - 8, 8);
+    if (tail != w)
+      wl_fail("%s: block %p of %zu bytes overwritten (tail)", where, p, size);
+  }
+  return id;
+}
+
+/* Checks then frees; returns the id. */
+static inline uint64_t wl_free_sealed(void *p, size_t size, const char *where) {
+  uint64_t id = wl_open(p, size, where);
+  free(p);
+  return id;
+}
+
+static inline void *wl_malloc(size_t size, const char *where) {
+  void *p = malloc(size);
+  if (!p)
+    wl_fail("%s: malloc(%zu) returned NULL (errno %d)", where, size, errno);
+  return p;
+}
+
+/* Runs fn(i, arg) on n threads and joins them all. */
+struct wl_thread_start {
+  void (*fn)(int, void *);
+  void *arg;
+  int index;
+};
+static inline void *wl_thread_main(void *p) {
+  struct wl_thread_start *s = p;
+  s->fn(s->index, s->arg);
+  return NULL;
+}
+static inline void wl_run_threads(int n, void (*fn)(int, void *), void *arg) {
+  pthread_t *tid = calloc((size_t)n, sizeof *tid);
+  struct wl_thread_start *st = calloc((size_t)n, sizeof *st);
+  if (!tid || !st)
+    wl_fail("no memory for %d threads", n);
+  for (int i = 0; i < n; i++) {
+    st[i].fn = fn;
+    st[i].arg = arg;
+    st[i].index = i;
+    int e = pthread_create(&tid[i], NULL, wl_thread_main, &st[i]);
+    if (e)
+      wl_fail("pthread_create: %s", strerror(e));
+  }
+  for (int i = 0; i < n; i++)
+    pthread_join(tid[i], NULL);
+  free(tid);
+  free(st);
+}
+
+/* The share of `total` items thread `i` of `n` handles. */
+static inline size_t wl_share(size_t total, int i, int n) {
+  return total / (size_t)n + ((size_t)i < total % (size_t)n ? 1 : 0);
+}
+
+#endif

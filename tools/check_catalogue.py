@@ -3,38 +3,30 @@
 
 Every header under include/mortise/{os,layers,sockets} whose contract names a
 model-language layer ("[model: NAME]") must have a row in the table of
-docs/layers.md, the row's kind must match the header's folder, and every slot
+docs/layers.md, the row's kind must match the header's folder (for layers/,
+trunk if the header has a page-map id, MT_SELF_ID, else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
 Exits 1 and lists every disagreement, so docs and code cannot drift apart.
+The contracts are read by tools/mortise_lib/registry.py, the registry the
+`mortise` command uses, so the command, the headers and the catalogue agree.
 """
 import pathlib
 import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-KINDS = {"os": "OS layer", "layers": None, "sockets": "socket"}
-MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
-SLOT = re.compile(r"^\s*\*\s+([a-z_]+)=\S*.*?→\s*MT_[A-Z0-9_]+\s*\(([^)]*)\)")
+sys.path.insert(0, str(ROOT / "tools"))
+from mortise_lib.registry import FOLDER_KIND as KINDS, Registry  # noqa: E402
 
 
 def header_contracts():
-    found = {}
-    for folder in KINDS:
-        for path in sorted((ROOT / "include/mortise" / folder).glob("*.h")):
-            text = path.read_text()
-            end = text.find("*/")
-            contract = text[: end if end > 0 else len(text)]
-            m = MODEL.search(contract)
-            if not m:
-                continue
-            slots = {}
-            for line in contract.splitlines():
-                s = SLOT.match(line)
-                if s:
-                    slots[s.group(1)] = s.group(2).strip()
-            found[m.group(1)] = (folder, path.relative_to(ROOT / "include/mortise"), slots)
-    return found
+    """name → (folder, header, {slot: default text}, kind), from the registry
+    that `mortise` uses (tools/mortise_lib/registry.py)."""
+    reg = Registry(ROOT / "include")
+    return {name: (l.folder, l.header, {s.name: s.default_text for s in l.slots.values()},
+                   l.kind)
+            for name, l in reg.layers.items()}
 
 
 def catalogue_rows():
@@ -61,7 +53,9 @@ def sizes(text):
 
 
 def default_listed(default, cell_text):
-    first = default.split(",")[0].split(";")[0]
+    first = default.split(",")[0].split(";")[0].split(":")[0]
+    if first.strip().lower() == "empty":     # an empty prefix: docs say "none"
+        first = "none" if "none" in norm(cell_text) else first
     wanted = sizes(first)
     if wanted and re.fullmatch(r"\s*\d+\s*[kmg]?i?b?\s*", first, re.I):
         return wanted <= sizes(cell_text)
@@ -70,7 +64,7 @@ def default_listed(default, cell_text):
 
 def main():
     headers, rows, problems = header_contracts(), catalogue_rows(), []
-    for name, (folder, path, slots) in headers.items():
+    for name, (folder, path, slots, derived) in headers.items():
         row = rows.get(name)
         if not row:
             problems.append(f"{name}: no row in docs/layers.md (header {path})")
@@ -79,8 +73,9 @@ def main():
         want = KINDS[folder]
         if want and kind != want:
             problems.append(f"{name}: kind '{kind}' in docs, '{want}' by its folder")
-        if not want and kind not in ("trunk", "add-on"):
-            problems.append(f"{name}: kind '{kind}' should be trunk or add-on")
+        if not want and kind != derived:
+            problems.append(f"{name}: kind '{kind}' in docs, '{derived}' by its header "
+                            "(a trunk layer has a page-map id, MT_SELF_ID)")
         if str(path) not in where:
             problems.append(f"{name}: docs name header '{where}', it is {path}")
         for slot, default in slots.items():

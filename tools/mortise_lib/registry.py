@@ -1,0 +1,185 @@
+"""The registry of layers, policies and instances, read from the headers.
+
+Nothing here is a table kept by hand: a layer is a header under
+include/mortise/{os,layers,sockets} whose contract block carries
+"[model: NAME]"; its slots are the contract's "slot=TYPE → MT_MACRO (default)"
+entries; a policy is a header under include/mortise/policy/ whose first line
+reads "SLOT=NAME — ..."; a ready instance is a composition file with a
+"model:" line in its opening comment. So `mortise list`, the spec checker and
+tools/check_catalogue.py see exactly what the compiler will see.
+"""
+import pathlib
+import re
+
+FOLDER_KIND = {"os": "OS layer", "layers": None, "sockets": "socket"}
+KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
+# The slots whose values are policies, by the policy folder's slot name.
+POLICY_SLOTS = ("sync", "sizeclass", "chksum", "err_handle")
+
+MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
+# slot=TYPE → MT_MACRO (default...): TYPE is a word, 0|1, or [lo, hi].
+SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
+                  r"(MT_[A-Z0-9_]+)\s*\(")
+POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
+
+
+class Slot:
+    """One policy slot of a layer as its contract states it."""
+
+    def __init__(self, name, vtype, macro, default_text, line):
+        self.name = name
+        self.vtype = vtype              # "[lo, hi]", "0|1", "BYTES", "N", "POLICY", ...
+        self.macro = macro
+        self.default_text = default_text  # as written, e.g. "2 MiB", "0, 32768"
+        self.line = line                  # line of the header it is stated on
+
+    @property
+    def default(self):
+        """The default's first item, the part before ';', ':' or ', a ...'."""
+        d = self.default_text
+        if self.vtype.startswith("["):
+            parts = [p.strip() for p in d.split(";")[0].split(":")[0].split(",")]
+            return ", ".join(parts[:2])
+        d = re.split(r"[;:]|,\s", d)[0].strip()
+        d = re.sub(r"\s*=.*$", "", d)       # "0 = off" → "0"
+        return d
+
+    @property
+    def required(self):
+        return self.default.lower() == "required"
+
+    @property
+    def empty_default(self):
+        return self.default.lower() in ("empty", "none", "") and self.vtype == "IDENT"
+
+
+class Layer:
+    def __init__(self, name, kind, folder, header, slots):
+        self.name = name
+        self.kind = kind          # OS layer, trunk, add-on, socket
+        self.folder = folder      # os, layers, sockets
+        self.header = header      # path relative to include/mortise
+        self.slots = slots        # name → Slot, in contract order
+
+    @property
+    def include(self):
+        return f"mortise/{self.header}"
+
+
+def _contract(text):
+    end = text.find("*/")
+    return text[: end if end > 0 else len(text)]
+
+
+def _default_text(contract, start):
+    """The parenthesised default opening at contract[start], across lines."""
+    depth, i, out = 0, start, []
+    while i < len(contract):
+        c = contract[i]
+        if c == "(":
+            depth += 1
+            if depth == 1:
+                i += 1
+                continue
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        out.append(c)
+        i += 1
+    text = "".join(out)
+    text = re.sub(r"\n\s*\*\s*", " ", text)      # comment continuation lines
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def parse_slots(contract):
+    slots = {}
+    for m in SLOT.finditer(contract):
+        name, vtype, macro = m.group(1), m.group(2), m.group(3)
+        if name in slots:
+            continue
+        line = contract.count("\n", 0, m.start()) + 1
+        slots[name] = Slot(name, vtype, macro, _default_text(contract, m.end() - 1), line)
+    return slots
+
+
+class Registry:
+    """Layers, policies and instances of one include tree."""
+
+    def __init__(self, include_dir, instance_dirs=()):
+        self.include_dir = pathlib.Path(include_dir)
+        self.root = self.include_dir / "mortise"
+        self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
+        self.layers = self._read_layers()
+        self.policies = self._read_policies()
+
+    def _read_layers(self):
+        layers = {}
+        for folder, kind in FOLDER_KIND.items():
+            for path in sorted((self.root / folder).glob("*.h")):
+                text = path.read_text(errors="replace")
+                contract = _contract(text)
+                m = MODEL.search(contract)
+                if not m:
+                    continue
+                if kind is None:
+                    # A trunk layer owns blocks: it has a page-map id
+                    # (MT_SELF_ID); an add-on only passes requests through
+                    # (docs/writing-a-layer.md, "Ownership routing").
+                    kind = "trunk" if "MT_SELF_ID" in text else "add-on"
+                layers[m.group(1)] = Layer(m.group(1), kind, folder,
+                                           path.relative_to(self.root),
+                                           parse_slots(contract))
+                kind = FOLDER_KIND[folder]
+        return layers
+
+    def _read_policies(self):
+        policies = {}
+        for path in sorted((self.root / "policy").glob("*/*.h")):
+            with open(path, errors="replace") as f:
+                m = POLICY_LINE.match(f.readline())
+            if m:
+                policies.setdefault(m.group(1), {})[m.group(2)] = path.relative_to(self.root)
+        return policies
+
+    def by_kind(self, kind):
+        return [l for l in self.layers.values() if l.kind == kind]
+
+    def policy_names(self, slot):
+        return sorted(self.policies.get(slot, {}))
+
+    def instances(self):
+        """name → (model line, composition file), from the "model:" lines."""
+        found = {}
+        for d in self.instance_dirs:
+            for path in sorted(d.glob("*.c")):
+                line = instance_model_line(path.read_text(errors="replace"))
+                if line:
+                    found.setdefault(path.stem, (line, path))
+        return found
+
+
+def instance_model_line(text):
+    """The model line of a composition file's opening comment, joined, or None.
+
+    The line starts at "model:" and runs over the comment's following lines
+    until a line that does not continue it (blank, or one that does not start
+    with a layer separator or continue an open bracket).
+    """
+    comment = _contract(text)
+    lines = [re.sub(r"^\s*/?\*+\s?", "", l) for l in comment.splitlines()]
+    for i, l in enumerate(lines):
+        m = re.match(r"\s*model:\s*(.*)$", l)
+        if not m:
+            continue
+        parts = [m.group(1).strip()]
+        for nxt in lines[i + 1:]:
+            s = nxt.strip()
+            depth = sum(p.count("(") + p.count("[") - p.count(")") - p.count("]")
+                        for p in parts)
+            if s.startswith("::") or (s and depth > 0):
+                parts.append(s)
+            else:
+                break
+        return " ".join(parts).strip()
+    return None

@@ -18,8 +18,14 @@ configure:
 test: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900 --repeat until-pass:2
 
+# `make bench ALLOCATORS=wfslab,mimalloc WORKLOADS=larson RUNS=5 THREADS=4
+# FULL=1 NO_INSTALL=1 SCALE=N`: tools/bench.py's options (docs/bench.md).
+BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--workloads=$(WORKLOADS)) \
+	$(if $(RUNS),--runs=$(RUNS)) $(if $(THREADS),--threads=$(THREADS)) $(if $(SCALE),--scale=$(SCALE)) \
+	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install)
+
 bench: all
-	tools/bench.sh $(BUILD)
+	tools/bench.sh $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The harness end to end on the stub workload (ctest: bench_harness.run):
+glibc and one Mortise instance, one run each of bench_stub and of
+bench_stubcrash (which crashes after printing its ok line), plain progress.
+Checks the CSV rows, the report's sections, that the crash is recorded as a
+crash and listed, the progress lines, and that a run's max RSS is the
+program's own (runstat), not the harness's. Prints 'N passed, N failed'."""
+import argparse
+import csv
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLAIN_LINE = re.compile(r"^\[ *\d+/4\] stub(crash)? × \S+ run 1/1: \d+\.\d{3} s \d+ KB (ok|crashed)"
+                        r"( \(.*\))? \| ETA \d+:\d\d$")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--stub-dir", required=True)
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--work", required=True)
+    a = ap.parse_args()
+    shutil.rmtree(a.work, ignore_errors=True)
+    inst = os.path.basename(a.lib)[len("libmortise-"):-3]
+    passed = failed = 0
+
+    def check(cond, what, detail=""):
+        nonlocal passed, failed
+        if cond:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL: %s%s" % (what, "\n  " + detail[-3000:].replace("\n", "\n  ") if detail else ""))
+
+    cmd = [sys.executable, "-B", os.path.join(ROOT, "tools", "bench.py"), a.build,
+           "--manifest", os.path.join(HERE, "stub.tsv"), "--bin-dir", a.stub_dir,
+           "--allocators", "glibc," + a.lib, "--workloads", "stub,stubcrash", "--runs", "1", "--threads", "2",
+           "--no-install", "--progress", "plain", "--out", a.work]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    log = "stdout:\n%s\nstderr:\n%s" % (r.stdout, r.stderr)
+    check(r.returncode == 0, "bench.py exits 0 although a run crashed (no --strict)", log)
+    lines = [l for l in r.stdout.splitlines() if l.startswith("[")]
+    check(len(lines) == 4 and all(PLAIN_LINE.match(l) for l in lines),
+          "four plain progress lines, one per run (stdout is not a tty)", log)
+    check("\r" not in r.stdout, "no carriage returns when stdout is not a tty", log)
+    check("Mortise benchmark summary" in r.stdout and "Targets" in r.stdout, "the summary is printed", log)
+
+    with open(os.path.join(a.work, "results.csv")) as f:
+        rows = list(csv.DictReader(f))
+    got = sorted((row["workload"], row["allocator"], row["run"], row["status"]) for row in rows)
+    want = sorted([("stub", "glibc", "1", "ok"), ("stub", inst, "1", "ok"),
+                   ("stubcrash", "glibc", "1", "crashed"), ("stubcrash", inst, "1", "crashed")])
+    check(got == want, "results.csv: one row per run, the crash recorded as crashed", repr(got))
+    for row in rows:
+        check(list(row)[:7] == ["workload", "allocator", "run", "threads", "wall_s", "maxrss_kb", "status"],
+              "CSV columns start workload, allocator, run, threads, wall_s, maxrss_kb, status", repr(list(row)))
+        check(float(row["wall_s"]) > 0, "wall_s > 0 (%s × %s)" % (row["workload"], row["allocator"]), repr(row))
+        # the stub needs ~2 MB; forked straight from the harness it would report the harness's ~20 MB
+        check(0 < int(row["maxrss_kb"]) < 10000, "maxrss_kb is the program's own (%s × %s: %s KB)"
+              % (row["workload"], row["allocator"], row["maxrss_kb"]))
+        if row["workload"] == "stub":
+            check(row["threads"] == "2" and "sum=" in row["detail"], "stub row has threads 2 and its ok line", repr(row))
+        else:
+            check(row["threads"] == "1" and "SIGSEGV" in row["detail"], "stubcrash row names SIGSEGV", repr(row))
+
+    with open(os.path.join(a.work, "report.md")) as f:
+        rep = f.read()
+    for section in ("## Summary: normalized geometric means (Table 4)", "## Targets (DESIGN.md §6)",
+                    "## Failed runs", "## Per benchmark", "### stub", "### stubcrash", "## Plots", "## Files"):
+        check(section in rep, "report.md has %r" % section, rep[:2000])
+    summary = re.search(r"\n\| glibc \| ([0-9.]+) \| ([0-9.]+) \|.*\| 1/2 \|", rep)
+    check(summary and summary.group(1) == "1.000" and summary.group(2) == "1.000",
+          "Table 4: glibc is 1.000 against itself, over 1 of 2 benchmarks (stubcrash left out)", rep[:3000])
+    check(re.search(r"\| stubcrash \| glibc \| 1 \| crashed \| killed by SIGSEGV", rep) is not None,
+          "the failed-runs table lists stubcrash × glibc as crashed", rep)
+    check("**0/1 ok** (run 1 crashed)" in rep, "the stubcrash table marks its runs as failed", rep)
+    check("not measured" in rep, "targets whose allocators are absent say 'not measured'", rep)
+    check(os.path.exists(os.path.join(a.work, "summary.txt")), "summary.txt written")
+    check(os.path.exists(os.path.join(a.work, "runs", "stub", "glibc", "1", "stdout")), "each run's stdout kept")
+    check(("time.png" in os.listdir(a.work)) or ("matplotlib is not installed" in rep),
+          "plots drawn, or the report says matplotlib is missing", rep[-1500:])
+
+    r = subprocess.run(cmd[:-1] + [a.work + "-strict", "--strict", "--workloads", "stubcrash"],
+                       capture_output=True, text=True, timeout=240)
+    check(r.returncode == 1, "--strict: a failed run makes the exit status 1", r.stdout + r.stderr)
+    r = subprocess.run(cmd[:2] + [os.path.join(ROOT, "tools", "bench.py"), a.build, "--allocators", "nosuch",
+                                  "--no-install", "--list"], capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2 and "unknown allocator 'nosuch'" in r.stderr, "an unknown allocator is an error", r.stderr)
+    print("bench_harness.run: %d passed, %d failed" % (passed, failed))
+    if failed == 0:
+        shutil.rmtree(a.work, ignore_errors=True)
+        shutil.rmtree(a.work + "-strict", ignore_errors=True)
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Mortise benchmark harness: every selected benchmark under every selected
+allocator, several runs each, side by side; a CSV, a Markdown report with the
+normalized geometric means (paper Table 4) and the DESIGN.md §6 targets, plots.
+
+    tools/bench.py [options] [BUILD_DIR]        (`make bench` runs it)
+
+Allocators (--allocators, comma list):
+  default       the ready instances the build has (tlsf tlsfcc hslab wfslab
+                wfslabfl wfslabm wfslabs hslabd tlsfccsd), glibc, and the peers
+                found: jemalloc tcmalloc mimalloc tbbmalloc (scudo in --full)
+  NAME          a Mortise instance (BUILD_DIR/lib/libmortise-NAME.so) or a peer
+  PATH.so       any malloc library to preload (named after its file)
+  instances     every built instance; peers: glibc and every peer found
+Workloads (--workloads, comma list; '-NAME' removes):
+  all (default), workloads, programs, st, mt, malloc_test, wcet_test,
+  fastpath, or names from bench/workloads/workloads.tsv and
+  bench/programs/programs.tsv (see --list)
+Results go to bench/results/<timestamp>/ (see docs/bench.md).
+"""
+import argparse
+import datetime
+import os
+import platform
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from bench_lib import allocators as alloc_mod  # noqa: E402
+from bench_lib import plots, report, runner, suite  # noqa: E402
+from bench_lib.results import Results  # noqa: E402
+
+QUICK_RUNS, FULL_RUNS = 3, 5
+# malloc_test and wcet_test arguments besides -t (and -m for the sweep):
+# quick mode keeps each run near a second on 2 cores.
+SWEEP_ARGS = {False: ["-s", "1"], True: ["-s", "10"]}
+WCET_ARGS = {False: ["-s", "1"], True: ["-s", "10"]}
+WCET_RUNS = {False: 1, True: 3}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0],
+                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"), help="build directory (default: build)")
+    ap.add_argument("-a", "--allocators", default="default", help="allocators to compare (see below)")
+    ap.add_argument("-w", "--workloads", default="all", help="benchmarks to run (see below)")
+    ap.add_argument("-r", "--runs", type=int, help="runs per measurement (quick %d, full %d)" % (QUICK_RUNS, FULL_RUNS))
+    ap.add_argument("-t", "--threads", type=int, help="threads of the multithreaded benchmarks "
+                    "(default: the core count; --full adds twice as many)")
+    ap.add_argument("-s", "--scale", type=float, help="override each workload's and program's -s SCALE")
+    ap.add_argument("--full", action="store_true", help="the thorough suite: full arguments, more runs, "
+                    "oversubscribed variants, the whole malloc_test sweep")
+    ap.add_argument("--no-install", action="store_true", help="never apt-get install missing peers, "
+                    "valgrind or matplotlib (skip them with a note)")
+    ap.add_argument("--timeout", type=float, default=300, help="seconds before one run is killed (default 300)")
+    ap.add_argument("--out", help="results directory (default: bench/results/<timestamp>)")
+    ap.add_argument("--manifest", default=os.path.join(ROOT, "bench", "workloads", "workloads.tsv"),
+                    help="workload manifest (programs BIN_DIR/bench_NAME)")
+    ap.add_argument("--programs", default=os.path.join(ROOT, "bench", "programs", "programs.tsv"),
+                    help="real-program manifest (drivers bench/programs/NAME.sh)")
+    ap.add_argument("--bin-dir", help="where the bench_NAME programs are (default: BUILD_DIR/bin)")
+    ap.add_argument("--progress", choices=["auto", "tty", "plain"], default="auto",
+                    help="live progress line (tty) or one line per run (plain); auto: tty if stdout is one")
+    ap.add_argument("--list", action="store_true", help="list the benchmarks and allocators, run nothing")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a run failed (default: 0 once the report is written)")
+    a = ap.parse_args(argv)
+    if a.runs is not None and a.runs < 1:
+        ap.error("--runs must be at least 1")
+    if a.threads is not None and a.threads < 1:
+        ap.error("--threads must be at least 1")
+    return a
+
+
+def say(msg):
+    print("bench: " + msg, flush=True)
+
+
+def ensure_tool(command, package, install, log, notes):
+    """True when `command` is on PATH, installing `package` when allowed."""
+    if shutil.which(command):
+        return True
+    if install and alloc_mod.may_install():
+        say("installing %s (apt-get) ..." % package)
+        alloc_mod.apt_install([package], log)
+    if shutil.which(command):
+        return True
+    notes.append("%s not installed%s" % (package, "" if install else " (installing is off)"))
+    return False
+
+
+def ensure_matplotlib(install, log, notes):
+    if plots.available() or not install or not alloc_mod.may_install():
+        return
+    if os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
+        return  # the distribution's package would not reach this interpreter
+    say("installing python3-matplotlib (apt-get) for the plots ...")
+    if not alloc_mod.apt_install(["python3-matplotlib"], log):
+        notes.append("apt-get could not install python3-matplotlib")
+
+
+def make_benches(a, build, bin_dir, threads, notes, have_valgrind):
+    benches = []
+    if os.path.exists(a.manifest):
+        benches += suite.manifest_benches(a.manifest, suite.WORKLOAD,
+                                          lambda n: os.path.join(bin_dir, "bench_" + n), threads, a.full, a.scale)
+    else:
+        notes.append("no workload manifest %s: no workloads" % os.path.relpath(a.manifest, ROOT))
+    if os.path.exists(a.programs):
+        pdir = os.path.dirname(os.path.abspath(a.programs))
+        benches += suite.manifest_benches(a.programs, suite.PROGRAM, lambda n: os.path.join(pdir, n + ".sh"),
+                                          threads, a.full, a.scale)
+    else:
+        notes.append("no program manifest %s: no real programs" % os.path.relpath(a.programs, ROOT))
+    mt = os.path.join(bin_dir, "bench_malloc_test")
+    if os.path.exists(mt):
+        benches += suite.sweep_benches(mt, threads, a.full, SWEEP_ARGS[a.full])
+    else:
+        notes.append("%s not built: no malloc_test sweep" % os.path.relpath(mt, ROOT))
+    wt = os.path.join(bin_dir, "bench_wcet_test")
+    if os.path.exists(wt):
+        benches += suite.wcet_benches(wt, threads, a.full, WCET_ARGS[a.full])
+    else:
+        notes.append("%s not built: no wcet_test" % os.path.relpath(wt, ROOT))
+    fp = os.path.join(build, "bin", "fastpath")
+    if not have_valgrind:
+        notes.append("valgrind missing: no fast-path counts")
+    elif not os.path.exists(fp):
+        notes.append("%s not built: no fast-path counts" % os.path.relpath(fp, ROOT))
+    else:
+        benches.append(suite.Bench("fastpath", suite.FASTPATH, "st",
+                                   [os.path.join(HERE, "fastpath.sh"), "--only", "NAME", build], 1,
+                                   "instructions per malloc+free pair (callgrind)"))
+    return benches
+
+
+def check_fastpath(name):
+    def check(stdout):
+        for line in stdout.splitlines():
+            cols = line.split()
+            if len(cols) == 3 and cols[0] == name:
+                return runner.OK, "in-call %s total %s" % (cols[1], cols[2]), {"in_call": cols[1], "total": cols[2]}
+        return runner.FAILED, "no count for %s (fastpath.sh does not know this allocator)" % name, {}
+    return check
+
+
+def wcet_metrics(path):
+    """Percentile keys (malloc_p99.9 ...) in µs from the wcet_stat JSON (docs/stats.md)."""
+    from bench_lib import wcet
+    return wcet.percentiles(path)
+
+
+def execute(job, outdir, launcher, timeout):
+    b, al = job.bench, job.alloc
+    rundir = os.path.join(outdir, "runs", b.name.replace("/", "_"), al.name, str(job.run))
+    env = dict(os.environ)
+    env.update(b.env)
+    argv, check, preload = list(b.argv), None, al.lib
+    if b.family == suite.PROGRAM:
+        # the driver preloads only the measured process (not itself, not the client)
+        env["MORTISE_BENCH_PRELOAD"] = al.lib or ""
+        env["MORTISE_BENCH_WORK"] = os.path.join(outdir, "work")
+        preload = None
+    elif b.family == suite.FASTPATH:
+        argv[argv.index("NAME")] = al.name
+        check = check_fastpath(al.name)
+        preload = None  # fastpath.sh preloads under valgrind itself
+    elif b.family == suite.WCET:
+        os.makedirs(rundir, exist_ok=True)
+        env["MORTISE_STATS"] = "json:" + os.path.join(rundir, "wcet.json")
+    result = runner.run_once(argv, env, timeout, rundir, preload=preload, launcher=launcher, check=check)
+    if b.family == suite.WCET and result.ok:
+        try:
+            result.metrics.update(wcet_metrics(os.path.join(rundir, "wcet.json")))
+        except (OSError, ValueError, KeyError) as e:
+            result.status, result.detail = runner.FAILED, "wcet_stat JSON unreadable: %s" % e
+    return result
+
+
+def machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            mem = "%.0f GiB" % (int(f.readline().split()[1]) / 1048576)
+    except (OSError, ValueError, IndexError):
+        pass
+    return "%s, %d cores, %s memory, %s %s" % (model or platform.processor(), os.cpu_count() or 0, mem,
+                                                platform.system(), platform.release())
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    build = os.path.abspath(a.build)
+    if not os.path.isdir(build):
+        print("bench.py: %s is not a build directory (make BUILD=%s)" % (a.build, a.build), file=sys.stderr)
+        return 2
+    bin_dir = os.path.abspath(a.bin_dir or os.path.join(build, "bin"))
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    outdir = os.path.abspath(a.out or os.path.join(ROOT, "bench", "results", stamp))
+    threads = a.threads or os.cpu_count() or 2
+    runs = a.runs or (FULL_RUNS if a.full else QUICK_RUNS)
+    install = not a.no_install
+    notes = []
+    os.makedirs(outdir, exist_ok=True)
+    apt_log = os.path.join(outdir, "apt.log")
+    try:
+        allocs, anotes = alloc_mod.resolve(a.allocators, build, install, apt_log, say, a.full)
+    except ValueError as e:
+        print("bench.py: %s" % e, file=sys.stderr)
+        return 2
+    notes += anotes
+    have_valgrind = shutil.which("valgrind") is not None or (
+        not a.list and ensure_tool("valgrind", "valgrind", install, apt_log, []))
+    benches = make_benches(a, build, bin_dir, threads, notes, have_valgrind)
+    try:
+        benches = suite.select(benches, a.workloads)
+    except ValueError as e:
+        print("bench.py: %s" % e, file=sys.stderr)
+        return 2
+    for b in benches:
+        if b.family == suite.WCET:
+            b.runs = WCET_RUNS[a.full] if a.runs is None else runs
+        elif b.family == suite.FASTPATH:
+            b.runs = 1  # instruction counts do not vary from run to run
+    if a.list:
+        for b in benches:
+            print("%-28s %-12s %-3s %s" % (b.name, b.family, b.kind, " ".join(shlex.quote(x) for x in b.argv)))
+        for al in allocs:
+            print("allocator %-16s %s" % (al.name, al.lib or "(system malloc)"))
+        for n in notes:
+            print("note: " + n)
+        shutil.rmtree(outdir, ignore_errors=True)
+        return 0
+    if not allocs or not benches:
+        print("bench.py: nothing to run (%s)" % ("no allocator" if not allocs else "no benchmark"), file=sys.stderr)
+        for n in notes:
+            print("note: " + n, file=sys.stderr)
+        return 2
+    ensure_matplotlib(install, apt_log, notes)
+    launcher = os.path.join(build, "bin", "runstat")
+    if not os.access(launcher, os.X_OK):
+        launcher = None
+        notes.append("%s not built: runs are forked from the harness itself, so every max RSS has the "
+                     "harness's own size as a floor" % os.path.relpath(os.path.join(build, "bin", "runstat"), ROOT))
+    latest = os.path.join(os.path.dirname(outdir), "latest")
+    if a.out is None:
+        try:
+            if os.path.islink(latest):
+                os.unlink(latest)
+            os.symlink(os.path.basename(outdir), latest)
+        except OSError:
+            pass
+
+    jobs = suite.plan(benches, allocs, runs)
+    mode = "full" if a.full else "quick"
+    say("%s suite: %d benchmarks × %d allocators, %d runs each → %d runs; results in %s"
+        % (mode, len(benches), len(allocs), runs, len(jobs), os.path.relpath(outdir)))
+    for n in notes:
+        say("note: " + n)
+    results = Results(os.path.join(outdir, "results.csv"))
+    tty = {"auto": None, "tty": True, "plain": False}[a.progress]
+    progress = runner.Progress(len(jobs), sys.stdout, tty)
+    est = runner.Estimator()
+    started = time.monotonic()
+    for i, job in enumerate(jobs):
+        eta = est.remaining(j.bench.name for j in jobs[i:])
+        progress.starting(job.bench.name, job.alloc.name, job.run, job.runs, eta)
+        t0 = time.monotonic()
+        result = execute(job, outdir, launcher, a.timeout)
+        est.add(job.bench.name, time.monotonic() - t0)
+        results.add(job, result)
+        progress.finished(job.bench.name, job.alloc.name, job.run, job.runs, result,
+                          est.remaining(j.bench.name for j in jobs[i + 1:]))
+    progress.close()
+    elapsed = time.monotonic() - started
+
+    an = report.Analysis(results)
+    wcet = report.wcet_table(results)
+    made, plot_note = plots.draw(outdir, results, an, wcet)
+    meta = [("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
+            ("machine", machine()),
+            ("command", " ".join(shlex.quote(x) for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
+            ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks" % (mode, runs, threads)),
+            ("wall time of the suite", runner.Progress.clock(elapsed))]
+    report_path = os.path.join(outdir, "report.md")
+    an, wcet, fast = report.write(report_path, results, meta, notes, made, plot_note)
+    text = report.summary_text(results, an, wcet, fast, os.path.relpath(report_path))
+    text += "\nsuite wall time: %s" % runner.Progress.clock(elapsed)
+    with open(os.path.join(outdir, "summary.txt"), "w") as f:
+        f.write(text.lstrip("\n") + "\n")
+    print(text)
+    return 1 if a.strict and results.failures() else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""PNG plots of a run, drawn with matplotlib when it is importable: normalized
+time and RSS per benchmark (paper Fig. 5/7), latency percentile curves (Fig.
+9/10) and the malloc_test sweep. Without matplotlib, a note says so."""
+import os
+
+from . import report, suite
+
+
+def available():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+        return True
+    except Exception:  # any import failure means: no plots
+        return False
+
+
+def bars(plt, path, title, benches, allocs, medians, base):
+    import numpy as np
+    fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(benches) + 3), 4.8))
+    width = 0.8 / max(1, len(allocs))
+    x = np.arange(len(benches))
+    for i, a in enumerate(allocs):
+        ys = []
+        for b in benches:
+            v, z = medians.get((b, a)), medians.get((b, base))
+            ys.append(v / z if v and z else 0)
+        ax.bar(x + i * width - 0.4 + width / 2, ys, width, label=a)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(x)
+    ax.set_xticklabels(benches, rotation=30, ha="right")
+    ax.set_ylabel("normalized to %s (lower is better)" % base)
+    ax.set_title(title)
+    ax.legend(fontsize="small", ncol=2 if len(allocs) > 8 else 1, loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def latency(plt, path, title, per_alloc, op):
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    xs = list(range(len(report.PERCENTILES)))
+    for a, vals in per_alloc.items():
+        ys = [vals.get("%s_p%s" % (op, p)) for p in report.PERCENTILES]
+        if any(y for y in ys):
+            ax.plot(xs, [y if y else float("nan") for y in ys], marker="o", label=a)
+    ax.set_xticks(xs)
+    ax.set_xticklabels(["%s %%" % p for p in report.PERCENTILES])
+    ax.set_yscale("log")
+    ax.set_xlabel("percentile")
+    ax.set_ylabel("%s latency (µs, log scale)" % op)
+    ax.set_title(title)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def sweep(plt, path, results, allocs):
+    lps = results.metric_medians("loops_per_sec")
+    benches = results.benches(suite.SWEEP)
+    by_threads = {}
+    for b in benches:
+        by_threads.setdefault(b.threads, []).append(b)
+    fig, axes = plt.subplots(1, len(by_threads), figsize=(6 * len(by_threads), 4.5), squeeze=False)
+    for ax, (t, bs) in zip(axes[0], sorted(by_threads.items())):
+        sizes = [int(b.name.split(":")[1].split("@")[0]) for b in bs]
+        for a in allocs:
+            ys = [lps.get((b.name, a), float("nan")) for b in bs]
+            ax.plot(sizes, ys, marker="o", label=a)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("maximum block size (bytes)")
+        ax.set_ylabel("loops per second (higher is better)")
+        ax.set_title("malloc_test, %d thread pairs" % t)
+    axes[0][-1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1, 1))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def draw(outdir, results, an, wcet):
+    """Draw what the results hold; returns (file names, note for the report)."""
+    if not available():
+        return [], ("matplotlib is not installed for %s: no plots (apt-get install python3-matplotlib, "
+                    "or let `make bench` install it)." % os.path.realpath(__import__("sys").executable))
+    import matplotlib.pyplot as plt
+    made = []
+    benches = an.names()
+    if benches and report.BASE in an.allocs:
+        for attr, med, fig in (("time", an.time, "time.png"), ("max RSS", an.rss, "rss.png")):
+            bars(plt, os.path.join(outdir, fig), "%s per benchmark, normalized to %s" % (attr, report.BASE),
+                 benches, an.allocs, med, report.BASE)
+            made.append(fig)
+    for bench, per_alloc in sorted(wcet.items()):
+        for op in ("malloc", "free"):
+            fig = "latency-%s-%s.png" % (bench.replace("@", "-"), op)
+            latency(plt, os.path.join(outdir, fig), "%s latency percentiles (%s)" % (op, bench), per_alloc, op)
+            made.append(fig)
+    if results.benches(suite.SWEEP):
+        sweep(plt, os.path.join(outdir, "malloc_test.png"), results, an.allocs)
+        made.append("malloc_test.png")
+    return made, ""

@@ -1,0 +1,321 @@
+"""The Markdown report, the terminal summary and the DESIGN.md §6 targets."""
+import os
+
+from . import stats, suite
+
+# wcet_test percentiles (paper Fig. 9/10: the slowest 10 %, 1 %, ... 0.0001 %)
+PERCENTILES = ["90", "99", "99.9", "99.99", "99.999", "99.9999"]
+BASE, REFERENCE = "glibc", "mimalloc"
+
+
+def fmt(x, digits=3):
+    return "—" if x is None else ("%.*f" % (digits, x))
+
+
+def md_table(headers, rows):
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def text_table(headers, rows):
+    cells = [headers] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+             for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+class Analysis:
+    """Medians, geometric means and targets computed once from Results."""
+
+    def __init__(self, results):
+        self.results = results
+        self.allocs = [a.name for a in results.allocators()]
+        self.geo_benches = [b for b in results.benches() if b.in_geomean]
+        self.time = results.medians("wall_s")
+        self.rss = results.medians("maxrss_kb")
+
+    def names(self, kind=None):
+        return [b.name for b in self.geo_benches if kind is None or b.kind == kind]
+
+    def geo(self, alloc, base, attr="time", kind=None):
+        med = self.time if attr == "time" else self.rss
+        return stats.ratio_geomean(med, alloc, base, self.names(kind))
+
+    def table4(self):
+        """Rows: allocator, time and RSS geomeans vs glibc and vs mimalloc, coverage."""
+        rows = []
+        for a in self.allocs:
+            t, used, left = self.geo(a, BASE, "time")
+            r, _, _ = self.geo(a, BASE, "rss")
+            tm, _, _ = self.geo(a, REFERENCE, "time")
+            rm, _, _ = self.geo(a, REFERENCE, "rss")
+            rows.append([a, fmt(t), fmt(r), fmt(tm), fmt(rm),
+                         "%d/%d" % (len(used), len(self.names()))])
+        return ["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE, "time ×%s" % REFERENCE,
+                "RSS ×%s" % REFERENCE, "benchmarks"], rows
+
+    # ---- targets (DESIGN.md §6) ----
+    def have(self, *names):
+        missing = [n for n in names if n not in self.allocs]
+        return ("not measured: %s not in this run" % ", ".join(missing)) if missing else None
+
+    def ratio_target(self, what, a, b, bar, attr="time", kind=None, invert=False):
+        """A target 'a vs b' on a geomean; invert: the measured number is b/a (a speedup)."""
+        missing = self.have(a, b)
+        if missing:
+            return [what, "—", bar, missing]
+        g, used, left = self.geo(a, b, attr, kind)
+        if g is None:
+            return [what, "—", bar, "not measured: no %sbenchmark where both succeeded"
+                    % ("multithreaded " if kind == "mt" else "")]
+        value = 1.0 / g if invert else g
+        limit = float(bar.split()[-1].rstrip("×"))
+        met = value >= limit if bar.startswith("≥") else value <= limit
+        note = " over %d benchmarks" % len(used) + (" (left out: %s)" % ", ".join(left) if left else "")
+        verdict = "met" if met else "**missed** by %.1f %%" % (abs(value / limit - 1) * 100)
+        return [what, "%.3f×%s" % (value, note), bar, verdict]
+
+    def targets(self, wcet, fastpath):
+        rows = [
+            self.ratio_target("tlsfcc speed-up over tlsf (multithreaded geomean, tlsf time / tlsfcc time)",
+                              "tlsfcc", "tlsf", "≥ 1.5×", kind="mt", invert=True),
+            self.ratio_target("hslab time / tcmalloc time", "hslab", "tcmalloc", "≤ 0.85×"),
+            self.ratio_target("wfslab time / mimalloc time", "wfslab", "mimalloc", "≤ 1.0×"),
+            self.ratio_target("wfslab max RSS / mimalloc max RSS", "wfslab", "mimalloc", "≤ 1.0×", attr="rss"),
+        ]
+        for safe, base in (("wfslabs", "wfslab"), ("hslabd", "hslab"), ("tlsfccsd", "tlsfcc")):
+            rows.append(self.ratio_target("safety: %s time / %s time" % (safe, base), safe, base, "≤ 1.1×"))
+        for twin in ("wfslabm", "wfslabfl"):
+            row = self.ratio_target("zero overhead: %s time / wfslab time" % twin, twin, "wfslab", "≤ 1.03×")
+            row[2] = "within 3 % (noise)"
+            if row[1] != "—":
+                value = float(row[1].split("×")[0])
+                row[3] = "met" if abs(value - 1) <= 0.03 else "**missed**: %+.1f %%" % ((value - 1) * 100)
+            rows.append(row)
+        rows += wcet_targets(wcet)
+        rows += fastpath_targets(fastpath)
+        return ["target", "measured", "bar", "verdict"], rows
+
+
+def wcet_targets(wcet):
+    """wfslab: the lowest 99.9999 % latency of all allocators, malloc and free."""
+    rows = []
+    if not wcet:
+        return [["wfslab lowest 99.9999 % latency (wcet_test)", "—", "lowest", "not measured: wcet_test not run"]]
+    for bench, per_alloc in sorted(wcet.items()):
+        for op in ("malloc", "free"):
+            vals = {a: v.get("%s_p99.9999" % op) for a, v in per_alloc.items() if v.get("%s_p99.9999" % op)}
+            what = "wfslab lowest %s 99.9999 %% latency (%s)" % (op, bench)
+            if "wfslab" not in vals:
+                rows.append([what, "—", "lowest", "not measured: no wfslab result"])
+                continue
+            best = min(vals, key=vals.get)
+            mine = vals["wfslab"]
+            measured = "%.2f µs (lowest: %s %.2f µs)" % (mine, best, vals[best])
+            verdict = "met" if mine <= vals[best] else "**missed**: %.2f× the lowest" % (mine / vals[best])
+            rows.append([what, measured, "lowest", verdict])
+    return rows
+
+
+def fastpath_targets(fastpath):
+    if not fastpath:
+        return [["fast path ≤ mimalloc's instructions", "—", "≤ mimalloc", "not measured: no fast-path counts"]]
+    ref = fastpath.get(REFERENCE)
+    if ref is None:
+        return [["fast path ≤ mimalloc's instructions", "—", "≤ mimalloc", "not measured: no mimalloc count"]]
+    rows = []
+    for name in ("tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs", "hslabd", "tlsfccsd"):
+        if name in fastpath:
+            mine = fastpath[name]
+            verdict = "met" if mine <= ref else "**missed** by %.1f instructions" % (mine - ref)
+            rows.append(["fast path: %s instructions per pair (in-call)" % name,
+                         "%.1f (mimalloc %.1f)" % (mine, ref), "≤ mimalloc", verdict])
+    return rows or [["fast path ≤ mimalloc's instructions", "—", "≤ mimalloc", "not measured: no ready instance"]]
+
+
+def wcet_table(results):
+    """{bench: {alloc: {"malloc_p99": median µs, ...}}} over the ok runs."""
+    out = {}
+    for b in results.benches(suite.WCET):
+        for a in results.allocators():
+            runs = [r for r in results.runs(b.name, a.name) if r.ok]
+            vals = {}
+            for op in ("malloc", "free"):
+                for p in PERCENTILES:
+                    key = "%s_p%s" % (op, p)
+                    xs = [float(r.metrics[key]) for r in runs if key in r.metrics]
+                    if xs:
+                        vals[key] = stats.median(xs)
+            if vals:
+                out.setdefault(b.name, {})[a.name] = vals
+    return out
+
+
+def fastpath_counts(results):
+    """{alloc: in-call instructions per pair} of the ok fast-path runs."""
+    out = {}
+    for j, r in results.records:
+        if j.bench.family == suite.FASTPATH and r.ok and "in_call" in r.metrics:
+            out[j.alloc.name] = float(r.metrics["in_call"])
+    return out
+
+
+def runs_cell(runs):
+    ok = sum(1 for r in runs if r.ok)
+    if ok == len(runs):
+        return "%d ok" % ok
+    bad = ["run %d %s" % (i + 1, r.status) for i, r in enumerate(runs) if not r.ok]
+    return "**%d/%d ok** (%s)" % (ok, len(runs), ", ".join(bad))
+
+
+def bench_section(results, an, b):
+    lines = ["### %s" % b.name, "", "%s; %d thread%s; `%s`" % (b.description or b.family, b.threads,
+                                                              "" if b.threads == 1 else "s",
+                                                              " ".join(os.path.basename(b.argv[0:1][0]).split())
+                                                              + " " + " ".join(b.argv[1:])), ""]
+    rows = []
+    base_t, base_r = an.time.get((b.name, BASE)), an.rss.get((b.name, BASE))
+    for a in an.allocs:
+        runs = results.runs(b.name, a)
+        if not runs:
+            continue
+        ok = [r for r in runs if r.ok]
+        t = stats.median([r.wall_s for r in ok]) if ok else None
+        rss = stats.median([r.maxrss_kb for r in ok]) if ok else None
+        lo, hi = stats.spread([r.wall_s for r in ok])
+        rows.append([a, fmt(t), "%s–%s" % (fmt(lo), fmt(hi)) if ok else "—",
+                     fmt(t / base_t) if t and base_t else "—",
+                     "%d" % rss if rss is not None else "—",
+                     fmt(rss / base_r) if rss and base_r else "—", runs_cell(runs)])
+    lines.append(md_table(["allocator", "time (s)", "min–max", "×%s" % BASE, "max RSS (KB)", "×%s" % BASE,
+                           "runs"], rows))
+    return "\n".join(lines)
+
+
+def sweep_section(results, an):
+    benches = results.benches(suite.SWEEP)
+    if not benches:
+        return None
+    lps = results.metric_medians("loops_per_sec")
+    rss = results.metric_medians("rss_kb")
+    headers = ["allocator"] + [b.name.split(":", 1)[1] for b in benches]
+    rows_l = [[a] + [("%.0f" % lps[(b.name, a)]) if (b.name, a) in lps else "failed"
+                     if results.runs(b.name, a) else "—" for b in benches] for a in an.allocs]
+    rows_r = [[a] + [("%.0f" % rss[(b.name, a)]) if (b.name, a) in rss else "—" for b in benches]
+              for a in an.allocs]
+    return "\n".join(["## malloc_test sweep", "",
+                      "The article's harness: allocation threads each paired with a free thread. Columns: "
+                      "maximum block size @ thread pairs. Loops per second (median; higher is better):", "",
+                      md_table(headers, rows_l), "", "RSS after the run (KB, median):", "",
+                      md_table(headers, rows_r)])
+
+
+def wcet_section(wcet):
+    if not wcet:
+        return None
+    out = ["## wcet_test latency percentiles", "",
+           "Latency of one request in µs at each percentile (paper Fig. 9/10: the slowest 10 %, 1 %, …, "
+           "0.0001 % of requests), measured by the wcet_stat layer, median over the runs.", ""]
+    for bench, per_alloc in sorted(wcet.items()):
+        for op in ("malloc", "free"):
+            rows = [[a] + [fmt(v.get("%s_p%s" % (op, p)), 2) for p in PERCENTILES]
+                    for a, v in per_alloc.items()]
+            out += ["### %s: %s" % (bench, op), "", md_table(["allocator"] + ["%s %%" % p for p in PERCENTILES],
+                                                            rows), ""]
+    return "\n".join(out)
+
+
+def fastpath_section(results):
+    rows = []
+    for j, r in results.records:
+        if j.bench.family != suite.FASTPATH:
+            continue
+        if r.ok:
+            rows.append([j.alloc.name, r.metrics.get("in_call", "—"), r.metrics.get("total", "—")])
+        else:
+            rows.append([j.alloc.name, r.status, r.detail])
+    if not rows:
+        return None
+    return "\n".join(["## Fast path", "", "Instructions per malloc+free pair on the warm fast path "
+                      "(tools/fastpath.sh: callgrind, 64 blocks of 16..128 bytes). in-call: inside malloc "
+                      "and free; total: the whole loop.", "", md_table(["allocator", "in-call", "total"], rows)])
+
+
+def write(path, results, meta, notes, plots, plot_note):
+    an = Analysis(results)
+    wcet = wcet_table(results)
+    fast = fastpath_counts(results)
+    out = ["# Mortise benchmark report", ""]
+    out += ["- %s: %s" % (k, v) for k, v in meta]
+    out.append("- allocators:")
+    out += ["  - %s: %s" % (a.name, a.lib or a.origin) + (" (%s)" % a.origin if a.lib and a.origin
+                                                          and a.origin != a.lib and a.origin != "build" else "")
+            for a in results.allocators()]
+    if notes:
+        out += ["", "Notes:", ""] + ["- " + n for n in notes]
+    headers, rows = an.table4()
+    out += ["", "## Summary: normalized geometric means (Table 4)", "",
+            "Geometric mean over the workloads and programs of each allocator's median time and median max "
+            "RSS, divided by %s's (first two columns) and by %s's (last two). Below 1 is faster / smaller. "
+            "A benchmark where either side had a failed run is left out of that pair's mean (see "
+            "'benchmarks': used of all)." % (BASE, REFERENCE), "", md_table(headers, rows)]
+    for kind, label in (("mt", "multithreaded"), ("st", "single-threaded")):
+        names = an.names(kind)
+        if names:
+            r = [[a, fmt(an.geo(a, BASE, "time", kind)[0]), fmt(an.geo(a, BASE, "rss", kind)[0])]
+                 for a in an.allocs]
+            out += ["", "%s workloads only (%s):" % (label.capitalize(), ", ".join(names)), "",
+                    md_table(["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE], r)]
+    th, tr = an.targets(wcet, fast)
+    out += ["", "## Targets (DESIGN.md §6)", "",
+            "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
+            "absent.", "", md_table(th, tr)]
+    fails = results.failures()
+    out += ["", "## Failed runs", ""]
+    if fails:
+        out.append(md_table(["benchmark", "allocator", "run", "status", "detail"],
+                            [[j.bench.name, j.alloc.name, j.run, r.status, r.detail.replace("|", "/")]
+                             for j, r in fails]))
+    else:
+        out.append("None: every run exited 0 and printed its `ok` line.")
+    geo = [b for b in results.benches() if b.in_geomean]
+    if geo:
+        out += ["", "## Per benchmark", "",
+                "Median of the runs; min–max of the times shows the noise; ×%s is the ratio of medians." % BASE]
+        for b in geo:
+            out += ["", bench_section(results, an, b)]
+    for section in (sweep_section(results, an), wcet_section(wcet), fastpath_section(results)):
+        if section:
+            out += ["", section]
+    out += ["", "## Plots", ""]
+    if plots:
+        out += ["![%s](%s)" % (os.path.splitext(p)[0], p) for p in plots]
+    out.append(plot_note or "")
+    out += ["", "## Files", "",
+            "- `results.csv`: one row per run (workload, allocator, run, threads, wall_s, maxrss_kb, status, "
+            "detail, metrics, source, family, kind)",
+            "- `report.md`: this report; `summary.txt`: what the terminal showed",
+            "- `runs/BENCH/ALLOCATOR/RUN/`: each run's stdout and stderr (and wcet.json)",
+            "- `*.png`: the plots"]
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return an, wcet, fast
+
+
+def summary_text(results, an, wcet, fast, report_path):
+    headers, rows = an.table4()
+    lines = ["", "== Mortise benchmark summary: normalized geometric means (time and max RSS; < 1 is better)",
+             text_table(headers, rows), ""]
+    th, tr = an.targets(wcet, fast)
+    lines.append("== Targets (DESIGN.md §6)")
+    lines.append(text_table(th, [[c.replace("**", "") for c in r] for r in tr]))
+    fails = results.failures()
+    lines.append("")
+    lines.append("failed runs: %d%s" % (len(fails), "" if not fails else " — " + "; ".join(
+        "%s × %s run %d: %s" % (j.bench.name, j.alloc.name, j.run, r.status) for j, r in fails[:8])
+        + (" ..." if len(fails) > 8 else "")))
+    lines.append("report: %s" % report_path)
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+"""The measurements of one run of the harness, kept in run order, and the
+views the report needs (medians of the successful runs, failures)."""
+import csv
+import json
+
+from . import stats
+
+CSV_FIELDS = ["workload", "allocator", "run", "threads", "wall_s", "maxrss_kb", "status", "detail",
+              "metrics", "source", "family", "kind"]
+
+
+class Results:
+    def __init__(self, csv_path=None):
+        self.records = []  # (job, RunResult) in run order
+        self.csv_path = csv_path
+        if csv_path:
+            with open(csv_path, "w", newline="") as f:
+                csv.writer(f).writerow(CSV_FIELDS)
+
+    def add(self, job, result):
+        """Keep a result; append its row to the CSV at once (a harness killed
+        half-way leaves every finished run on disk)."""
+        self.records.append((job, result))
+        if self.csv_path:
+            with open(self.csv_path, "a", newline="") as f:
+                csv.writer(f).writerow(self.row(job, result))
+
+    @staticmethod
+    def row(job, r):
+        return [job.bench.name, job.alloc.name, job.run, job.bench.threads, "%.4f" % r.wall_s,
+                r.maxrss_kb, r.status, r.detail, json.dumps(r.metrics, sort_keys=True) if r.metrics else "",
+                r.source, job.bench.family, job.bench.kind]
+
+    def benches(self, family=None):
+        seen, out = set(), []
+        for job, _ in self.records:
+            b = job.bench
+            if b.name not in seen and (family is None or b.family == family):
+                seen.add(b.name)
+                out.append(b)
+        return out
+
+    def allocators(self):
+        seen, out = set(), []
+        for job, _ in self.records:
+            if job.alloc.name not in seen:
+                seen.add(job.alloc.name)
+                out.append(job.alloc)
+        return out
+
+    def runs(self, bench, alloc):
+        return [r for j, r in self.records if j.bench.name == bench and j.alloc.name == alloc]
+
+    def complete(self, bench, alloc):
+        """Every run of the pair succeeded (a pair with a failed run stays out
+        of the geometric means, and the report says so)."""
+        rs = self.runs(bench, alloc)
+        return bool(rs) and all(r.ok for r in rs)
+
+    def medians(self, attr, only_complete=True):
+        """{(bench, alloc): median of attr over the ok runs} (pairs with a
+        failed run left out when only_complete)."""
+        out, groups = {}, {}
+        for j, r in self.records:
+            groups.setdefault((j.bench.name, j.alloc.name), []).append(r)
+        for key, rs in groups.items():
+            ok = [getattr(r, attr) for r in rs if r.ok]
+            if ok and (not only_complete or len(ok) == len(rs)):
+                out[key] = stats.median(ok)
+        return out
+
+    def metric_medians(self, key):
+        """{(bench, alloc): median of a numeric metric of the ok lines}."""
+        groups = {}
+        for j, r in self.records:
+            if r.ok and key in r.metrics:
+                try:
+                    groups.setdefault((j.bench.name, j.alloc.name), []).append(float(r.metrics[key]))
+                except ValueError:
+                    pass
+        return {k: stats.median(v) for k, v in groups.items()}
+
+    def failures(self):
+        return [(j, r) for j, r in self.records if not r.ok]

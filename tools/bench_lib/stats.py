@@ -1,0 +1,51 @@
+"""The arithmetic of the report: medians of runs, geometric means of ratios.
+
+Every comparison between allocators is a ratio of medians measured in the
+same run of the harness (DESIGN.md §5: a machine is noisy, compare side by
+side). A geometric mean of ratios is the paper's Table 4 summary: it weighs a
+2x slowdown on one benchmark and a 2x speedup on another as cancelling out.
+"""
+import math
+
+
+def median(values):
+    """Median of a non-empty sequence (mean of the two middle values)."""
+    xs = sorted(values)
+    if not xs:
+        raise ValueError("median of no values")
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
+
+
+def geomean(values):
+    """Geometric mean of positive numbers; ValueError when empty or not positive."""
+    xs = list(values)
+    if not xs:
+        raise ValueError("geometric mean of no values")
+    if any(x <= 0 for x in xs):
+        raise ValueError("geometric mean needs positive values: %r" % (xs,))
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def ratio_geomean(medians, alloc, base, benches):
+    """Geometric mean over `benches` of medians[(bench, alloc)] / medians[(bench, base)].
+
+    medians maps (bench, allocator) to a positive median; a pair missing on
+    either side (a failed or skipped measurement) leaves that benchmark out.
+    Returns (geomean or None, benchmarks used, benchmarks left out).
+    """
+    ratios, used, left_out = [], [], []
+    for b in benches:
+        a, z = medians.get((b, alloc)), medians.get((b, base))
+        if a is None or z is None or a <= 0 or z <= 0:
+            left_out.append(b)
+            continue
+        ratios.append(a / z)
+        used.append(b)
+    return (geomean(ratios) if ratios else None), used, left_out
+
+
+def spread(values):
+    """(min, max) of the runs behind a median, to show the noise next to it."""
+    xs = list(values)
+    return (min(xs), max(xs)) if xs else (None, None)

@@ -1,0 +1,166 @@
+"""What a run measures: the benchmarks (workloads from bench/workloads'
+manifest, real programs from bench/programs', the malloc_test sweep, wcet_test
+and the fast-path counts) and the jobs (benchmark × allocator × run).
+"""
+import shlex
+
+# family: how a benchmark runs and where its numbers go in the report
+WORKLOAD, PROGRAM, SWEEP, WCET, FASTPATH = "workload", "program", "malloc_test", "wcet_test", "fastpath"
+
+# malloc_test sweep (the article's harness): sizes 256..65536 × thread counts.
+SWEEP_SIZES_FULL = [256, 1024, 4096, 16384, 65536]
+SWEEP_SIZES_QUICK = [256, 65536]
+
+
+class Bench:
+    def __init__(self, name, family, kind, argv, threads, description="", env=None):
+        self.name = name                # unique id in tables and the CSV
+        self.family = family
+        self.kind = kind                # st | mt
+        self.argv = argv
+        self.threads = threads
+        self.description = description
+        self.env = env or {}            # extra environment for the measured program
+        self.runs = None                # runs of this benchmark when not the run's default
+
+    @property
+    def in_geomean(self):
+        """Workloads and real programs make the Table 4 geometric means."""
+        return self.family in (WORKLOAD, PROGRAM)
+
+
+class Job:
+    def __init__(self, bench, alloc, run, runs):
+        self.bench, self.alloc, self.run, self.runs = bench, alloc, run, runs
+
+
+def read_manifest(path):
+    """Rows of a manifest (tab-separated: name, kind, description, quick
+    args, full args; '#' starts a comment line)."""
+    rows = []
+    with open(path) as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) < 5:
+                raise ValueError("%s:%d: expected 5 tab-separated columns (name, kind, description, "
+                                 "quick args, full args), got %d" % (path, lineno, len(cols)))
+            name, kind, desc, quick, full = (c.strip() for c in cols[:5])
+            if kind not in ("st", "mt"):
+                raise ValueError("%s:%d: kind must be st or mt, not %r" % (path, lineno, kind))
+            rows.append({"name": name, "kind": kind, "description": desc, "quick": quick, "full": full})
+    return rows
+
+
+def drop_option(args, flag):
+    """args without any `flag VALUE` (or `flagVALUE`): the harness sets it."""
+    out, skip = [], False
+    for a in args:
+        if skip:
+            skip = False
+        elif a == flag:
+            skip = True
+        elif not (a.startswith(flag) and len(a) > len(flag)):
+            out.append(a)
+    return out
+
+
+def without_threads(args):
+    return drop_option(args, "-t")
+
+
+def with_scale(args, scale):
+    return args if scale is None else drop_option(args, "-s") + ["-s", "%g" % scale]
+
+
+def thread_counts(kind, threads, full):
+    """st: one thread; mt: the chosen count, and in full mode also twice it
+    (the oversubscribed variant)."""
+    if kind == "st":
+        return [1]
+    return [threads, 2 * threads] if full else [threads]
+
+
+def manifest_benches(path, family, program_for, threads, full, scale):
+    benches = []
+    for row in read_manifest(path):
+        program = program_for(row["name"])
+        args = with_scale(without_threads(shlex.split(row["full" if full else "quick"])), scale)
+        counts = thread_counts(row["kind"], threads, full)
+        for t in counts:
+            name = row["name"] if t == counts[0] else "%s@%dt" % (row["name"], t)
+            benches.append(Bench(name, family, row["kind"], [program] + args + ["-t", str(t)], t,
+                                 row["description"]))
+    return benches
+
+
+def sweep_benches(program, threads, full, extra_args):
+    sizes = SWEEP_SIZES_FULL if full else SWEEP_SIZES_QUICK
+    counts = sorted({1, threads, 2 * threads}) if full else [threads]
+    return [Bench("malloc_test:%d@%dt" % (size, t), SWEEP, "mt", [program, "-t", str(t), "-m", str(size)]
+                  + extra_args, t, "malloc_test, sizes up to %d bytes, %d alloc+free thread pairs" % (size, t))
+            for t in counts for size in sizes]
+
+
+def wcet_benches(program, threads, full, extra_args):
+    counts = [threads, 2 * threads] if full else [threads]
+    return [Bench("wcet_test@%dt" % t, WCET, "mt", [program, "-t", str(t)] + extra_args, t,
+                  "worst-case latency microbenchmark (paper §4.2), %d threads" % t) for t in counts]
+
+
+GROUPS = {
+    "all": lambda b: True,
+    "workloads": lambda b: b.family == WORKLOAD,
+    "programs": lambda b: b.family == PROGRAM,
+    "st": lambda b: b.family in (WORKLOAD, PROGRAM) and b.kind == "st",
+    "mt": lambda b: b.family in (WORKLOAD, PROGRAM) and b.kind == "mt",
+    SWEEP: lambda b: b.family == SWEEP,
+    WCET: lambda b: b.family == WCET,
+    FASTPATH: lambda b: b.family == FASTPATH,
+}
+
+
+def base_name(bench_name):
+    """'larson@8t' -> 'larson', 'malloc_test:256@2t' -> 'malloc_test'."""
+    return bench_name.split("@")[0].split(":")[0]
+
+
+def select(benches, spec):
+    """Benchmarks chosen by a comma list of names (a name also picks its
+    oversubscribed and sweep variants) and groups (see GROUPS); '-NAME'
+    removes. Unknown names are an error (ValueError)."""
+    items = [s.strip() for s in (spec or "all").split(",") if s.strip()]
+    if all(i.startswith("-") for i in items):
+        items = ["all"] + items
+    chosen = []
+    known = {b.name for b in benches} | {base_name(b.name) for b in benches}
+    for item in items:
+        drop = item.startswith("-")
+        key = item[1:] if drop else item
+        if key in GROUPS:
+            match = [b for b in benches if GROUPS[key](b)]
+        elif key in known:
+            match = [b for b in benches if b.name == key or base_name(b.name) == key]
+        else:
+            raise ValueError("unknown workload %r (known: %s; groups: %s)"
+                             % (key, ", ".join(sorted({base_name(b.name) for b in benches})),
+                                ", ".join(GROUPS)))
+        if drop:
+            chosen = [b for b in chosen if b not in match]
+        else:
+            chosen += [b for b in match if b not in chosen]
+    return chosen
+
+
+def plan(benches, allocators, runs):
+    """Jobs in run order: per benchmark, run 1 of every allocator, then run 2
+    ... (side by side, so a burst of foreign load hits all of them alike)."""
+    jobs = []
+    for b in benches:
+        n = b.runs or runs
+        for r in range(1, n + 1):
+            for a in allocators:
+                jobs.append(Job(b, a, r, n))
+    return jobs

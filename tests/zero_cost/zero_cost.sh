@@ -70,29 +70,15 @@ if [ -n "$cc" ]; then
     a="$tmp/$(basename "$a" .c).so" b="$tmp/$(basename "$b" .c).so"
 fi
 
-# One line per function: NAME <TAB> INSTRUCTIONS <TAB> normalized body.
+# One line per function: NAME <TAB> INSTRUCTIONS <TAB> normalized body
+# (the normalizer is shared with tools/zero_overhead.sh).
+normalize="$(cd "$(dirname "$0")/../.." && pwd)/tools/disasm_functions.sh"
+ignore_args=()
+for f in "${ignore[@]+"${ignore[@]}"}"; do
+    ignore_args+=(--ignore "$f")
+done
 functions() {
-    objdump -d --no-show-raw-insn "$1" | awk '
-        /^[0-9a-f]+ <[^>]+>:$/ { fn = $2; gsub(/[<>:]/, "", fn); next }
-        /^ +[0-9a-f]+:\t/ {
-            line = $0
-            sub(/^ +[0-9a-f]+:\t/, "", line)
-            if (line ~ /^(nop|xchg +%ax,%ax|data16|cs nop|int3)/) next
-            gsub(/-?0x[0-9a-f]+\(%rip\)/, "(%rip)", line)
-            gsub(/[0-9a-f]+ </, "<", line)
-            gsub(/\+0x[0-9a-f]+>/, ">", line)
-            gsub(/[ \t]+/, " ", line)
-            if (!(fn in body)) order[n++] = fn
-            body[fn] = body[fn] line " ; "
-            count[fn]++
-        }
-        END { for (i = 0; i < n; i++) print order[i] "\t" count[order[i]] "\t" body[order[i]] }' |
-        sed -E 's/mt_link_[A-Za-z0-9_]+_(create|alloc|free|getmeta|resize|thread_exit|fork_prepare|fork_parent|fork_child|purge)\b/mt_link_\1/g' |
-        awk -F'\t' -v skip="$(printf '%s\n' "${ignore[@]+"${ignore[@]}"}")" '
-            BEGIN { n = split(skip, s, "\n"); for (i = 1; i <= n; i++) if (s[i] != "") drop[s[i]] = 1 }
-            { base = $1; sub(/\.(cold|constprop|isra|part|localalias)([.0-9a-z]*)?$/, "", base) }
-            !(base in drop)' |
-        sort
+    "$normalize" "${ignore_args[@]+"${ignore_args[@]}"}" "$1"
 }
 functions "$a" >"$tmp/a"
 functions "$b" >"$tmp/b"

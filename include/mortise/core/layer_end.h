@@ -23,3 +23,7 @@
 #undef MT_SL_COUNT
 #undef MT_MAX_BLOCK
 #undef MT_SELF_ID
+#undef MT_SAMPLE_EVERY
+#undef MT_PIN_THREADS
+#undef MT_LOCK_STAT
+#undef MT_PASSTHROUGH

@@ -17,7 +17,13 @@
  *   handed to the C library's free; freed, they are kept (not reused). Only
  *   when the buffer is used up before the constructor ran is the look-up made
  *   on the spot.
- * Slots: none. Macros: MT_MALLOC_HEAP_BOOTSTRAP (bytes, a multiple of 64 KiB),
+ * Slots: passthrough=0|1 → MT_PASSTHROUGH (0): 1 hands every request to
+ *   the next allocator block by block (malloc, free, posix_memalign,
+ *   realloc, malloc_usable_size, malloc_trim by dlsym(RTLD_NEXT)) and owns
+ *   every pointer, so add-ons above it (wcet_stat) measure that allocator;
+ *   no layer above may own blocks (os/malloc_passthrough.h; used by
+ *   instances/wcet_stat_malloc.c).
+ * Macros: MT_MALLOC_HEAP_BOOTSTRAP (bytes, a multiple of 64 KiB),
  *   MT_MALLOC_HEAP_LOOKUP(name) (how a C library symbol is found; default
  *   dlsym(RTLD_NEXT, name); tests replace it to simulate an allocating dlsym).
  * Page map: defines the composition's page map (two-level radix,
@@ -41,6 +47,14 @@
  * Example: malloc_heap::segfit_lk::malloc_socket       (instances/segfit_libc.c)
  */
 #include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME malloc_heap
+#endif
+
+#if defined(MT_PASSTHROUGH) && MT_PASSTHROUGH
+#include "malloc_passthrough.h"
+#else
 #include "pagemap_mmap.h"
 #include <dlfcn.h>
 
@@ -48,9 +62,6 @@
 #error "malloc_heap: RTLD_NEXT needs _GNU_SOURCE (define it before any include)"
 #endif
 
-#ifndef MT_NAME
-#define MT_NAME malloc_heap
-#endif
 #ifndef MT_MALLOC_HEAP_BOOTSTRAP
 #define MT_MALLOC_HEAP_BOOTSTRAP ((size_t)16 << MT_GRANULE_SHIFT)
 #endif
@@ -189,5 +200,6 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 
 /* Every free went straight back to the C library. */
 MT_FORWARD_OP(MT_NAME, purge)
+#endif /* MT_PASSTHROUGH */
 
 #include "../core/layer_end.h"

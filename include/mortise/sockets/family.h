@@ -15,6 +15,7 @@
 #define MORTISE_SOCKETS_FAMILY_H
 
 #include "socket_core.h"
+#include "../core/stats.h"
 #include <stdio.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -159,6 +160,8 @@ MT_EXPORT void MT_API(malloc_stats)(void)
             "large bytes      = %10zu\n"
             "returned to OS   = %10zu\n",
             s.mapped, s.handed_out, s.large, s.returned);
+    if (mt_stats_any())
+        mt_stats_write(2, false, names, layers);
 }
 
 MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
@@ -178,6 +181,37 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
             "</malloc>\n",
             s.mapped, s.handed_out, s.large, s.returned);
     return 0;
+}
+
+/* ---- statistics (core/stats.h, docs/stats.md): the report of the stats
+ * layers and lock_stat=1 locks, as a table or JSON, now or at exit ---- */
+
+#ifndef MT_STATS_PREFIX
+#define MT_STATS_PREFIX mortise_
+#endif
+
+MT_EXPORT void MT_CAT(MT_STATS_PREFIX, stats_print)(int fd)
+{
+    size_t layers;
+    const char *const *names = mt_chain_layer_names(&layers);
+    int saved = errno;
+    mt_stats_write(fd, false, names, layers);
+    errno = saved;
+}
+
+MT_EXPORT int MT_CAT(MT_STATS_PREFIX, stats_json)(const char *path)
+{
+    size_t layers;
+    const char *const *names = mt_chain_layer_names(&layers);
+    return mt_stats_write_json(path, names, layers);
+}
+
+/* MORTISE_STATS=1 or json:PATH: the report when the program ends. */
+__attribute__((destructor)) static void mt_socket_stats_at_exit(void)
+{
+    size_t layers;
+    const char *const *names = mt_chain_layer_names(&layers);
+    mt_stats_report_env(names, layers);
 }
 
 /* Mortise has no run-time tunables: every mallopt parameter is refused (0). */

@@ -1,0 +1,218 @@
+/* mortise/os/malloc_passthrough.h — malloc_heap(passthrough=1): every
+ * request goes to the next allocator as it is, block by block.
+ *
+ * A fragment of os/malloc_heap.h (included by it when MT_PASSTHROUGH is 1;
+ * its contract describes the slot). It exists to measure another allocator
+ * (instances/wcet_stat_malloc.c, paper section 4.3): the add-ons above it see
+ * every malloc and free of the program and the allocator loaded after this
+ * one serves them, so what they measure is that allocator.
+ *
+ * The next allocator: malloc, free, posix_memalign, realloc,
+ * malloc_usable_size and malloc_trim found by dlsym(RTLD_NEXT) — from a
+ * program linked with this library, the next object is an LD_PRELOADed
+ * allocator or the C library; from this library LD_PRELOADed first, the
+ * library after it. Look-ups are made by a constructor; requests before it,
+ * or made by dlsym itself, get blocks from a static bootstrap buffer
+ * (MT_PASSTHROUGH_BOOTSTRAP bytes), never passed to the next free.
+ *
+ * Page map: every non-NULL pointer is this layer's (the socket forwards every
+ * free, query and resize here, and the next allocator judges the pointer, as
+ * it would without us). Nothing is ever claimed: a layer above that would
+ * own blocks (a trunk layer) does not compile over it.
+ * realloc: the socket keeps a block whose usable size still fits (at most
+ * twice the request); otherwise resize is the next allocator's realloc.
+ */
+#include <dlfcn.h>
+#include <string.h>
+
+#ifndef MT_PASSTHROUGH_BOOTSTRAP
+#define MT_PASSTHROUGH_BOOTSTRAP ((size_t)1 << 18)
+#endif
+
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+
+/* ---- the page map: everything is ours ---- */
+
+static inline uintptr_t mt_pagemap_get(const void *p)
+{
+    return p ? mt_entry(MT_SELF_ID, 0) : 0;
+}
+
+__attribute__((error("malloc_heap(passthrough=1) owns every pointer: no layer above it may "
+                     "own blocks (compose only add-ons such as wcet_stat over it)")))
+void mt_passthrough_owns_everything(void);
+
+static inline void mt_pagemap_set(const void *p, size_t len, uintptr_t entry)
+{
+    (void)p;
+    (void)len;
+    (void)entry;
+    mt_passthrough_owns_everything();
+}
+
+/* The next allocator keeps its own accounts. */
+static inline void mt_os_stats_read(mt_os_stats *out)
+{
+    out->mapped = out->handed_out = out->large = out->returned = 0;
+}
+
+/* ---- the next allocator ---- */
+
+enum { MT_SELF(unresolved), MT_SELF(resolving), MT_SELF(ready), MT_SELF(unavailable) };
+
+static struct {
+    _Atomic(int) phase;
+    void *(*malloc)(size_t size);
+    void (*free)(void *p);
+    int (*memalign)(void **out, size_t align, size_t size);
+    void *(*realloc)(void *p, size_t size);
+    size_t (*usable)(void *p);
+    int (*trim)(size_t pad);
+    _Atomic(size_t) bootstrap_used;
+} MT_SELF(next);
+
+static MT_TLS bool MT_SELF(resolving_here);
+static _Alignas(64) char MT_SELF(bootstrap)[MT_PASSTHROUGH_BOOTSTRAP];
+
+#define MT__PT_HEADER ((size_t)64) /* the block's size, keeps any alignment to 64 */
+
+MT_INLINE bool MT_SELF(from_bootstrap)(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)MT_SELF(bootstrap) < MT_PASSTHROUGH_BOOTSTRAP;
+}
+
+/* A bootstrap block: a bump of the buffer; NULL when used up or the
+ * alignment is above what the header keeps. */
+static void *MT_SELF(bootstrap_take)(size_t size)
+{
+    size_t len = mt_align_up(size, MT__PT_HEADER) + MT__PT_HEADER;
+    if (size > MT_PASSTHROUGH_BOOTSTRAP)
+        return NULL;
+    size_t at = atomic_fetch_add(&MT_SELF(next).bootstrap_used, len);
+    if (at + len > MT_PASSTHROUGH_BOOTSTRAP)
+        return NULL;
+    char *block = MT_SELF(bootstrap) + at;
+    *(size_t *)block = size;
+    return block + MT__PT_HEADER;
+}
+
+/* ISO C has no function/object pointer casts; POSIX guarantees dlsym's do. */
+static bool MT_SELF(find)(void *fn_pointer, const char *name)
+{
+    void *f = dlsym(RTLD_NEXT, name);
+    memcpy(fn_pointer, &f, sizeof f);
+    return f != NULL;
+}
+#define MT__PT_FIND(field, name) MT_SELF(find)(&MT_SELF(next).field, name)
+
+MT_SLOW bool MT_SELF(resolve)(void)
+{
+    int phase;
+    while ((phase = mt_load_acquire(&MT_SELF(next).phase)) == MT_SELF(unresolved)) {
+        if (!mt_cas(&MT_SELF(next).phase, &phase, MT_SELF(resolving)))
+            continue;
+        MT_SELF(resolving_here) = true;
+        bool found = MT__PT_FIND(malloc, "malloc") && MT__PT_FIND(free, "free") &&
+                     MT__PT_FIND(memalign, "posix_memalign") && MT__PT_FIND(realloc, "realloc");
+        MT__PT_FIND(usable, "malloc_usable_size");
+        MT__PT_FIND(trim, "malloc_trim");
+        MT_SELF(resolving_here) = false;
+        phase = found ? MT_SELF(ready) : MT_SELF(unavailable);
+        mt_store_release(&MT_SELF(next).phase, phase);
+        return found;
+    }
+    while ((phase = mt_load_acquire(&MT_SELF(next).phase)) == MT_SELF(resolving))
+        mt_yield();
+    return phase == MT_SELF(ready);
+}
+
+__attribute__((constructor)) static void MT_SELF(resolve_at_start)(void) { MT_SELF(resolve)(); }
+
+MT_INLINE void *MT_SELF(alloc_next)(mt_ctx *ctx)
+{
+    void *p;
+    if (ctx->align <= MT_MIN_ALIGN)
+        p = MT_SELF(next).malloc(ctx->size);
+    else if (MT_SELF(next).memalign(&p, ctx->align, ctx->size) != 0)
+        p = NULL;
+    if (MT_UNLIKELY(!p))
+        ctx->err = MT_ENOMEM;
+    return p;
+}
+
+/* Before the look-up: make it, or (inside it, or without a next allocator)
+ * take a block from the bootstrap buffer. */
+MT_SLOW void *MT_SELF(alloc_early)(mt_ctx *ctx)
+{
+    if (!MT_SELF(resolving_here) && MT_SELF(resolve)())
+        return MT_SELF(alloc_next)(ctx);
+    void *p = ctx->align <= MT__PT_HEADER ? MT_SELF(bootstrap_take)(ctx->size) : NULL;
+    if (!p)
+        ctx->err = MT_ENOMEM;
+    else
+        ctx->zeroed = p; /* BSS, never reused */
+    return p;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_UNLIKELY(mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready)))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_early)(&copy));
+    return MT_SELF(alloc_next)(ctx);
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_UNLIKELY(MT_SELF(from_bootstrap)(ctx->ptr)) ||
+        MT_UNLIKELY(mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready)))
+        return NULL; /* kept: the next allocator never saw it */
+    int saved = errno;
+    MT_SELF(next).free(ctx->ptr);
+    errno = saved;
+    return NULL;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_SELF(from_bootstrap)(ctx->ptr))
+        ctx->usable = *(size_t *)((char *)ctx->ptr - MT__PT_HEADER);
+    else if (mt_load_acquire(&MT_SELF(next).phase) == MT_SELF(ready) && MT_SELF(next).usable)
+        ctx->usable = MT_SELF(next).usable(ctx->ptr);
+    else
+        ctx->usable = 0;
+    ctx->szcls_key = 0;
+    return ctx->ptr;
+}
+
+/* The next allocator's realloc (it may move the block); a bootstrap block
+ * is moved by the socket. */
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    if (MT_SELF(from_bootstrap)(ctx->ptr) ||
+        mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready))
+        return NULL;
+    return MT_SELF(next).realloc(ctx->ptr, ctx->size);
+}
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    if (mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready) || !MT_SELF(next).trim)
+        return NULL;
+    return MT_SELF(next).trim(0) ? (void *)1 : NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+
+#undef MT__PT_FIND
+#undef MT__PT_HEADER

@@ -1,7 +1,10 @@
 /* bypass — two segfit_lk instances; allocations of odd sizes skip the upper
  * one and are served by the lower one (cond_bypass).
- * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 65536])::segfit_lk(sync=spinlock, sizeclass=interval, size_handle=[0, 262144])::cond_bypass(pred=odd_size, target=segfit_lower)::malloc_socket
- * (the segfit_lk instances are named segfit_lower and segfit_upper)
+ * model: mmap_heap
+ *          ::segfit_lk(name=segfit_lower, sync=posix_mutex, sizeclass=log2b, size_handle=[0, 65536])
+ *          ::segfit_lk(name=segfit_upper, sync=spinlock, sizeclass=interval, size_handle=[0, 262144])
+ *          ::cond_bypass(pred=odd_size, target=segfit_lower)::malloc_socket
+ * (name= names an instance, docs/mortise.md; odd_size is defined below)
  */
 #include <mortise/mortise.h>
 

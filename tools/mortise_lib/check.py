@@ -122,6 +122,7 @@ class Checker:
         for inst in instances:
             self.slots(inst, instances, warnings)
         self.ranges(instances)
+        warnings.sort(key=lambda w: w.pos)
         return Composition(spec, instances, warnings)
 
     # -- layers and their order ------------------------------------------------
@@ -334,8 +335,19 @@ class Checker:
 
 
 def fmt_range(lo, hi):
-    return f"[{format_size(lo)}, {format_size(hi)})" if hi != SIZE_MAX else \
-        f"[{format_size(lo)}, SIZE_MAX]"
+    """[lo, hi) for humans; a bound one past a round size is shown inclusive
+    from the other side: max_block=1MiB serves [0, 1 MiB], then (1 MiB, ...)."""
+    def round_(n):
+        return n % 1024 == 0 and n >= 1024
+    left = f"({format_size(lo - 1)}" if lo and not round_(lo) and round_(lo - 1) \
+        else f"[{format_size(lo)}"
+    if hi == SIZE_MAX:
+        right = "SIZE_MAX]"
+    elif not round_(hi) and round_(hi - 1):
+        right = f"{format_size(hi - 1)}]"
+    else:
+        right = f"{format_size(hi)})"
+    return f"{left}, {right}"
 
 
 def check(registry, text):
@@ -370,4 +382,9 @@ def bands(comp):
         at = hi
     if at != SIZE_MAX:
         filled.append((at, SIZE_MAX, comp.os, "above every trunk range"))
-    return filled
+    cuts = {b for i in comp.instances if i.kind == "add-on" and i.range() for b in i.range()}
+    split = []
+    for lo, hi, inst, note in filled:
+        points = [lo] + sorted(c for c in cuts if lo < c < hi) + [hi]
+        split += [(a, b, inst, note) for a, b in zip(points, points[1:])]
+    return split

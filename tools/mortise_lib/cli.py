@@ -18,7 +18,7 @@ from . import gen
 from .check import bands, check, fmt_range
 from .paths import Paths
 from .registry import KIND_ORDER, Registry
-from .spec import SpecError, format_size, render
+from .spec import SIZE_MAX, SpecError, render
 
 DEFAULT_OPT = ["-O2", "-g", "-DNDEBUG"]
 # cmake/Mortise.cmake's MORTISE_ALLOCATOR_FLAGS: the compiler must not turn the
@@ -266,7 +266,7 @@ def cmd_explain(args, paths):
           "\nfrom the top whose range holds s; add-ons in front of it listed):")
     for lo, hi, inst, note in bands(comp):
         caches = [i.name for i in comp.instances if i.kind == "add-on" and i.range()
-                  and i.range()[0] <= lo and (hi <= i.range()[1] or i.range()[1] == 2**64 - 1)]
+                  and i.range()[0] <= lo and (hi <= i.range()[1] or i.range()[1] == SIZE_MAX)]
         front = f"  (through {', '.join(reversed(caches))})" if caches else ""
         why = f"  [{note}]" if note else ""
         print(f"  {fmt_range(lo, hi):<28} {inst.name}{why}{front}")

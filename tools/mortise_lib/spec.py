@@ -44,11 +44,25 @@ def location(text, pos):
     return text.count("\n", 0, pos) + 1, pos - start + 1, text[start:end]
 
 
+WINDOW = 100
+
+
 def render(text, level, msg, pos, length=1):
-    """'error: column 12: msg' (or 'line 2, column 3'), the line, a caret."""
+    """'error: column 12: msg' (or 'line 2, column 3'), the line, a caret.
+
+    A line longer than WINDOW characters is cut to a window around the caret
+    ('...' marks the cuts); the column is always the column in the spec."""
     line, col, src = location(text, pos)
     where = f"column {col}" if "\n" not in text else f"line {line}, column {col}"
-    caret = " " * (col - 1) + "^" + "~" * max(0, min(length, len(src) - col + 1) - 1)
+    length = max(1, min(length, len(src) - col + 1))
+    start = 0
+    if len(src) > WINDOW:
+        start = max(0, min(col - 1 - WINDOW // 2, len(src) - WINDOW))
+        shown = src[start:start + WINDOW]
+        lead = "..." if start else ""
+        src = lead + shown + ("..." if start + WINDOW < len(src) else "")
+        start -= len(lead)
+    caret = " " * (col - 1 - start) + "^" + "~" * (length - 1)
     return f"{level}: {where}: {msg}\n  {src}\n  {caret}"
 
 

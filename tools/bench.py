@@ -166,6 +166,7 @@ def execute(job, outdir, launcher, timeout):
         # the driver preloads only the measured process (not itself, not the client)
         env["MORTISE_BENCH_PRELOAD"] = al.lib or ""
         env["MORTISE_BENCH_WORK"] = os.path.join(outdir, "work")
+        env["MORTISE_BENCH_RUNSTAT"] = launcher or ""
         preload = None
     elif b.family == suite.FASTPATH:
         argv[argv.index("NAME")] = al.name

@@ -21,6 +21,7 @@ MT_LAYER_OPS(MT__SOCKET_FORWARD)
 #undef MT__SOCKET_FORWARD
 
 #define MT_SOCKET_PREFIX MT_PREFIX
+#define MT_SOCKET_ERROR_API MT_CAT(MT_PREFIX, set_error_handler) /* with a safety layer */
 #define MT_STATS_PREFIX MT_PREFIX /* PREFIXstats_print, PREFIXstats_json */
 #include "../core/thread.h"
 #include "family.h"

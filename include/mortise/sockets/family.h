@@ -9,7 +9,12 @@
  *     returns EINVAL and leaves its output untouched, also for ENOMEM);
  *   - free, free_sized, cfree never change errno;
  *   - a pointer no layer owns (page-map entry 0) is ignored by free and
- *     reported as size 0 by malloc_usable_size; realloc returns NULL, EINVAL.
+ *     reported as size 0 by malloc_usable_size; realloc returns NULL, EINVAL;
+ *     with a safety layer in the chain each is also reported (invalid-free).
+ * With a safety layer the socket exports the error-handler setter of
+ * err_handle=callback (policy/err/callback.h):
+ *     void mortise_set_error_handler(mortise_error_handler *fn, void *arg);
+ * (PREFIXset_error_handler under custom_socket: MT_SOCKET_ERROR_API).
  */
 #ifndef MORTISE_SOCKETS_FAMILY_H
 #define MORTISE_SOCKETS_FAMILY_H
@@ -100,6 +105,13 @@ MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
     (void)size;
     mt_socket_free(p);
 }
+
+#if defined(MT_CHAIN_REPORTS_INVALID)
+#ifndef MT_SOCKET_ERROR_API
+#define MT_SOCKET_ERROR_API mortise_set_error_handler
+#endif
+MT_EXPORT void MT_SOCKET_ERROR_API(mortise_error_handler *fn, void *arg) { mt_report_set_handler(fn, arg); }
+#endif
 
 /* ---- glibc extensions, answered from what the layers really know ---- */
 

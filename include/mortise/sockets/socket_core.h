@@ -16,17 +16,32 @@
 
 #include "../core/pagemap.h"
 
+/* A composition with a safety layer (layers/safety/common.h defines the
+ * flags) reports a pointer no layer owns as invalid-free, and reports
+ * requested sizes as usable, so realloc lets the chain resize on every
+ * change of size. Without one both cost nothing. */
+#if defined(MT_CHAIN_REPORTS_INVALID)
+#define MT_SOCKET_REPORT_INVALID(p, op) mt_chain_report_invalid((p), (op))
+#else
+#define MT_SOCKET_REPORT_INVALID(p, op) ((void)0)
+#endif
+#ifndef MT_CHAIN_EXACT_USABLE
+#define MT_CHAIN_EXACT_USABLE 0
+#endif
+
 MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
 
 /* Free p: route it by the page map; a pointer no layer owns (entry 0) is
- * ignored, never dereferenced. */
+ * ignored (reported under a safety layer), never dereferenced. */
 MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
 {
     if (MT_UNLIKELY(!p))
         return;
     mt_ctx_route(&req, p);
-    if (MT_UNLIKELY(!req.owner))
+    if (MT_UNLIKELY(!req.owner)) {
+        MT_SOCKET_REPORT_INVALID(p, "free");
         return;
+    }
     mt_chain_free(&req);
 }
 
@@ -36,7 +51,11 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
     if (!p)
         return 0;
     mt_ctx_route(&req, p);
-    if (!req.owner || !mt_chain_getmeta(&req))
+    if (!req.owner) {
+        MT_SOCKET_REPORT_INVALID(p, "malloc_usable_size");
+        return 0;
+    }
+    if (!mt_chain_getmeta(&req))
         return 0;
     return req.usable;
 }
@@ -113,12 +132,14 @@ MT_UNUSED static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
         return NULL;
     }
     mt_ctx_route(&ctx, p);
+    if (!ctx.owner)
+        MT_SOCKET_REPORT_INVALID(p, "realloc");
     if (!ctx.owner || !mt_chain_getmeta(&ctx)) {
         errno = EINVAL;
         return NULL;
     }
     size_t usable = ctx.usable;
-    if (size <= usable && size >= usable / 2)
+    if (size <= usable && size >= usable / 2 && (!MT_CHAIN_EXACT_USABLE || size == usable))
         return p;
     ctx.size = size;
     void *q = mt_chain_resize(&ctx);

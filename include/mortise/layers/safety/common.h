@@ -1,0 +1,86 @@
+/* mortise/layers/safety/common.h — what the safety layers (tail_chksum,
+ * delayed_free) share: unaligned word access, a read that cannot fault, the
+ * instance's report function, and the socket's invalid-free report.
+ *
+ * A template fragment, included inside a safety layer's header after
+ * MT_NAME, MT_CHKSUM and MT_ERR_HANDLE are set. The first safety instance of
+ * a composition also defines, for the socket (sockets/socket_core.h):
+ *   MT_CHAIN_REPORTS_INVALID  free/realloc/malloc_usable_size of a pointer
+ *                             no layer owns is reported as invalid-free
+ *                             (layer "pagemap"), under that instance's
+ *                             err_handle policy;
+ *   MT_CHAIN_EXACT_USABLE     the chain reports requested sizes as usable,
+ *                             so realloc asks the chain (resize) whenever
+ *                             the size changes instead of keeping the block.
+ */
+#ifndef MORTISE_LAYERS_SAFETY_COMMON_ONCE
+#define MORTISE_LAYERS_SAFETY_COMMON_ONCE
+
+#include "../../core/layer.h"
+#include "../../core/report.h"
+#include "../../policy/chksum/chksum.h"
+#include "../../policy/err/err.h"
+#if !defined(MT_FREESTANDING)
+#include <errno.h>
+#include <sys/mman.h>
+#endif
+
+/* Check and size words sit at any byte offset (byte-precise checks). */
+MT_INLINE uint64_t mt_safety_load(const void *a)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, a, sizeof v);
+    return v;
+}
+MT_INLINE void mt_safety_store(void *a, uint64_t v) { __builtin_memcpy(a, &v, sizeof v); }
+
+/* Is the page holding `a` mapped? A granule some layer owns is mapped in
+ * full; otherwise ask the kernel (mincore fails with ENOMEM on a hole). A
+ * freestanding build knows only its page map. */
+MT_SLOW bool mt_safety_page_mapped(uintptr_t a)
+{
+    if (mt_entry_owner(mt_pagemap_get((const void *)a)))
+        return true;
+#if defined(MT_FREESTANDING)
+    return false;
+#else
+    unsigned char vec;
+    int saved = errno;
+    bool mapped = mincore((void *)mt_align_down_ptr(a, MT_PAGE_SIZE), 1, &vec) == 0;
+    errno = saved;
+    return mapped;
+#endif
+}
+
+/* Can the 8 bytes at `a` be read, knowing that the granule of `base` is
+ * owned (so mapped)? Same granule: yes at once; else the slow look. */
+MT_INLINE bool mt_safety_word_readable(const void *base, const void *a)
+{
+    uintptr_t g = (uintptr_t)base >> MT_GRANULE_SHIFT;
+    uintptr_t first = (uintptr_t)a, last = first + 7;
+    if (MT_LIKELY((first >> MT_GRANULE_SHIFT) == g && (last >> MT_GRANULE_SHIFT) == g))
+        return true;
+    return mt_safety_page_mapped(first) && mt_safety_page_mapped(last);
+}
+
+#endif /* MORTISE_LAYERS_SAFETY_COMMON_ONCE */
+
+/* ---- per instance ---- */
+
+/* The one slow function of the instance's reports: builds the record and
+ * hands it to the err_handle policy (which may not return: fatal). */
+MT_SLOW MT_UNUSED void MT_SELF(raise)(int kind, void *p, size_t size, const char *op)
+{
+    mortise_error e = {kind, p, size, MT_STR(MT_NAME), op};
+    MT_ERR_FN(MT_ERR_HANDLE, raise)(&e);
+}
+
+#ifndef MT_CHAIN_REPORTS_INVALID
+#define MT_CHAIN_REPORTS_INVALID 1
+#define MT_CHAIN_EXACT_USABLE 1
+MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
+{
+    mortise_error e = {MORTISE_BUG_INVALID_FREE, p, 0, "pagemap", op};
+    MT_ERR_FN(MT_ERR_HANDLE, raise)(&e);
+}
+#endif

@@ -1,0 +1,340 @@
+/* tail_chksum — a check word right after every block.       [model: tail_chksum]
+ *
+ * Serves: nothing itself; every allocation goes below 16 bytes larger and
+ *   gets, byte-precisely after the *requested* size, an 8-byte check word
+ *   (the chksum policy's word of the block's address and size), and in the
+ *   last 8 bytes of the usable block the requested size, xor-encoded with
+ *   the per-process key and the address. free, realloc (getmeta + resize)
+ *   and malloc_usable_size (getmeta) verify both before anything else:
+ *   a write of even one byte past the requested size changes the check
+ *   word (heap-buffer-overflow), also after a shrinking realloc (resize
+ *   moves the check word to the new size) and on aligned blocks (the block
+ *   is the one below, aligned as asked). getmeta reports the requested size
+ *   as usable (so malloc_usable_size is the requested size, and programs
+ *   that fill their usable size stay inside it); it clears the class hint.
+ *   A forged size word decodes to a size whose check word is elsewhere and
+ *   wrong (the check word depends on the size), or out of range: reported.
+ *   On free the check word is flipped to a "freed" value: a second free of
+ *   the block before the layer below reuses or overwrites it is reported as
+ *   double-free; once the layer below wrote over the size word (tlsf_glk's
+ *   boundary tag) as heap-buffer-overflow of size 0, and the block is left
+ *   alone (a block whose size word is destroyed is never freed below).
+ * Invalid pointers: the socket's owner lookup decides pointers nobody owns
+ *   (invalid-free, layer "pagemap"). For an owned pointer the layer reads
+ *   only what cannot fault: nothing for a pointer not 16-aligned (not a
+ *   block start: invalid-free); the size word only if it lies in the same
+ *   (owned, so mapped) granule or in a page the page map or the kernel
+ *   (mincore) says is mapped. A pointer inside a sealed block is found by
+ *   looking back for the enclosing block (at most 256 steps of 16 bytes,
+ *   within the granule): invalid-free.
+ * Reports (core/report.h), e.g.
+ *   mortise: heap-buffer-overflow at 0x7f12a0 size 24 (tail_chksum, free)
+ *   classes: heap-buffer-overflow (size 0 when the size word is destroyed
+ *   too), double-free, invalid-free; operations free, getmeta, realloc.
+ *   Each bug is reported once: after a report in getmeta the block is
+ *   resealed (default, callback) or condemned (tolerate: its later free
+ *   leaks it silently).
+ * Slots (model language → macro, default):
+ *   chksum=magic|xor|crc32 → MT_CHKSUM (xor): policy/chksum/.
+ *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default):
+ *     policy/err/; after an overflow default and callback free the block,
+ *     tolerate leaks it, fatal aborts.
+ * Needs from below: getmeta answering the usable size of every block it
+ *   handed out (every layer does), resize optional.
+ * Place it: directly under the socket, above any cache (thread_cache,
+ *   tarrcache, ...): a cache above it would hand out blocks without a new
+ *   check word. It may sit above or below delayed_free.
+ * Does not detect: reads past the end; writes that skip the check word and
+ *   the size word (non-linear); overflows into the slack past the size word
+ *   that the lower layer gave as usable but the program never asked for are
+ *   caught (the check word is right after the requested size), but a
+ *   double free after the layer below reused the block is not.
+ * Time: alloc = one getmeta below + two stores; free = one getmeta below,
+ *   two loads, the policy's check and one store (a compare per granule
+ *   edge); reports out of line. Space: 16 bytes per block (check word and
+ *   size word), plus the rounding of the layer below.
+ * Thread safety: no state but the per-process key; all operations on any
+ *   thread. No locks, nothing at fork.
+ * Fails: only when the layer below fails (ctx->err from it).
+ * Example (wfslabs: wfslab + tail_chksum(chksum=xor, err_handle=default)):
+ *     #include <mortise/layers/slab_wf.h>          // ... wfslab's layers
+ *     #define MT_CHKSUM     xor
+ *     #define MT_ERR_HANDLE default
+ *     #include <mortise/layers/tail_chksum.h>
+ *     #include <mortise/sockets/malloc_socket.h>
+ *     MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket)
+ *   With delayed_free too (tlsfccsd): list both above the trunk, e.g.
+ *     MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME tail_chksum
+#endif
+#ifndef MT_CHKSUM
+#define MT_CHKSUM xor
+#endif
+#ifndef MT_ERR_HANDLE
+#define MT_ERR_HANDLE default
+#endif
+
+#include "safety/common.h"
+
+#ifndef MORTISE_LAYERS_TAIL_CHKSUM_ONCE
+#define MORTISE_LAYERS_TAIL_CHKSUM_ONCE
+#define MT_TAIL_WORD ((size_t)8)      /* the check word */
+#define MT_TAIL_OVERHEAD ((size_t)16) /* check word + size word */
+#define MT_TAIL_FREED 0x46524545d00dfeedull
+#define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
+#define MT_TAIL_LOOKBACK 256 /* steps of 16 bytes when looking for an enclosing block */
+/* What examine() finds: intact, not a block start, check word overwritten,
+ * size word overwritten too (size unknown), freed, condemned. */
+enum { MT_TAIL_OK, MT_TAIL_INVALID, MT_TAIL_OVERFLOW, MT_TAIL_WRECKED, MT_TAIL_FREED_BLOCK, MT_TAIL_CONDEMNED_BLOCK };
+#endif
+
+MT_DECLARE_BELOW(getmeta)
+
+/* The size word's mask: the key and the address, so a size copied from
+ * another block or written without the key decodes to nonsense. */
+MT_INLINE uint64_t MT_SELF(size_mask)(const void *p)
+{
+    return mt_chksum_key() ^ ((uint64_t)(uintptr_t)p << 12);
+}
+
+MT_INLINE uint64_t MT_SELF(check)(const void *p, size_t size)
+{
+    return MT_CHKSUM_FN(MT_CHKSUM, calc)((uintptr_t)p, size);
+}
+
+/* Write the check word after `size` bytes and the size word at the end. */
+MT_INLINE void MT_SELF(seal)(char *p, size_t size, size_t usable)
+{
+    mt_safety_store(p + size, MT_SELF(check)(p, size));
+    mt_safety_store(p + usable - MT_TAIL_WORD, size ^ MT_SELF(size_mask)(p));
+}
+
+/* Usable size below of a block this layer does not yet know (0 if none). */
+MT_INLINE size_t MT_SELF(usable_below)(void *p)
+{
+    mt_ctx q = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&q, p);
+    return MT_BELOW(getmeta)(&q) ? q.usable : 0;
+}
+
+/* The sealed block's requested size, if p is a sealed block whose both
+ * words are intact and lie in p's granule (the common case, inline);
+ * SIZE_MAX sends the caller to its slow path. `usable` is from below. */
+MT_INLINE size_t MT_SELF(quick_size)(const char *p, size_t usable)
+{
+    /* one compare for usable < 16 and usable > MT_MAX_REQUEST (the owner's
+     * answer for a pointer inside a block may be anything) */
+    if (MT_UNLIKELY(usable - MT_TAIL_OVERHEAD > MT_MAX_REQUEST - MT_TAIL_OVERHEAD ||
+                    (((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
+                    (((uintptr_t)p ^ ((uintptr_t)p + usable - 1)) >> MT_GRANULE_SHIFT) != 0))
+        return SIZE_MAX;
+    size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(p);
+    if (MT_UNLIKELY(size > usable - MT_TAIL_OVERHEAD))
+        return SIZE_MAX;
+    if (MT_UNLIKELY(mt_safety_load(p + size) != MT_SELF(check)(p, size)))
+        return SIZE_MAX;
+    return size;
+}
+
+/* Is p a sealed (or freed or condemned) block start of usable bytes? *size
+ * gets its size; reads only what mt_safety_word_readable allows. */
+MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
+{
+    *size = 0;
+    if (usable < MT_TAIL_OVERHEAD || usable > MT_MAX_REQUEST ||
+        !mt_safety_word_readable(p, p + usable - MT_TAIL_WORD))
+        return MT_TAIL_INVALID;
+    size_t s = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(p);
+    if (s > usable - MT_TAIL_OVERHEAD || !mt_safety_word_readable(p, p + s))
+        return MT_TAIL_WRECKED;
+    *size = s;
+    uint64_t want = MT_SELF(check)(p, s), got = mt_safety_load(p + s);
+    if (got == want)
+        return MT_TAIL_OK;
+    if (got == (want ^ MT_TAIL_FREED))
+        return MT_TAIL_FREED_BLOCK;
+    if (got == (want ^ MT_TAIL_CONDEMNED))
+        return MT_TAIL_CONDEMNED_BLOCK;
+    return MT_TAIL_OVERFLOW;
+}
+
+/* Does a sealed block start before p (in p's granule, at most
+ * MT_TAIL_LOOKBACK steps back) and reach past it? Then p points inside it. */
+MT_SLOW bool MT_SELF(inside_block)(char *p)
+{
+    uintptr_t floor = mt_align_down_ptr((uintptr_t)p, MT_GRANULE) + 64; /* headers below read b - 64.. */
+    for (size_t step = 1; step <= MT_TAIL_LOOKBACK; step++) {
+        uintptr_t b = (uintptr_t)p - step * MT_MIN_ALIGN;
+        if (b < floor || b > (uintptr_t)p)
+            return false;
+        mt_ctx q = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&q, (void *)b);
+        if (!q.owner || !MT_BELOW(getmeta)(&q) || q.usable > MT_MAX_REQUEST || b + q.usable <= (uintptr_t)p)
+            continue;
+        size_t size;
+        int state = MT_SELF(examine)((char *)b, q.usable, &size);
+        if (state != MT_TAIL_INVALID && state != MT_TAIL_OVERFLOW && state != MT_TAIL_WRECKED)
+            return true;
+    }
+    return false;
+}
+
+/* Classify the block at ctx->ptr (routed): MT_TAIL_* and its size. */
+MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable)
+{
+    char *p = ctx->ptr;
+    mt_ctx q = *ctx;
+    *size = 0;
+    *usable = 0;
+    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) || !MT_BELOW(getmeta)(&q))
+        return MT_TAIL_INVALID;
+    *usable = q.usable;
+    int state = MT_SELF(examine)(p, q.usable, size);
+    if (state == MT_TAIL_WRECKED && MT_SELF(inside_block)(p))
+        return MT_TAIL_INVALID;
+    return state;
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size;
+    ctx->size = size + MT_TAIL_OVERHEAD;
+    char *p = next(ctx);
+    ctx->size = size;
+    if (MT_UNLIKELY(!p))
+        return NULL;
+    size_t usable = MT_SELF(usable_below)(p);
+    if (MT_UNLIKELY(usable < size + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
+        usable = size + MT_TAIL_OVERHEAD;
+    MT_SELF(seal)(p, size, usable);
+    return p;
+}
+
+/* Everything free's inline check does not vouch for. */
+MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size, usable;
+    char *p = ctx->ptr;
+    switch (MT_SELF(inspect)(ctx, &size, &usable)) {
+    case MT_TAIL_OK:
+        break;
+    case MT_TAIL_INVALID:
+        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
+        return;
+    case MT_TAIL_FREED_BLOCK:
+        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
+        return;
+    case MT_TAIL_CONDEMNED_BLOCK:
+        return; /* reported before; tolerate keeps it out of circulation */
+    case MT_TAIL_WRECKED:
+        /* never freed below, whatever the policy: a destroyed size word is
+         * also what a second free looks like once the layer below reused
+         * the block's last word (tlsf_glk's boundary tag) */
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "free");
+        return;
+    default:
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
+        if (MT_ERR_LEAKS(MT_ERR_HANDLE))
+            return;
+        break;
+    }
+    mt_safety_store(p + size, MT_SELF(check)(p, size) ^ MT_TAIL_FREED);
+    next(ctx);
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    char *p = ctx->ptr;
+    mt_ctx q = *ctx;
+    size_t size = MT_BELOW(getmeta)(&q) ? MT_SELF(quick_size)(p, q.usable) : SIZE_MAX;
+    if (MT_UNLIKELY(size == SIZE_MAX)) {
+        MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
+        return NULL;
+    }
+    mt_safety_store(p + size, MT_SELF(check)(p, size) ^ MT_TAIL_FREED);
+    return next(ctx);
+}
+
+/* Everything getmeta's inline check does not vouch for. */
+MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
+{
+    size_t size, usable;
+    char *p = ctx->ptr;
+    switch (MT_SELF(inspect)(ctx, &size, &usable)) {
+    case MT_TAIL_OK:
+    case MT_TAIL_CONDEMNED_BLOCK:
+        break;
+    case MT_TAIL_INVALID:
+        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
+        return NULL;
+    case MT_TAIL_FREED_BLOCK:
+        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
+        return NULL;
+    case MT_TAIL_WRECKED:
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta");
+        return NULL;
+    default:
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");
+        /* reported once: reseal, or condemn so that free leaks it quietly */
+        mt_safety_store(p + size, MT_SELF(check)(p, size) ^
+                                      (MT_ERR_LEAKS(MT_ERR_HANDLE) ? MT_TAIL_CONDEMNED : 0));
+        break;
+    }
+    ctx->usable = size;
+    ctx->szcls_key = 0;
+    return p;
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    mt_ctx q = *ctx;
+    size_t size = next(&q) ? MT_SELF(quick_size)(ctx->ptr, q.usable) : SIZE_MAX;
+    if (MT_UNLIKELY(size == SIZE_MAX))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+    ctx->usable = size;
+    ctx->szcls_key = 0;
+    return ctx->ptr;
+}
+
+/* realloc: the socket asked getmeta first (which verified the block), so a
+ * block that is not intact here is one getmeta reported: let the socket
+ * move it (its free then leaks a condemned block). */
+MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size, usable, want = ctx->size;
+    char *p = ctx->ptr;
+    if (MT_SELF(inspect)(ctx, &size, &usable) != MT_TAIL_OK)
+        return NULL;
+    if (want + MT_TAIL_OVERHEAD <= usable) { /* fits: the check word moves */
+        MT_SELF(seal)(p, want, usable);
+        return p;
+    }
+    ctx->size = want + MT_TAIL_OVERHEAD;
+    char *r = next(ctx);
+    ctx->size = want;
+    if (!r)
+        return NULL;
+    usable = MT_SELF(usable_below)(r);
+    if (usable < want + MT_TAIL_OVERHEAD)
+        usable = want + MT_TAIL_OVERHEAD;
+    MT_SELF(seal)(r, want, usable);
+    return r;
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy, next));
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, thread_exit)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+MT_FORWARD_OP(MT_NAME, purge)
+
+#include "../core/layer_end.h"

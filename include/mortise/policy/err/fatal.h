@@ -1,0 +1,30 @@
+/* err_handle=fatal — report and abort().                    [model: fatal]
+ * Purpose: stop at the first sign of memory corruption (hslabd), as Scudo
+ *   does: a corrupted heap is not run on.
+ * Does: prints the report line (core/report.h), then abort() (SIGABRT; the
+ *   freestanding build calls __builtin_trap()).
+ * Time: one write(2). Space: none. Never allocates, never returns.
+ * Example: delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)
+ *     #define MT_ERR_HANDLE fatal
+ *     #include <mortise/layers/delayed_free.h>
+ */
+#ifndef MORTISE_POLICY_ERR_FATAL_H
+#define MORTISE_POLICY_ERR_FATAL_H
+#include "../../core/report.h"
+#if !defined(MT_FREESTANDING)
+#include <stdlib.h>
+#endif
+
+enum { mt_err_fatal_leaks = 1 };
+
+MT_SLOW MT_UNUSED __attribute__((noreturn)) void mt_err_fatal_raise(const mortise_error *e)
+{
+    mt_report_print(e);
+#if defined(MT_FREESTANDING)
+    __builtin_trap();
+#else
+    abort();
+#endif
+}
+
+#endif

@@ -1,0 +1,235 @@
+/* tail_test — tail_chksum from inside, over one trunk and one chksum policy
+ * (compose.h; err_handle=callback records every report):
+ *   - overflow by 1, 8 and a page past the requested size is reported on
+ *     free, on malloc_usable_size (getmeta) and on realloc, once each;
+ *   - byte precision: the byte at the requested size, after a shrinking
+ *     realloc, on memalign/posix_memalign/aligned_alloc blocks;
+ *   - malloc_usable_size is the requested size; filling it is not a bug;
+ *   - double free at once and after other frees;
+ *   - invalid frees (interior, stack, global, foreign mapping, wild) are
+ *     reported as invalid-free and nothing crashes;
+ *   - a forged size word is caught. */
+#define SAFETY_TAIL 1
+#include "compose.h"
+#include "safety_check.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+
+static char global_block[256] __attribute__((aligned(64)));
+static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 24, 100, 1000, 4000, 40000, 70000, 300000};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+/* Overflow by `by` bytes past a block of `size`. The block is a larger one
+ * shrunk in place by realloc, so even a page-long overflow stays in memory
+ * the block owns below (past a tight block it would wreck the neighbours'
+ * metadata, which the layer reports but cannot repair). */
+static void overflow_on_free(size_t size, size_t by)
+{
+    unsigned char *big = t_malloc(size + by + 64);
+    unsigned char *p = t_realloc(big, size);
+    CHECK(p == big);
+    memset(p, 0xa5, size);
+    expect_none("fill requested size");
+    size_t usable = t_malloc_usable_size(p);
+    CHECKF(usable == size, "usable %zu for a request of %zu", usable, size);
+    memset(p + size, 0x5a, by);
+    t_free(p);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "overflow on free");
+    CHECKF(seen.last.size == size, "report size %zu, wanted %zu", seen.last.size, size);
+}
+
+static void overflow_by_one_everywhere(void)
+{
+    for (size_t i = 0; i < NSIZES; i++) {
+        size_t size = sizes[i];
+        /* free */
+        unsigned char *p = t_malloc(size);
+        p[size] = (unsigned char)~p[size];
+        t_free(p);
+        expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "1 byte, free");
+        CHECKF(seen.last.size == size && !strcmp(seen.last.operation, "free") &&
+                   !strcmp(seen.last.layer, "tail_chksum"),
+               "report of %zu: size %zu (%s, %s)", size, seen.last.size, seen.last.layer, seen.last.operation);
+        /* usable size: reported once, then the block is resealed */
+        p = t_malloc(size);
+        p[size] ^= 0xff;
+        CHECK(t_malloc_usable_size(p) == size);
+        expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "1 byte, usable size");
+        t_free(p);
+        expect_none("free after a reported overflow");
+        /* realloc: reported once, the data moves */
+        p = t_malloc(size);
+        memset(p, 0x33, size);
+        p[size] ^= 0x01;
+        unsigned char *q = t_realloc(p, size + 5000);
+        expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "1 byte, realloc");
+        CHECK(q != NULL);
+        size_t intact = 0;
+        for (size_t k = 0; q && k < size; k++)
+            intact += q[k] == 0x33;
+        CHECK(intact == size);
+        t_free(q);
+        expect_none("free of the moved block");
+    }
+}
+
+static void shrink_and_aligned(void)
+{
+    /* shrinking realloc: the check word moves to the new size */
+    for (size_t i = 1; i < NSIZES; i++) {
+        size_t size = sizes[i], smaller = size / 2 + (size > 2);
+        if (smaller >= size || smaller == 0)
+            continue;
+        unsigned char *p = t_malloc(size);
+        unsigned char *q = t_realloc(p, smaller);
+        CHECK(q != NULL);
+        CHECKF(t_malloc_usable_size(q) == smaller, "usable %zu after realloc to %zu", t_malloc_usable_size(q), smaller);
+        memset(q, 1, smaller);
+        t_free(q);
+        expect_none("free after shrink");
+        q = t_realloc(t_malloc(size), smaller);
+        q[smaller] ^= 0x80;
+        t_free(q);
+        expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, q, "1 byte past a shrunk block");
+        /* growing a shrunk block keeps it checked at the grown size */
+        q = t_realloc(t_realloc(t_malloc(size), smaller), size);
+        memset(q, 2, size);
+        q[size] ^= 0x80;
+        t_free(q);
+        expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, q, "1 byte past a regrown block");
+    }
+    static const size_t aligns[] = {16, 32, 64, 256, 4096, 65536};
+    for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
+        for (size_t i = 0; i < NSIZES; i++) {
+            size_t size = sizes[i], align = aligns[a];
+            unsigned char *p[3];
+            p[0] = t_memalign(align, size);
+            CHECK(t_posix_memalign((void **)&p[1], align, size) == 0);
+            p[2] = t_aligned_alloc(align, size);
+            for (int k = 0; k < 3; k++) {
+                CHECKF(p[k] && ((uintptr_t)p[k] & (align - 1)) == 0, "aligned %zu: %p", align, (void *)p[k]);
+                CHECK(t_malloc_usable_size(p[k]) == size);
+                memset(p[k], 3, size);
+            }
+            expect_none("aligned blocks filled");
+            p[1][size] ^= 0x10;
+            for (int k = 0; k < 3; k++)
+                t_free(p[k]);
+            expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p[1], "1 byte past an aligned block");
+        }
+    }
+}
+
+static void double_free(void)
+{
+    for (size_t i = 0; i < NSIZES; i++) {
+        size_t size = sizes[i] < 16 ? 16 : sizes[i]; /* the layer below keeps its link in the first word */
+        void *p = t_malloc(size);
+        t_free(p);
+        expect_none("first free");
+        t_free(p);
+        CHECKF(seen.count == 1, "double free of %zu: %d reports", size, seen.count);
+        if (seen.count)
+            /* the layer below may have reused the tail words or given a large
+             * block back to the OS: any of the three, but exactly one */
+            CHECKF(seen.last.ptr == p && (seen.last.kind == MORTISE_BUG_DOUBLE_FREE ||
+                                          seen.last.kind == MORTISE_BUG_HEAP_BUFFER_OVERFLOW ||
+                                          seen.last.kind == MORTISE_BUG_INVALID_FREE),
+                   "double free of %zu: %s", size, mt_bug_class_name(seen.last.kind));
+        seen.count = 0;
+    }
+    /* after other frees in between (same class, the block not reused yet) */
+    void *a = t_malloc(200), *b = t_malloc(200), *c = t_malloc(200);
+    t_free(a);
+    t_free(b);
+    t_free(c);
+    t_free(b);
+    CHECKF(seen.count == 1 && seen.last.ptr == b, "double free after other frees: %d reports", seen.count);
+    seen.count = 0;
+}
+
+static void invalid_frees(void)
+{
+    char local[128];
+    unsigned char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(page != MAP_FAILED);
+    memset(local, 7, sizeof local);
+    unsigned char *live = t_malloc(1000);
+    unsigned char *big = t_malloc(300000);
+    void *bad[] = {local, local + 16, global_block, global_block + 64, page, page + 4096 + 16,
+                   (void *)(uintptr_t)16, (void *)(uintptr_t)0x10000, (void *)(uintptr_t)0xffff800000000000ull,
+                   live + 1, live + 8, live + 16, live + 512, big + 16, big + 4096, big + 200000};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t_free(bad[i]);
+        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid free");
+        CHECK(t_malloc_usable_size(bad[i]) == 0);
+        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid usable size");
+        errno = 0;
+        CHECK(t_realloc(bad[i], 10) == NULL && errno == EINVAL);
+        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid realloc");
+    }
+    size_t changed = 0;
+    for (size_t i = 0; i < sizeof local; i++)
+        changed += local[i] != 7;
+    CHECK(changed == 0);
+    t_free(live);
+    t_free(big);
+    expect_none("the live blocks after the invalid frees");
+    munmap(page, 8192);
+}
+
+static void forged_size(void)
+{
+    /* a stray write of a plausible size over the size word: the check word
+     * it points at is not there */
+    unsigned char *p = t_malloc(40);
+    size_t usable_below = 0;
+    {
+        mt_ctx q = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&q, p);
+        CHECK(mt_below_tail_chksum_getmeta(&q) != NULL);
+        usable_below = q.usable;
+    }
+    uint64_t forged = 8;
+    memcpy(p + usable_below - 8, &forged, 8);
+    t_free(p);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "forged size word");
+}
+
+static void ordinary_use(void)
+{
+    void *blocks[500];
+    for (int round = 0; round < 4; round++) {
+        for (size_t i = 0; i < 500; i++) {
+            size_t size = (i * 37 + (size_t)round * 11) % 3000;
+            blocks[i] = t_malloc(size);
+            memset(blocks[i], (int)i, size);
+        }
+        for (size_t i = 0; i < 500; i += 2)
+            blocks[i] = t_realloc(blocks[i], (i * 13) % 5000 + 1);
+        for (size_t i = 0; i < 500; i++)
+            t_free(blocks[i]);
+    }
+    void *z = t_calloc(100, 10);
+    t_free(z);
+    expect_none("ordinary use");
+}
+
+int main(void)
+{
+    t_set_error_handler(record, NULL);
+    ordinary_use();
+    overflow_on_free(24, 1);
+    overflow_on_free(24, 8);
+    overflow_on_free(100, 4096);
+    overflow_on_free(5000, 4096);
+    overflow_on_free(300000, 4096);
+    overflow_by_one_everywhere();
+    shrink_and_aligned();
+    double_free();
+    invalid_frees();
+    forged_size();
+    ordinary_use();
+    return check_report("tail_test");
+}

@@ -3,6 +3,7 @@
  * (errno) and requests with pointers that are not Mortise blocks (bad).
  * The behaviour checked is the one sockets/family.h documents. */
 #include "conformance.h"
+#include "../common/family_calls.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -28,23 +29,11 @@ static const size_t conf_sizes[] = {
 /* Sizes and calls the compiler cannot see through: no -Walloc-size-larger-than,
  * no use-after-free warning for a block whose realloc is meant to fail, and
  * no assumption about errno across a call it takes for a known allocation
- * function (clang keeps `errno = 0` across valloc even with -fno-builtin). */
+ * function (clang keeps `errno = 0` across valloc even with -fno-builtin);
+ * the calls go through test_family (tests/common/family_calls.h). */
 static volatile size_t conf_size_max = SIZE_MAX;
 static volatile size_t conf_ptrdiff_max = PTRDIFF_MAX;
 static volatile size_t conf_bad_align[] = {3, 48, 96};
-static struct {
-    void *(*malloc)(size_t);
-    void *(*calloc)(size_t, size_t);
-    void *(*realloc)(void *, size_t);
-    void *(*reallocarray)(void *, size_t, size_t);
-    void *(*memalign)(size_t, size_t);
-    void *(*aligned_alloc)(size_t, size_t);
-    void *(*valloc)(size_t);
-    void *(*pvalloc)(size_t);
-    int (*posix_memalign)(void **, size_t, size_t);
-    void (*free)(void *);
-} volatile conf_hidden = {malloc, calloc, realloc, reallocarray, memalign, aligned_alloc,
-                          valloc, pvalloc, posix_memalign, free};
 static uint64_t conf_api_ids = 1;
 
 /* A fresh block of `size` bytes from an entry point: not NULL, aligned, at
@@ -402,22 +391,22 @@ static void conf_expect_null(void *p, int err, const char *what)
 void conf_case_errno(void)
 {
     size_t huge = conf_size_max, half = conf_size_max / 2, pd = conf_ptrdiff_max;
-    CONF_EXPECT(conf_hidden.malloc(huge), ENOMEM);
-    CONF_EXPECT(conf_hidden.malloc(half + 1), ENOMEM);
-    CONF_EXPECT(conf_hidden.malloc(pd), ENOMEM);
-    CONF_EXPECT(conf_hidden.calloc(half, 3), ENOMEM);                       /* overflows */
-    CONF_EXPECT(conf_hidden.calloc((size_t)1 << 33, (size_t)1 << 31), ENOMEM); /* overflows */
-    CONF_EXPECT(conf_hidden.calloc(1, huge), ENOMEM);
+    CONF_EXPECT(test_family.malloc(huge), ENOMEM);
+    CONF_EXPECT(test_family.malloc(half + 1), ENOMEM);
+    CONF_EXPECT(test_family.malloc(pd), ENOMEM);
+    CONF_EXPECT(test_family.calloc(half, 3), ENOMEM);                       /* overflows */
+    CONF_EXPECT(test_family.calloc((size_t)1 << 33, (size_t)1 << 31), ENOMEM); /* overflows */
+    CONF_EXPECT(test_family.calloc(1, huge), ENOMEM);
     size_t three = conf_bad_align[0], a48 = conf_bad_align[1], a96 = conf_bad_align[2];
-    CONF_EXPECT(conf_hidden.memalign(three, 16), EINVAL);
-    CONF_EXPECT(conf_hidden.memalign(a48, 16), EINVAL);
-    CONF_EXPECT(conf_hidden.aligned_alloc(three, 16), EINVAL);
-    CONF_EXPECT(conf_hidden.aligned_alloc(a96, 192), EINVAL);
-    CONF_EXPECT(conf_hidden.aligned_alloc(64, huge), ENOMEM);
-    CONF_EXPECT(conf_hidden.memalign(4096, huge - 4096), ENOMEM);
-    CONF_EXPECT(conf_hidden.valloc(huge), ENOMEM);
-    CONF_EXPECT(conf_hidden.pvalloc(huge), ENOMEM);
-    CONF_EXPECT(conf_hidden.pvalloc(huge - 100), ENOMEM);
+    CONF_EXPECT(test_family.memalign(three, 16), EINVAL);
+    CONF_EXPECT(test_family.memalign(a48, 16), EINVAL);
+    CONF_EXPECT(test_family.aligned_alloc(three, 16), EINVAL);
+    CONF_EXPECT(test_family.aligned_alloc(a96, 192), EINVAL);
+    CONF_EXPECT(test_family.aligned_alloc(64, huge), ENOMEM);
+    CONF_EXPECT(test_family.memalign(4096, huge - 4096), ENOMEM);
+    CONF_EXPECT(test_family.valloc(huge), ENOMEM);
+    CONF_EXPECT(test_family.pvalloc(huge), ENOMEM);
+    CONF_EXPECT(test_family.pvalloc(huge - 100), ENOMEM);
 
     /* failed realloc / reallocarray leave the block intact */
     static const size_t sizes[] = {64, 100000, 5 * CONF_MIB};
@@ -427,14 +416,14 @@ void conf_case_errno(void)
         size_t usable = conf_take(p, sizes[i], 16, &id, "malloc");
         if (!p)
             continue;
-        CONF_EXPECT(conf_hidden.realloc(p, huge), ENOMEM);
-        CONF_EXPECT(conf_hidden.realloc(p, pd), ENOMEM);
-        CONF_EXPECT(conf_hidden.reallocarray(p, half, 3), ENOMEM);
-        CONF_EXPECT(conf_hidden.reallocarray(p, (size_t)1 << 40, (size_t)1 << 40), ENOMEM);
+        CONF_EXPECT(test_family.realloc(p, huge), ENOMEM);
+        CONF_EXPECT(test_family.realloc(p, pd), ENOMEM);
+        CONF_EXPECT(test_family.reallocarray(p, half, 3), ENOMEM);
+        CONF_EXPECT(test_family.reallocarray(p, (size_t)1 << 40, (size_t)1 << 40), ENOMEM);
         conf_intact(p, usable, id, "after failed realloc");
         free(p);
     }
-    CONF_EXPECT(conf_hidden.reallocarray(NULL, half, 3), ENOMEM);
+    CONF_EXPECT(test_family.reallocarray(NULL, half, 3), ENOMEM);
 
     /* posix_memalign: the error is the result, errno and *out untouched */
     void *const sentinel = (void *)&conf_api_ids;
@@ -446,7 +435,7 @@ void conf_case_errno(void)
         void *out = sentinel;
         errno = 4321;
         size_t size = pm[i].size + (conf_size_max - SIZE_MAX); /* hidden from the compiler */
-        int r = conf_hidden.posix_memalign(&out, pm[i].align, size);
+        int r = test_family.posix_memalign(&out, pm[i].align, size);
         CHECKF(r == pm[i].err && out == sentinel && errno == 4321,
                "posix_memalign(align %zu, size %zu) = %d, out %s, errno %d", pm[i].align,
                pm[i].size, r, out == sentinel ? "untouched" : "changed", errno);
@@ -465,7 +454,7 @@ void conf_case_errno(void)
                 memset(p, 7, fsizes[i]);
             errno = 1234;
             if (how == 0)
-                conf_hidden.free(p);
+                test_family.free(p);
             else if (how == 1 && cfree_fn)
                 cfree_fn(p);
             else if (how == 2 && sized_fn)
@@ -478,7 +467,7 @@ void conf_case_errno(void)
         }
     }
     errno = 1234;
-    conf_hidden.free(NULL);
+    test_family.free(NULL);
     malloc_trim(0); /* returns pages with system calls */
     CHECK(errno == 1234);
 }
@@ -505,10 +494,10 @@ void conf_case_bad(void)
             continue;
         CHECKF(malloc_usable_size(p) == 0, "malloc_usable_size(%p) = %zu", p, malloc_usable_size(p));
         errno = 1234;
-        conf_hidden.free(p);
+        test_family.free(p);
         CHECK(errno == 1234);
         errno = 0;
-        void *q = conf_hidden.realloc(p, 100);
+        void *q = test_family.realloc(p, 100);
         CHECKF(q == NULL && errno == EINVAL, "realloc(foreign %p) = %p, errno %d", p, q, errno);
     }
     /* nothing was touched and the allocator still works */

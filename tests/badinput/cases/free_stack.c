@@ -1,0 +1,11 @@
+/* free of the address of a local variable. */
+#include "../badinput.h"
+
+int main(void)
+{
+    char local[64];
+    memset(local, 1, sizeof local);
+    bi_line("block %#lx", (unsigned long)(uintptr_t)local);
+    test_family.free(bi_hide(local));
+    return local[0] == 1 ? bi_end() : 1;
+}

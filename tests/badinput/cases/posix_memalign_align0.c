@@ -1,0 +1,10 @@
+/* posix_memalign with alignment 0: EINVAL, *out untouched. */
+#include "../badinput.h"
+
+int main(void)
+{
+    void *out = &out;
+    int rc = test_family.posix_memalign(&out, 0, 64);
+    bi_line("result %s%s", bi_errno_name(rc), out == &out ? "" : " out-changed");
+    return bi_end();
+}

@@ -1,0 +1,12 @@
+/* realloc of a block already freed. */
+#include "../badinput.h"
+
+int main(void)
+{
+    size_t size = 48;
+    void *p = test_family.malloc(size);
+    bi_block(p, size);
+    test_family.free(p);
+    (void)test_family.realloc(bi_hide(p), 200);
+    return bi_end();
+}

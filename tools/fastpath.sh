@@ -21,7 +21,7 @@ Start-up and the first (cold) iterations cancel out in the difference.
 
 Allocators: every BUILD_DIR/lib/libmortise-*.so, the hand-written tcache
 algorithm (BUILD_DIR/lib/libfastpath-handwritten.so), the system malloc
-(glibc, no preload), and jemalloc, tcmalloc, mimalloc from the distribution
+(glibc, no preload), and jemalloc, tcmalloc, mimalloc, tbbmalloc (its proxy library) from the distribution
 when their libraries are installed (skipped with a note when not).
 Defaults: --small 200 --large 2200. Needs valgrind; exits 77 without it.
 --only restricts the run to the named allocators (e.g. tcache,handwritten).
@@ -79,7 +79,8 @@ done
     allocators+=("handwritten=$build/lib/libfastpath-handwritten.so")
 allocators+=("glibc=")
 libdir=/usr/lib/x86_64-linux-gnu
-for peer in jemalloc=libjemalloc.so.2 tcmalloc=libtcmalloc_minimal.so.4 mimalloc=libmimalloc.so.2; do
+for peer in jemalloc=libjemalloc.so.2 tcmalloc=libtcmalloc_minimal.so.4 mimalloc=libmimalloc.so.2 \
+    tbbmalloc=libtbbmalloc_proxy.so.2; do
     if [ -e "$libdir/${peer#*=}" ]; then
         allocators+=("${peer%%=*}=$libdir/${peer#*=}")
     else

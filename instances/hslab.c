@@ -1,0 +1,34 @@
+/* hslab — the paper's core-aware slab allocator (section 3), shaped like
+ * tcmalloc: a global buddy system for blocks of 32 KiB and more under a
+ * flat-combining lock (one central lock, many short critical sections),
+ * slabs per tcmalloc size class under POSIX spinlocks (contention spread over
+ * many classes), and a per-thread cache whose budget follows the cache of
+ * the core the thread runs on (MORTISE_CORE_CACHE or sysfs; docs/instances.md).
+ * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768])::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#define MT_FAA_HEAP_GROWTH 1
+#define MT_THREADLOCAL_HEAP_SIZE ((size_t)2 << 20)
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC flatcombine
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 32768, SIZE_MAX
+#include <mortise/layers/buddy_glk.h>
+
+#define MT_SYNC posix_spin
+#define MT_SLAB_SIZE ((size_t)64 << 10)
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 0, 32768
+#include <mortise/layers/slab_lk.h>
+
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 0, 32768
+#define MT_CACHE_SIZE ((size_t)2 << 20)
+#define MT_COREAWARE_CACHESIZE 1
+#include <mortise/layers/thread_cache.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, malloc_socket)

@@ -1,10 +1,11 @@
 # Thin entry points over CMake. `make` builds everything into build/,
-# `make test` runs every test through ctest, `make bench` the benchmarks.
+# `make test` runs every test through ctest, `make bench` the benchmarks,
+# `make install [PREFIX=...]` installs (docs/mortise.md).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure test bench clean
+.PHONY: all configure test bench install clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -26,6 +27,13 @@ BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--
 
 bench: all
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
+
+# Headers, every built allocator library, the mortise command, mortise.pc and
+# the CMake package (cmake/MortiseInstall.cmake) under PREFIX (default: the
+# configured CMAKE_INSTALL_PREFIX, /usr/local); DESTDIR is honoured.
+PREFIX ?=
+install: all
+	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 clean:
 	rm -rf $(BUILD)

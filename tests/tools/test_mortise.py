@@ -453,7 +453,12 @@ class Run(unittest.TestCase):
 
     def setUp(self):
         self.cache = tempfile.mkdtemp(prefix="mortise-cache-")
-        self.env = dict(os.environ, MORTISE_CACHE_DIR=self.cache)
+        # A snapshot of the headers: the cache key covers them, and the
+        # shared tree may change under the test.
+        self.include = pathlib.Path(self.cache) / "include"
+        shutil.copytree(ROOT / "include", self.include)
+        self.env = dict(os.environ, MORTISE_CACHE_DIR=self.cache,
+                        MORTISE_INCLUDE_DIR=str(self.include))
         self.env.pop("LD_PRELOAD", None)
 
     def tearDown(self):
@@ -488,6 +493,12 @@ class Run(unittest.TestCase):
         other = self.run_("mmap_heap::segfit_lk(sync=ticket)::malloc_socket", *probe)
         self.assertEqual(other.returncode, 0, other.stderr)
         self.assertEqual(len(list(pathlib.Path(self.cache).glob("*.so"))), 2)
+        header = self.include / "mortise/layers/segfit_lk.h"
+        header.write_text(header.read_text() + "\n/* changed */\n")
+        again = self.run_(spec, *probe)                      # a header changed
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertIn("+ ", again.stderr)
+        self.assertEqual(len(list(pathlib.Path(self.cache).glob("*.so"))), 3)
 
     def test_bad_spec_is_refused_before_running(self):
         r = self.run_("mmap_heap::segfit_lk::malloc_sockett", "--", "true")

@@ -1,7 +1,8 @@
 """Where the headers, instance sources and libraries are.
 
 From a source tree (tools/mortise): include/, instances/, and the libraries
-of a build: $MORTISE_BUILD_DIR/lib, else build/lib. Installed (bin/mortise),
+of a build: $MORTISE_BUILD_DIR/lib, else build/lib. $MORTISE_INCLUDE_DIR
+replaces the header tree, $MORTISE_LIB_DIR is searched first for libraries. Installed (bin/mortise),
 `make install` writes install_layout.py beside this module with the install
 directories relative to it, so an installed tree can be moved as a whole.
 """
@@ -32,6 +33,8 @@ class Paths:
             builds = [os.environ.get("MORTISE_BUILD_DIR", ""), str(root / "build")]
             self.libs = [pathlib.Path(b) / "lib" for b in builds if b]
             self.tools = root / "tools"
+        if os.environ.get("MORTISE_INCLUDE_DIR"):      # another header tree
+            self.include = pathlib.Path(os.environ["MORTISE_INCLUDE_DIR"])
         extra = os.environ.get("MORTISE_LIB_DIR")
         if extra:
             self.libs.insert(0, pathlib.Path(extra))

@@ -300,7 +300,7 @@ static uint64_t bn_low64(const struct bn *b) {
 
 int main(int argc, char **argv) {
   struct wl_args a = wl_parse(argc, argv, "Pollard rho on bignums: small-object churn, one thread");
-  size_t numbers = wl_scaled(40, a.scale, 1);
+  size_t numbers = wl_scaled(120, a.scale, 1);
   struct wl_rng rng = wl_rng_seed(0xcf7ac);
   uint64_t checksum = 0;
   for (size_t k = 0; k < numbers; k++) {

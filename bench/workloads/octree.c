@@ -244,7 +244,7 @@ int main(int argc, char **argv) {
   struct wl_args a = wl_parse(argc, argv, "Barnes-Hut octree rebuilt every step, cross-thread frees");
   nthreads = a.threads;
   nbodies = 6000;
-  nsteps = wl_scaled(10, a.scale, 1);
+  nsteps = wl_scaled(30, a.scale, 1);
   if (a.scale < 1)
     nbodies = wl_scaled(nbodies, a.scale, 64);
   bodies = calloc(nbodies, sizeof *bodies);

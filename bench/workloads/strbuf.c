@@ -45,7 +45,7 @@ static void check_line(const struct line *l, const char *where) {
 
 int main(int argc, char **argv) {
   struct wl_args a = wl_parse(argc, argv, "realloc-heavy string and array processing, one thread");
-  size_t lines = wl_scaled(60000, a.scale, 1);
+  size_t lines = wl_scaled(150000, a.scale, 1);
   struct wl_rng rng = wl_rng_seed(0x57b0f);
   struct line window[WINDOW] = {{0}};
   uint64_t checksum = 0, reallocs = 0;

@@ -52,6 +52,14 @@ class Errors(unittest.TestCase):
         self.refused(t, "unknown layer 'segfit_lx'", "did you mean 'segfit_lk'?",
                      at=col(t, "segfit_lx"))
 
+    def test_paper_measuring_sketch_names_wcet_stat(self):
+        """Paper section 4.2's 'malloc_heap::wacet_stat' is a sketch: refused,
+        pointing at the layer it means."""
+        if "wcet_stat" not in REG.layers:
+            self.skipTest("wcet_stat not in the headers yet")
+        t = r"malloc\_heap::wacet\_stat"
+        self.refused(t, "unknown layer 'wacet_stat'", "did you mean 'wcet_stat'?", at=15)
+
     def test_policy_written_as_layer(self):
         t = "mmap_heap::spinlock::malloc_socket"
         self.refused(t, "'spinlock' is a sync policy, not a layer", at=12)

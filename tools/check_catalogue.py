@@ -4,7 +4,8 @@
 Every header under include/mortise/{os,layers,sockets} whose contract names a
 model-language layer ("[model: NAME]") must have a row in the table of
 docs/layers.md, the row's kind must match the header's folder (for layers/,
-trunk if the header has a page-map id, MT_SELF_ID, else add-on), and every slot
+trunk if the header has a size_handle slot and a page-map id, MT_SELF_ID,
+else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
 Exits 1 and lists every disagreement, so docs and code cannot drift apart.
@@ -75,7 +76,7 @@ def main():
             problems.append(f"{name}: kind '{kind}' in docs, '{want}' by its folder")
         if not want and kind != derived:
             problems.append(f"{name}: kind '{kind}' in docs, '{derived}' by its header "
-                            "(a trunk layer has a page-map id, MT_SELF_ID)")
+                            "(trunk: a size_handle slot and a page-map id, MT_SELF_ID)")
         if str(path) not in where:
             problems.append(f"{name}: docs name header '{where}', it is {path}")
         for slot, default in slots.items():

@@ -73,6 +73,12 @@ class Errors(unittest.TestCase):
         t = "mmap_heap::segfit_lk(sizeclass=log2)::malloc_socket"
         self.refused(t, "unknown sizeclass policy 'log2'", "'log2b'", at=col(t, "log2"))
 
+    def test_unknown_enumerated_value(self):
+        if "tail_chksum" not in REG.layers:
+            self.skipTest("tail_chksum not in the headers yet")
+        t = "mmap_heap::segfit_lk::tail_chksum(chksum=xr)::malloc_socket"
+        self.refused(t, "unknown chksum policy 'xr'", "did you mean 'xor'?", at=col(t, "xr"))
+
     def test_unknown_slot(self):
         t = "mmap_heap::segfit_lk(sinc=spinlock)::malloc_socket"
         self.refused(t, "unknown slot 'sinc' for segfit_lk", "did you mean 'sync'?",
@@ -424,7 +430,8 @@ class Commands(unittest.TestCase):
     def test_list(self):
         r = self.mortise("list")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for word in ("OS layers:", "trunks:", "add-ons:", "sockets:", "tlsf_glk",
+        for word in ("OS layers (first, exactly one):", "trunk layers:", "add-on layers:",
+                     "sockets (last, exactly one):", "tlsf_glk",
                      "size_handle=[lo, hi] ([0, 262144])", "sync       ", "ccsynch",
                      "segfit       [", "mmap_heap::segfit_lk(sync=posix_mutex"):
             self.assertIn(word, r.stdout)

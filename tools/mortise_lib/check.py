@@ -263,15 +263,19 @@ class Checker:
             return v.number
         if t == "BYTES":
             return self.size(v, where)
-        if t == "POLICY":
+        if t == "POLICY" or slot.name in self.registry.policies or \
+                ("|" in t and t != "0|1"):
             if v.kind != "name":
                 self.bad(v, f"{where} names a policy, not '{v.text}'")
             known = self.registry.policy_names(slot.name)
+            if "|" in t:                      # an enumeration: a|b|c
+                known = sorted(set(known) | set(t.split("|")))
             if v.name in known or v.name == slot.default:
                 return v.name
             if slot.name in POLICY_SLOTS or known:
                 listed = ", ".join(known) or "none in this include tree"
-                self.bad(v, f"unknown {slot.name} policy '{v.name}'" +
+                what = "policy" if slot.name in self.registry.policies else "value"
+                self.bad(v, f"unknown {slot.name} {what} '{v.name}'" +
                          (suggest(v.name, known) or f" (known: {listed})"))
             return v.name
         if t == "LAYER":

@@ -215,9 +215,11 @@ def cmd_list(args, paths):
     reg = registry(paths)
     print("Layers (from the [model: NAME] contract blocks of "
           f"{paths.include / 'mortise'}):")
+    titles = {"OS layer": "OS layers (first, exactly one)", "trunk": "trunk layers",
+              "add-on": "add-on layers", "socket": "sockets (last, exactly one)"}
     for kind in KIND_ORDER:
         layers = reg.by_kind(kind)
-        print(f"\n  {kind}s:" if kind != "OS layer" else "\n  OS layers:")
+        print(f"\n  {titles[kind]}:")
         for l in sorted(layers, key=lambda l: l.name):
             slots = ", ".join(slot_line(s) for s in l.slots.values()) or "no slots"
             print(f"    {l.name:<16} {slots}")
@@ -277,7 +279,8 @@ def cmd_bench(args, paths):
     harness = paths.tools / "bench.py"
     if not harness.is_file():
         raise Failure(f"mortise bench: no benchmark harness at {harness}", 2)
-    os.execv(sys.executable, [sys.executable, str(harness)] + args.bench_args)
+    rest = args.bench_args[1:] if args.bench_args[:1] == ["--"] else args.bench_args
+    os.execv(sys.executable, [sys.executable, str(harness)] + rest)
 
 
 def parser():
@@ -344,7 +347,8 @@ def parser():
 
     bn = sub.add_parser("bench", help="run the benchmark harness (tools/bench.py)",
                         description="Hand every argument to tools/bench.py, the "
-                        "benchmark harness, if this tree has one.")
+                        "benchmark harness, if this tree has one "
+                        "(`mortise bench -- --help` for its options).")
     bn.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="ARGS")
     bn.set_defaults(fn=cmd_bench)
     return p

@@ -122,14 +122,17 @@ class Registry:
                 m = MODEL.search(contract)
                 if not m:
                     continue
+                slots = parse_slots(contract)
                 if kind is None:
-                    # A trunk layer owns blocks: it has a page-map id
-                    # (MT_SELF_ID); an add-on only passes requests through
-                    # (docs/writing-a-layer.md, "Ownership routing").
-                    kind = "trunk" if "MT_SELF_ID" in text else "add-on"
+                    # A trunk layer serves a size range from memory it owns:
+                    # a size_handle slot and a page-map id (MT_SELF_ID). An
+                    # add-on passes requests through (caches have a range but
+                    # no id; delayed_free has an id for the blocks it wraps
+                    # but no range).
+                    owns = "MT_SELF_ID" in text
+                    kind = "trunk" if owns and "size_handle" in slots else "add-on"
                 layers[m.group(1)] = Layer(m.group(1), kind, folder,
-                                           path.relative_to(self.root),
-                                           parse_slots(contract))
+                                           path.relative_to(self.root), slots)
                 kind = FOLDER_KIND[folder]
         return layers
 

@@ -167,6 +167,7 @@ def execute(job, outdir, launcher, timeout):
         env["MORTISE_BENCH_PRELOAD"] = al.lib or ""
         env["MORTISE_BENCH_WORK"] = os.path.join(outdir, "work")
         env["MORTISE_BENCH_RUNSTAT"] = launcher or ""
+        env.setdefault("MORTISE_BENCH_PYTHON", sys.executable)  # the driver's interpreter
         preload = None
     elif b.family == suite.FASTPATH:
         argv[argv.index("NAME")] = al.name

@@ -12,6 +12,7 @@ measurement of the whole child. Other keys are kept as metrics
 (loops_per_sec=..., rss_kb=...).
 """
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -200,6 +201,7 @@ class Progress:
             return
         line = "%s  elapsed %s  ETA %s" % (self.label(bench, alloc, run, runs),
                                           self.clock(time.monotonic() - self.start), self.clock(eta))
+        line = line[:shutil.get_terminal_size().columns - 1]  # a wrapped line cannot be rewritten
         pad = max(0, self.width - len(line))
         self.stream.write("\r" + line + " " * pad)
         self.stream.flush()

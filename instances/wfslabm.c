@@ -33,6 +33,18 @@
  *               threads and fork as core/thread.h.
  * Built like every instance (mortise_add_instance), so it runs the whole
  * conformance suite and the real programs.
+ *
+ * Where it is written differently from what the composition compiles to
+ * (each choice needs the whole program in view, which no single layer has):
+ *   - the size bound (MAX_REQUEST) is checked on the slow path only: the
+ *     fast path takes sizes below 64 KiB, which cannot exceed it; the
+ *     framework's socket checks it before any layer runs;
+ *   - free dispatches on the owner once: slab blocks inline, everything
+ *     else (large classes, OS chunks, foreign pointers) out of line; the
+ *     framework's socket first drops owner-0 pointers, then inlines every
+ *     layer's free, and segfit_lf's cmpxchg16b claims %rbx for all frees.
+ * -DWFSLABM_AS_SOCKET=1 makes those choices as the socket does
+ * (tools/zero_overhead.sh builds it to show they explain the difference).
  */
 #include <errno.h>
 #include <malloc.h>
@@ -47,6 +59,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#ifndef WFSLABM_AS_SOCKET
+#define WFSLABM_AS_SOCKET 0
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 #define SLOW static __attribute__((noinline, cold))
@@ -1316,14 +1332,19 @@ static void slab_fork_repair(void)
 
 /* ==== the whole allocator ==== */
 
+/* Errors are out of line: a fast path that calls nothing needs no frame. */
+SLOW void *fail(int err)
+{
+    errno = err;
+    return NULL;
+}
+
 /* Everything but a hit in a TLS bin. Sets errno when it fails. */
 SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
 {
     void *p;
-    if (size > MAX_REQUEST) {
-        errno = ENOMEM;
-        return NULL;
-    }
+    if (size > MAX_REQUEST)
+        return fail(ENOMEM);
     size_t c = prime_index(size);
     if (size < SLAB_TOP && align > MIN_ALIGN && align <= GRANULE / 2 && (prime_size(c) & (align - 1))) {
         /* shift inside a block of the class of size + align - 16 */
@@ -1342,6 +1363,8 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
 /* Fast path: a pop from this thread's bin of the class. */
 INLINE void *alloc(size_t size, size_t align, void **zeroed)
 {
+    if (WFSLABM_AS_SOCKET && UNLIKELY(size > MAX_REQUEST))
+        return fail(ENOMEM);
     if (LIKELY(size < SLAB_TOP && align <= MIN_ALIGN)) {
         bin *b = &tl.bin[prime_index(size)];
         void *p = b->free;
@@ -1356,21 +1379,27 @@ INLINE void *alloc(size_t size, size_t align, void **zeroed)
 
 /* A block that is not a slab block: a large class's, the OS part's, or
  * nobody's (ignored, never dereferenced). */
-SLOW void free_other(void *p, uintptr_t e)
+INLINE void free_owned(void *p, uintptr_t e)
 {
     if (entry_owner(e) == OWNER_LARGE)
         large_free(p, e);
     else if (os_is_block(p, e))
         os_free(p, entry_payload(e));
 }
+SLOW void free_other(void *p, uintptr_t e) { free_owned(p, e); }
 
 INLINE void dealloc(void *p)
 {
     if (UNLIKELY(!p))
         return;
     uintptr_t e = pm_get(p);
+    if (WFSLABM_AS_SOCKET && UNLIKELY(!entry_owner(e)))
+        return;
     if (UNLIKELY(entry_owner(e) != OWNER_SLAB)) {
-        free_other(p, e);
+        if (WFSLABM_AS_SOCKET)
+            free_owned(p, e);
+        else
+            free_other(p, e);
         return;
     }
     slab *s = (slab *)entry_payload(e);
@@ -1399,12 +1428,6 @@ static size_t usable_of(void *p, uintptr_t e)
     default:
         return os_is_block(p, e) ? entry_payload(e) << GRANULE_SHIFT : 0;
     }
-}
-
-static void *fail(int err)
-{
-    errno = err;
-    return NULL;
 }
 
 static void *aligned(size_t align, size_t size)

@@ -133,6 +133,41 @@ MT_UNUSED static unsigned mt_stats_claim(_Atomic(unsigned char) *used, unsigned 
     return n - 1;
 }
 
+/* The per-thread slots of one layer instance: `n` slots of `size` bytes at
+ * `base`, `used` marks those a live thread holds. */
+typedef struct {
+    _Atomic(unsigned char) *used;
+    char *base;
+    size_t size;
+    unsigned n;
+} mt_stats_slots;
+
+/* A thread's first request: claim a slot (the layer arranges for its
+ * thread_exit, which gives it back, with mt_thread_attach). */
+MT_UNUSED static void *mt_stats_slot_attach(mt_stats_slots s)
+{
+    return s.base + s.size * mt_stats_claim(s.used, s.n);
+}
+
+MT_INLINE bool mt_stats_slot_shared(mt_stats_slots s, const void *slot)
+{
+    return (const char *)slot == s.base + s.size * (s.n - 1);
+}
+
+/* Give the slot back, keeping its counts, for the next thread. */
+MT_UNUSED static void mt_stats_slot_release(mt_stats_slots s, const void *slot)
+{
+    if (slot && !mt_stats_slot_shared(s, slot))
+        mt_store_release(&s.used[((const char *)slot - s.base) / s.size], 0);
+}
+
+/* Only the forking thread lives on in a fork child: every other slot is free. */
+MT_UNUSED static void mt_stats_slot_fork_child(mt_stats_slots s, const void *mine)
+{
+    for (unsigned i = 0; i + 1 < s.n; i++)
+        mt_store_relaxed(&s.used[i], s.base + s.size * i == (const char *)mine);
+}
+
 /* Add to a slot counter: the owner alone writes a private slot, so a load and
  * a store do; the shared slot needs the atomic add. Returns the new value. */
 MT_INLINE uint64_t mt_stats_add(_Atomic(uint64_t) *c, uint64_t v, bool shared)
@@ -389,6 +424,26 @@ MT_UNUSED static void mt_so_kv_str(mt_stats_out *o, const char *key, const char 
     mt_so_str(o, v); /* our names: identifiers, no escaping needed */
     mt_so_str(o, "\"");
 }
+/* A layer's report opens with its name and kind: a JSON object, or the
+ * table's title. */
+MT_UNUSED static void mt_so_begin_layer(mt_stats_out *o, const char *layer, const char *kind)
+{
+    if (o->json) {
+        mt_so_open(o, NULL, "{");
+        mt_so_kv_str(o, "layer", layer);
+        mt_so_kv_str(o, "kind", kind);
+        return;
+    }
+    mt_so_str(o, kind);
+    mt_so_str(o, " ");
+    mt_so_str(o, layer);
+}
+MT_UNUSED static void mt_so_end_layer(mt_stats_out *o)
+{
+    if (o->json)
+        mt_so_close(o, "}");
+}
+
 /* A decimal: v scaled by 10^places. */
 MT_UNUSED static void mt_so_kv_fixed(mt_stats_out *o, const char *key, uint64_t v, unsigned places)
 {
@@ -407,7 +462,8 @@ MT_INLINE uint64_t mt_stats_mean10(uint64_t sum, uint64_t count)
 
 typedef struct mt_stats_entry {
     const char *layer; /* the instance name */
-    void (*report)(mt_stats_out *o); /* table or JSON, by o->json */
+    /* table or JSON (by o->json): whole layer objects (mt_so_begin_layer) */
+    void (*report)(mt_stats_out *o);
     struct mt_stats_entry *next;
     _Atomic(int) added;
 } mt_stats_entry;
@@ -488,13 +544,8 @@ MT_UNUSED static int mt_stats_write(int fd, bool json, const char *const *names,
         if (!n)
             mt_so_str(&o, "  no statistics layers and no lock_stat=1 in this composition\n");
     }
-    for (unsigned i = 0; i < n; i++) {
-        if (json)
-            mt_so_open(&o, NULL, "{");
+    for (unsigned i = 0; i < n; i++)
         entries[i]->report(&o);
-        if (json)
-            mt_so_close(&o, "}");
-    }
     if (json) {
         mt_so_close(&o, "]");
         mt_so_close(&o, "}\n");

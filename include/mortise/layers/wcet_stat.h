@@ -93,16 +93,13 @@ MT_UNUSED static void mt_wcet_report(mt_stats_out *o, const char *layer, const m
                                      unsigned n, unsigned every, unsigned pinned)
 {
     uint64_t hist[MT_HIST_BUCKETS], count, samples, max, q[MT_STATS_QUANTILES];
+    mt_so_begin_layer(o, layer, "wcet_stat");
     if (o->json) {
-        mt_so_kv_str(o, "layer", layer);
-        mt_so_kv_str(o, "kind", "wcet_stat");
         mt_so_kv_u64(o, "sample_every", every);
         mt_so_kv_u64(o, "pinned_threads", pinned);
         mt_so_kv_u64(o, "timer_overhead_cycles", mt_stats_epoch.overhead);
         mt_so_open(o, "ops", "{");
     } else {
-        mt_so_str(o, "wcet_stat ");
-        mt_so_str(o, layer);
         mt_so_str(o, ": latency in ns, 1 in ");
         mt_so_u64(o, every, 0);
         mt_so_str(o, " requests timed, ");
@@ -145,6 +142,7 @@ MT_UNUSED static void mt_wcet_report(mt_stats_out *o, const char *layer, const m
     }
     if (o->json)
         mt_so_close(o, "}");
+    mt_so_end_layer(o);
 }
 #endif
 
@@ -154,42 +152,19 @@ static struct {
     mt_wcet_slot slot[MT_STATS_THREADS];
 } MT_SELF(state);
 
-static MT_TLS mt_wcet_slot *MT_SELF(mine);
-
+#define MT_STAT_SLOT_T mt_wcet_slot
 static void MT_SELF(report)(mt_stats_out *o)
 {
     mt_wcet_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS, MT_SAMPLE_EVERY,
                    mt_load_relaxed(&MT_SELF(state).pinned));
 }
-
-static mt_stats_entry MT_SELF(entry) = {.layer = MT_STR(MT_NAME), .report = MT_SELF(report)};
-
-__attribute__((constructor)) static void MT_SELF(register_stats)(void)
-{
-    mt_stats_register(&MT_SELF(entry));
-}
-
-/* A thread's first request: its slot, its pinning, its thread_exit. */
-MT_SLOW mt_wcet_slot *MT_SELF(attach)(void)
-{
-    int saved = errno;
-    mt_stats_register(&MT_SELF(entry));
-    unsigned i = mt_stats_claim(MT_SELF(state).used, MT_STATS_THREADS);
-    MT_SELF(mine) = &MT_SELF(state).slot[i];
-    if (MT_PIN_THREADS && mt_stats_pin_thread())
-        atomic_fetch_add_explicit(&MT_SELF(state).pinned, 1, memory_order_relaxed);
-    mt_thread_attach();
-    errno = saved;
-    return MT_SELF(mine);
-}
+#include "stat_slots.h"
 
 /* Count the request; time it if it is the thread's sample_every-th. */
 MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 {
-    mt_wcet_slot *s = MT_SELF(mine);
-    if (MT_UNLIKELY(!s))
-        s = MT_SELF(attach)();
-    bool shared = s == &MT_SELF(state).slot[MT_STATS_THREADS - 1];
+    mt_wcet_slot *s = MT_SELF(slot)();
+    bool shared = MT_SELF(shared)(s);
     if (MT_LIKELY(mt_stats_add(&s->op[kind].count, 1, shared) % MT_SAMPLE_EVERY))
         return next(ctx);
     uint64_t t0 = mt_stats_begin();
@@ -212,29 +187,5 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(measure)(MT_WCET_RESIZE, ctx, next);
 }
 
-/* The slot goes back (keeping its counts) for the next thread. */
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
-{
-    mt_wcet_slot *s = MT_SELF(mine);
-    MT_SELF(mine) = NULL;
-    if (s && s != &MT_SELF(state).slot[MT_STATS_THREADS - 1])
-        mt_store_release(&MT_SELF(state).used[s - MT_SELF(state).slot], 0);
-    return next(ctx);
-}
-
-/* Only the forking thread lives on in the child: the other slots are free. */
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
-{
-    void *r = next(ctx);
-    for (unsigned i = 0; i + 1 < MT_STATS_THREADS; i++)
-        mt_store_relaxed(&MT_SELF(state).used[i], &MT_SELF(state).slot[i] == MT_SELF(mine));
-    return r;
-}
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, purge)
-
+#undef MT_STAT_SLOT_T
 #include "../core/layer_end.h"

@@ -14,7 +14,9 @@
  * init is for re-initialising, e.g. in a fork child.
  *
  * Layers name the policy in their MT_SYNC slot and reach it through
- * MT_SYNC_T(policy) and MT_SYNC_FN(policy, op).
+ * MT_SYNC_T(policy) and MT_SYNC_FN(policy, op). Every layer with a sync
+ * slot also has lock_stat=1 → MT_LOCK_STAT (0): contention statistics on
+ * its locks (lockstat.h, docs/stats.md).
  *
  * Policies (docs/sync.md compares them): none, spinlock, ticket, mcslock
  * (also freestanding); posix_mutex, posix_spin, ccsynch, flatcombine, rcl
@@ -28,8 +30,20 @@
 
 #include "../../core/platform.h"
 
-#define MT_SYNC_T(policy) MT_CAT(mt_sync_, policy)
-#define MT_SYNC_FN(policy, op) MT_CAT(MT_CAT(mt_sync_, policy), _##op)
+#define MT_SYNC_T(policy) MT_CAT(MT__SYNC_T_, MT_LOCK_STAT)(policy)
+#define MT_SYNC_FN(policy, op) MT_CAT(MT__SYNC_FN_, MT_LOCK_STAT)(policy, op)
+
+/* The per-layer switch lock_stat=1 → MT_LOCK_STAT (lockstat.h): 1 picks the
+ * policy wrapped with contention statistics, called with the layer's name
+ * first; 0 or undefined (the token MT_LOCK_STAT itself is pasted then) the
+ * bare policy, the same tokens as without the switch. */
+#define MT__SYNC_T_MT_LOCK_STAT(policy) MT_CAT(mt_sync_, policy)
+#define MT__SYNC_T_0(policy) MT_CAT(mt_sync_, policy)
+#define MT__SYNC_T_1(policy) MT_CAT(mt_lockstat_, policy)
+#define MT__SYNC_FN_MT_LOCK_STAT(policy, op) MT_CAT(MT_CAT(mt_sync_, policy), _##op)
+#define MT__SYNC_FN_0(policy, op) MT_CAT(MT_CAT(mt_sync_, policy), _##op)
+#define MT__SYNC_FN_1(policy, op) MT_CAT(MT_CAT(mt_lockstat_, policy), _##op) MT__LOCKSTAT_ARGS
+#define MT__LOCKSTAT_ARGS(...) (MT_STR(MT_NAME), __VA_ARGS__)
 
 #include "none.h"
 #include "spinlock.h"
@@ -41,6 +55,7 @@
 #include "ccsynch.h"
 #include "flatcombine.h"
 #include "rcl.h"
+#include "lockstat.h"
 #endif
 
 #endif

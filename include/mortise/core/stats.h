@@ -66,6 +66,18 @@ MT_INLINE uint64_t mt_stats_ns_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* MORTISE_STATS=1 reports on standard error at exit, but programs may close
+ * it before (coreutils' close_stdout): keep a copy of fd 2, taken when the
+ * first statistics layer registers (at load time), only if the table is asked for. */
+static int mt_stats_stderr = -1;
+
+MT_UNUSED static void mt_stats_keep_stderr(void)
+{
+    const char *how = getenv("MORTISE_STATS");
+    if (how && !strcmp(how, "1"))
+        mt_stats_stderr = fcntl(2, F_DUPFD_CLOEXEC, 100);
+}
+
 /* Where the run started in both clocks: the ratio of the two spans at report
  * time is the timer's rate, measured over the whole run. */
 static struct {
@@ -79,6 +91,7 @@ MT_UNUSED static void mt_stats_start_clock(void)
     int expected = 0;
     if (!mt_cas(&mt_stats_epoch.set, &expected, 1))
         return;
+    mt_stats_keep_stderr();
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < 64; i++) {
         uint64_t t0 = mt_stats_begin();
@@ -594,7 +607,7 @@ MT_UNUSED static void mt_stats_report_env(const char *const *names, size_t layer
     if (!strncmp(how, "json:", 5))
         mt_stats_write_json(how + 5, names, layers);
     else
-        mt_stats_write(2, false, names, layers);
+        mt_stats_write(mt_stats_stderr >= 0 ? mt_stats_stderr : 2, false, names, layers);
     errno = saved;
 }
 

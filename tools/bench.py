@@ -38,6 +38,7 @@ from bench_lib import plots, report, runner, suite  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
 QUICK_RUNS, FULL_RUNS = 3, 5
+QUICK_BUDGET = 600  # seconds: `make bench` on 2 cores (docs/bench.md)
 # malloc_test and wcet_test arguments besides -t (and -m for the sweep):
 # quick mode keeps each run near a second on 2 cores.
 SWEEP_ARGS = {False: ["-s", "1"], True: ["-s", "10"]}
@@ -284,8 +285,9 @@ def main(argv=None):
         progress.starting(job.bench.name, job.alloc.name, job.run, job.runs, eta)
         t0 = time.monotonic()
         result = execute(job, outdir, launcher, a.timeout)
-        est.add(job.bench.name, time.monotonic() - t0)
-        results.add(job, result)
+        spent = time.monotonic() - t0
+        est.add(job.bench.name, spent)
+        results.add(job, result, spent)
         progress.finished(job.bench.name, job.alloc.name, job.run, job.runs, result,
                           est.remaining(j.bench.name for j in jobs[i + 1:]))
     progress.close()
@@ -299,6 +301,10 @@ def main(argv=None):
             ("command", " ".join(shlex.quote(x) for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
             ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks" % (mode, runs, threads)),
             ("wall time of the suite", runner.Progress.clock(elapsed))]
+    if not a.full and elapsed > QUICK_BUDGET:
+        notes.append("the quick suite took %s, over its %s budget: see 'Where the time went' and lower the "
+                     "quick arguments of the slowest benchmarks" % (runner.Progress.clock(elapsed),
+                                                                    runner.Progress.clock(QUICK_BUDGET)))
     report_path = os.path.join(outdir, "report.md")
     an, wcet, fast = report.write(report_path, results, meta, notes, made, plot_note)
     text = report.summary_text(results, an, wcet, fast, os.path.relpath(report_path))

@@ -21,12 +21,13 @@ def bars(plt, path, title, benches, allocs, medians, base):
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(benches) + 3), 4.8))
     width = 0.8 / max(1, len(allocs))
     x = np.arange(len(benches))
+    colors = plt.get_cmap("tab20").colors  # 20 distinct colours: one per allocator
     for i, a in enumerate(allocs):
         ys = []
         for b in benches:
             v, z = medians.get((b, a)), medians.get((b, base))
             ys.append(v / z if v and z else 0)
-        ax.bar(x + i * width - 0.4 + width / 2, ys, width, label=a)
+        ax.bar(x + i * width - 0.4 + width / 2, ys, width, label=a, color=colors[i % len(colors)])
     ax.axhline(1.0, color="black", linewidth=0.8)
     ax.set_xticks(x)
     ax.set_xticklabels(benches, rotation=30, ha="right")

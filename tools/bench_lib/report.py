@@ -290,6 +290,14 @@ def write(path, results, meta, notes, plots, plot_note):
     for section in (sweep_section(results, an), wcet_section(wcet), fastpath_section(results)):
         if section:
             out += ["", section]
+    if results.spent:
+        total = sum(results.spent.values())
+        out += ["", "## Where the time went", "",
+                "Harness seconds per benchmark over all its runs and allocators (launch, drivers and "
+                "generators included): what to shrink when the quick suite runs over its budget.", "",
+                md_table(["benchmark", "seconds", "share"],
+                         [[b, "%.1f" % t, "%.0f %%" % (100 * t / total if total else 0)]
+                          for b, t in sorted(results.spent.items(), key=lambda kv: -kv[1])])]
     out += ["", "## Plots", ""]
     if plots:
         out += ["![%s](%s)" % (os.path.splitext(p)[0], p) for p in plots]

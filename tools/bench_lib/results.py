@@ -12,15 +12,18 @@ CSV_FIELDS = ["workload", "allocator", "run", "threads", "wall_s", "maxrss_kb", 
 class Results:
     def __init__(self, csv_path=None):
         self.records = []  # (job, RunResult) in run order
+        self.spent = {}    # benchmark -> harness seconds over all its runs (drivers and launchers included)
         self.csv_path = csv_path
         if csv_path:
             with open(csv_path, "w", newline="") as f:
                 csv.writer(f).writerow(CSV_FIELDS)
 
-    def add(self, job, result):
+    def add(self, job, result, spent=None):
         """Keep a result; append its row to the CSV at once (a harness killed
         half-way leaves every finished run on disk)."""
         self.records.append((job, result))
+        if spent is not None:
+            self.spent[job.bench.name] = self.spent.get(job.bench.name, 0.0) + spent
         if self.csv_path:
             with open(self.csv_path, "a", newline="") as f:
                 csv.writer(f).writerow(self.row(job, result))

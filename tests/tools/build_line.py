@@ -5,6 +5,8 @@
     build_line.py --instance FILE.c   the "model:" line of a composition file
     --compare LIB.so                  also compare the machine code with LIB.so
                                       (tests/zero_cost/zero_cost.sh)
+$CC and $MORTISE_TEST_OPT (the build's compiler and optimisation flags, set
+by tests/tools/CMakeLists.txt) go to `mortise build`.
 
 Exits 77 (skipped) when the line names a layer that is not in the headers
 yet but is one of the paper's layers (another change adds it); any other
@@ -80,6 +82,8 @@ def main():
                "--emit-c", str(pathlib.Path(tmp) / "line.c")]
         if source is not None:
             cmd += predicates(source, spec, tmp)
+        if os.environ.get("MORTISE_TEST_OPT"):      # the build's flags (CMake)
+            cmd += ["-O", os.environ["MORTISE_TEST_OPT"]]
         r = subprocess.run(cmd, capture_output=True, text=True)
         sys.stdout.write(r.stdout + r.stderr)
         if r.returncode:

@@ -452,6 +452,14 @@ class Commands(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("no built instance 'segfitt'", r.stderr)
 
+    def test_optimisation_flags(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = self.mortise("build", "mmap_heap::segfit_lk::malloc_socket", "-v",
+                             "-O", "-O1 -DMY_FLAG", "--static", str(pathlib.Path(tmp) / "x.a"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn(" -O1 -DMY_FLAG ", r.stderr)
+            self.assertNotIn("-O2", r.stderr)
+
     def test_emit_c_with_prefix(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = pathlib.Path(tmp) / "x.c"

@@ -309,7 +309,7 @@ def parser():
                    help="entry points P_malloc, P_free, ... beside the system malloc: "
                    "malloc_socket becomes custom_socket(prefix=P_)")
     b.add_argument("--emit-c", metavar="FILE.c", help="write the generated composition")
-    b.add_argument("-O", dest="opt", metavar="FLAGS",
+    b.add_argument("-O", "--opt", dest="opt", metavar="FLAGS",
                    help="optimisation flags replacing the default '-O2 -g -DNDEBUG' "
                    "(e.g. -O '-O3 -march=native')")
     b.add_argument("--include", action="append", default=[], metavar="FILE.h",
@@ -354,8 +354,24 @@ def parser():
     return p
 
 
+def glue_opt(argv):
+    """`-O '-O3 -march=native'`: argparse would read the value, which starts
+    with '-', as an option; pass it as --opt=VALUE instead."""
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] == "--":
+            return out + argv[i:]
+        if argv[i] == "-O" and i + 1 < len(argv):
+            out.append("--opt=" + argv[i + 1])
+            i += 2
+            continue
+        out.append(argv[i])
+        i += 1
+    return out
+
+
 def main(argv=None):
-    args = parser().parse_args(argv)
+    args = parser().parse_args(glue_opt(sys.argv[1:] if argv is None else argv))
     try:
         return args.fn(args, Paths())
     except Failure as f:

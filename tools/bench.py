@@ -11,7 +11,8 @@ Allocators (--allocators, comma list):
                 found: jemalloc tcmalloc mimalloc tbbmalloc (scudo in --full)
   NAME          a Mortise instance (BUILD_DIR/lib/libmortise-NAME.so) or a peer
   PATH.so       any malloc library to preload (named after its file)
-  instances     every built instance; peers: glibc and every peer found
+  instances     every built instance
+  peers         glibc and every peer found
 Workloads (--workloads, comma list; '-NAME' removes):
   all (default), workloads, programs, st, mt, malloc_test, wcet_test,
   fastpath, or names from bench/workloads/workloads.tsv and

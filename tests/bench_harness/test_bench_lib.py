@@ -13,7 +13,7 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from bench_lib import report, runner, stats, suite  # noqa: E402
+from bench_lib import report, runner, stats, suite, wcet  # noqa: E402
 from bench_lib.allocators import Allocator  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
@@ -153,6 +153,36 @@ class OneRun(unittest.TestCase):
     def test_driver_reported_numbers_replace_wait4(self):
         r = self.run_sh("echo ok wall_s=1.25 maxrss_kb=777 requests=9")
         self.assertEqual((r.wall_s, r.maxrss_kb, r.source), (1.25, 777, "driver"))
+
+
+class WcetJson(unittest.TestCase):
+    def test_percentiles_in_microseconds(self):
+        ops = {op: {"count": 80, "samples": 10, "max_ns": 9000,
+                    "percentiles_ns": {"p90": 1000 * k, "p99.9999": 8000 * k}}
+               for op, k in (("alloc", 1), ("free", 2))}
+        ops["resize"] = {"count": 0, "samples": 0, "max_ns": 0, "percentiles_ns": {}}
+        doc = {"mortise_stats": 1, "layers": [{"kind": "perf_stat", "ops": {}},
+                                              {"kind": "wcet_stat", "ops": ops}]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            import json
+            json.dump(doc, f)
+        self.addCleanup(os.unlink, f.name)
+        got = wcet.percentiles(f.name)
+        self.assertEqual((got["malloc_p90"], got["malloc_p99.9999"], got["free_p99.9999"], got["free_max"]),
+                         (1.0, 8.0, 16.0, 9.0))
+        doc["layers"].pop()
+        with open(f.name, "w") as g:
+            json.dump(doc, g)
+        with self.assertRaises(ValueError):
+            wcet.percentiles(f.name)
+
+    def test_lowest_tail_target(self):
+        table = {"wcet_test@2t": {"wfslab": {"malloc_p99.9999": 5.0, "free_p99.9999": 9.0},
+                                  "mimalloc": {"malloc_p99.9999": 7.0, "free_p99.9999": 3.0}}}
+        rows = report.wcet_targets(table)
+        self.assertEqual(rows[0][3], "met")
+        self.assertIn("missed", rows[1][3])
+        self.assertIn("3.00× the lowest", rows[1][3])
 
 
 def fake_results(times):

@@ -100,7 +100,7 @@ def judge(outcome, rc, out, err, modes):
         if signal_name(rc) != arg:
             bad.append("expected the plain allocator to die of %s, got %s" % (arg, signal_name(rc)))
     elif kind == "report":
-        cls_re, _, layer_re = arg.partition("@")
+        cls_re, layer_re, *flags = arg.split("@")
         blocks = {}
         for l in lines:
             m = BLOCK.match(l)
@@ -124,8 +124,10 @@ def judge(outcome, rc, out, err, modes):
                            % (addr, ", ".join("%#x" % a for a in blocks)))
             elif blocks.get(addr) is not None:
                 want = blocks[addr]
-                # the owner lookup no longer knows the size of a block that went back to the OS
-                if m.group("size") != want and not (m.group("layer") == "pagemap" and m.group("size") == "0"):
+                # 0: the owner lookup no longer knows the size of a block that
+                # went back to the OS; size-lost: the bug destroyed the layer's record of it
+                size_unknown = m.group("layer") == "pagemap" or "size-lost" in flags
+                if m.group("size") != want and not (size_unknown and m.group("size") == "0"):
                     bad.append("report size %s, the block's requested size is %s" % (m.group("size"), want))
             mode = modes.get(m.group("layer"), modes["*"])
             if mode == "fatal" and fatal_at is None:

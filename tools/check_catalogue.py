@@ -23,9 +23,11 @@ from mortise_lib.registry import FOLDER_KIND as KINDS, Registry  # noqa: E402
 
 def header_contracts():
     """name → (folder, header, {slot: default text}, kind), from the registry
-    that `mortise` uses (tools/mortise_lib/registry.py)."""
+    that `mortise` uses (tools/mortise_lib/registry.py); slots a policy header
+    gives every layer of a slot (lock_stat) are documented there, not per row."""
     reg = Registry(ROOT / "include")
-    return {name: (l.folder, l.header, {s.name: s.default_text for s in l.slots.values()},
+    return {name: (l.folder, l.header, {s.name: s.default_text for s in l.slots.values()
+                                        if not s.inherited_from},
                    l.kind)
             for name, l in reg.layers.items()}
 

@@ -363,6 +363,18 @@ class RegistryFromHeaders(unittest.TestCase):
         self.assertEqual((s.macro, s.default), ("MT_SIZE_HANDLE", "0, 262144"))
         self.assertEqual(REG.layers["custom_socket"].slots["prefix"].default, "mortise_")
 
+    def test_a_policy_header_extends_its_slot(self):
+        """policy/sync/lockstat.h declares lock_stat: every layer with a sync
+        slot takes it, the others do not; docs rows need not list it."""
+        if not (ROOT / "include/mortise/policy/sync/lockstat.h").is_file():
+            self.skipTest("no lockstat.h")
+        comp = check(REG, "mmap_heap::segfit_lk(sync=ticket, lock_stat=1)::malloc_socket")
+        self.assertIn("#define MT_SYNC ticket\n#define MT_LOCK_STAT 1\n",
+                      gen.composition_c(comp))
+        self.assertNotIn("lock_stat", REG.policies)
+        with self.assertRaises(SpecError):
+            check(REG, "mmap_heap::segfit_lk::thread_cache(lock_stat=1)::malloc_socket")
+
     def test_policies(self):
         self.assertIn("ccsynch", REG.policy_names("sync"))
         self.assertIn("prime", REG.policy_names("sizeclass"))

@@ -214,7 +214,7 @@ def slot_line(slot):
 def cmd_list(args, paths):
     reg = registry(paths)
     print("Layers (from the [model: NAME] contract blocks of "
-          f"{paths.include / 'mortise'}):")
+          f"{paths.include / 'mortise'}; slot=TYPE (default)):")
     titles = {"OS layer": "OS layers (first, exactly one)", "trunk": "trunk layers",
               "add-on": "add-on layers", "socket": "sockets (last, exactly one)"}
     for kind in KIND_ORDER:
@@ -227,7 +227,8 @@ def cmd_list(args, paths):
     for slot in sorted(reg.policies):
         print(f"  {slot:<10} {', '.join(reg.policy_names(slot))}")
     print("\nInstances (model lines of the composition files in "
-          f"{paths.instances}):")
+          f"{paths.instances}; built: libmortise-NAME.so in "
+          f"{' or '.join(str(d) for d in paths.libs)}):")
     for name, (line, _) in sorted(reg.instances().items()):
         lib = paths.instance_library(name)
         state = "built" if lib else "not built"

@@ -26,6 +26,8 @@ POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
 class Slot:
     """One policy slot of a layer as its contract states it."""
 
+    inherited_from = None    # the policy header that gives it to the layer
+
     def __init__(self, name, vtype, macro, default_text, line):
         self.name = name
         self.vtype = vtype              # "[lo, hi]", "0|1", "BYTES", "N", "POLICY", ...
@@ -111,7 +113,8 @@ class Registry:
         self.root = self.include_dir / "mortise"
         self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
         self.layers = self._read_layers()
-        self.policies = self._read_policies()
+        self.policies, extensions = self._read_policies()
+        self._extend(extensions)
 
     def _read_layers(self):
         layers = {}
@@ -137,13 +140,35 @@ class Registry:
         return layers
 
     def _read_policies(self):
-        policies = {}
+        """Policies: headers of policy/FOLDER/ whose first line reads
+        SLOT=NAME. A header there whose contract declares slots of its own
+        (policy/sync/lockstat.h: lock_stat=0|1 → MT_LOCK_STAT (0)) extends
+        the slot instead: every layer with that slot has those too."""
+        policies, extensions, folder_slot = {}, {}, {}
         for path in sorted((self.root / "policy").glob("*/*.h")):
-            with open(path, errors="replace") as f:
-                m = POLICY_LINE.match(f.readline())
+            text = path.read_text(errors="replace")
+            own = parse_slots(_contract(text))
+            rel = path.relative_to(self.root)
+            if own:
+                extensions.setdefault(path.parent.name, []).append((rel, own))
+                continue
+            m = POLICY_LINE.match(text)
             if m:
-                policies.setdefault(m.group(1), {})[m.group(2)] = path.relative_to(self.root)
-        return policies
+                policies.setdefault(m.group(1), {})[m.group(2)] = rel
+                folder_slot[path.parent.name] = m.group(1)
+        return policies, {folder_slot[f]: e for f, e in extensions.items()
+                          if f in folder_slot}
+
+    def _extend(self, extensions):
+        for slot_name, headers in extensions.items():
+            for layer in self.layers.values():
+                if slot_name not in layer.slots:
+                    continue
+                for rel, slots in headers:
+                    for name, slot in slots.items():
+                        if name not in layer.slots:
+                            slot.inherited_from = rel
+                            layer.slots[name] = slot
 
     def by_kind(self, kind):
         return [l for l in self.layers.values() if l.kind == kind]
@@ -184,5 +209,5 @@ def instance_model_line(text):
                 parts.append(s)
             else:
                 break
-        return " ".join(parts).strip()
+        return re.sub(r"\s*::\s*", "::", " ".join(parts)).strip()
     return None

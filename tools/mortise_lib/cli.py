@@ -133,7 +133,9 @@ def cmd_build(args, paths):
                              "give its definition with --include FILE.h", p.pos or 0,
                              len(p.text)), 2)
     c_text = gen.composition_c(comp, includes)
-    if args.emit_c:
+    if args.emit_c == "-":
+        sys.stdout.write(c_text)
+    elif args.emit_c:
         pathlib.Path(args.emit_c).write_text(c_text)
     if args.output or args.static:
         opt = shlex.split(args.opt) if args.opt is not None else None
@@ -193,7 +195,12 @@ def cmd_run(args, paths):
                           f"{', '.join(map(str, paths.libs))}" + suggest(target, built) +
                           (f"\n  built: {', '.join(built)}" if built else
                            "\n  (build them with make, or give a spec)"), 2)
-        lib = cached_library(paths, checked(reg, target), args.verbose)
+        comp = checked(reg, target)
+        if comp.socket.layer.name != "malloc_socket":
+            print(f"mortise run: warning: {comp.socket.layer.name} does not provide "
+                  "malloc; preloading it changes nothing the program calls",
+                  file=sys.stderr)
+        lib = cached_library(paths, comp, args.verbose)
     env = dict(os.environ)
     env["LD_PRELOAD"] = str(lib) + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     if args.verbose:
@@ -309,7 +316,8 @@ def parser():
     b.add_argument("--prefix", metavar="P_",
                    help="entry points P_malloc, P_free, ... beside the system malloc: "
                    "malloc_socket becomes custom_socket(prefix=P_)")
-    b.add_argument("--emit-c", metavar="FILE.c", help="write the generated composition")
+    b.add_argument("--emit-c", metavar="FILE.c",
+                   help="write the generated composition ('-': standard output)")
     b.add_argument("-O", "--opt", dest="opt", metavar="FLAGS",
                    help="optimisation flags replacing the default '-O2 -g -DNDEBUG' "
                    "(e.g. -O '-O3 -march=native')")

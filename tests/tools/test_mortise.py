@@ -343,6 +343,13 @@ class Generated(unittest.TestCase):
                       "#include <mortise/layers/segfit_lk.h>", c)
         self.assertNotIn("MT_SIZECLASS", c)      # defaults stay the header's
 
+    def test_context_fields_a_socket_needs(self):
+        """kernel_socket's contract asks for '#define MT_CTX_EXTRA unsigned gfp;'
+        before Mortise is included."""
+        comp = check(REG, "sheap_glk::segfit_lk(sync=spinlock)::kernel_socket(prefix=k_)")
+        c = gen.composition_c(comp)
+        self.assertIn("#define MT_CTX_EXTRA unsigned gfp;\n#include <mortise/mortise.h>", c)
+
     def test_instance_file_shape(self):
         """The generated file has instances/segfit.c's macro lines, in order."""
         src = (ROOT / "instances" / "segfit.c").read_text()

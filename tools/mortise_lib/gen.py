@@ -48,8 +48,11 @@ def composition_c(comp, includes=(), origin="mortise build"):
            " * model: " + line.replace("::", "\n *          ::"),
            " * Compile with the flags of cmake/Mortise.cmake (`mortise build -v` prints",
            " * them; `pkg-config --cflags mortise` gives them for an installed Mortise).",
-           " */",
-           "#include <mortise/mortise.h>", ""]
+           " */"]
+    extra = [e for i in comp.instances for e in i.layer.ctx_extra]
+    if extra:      # context fields the layers need (their contracts say so)
+        out.append("#define MT_CTX_EXTRA " + " ".join(dict.fromkeys(extra)))
+    out += ["#include <mortise/mortise.h>", ""]
     for inc in includes:
         out.append(f'#include "{inc}"')
     if includes:

@@ -21,6 +21,8 @@ MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
 SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
                   r"(MT_[A-Z0-9_]+)\s*\(")
 POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
+# Context fields a layer or socket needs declared before Mortise is included.
+CTX_EXTRA = re.compile(r"#define MT_CTX_EXTRA ([^\n]*?)\s*$", re.M)
 
 
 class Slot:
@@ -56,7 +58,8 @@ class Slot:
 
 
 class Layer:
-    def __init__(self, name, kind, folder, header, slots):
+    def __init__(self, name, kind, folder, header, slots, ctx_extra=()):
+        self.ctx_extra = list(ctx_extra)   # e.g. "unsigned gfp;" (kernel_socket)
         self.name = name
         self.kind = kind          # OS layer, trunk, add-on, socket
         self.folder = folder      # os, layers, sockets
@@ -135,7 +138,8 @@ class Registry:
                     owns = "MT_SELF_ID" in text
                     kind = "trunk" if owns and "size_handle" in slots else "add-on"
                 layers[m.group(1)] = Layer(m.group(1), kind, folder,
-                                           path.relative_to(self.root), slots)
+                                           path.relative_to(self.root), slots,
+                                           CTX_EXTRA.findall(contract))
                 kind = FOLDER_KIND[folder]
         return layers
 

@@ -382,6 +382,24 @@ class RegistryFromHeaders(unittest.TestCase):
         with self.assertRaises(SpecError):
             check(REG, "mmap_heap::segfit_lk::thread_cache(lock_stat=1)::malloc_socket")
 
+    def test_header_examples_are_valid_specs(self):
+        """Every one-line 'Example:' composition of a contract block checks
+        (annotations after two spaces, e.g. '(instance tlsf)', cut off)."""
+        import re
+        checked = 0
+        for path in sorted((ROOT / "include/mortise").rglob("*.h")):
+            text = path.read_text(errors="replace")
+            contract = text[:text.find("*/")]
+            for m in re.finditer(r"Example[^:\n]*:[ \t]*(\S+::\S[^\n]*)", contract):
+                line = re.split(r"\s{2,}", m.group(1).strip())[0]
+                with self.subTest(header=path.name, example=line):
+                    try:
+                        check(REG, line)
+                    except SpecError as e:
+                        self.fail(render(line, "error", e.msg, e.pos, e.length))
+                checked += 1
+        self.assertGreater(checked, 10)
+
     def test_policies(self):
         self.assertIn("ccsynch", REG.policy_names("sync"))
         self.assertIn("prime", REG.policy_names("sizeclass"))

@@ -43,5 +43,5 @@ class Paths:
         for d in self.libs:
             p = d / f"libmortise-{name}.so"
             if p.is_file():
-                return p
+                return p.resolve()      # LD_PRELOAD must hold in any directory
         return None

@@ -1,0 +1,16 @@
+/* The classic stale pointer: realloc moved the block to grow it, and the
+ * program frees the old address (already freed by realloc). */
+#include "../badinput.h"
+
+int main(void)
+{
+    size_t size = 40;
+    unsigned char *p = test_family.malloc(size);
+    bi_block(p, size);
+    unsigned char *q = test_family.realloc(p, 100000); /* too big to grow in place */
+    if (q == p)
+        return 2;
+    test_family.free(bi_hide(p));
+    test_family.free(q);
+    return bi_end();
+}

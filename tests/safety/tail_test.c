@@ -14,9 +14,7 @@
 #include "safety_check.h"
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
-static char global_block[256] __attribute__((aligned(64)));
 static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 24, 100, 1000, 4000, 40000, 70000, 300000};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -147,36 +145,6 @@ static void double_free(void)
     t_free(b);
     CHECKF(seen.count == 1 && seen.last.ptr == b, "double free after other frees: %d reports", seen.count);
     seen.count = 0;
-}
-
-static void invalid_frees(void)
-{
-    char local[128];
-    unsigned char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    CHECK(page != MAP_FAILED);
-    memset(local, 7, sizeof local);
-    unsigned char *live = t_malloc(1000);
-    unsigned char *big = t_malloc(300000);
-    void *bad[] = {local, local + 16, global_block, global_block + 64, page, page + 4096 + 16,
-                   (void *)(uintptr_t)16, (void *)(uintptr_t)0x10000, (void *)(uintptr_t)0xffff800000000000ull,
-                   live + 1, live + 8, live + 16, live + 512, big + 16, big + 4096, big + 200000};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        t_free(bad[i]);
-        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid free");
-        CHECK(t_malloc_usable_size(bad[i]) == 0);
-        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid usable size");
-        errno = 0;
-        CHECK(t_realloc(bad[i], 10) == NULL && errno == EINVAL);
-        expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid realloc");
-    }
-    size_t changed = 0;
-    for (size_t i = 0; i < sizeof local; i++)
-        changed += local[i] != 7;
-    CHECK(changed == 0);
-    t_free(live);
-    t_free(big);
-    expect_none("the live blocks after the invalid frees");
-    munmap(page, 8192);
 }
 
 static void forged_size(void)

@@ -41,9 +41,10 @@
  *     tolerate leaks it, fatal aborts.
  * Needs from below: getmeta answering the usable size of every block it
  *   handed out (every layer does), resize optional.
- * Place it: directly under the socket, above any cache (thread_cache,
- *   tarrcache, ...): a cache above it would hand out blocks without a new
- *   check word. It may sit above or below delayed_free.
+ * Place it: above any cache (thread_cache, tarrcache, ...): a cache above
+ *   it would hand out blocks without a new check word. Directly under the
+ *   socket, or under delayed_free when both are composed (then a block's
+ *   end is checked when it leaves the quarantine).
  * Does not detect: reads past the end; writes that skip the check word and
  *   the size word (non-linear); overflows into the slack past the size word
  *   that the lower layer gave as usable but the program never asked for are
@@ -63,8 +64,8 @@
  *     #include <mortise/layers/tail_chksum.h>
  *     #include <mortise/sockets/malloc_socket.h>
  *     MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket)
- *   With delayed_free too (tlsfccsd): list both above the trunk, e.g.
- *     MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
+ *   With delayed_free too (tlsfccsd): tail_chksum below delayed_free, e.g.
+ *     MT_COMPOSE(brk_heap, tlsf_glk, tail_chksum, delayed_free, malloc_socket)
  */
 #include "../core/layer.h"
 

@@ -1,0 +1,554 @@
+/* delayed_free — a checked header and a per-thread quarantine.
+ *                                                          [model: delayed_free]
+ *
+ * Serves: nothing itself; every allocation goes below with a 16-byte header
+ *   in front of the block the program gets (p):
+ *     p-16  size word: the requested size and log2 of the header offset,
+ *           xor-masked with the per-process key and the header's address;
+ *     p-8   state word: the chksum policy's word of the header's address,
+ *           the size word and the block's state (live, quarantined, freed),
+ *   so the state word vouches for the size word and says "quarantined" or
+ *   "freed" for a block that was given back. Aligned requests get the
+ *   block below aligned as asked and p at the first aligned address past
+ *   the header. The block has at least 16 bytes (the quarantine node); the
+ *   bytes past a smaller request hold a pattern checked on free.
+ *   free checks the header and puts the block at the end of the calling
+ *   thread's FIFO quarantine instead of freeing it: the state word becomes
+ *   "quarantined", the block is filled with a pattern (0xdf) and its first
+ *   16 bytes become the node linking it to the next one. When the
+ *   quarantine holds more than delayed_size bytes (header and block), the
+ *   oldest blocks leave it: the node and the pattern are verified, the
+ *   state word becomes "freed" and the block is freed below. Blocks larger
+ *   than delayed_size are not quarantined (checked, marked freed, freed).
+ *   getmeta reports the requested size (from the header, without asking
+ *   below) and clears the class hint; resize asks the layer below to
+ *   resize the block in place and rewrites the header.
+ * Detects (core/report.h; layer delayed_free):
+ *   double-free          free (or realloc, malloc_usable_size: getmeta) of
+ *                        a quarantined block, or of a freed one whose
+ *                        header the layer below has not overwritten yet;
+ *   write-after-free     the pattern of a block leaving the quarantine
+ *                        changed (operation evict; the block is freed
+ *                        below unless err_handle leaks: tolerate, fatal);
+ *   corrupted-metadata   a node failed its check on eviction (a write after
+ *                        free on the node, or a forged node): the rest of
+ *                        the quarantine is dropped (leaked), never followed;
+ *   heap-buffer-underflow the state word does not match but the size word
+ *                        still fits the block below: a write in front of
+ *                        the block (the block is left alone);
+ *   heap-buffer-overflow a block of fewer than 16 bytes written past its
+ *                        size (the pattern up to 16 bytes);
+ *   invalid-free         a pointer that is not a live block start: not
+ *                        16-aligned (nothing is read), a header that would
+ *                        lie in memory the page map and the kernel say is
+ *                        not mapped, or a header that is not ours (a
+ *                        pointer inside a block). The socket's owner
+ *                        lookup reports pointers nobody owns ("pagemap").
+ * Slots (model language → macro, default):
+ *   chksum=magic|xor|crc32 → MT_CHKSUM (magic): the state word's policy.
+ *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default).
+ *   delayed_size=BYTES → MT_DELAYED_SIZE (64KB): each thread's quarantine
+ *     bound, in bytes of quarantined blocks with their headers.
+ *   node_xor=0|1 → MT_NODE_XOR (1): the nodes' next pointers and sizes are
+ *     xor-encoded with the per-process key and checked, so a stray write
+ *     into a quarantined block cannot forge them (with 0 they are plain: a
+ *     forged link is caught only if it does not lead to a quarantined
+ *     block; it is never followed without checking the page map first).
+ * Place it: directly under the socket (above caches and above tail_chksum:
+ *   it sees double and invalid frees first, and tail_chksum below checks
+ *   each block's end when the block leaves the quarantine).
+ * Does not detect: reads after free; writes after free to a block that has
+ *   left the quarantine (the layer below may reuse it); a double free after
+ *   the layer below reused the block; writes past the end of a block of 16
+ *   bytes or more (compose tail_chksum below for those).
+ * Time: alloc = the layer below + two stores; free = two loads and the
+ *   policy's check, the fill (block size), and eviction of the oldest
+ *   blocks: their pattern check (block size) and a free below each. Each
+ *   byte freed is filled once and verified once.
+ * Space: 16 bytes per block (plus up to the alignment for aligned
+ *   requests), a 16-byte minimum block; up to delayed_size bytes per
+ *   thread held in quarantine; 32 bytes of TLS.
+ * Thread safety: the quarantine is per thread (initial-exec TLS), no lock.
+ *   A thread's first quarantined free runs mt_thread_attach(); at thread
+ *   exit (thread_exit) and on purge (malloc_trim) the calling thread's
+ *   quarantine is verified and drained. Fork: nothing to take; the child
+ *   keeps the forking thread's quarantine.
+ * Fails: only when the layer below fails (ctx->err from it); an alignment
+ *   whose header offset would overflow the request is ENOMEM.
+ * Example (hslabd: hslab + delayed_free(chksum=magic, node_xor=1,
+ *          delayed_size=64KB, err_handle=fatal)):
+ *     #include <mortise/layers/thread_cache.h>     // ... hslab's layers
+ *     #define MT_CHKSUM       magic
+ *     #define MT_NODE_XOR     1
+ *     #define MT_DELAYED_SIZE ((size_t)64 << 10)
+ *     #define MT_ERR_HANDLE   fatal
+ *     #include <mortise/layers/delayed_free.h>
+ *     #include <mortise/sockets/malloc_socket.h>
+ *     MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, delayed_free, malloc_socket)
+ *   With tail_chksum (tlsfccsd): ... tlsf_glk, tail_chksum, delayed_free, malloc_socket
+ */
+#include "../core/layer.h"
+
+#ifndef MT_NAME
+#define MT_NAME delayed_free
+#endif
+#ifndef MT_CHKSUM
+#define MT_CHKSUM magic
+#endif
+#ifndef MT_ERR_HANDLE
+#define MT_ERR_HANDLE default
+#endif
+#ifndef MT_DELAYED_SIZE
+#define MT_DELAYED_SIZE ((size_t)64 << 10)
+#endif
+#ifndef MT_NODE_XOR
+#define MT_NODE_XOR 1
+#endif
+enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
+#define MT_SELF_ID MT_SELF(id)
+
+#include "safety/common.h"
+
+#ifndef MORTISE_LAYERS_DELAYED_FREE_ONCE
+#define MORTISE_LAYERS_DELAYED_FREE_ONCE
+#define MT_DELAYED_HDR ((size_t)16)
+#define MT_DELAYED_MIN ((size_t)16) /* the node */
+#define MT_DELAYED_FILL 0xdfu
+#define MT_DELAYED_FILL_WORD 0xdfdfdfdfdfdfdfdfull
+#define MT_DELAYED_SIZE_BITS 56
+#define MT_DELAYED_SIZE_MASK (((uint64_t)1 << MT_DELAYED_SIZE_BITS) - 1)
+/* States, mixed into the state word. */
+#define MT_DELAYED_LIVE 0x6c697665ull
+#define MT_DELAYED_QUAR 0x71756172ull
+#define MT_DELAYED_FREED 0x66726565ull
+/* What a header says: a state, or not a header we can vouch for. */
+enum { MT_DELAYED_IS_LIVE, MT_DELAYED_IS_QUAR, MT_DELAYED_IS_FREED, MT_DELAYED_IS_DAMAGED, MT_DELAYED_IS_INVALID };
+enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
+#endif
+
+_Static_assert(MT_NODE_XOR == 0 || MT_NODE_XOR == 1, "delayed_free: node_xor is 0 or 1");
+
+MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(getmeta)
+MT_DECLARE_BELOW(resize)
+
+static MT_TLS struct {
+    char *head, *tail; /* oldest and newest quarantined block (user pointers) */
+    size_t bytes;      /* held, headers included */
+    int state;         /* mt_delayed_new / on / off (the thread has exited) */
+} MT_SELF(q);
+
+/* ---- the header ---- */
+
+MT_INLINE uint64_t MT_SELF(size_mask)(const char *h) { return mt_chksum_key() ^ ((uint64_t)(uintptr_t)h << 12); }
+
+MT_INLINE uint64_t MT_SELF(state_word)(const char *h, uint64_t size_word, uint64_t state)
+{
+    return MT_CHKSUM_FN(MT_CHKSUM, calc)((uintptr_t)h, size_word ^ state);
+}
+
+MT_INLINE void MT_SELF(set_state)(char *p, uint64_t state)
+{
+    char *h = p - MT_DELAYED_HDR;
+    mt_safety_store(h + 8, MT_SELF(state_word)(h, mt_safety_load(h), state));
+}
+
+MT_INLINE void MT_SELF(write_header)(char *p, size_t size, unsigned log2_offset)
+{
+    char *h = p - MT_DELAYED_HDR;
+    uint64_t sw = ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask)(h);
+    mt_safety_store(h, sw);
+    mt_safety_store(h + 8, MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE));
+}
+
+MT_INLINE size_t MT_SELF(header_size)(const char *p)
+{
+    const char *h = p - MT_DELAYED_HDR;
+    return (size_t)((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
+}
+
+MT_INLINE size_t MT_SELF(header_offset)(const char *p)
+{
+    const char *h = p - MT_DELAYED_HDR;
+    return (size_t)1 << ((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) >> MT_DELAYED_SIZE_BITS);
+}
+
+/* The block's size if p is a live block whose header lies in p's granule
+ * (the inline case); SIZE_MAX sends the caller to its slow path. */
+MT_INLINE size_t MT_SELF(quick_size)(const char *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (MT_UNLIKELY((a & (MT_MIN_ALIGN - 1)) != 0 || (a & (MT_GRANULE - 1)) < MT_DELAYED_HDR))
+        return SIZE_MAX;
+    const char *h = p - MT_DELAYED_HDR;
+    uint64_t sw = mt_safety_load(h);
+    if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)))
+        return SIZE_MAX;
+    return (size_t)((sw ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
+}
+
+/* Can p's header be read? p is 16-aligned and its granule is owned. */
+MT_INLINE bool MT_SELF(header_readable)(const char *p)
+{
+    return ((uintptr_t)p & (MT_MIN_ALIGN - 1)) == 0 && mt_safety_word_readable(p, p - MT_DELAYED_HDR);
+}
+
+/* The raw block below, routed, for a block whose header was vouched for. */
+MT_INLINE mt_ctx MT_SELF(below_ctx)(char *p)
+{
+    mt_ctx b = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&b, p - MT_SELF(header_offset)(p));
+    return b;
+}
+
+/* What p's header says (reads nothing that could fault). *size gets the
+ * size when the state word vouches for it, or when the size word alone
+ * still fits the block below (damaged). */
+MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
+{
+    *size = 0;
+    if (!MT_SELF(header_readable)(p))
+        return MT_DELAYED_IS_INVALID;
+    char *h = p - MT_DELAYED_HDR;
+    uint64_t sw = mt_safety_load(h), tag = mt_safety_load(h + 8);
+    uint64_t x = sw ^ MT_SELF(size_mask)(h);
+    size_t s = (size_t)(x & MT_DELAYED_SIZE_MASK);
+    unsigned lg = (unsigned)(x >> MT_DELAYED_SIZE_BITS);
+    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)) {
+        *size = s;
+        return MT_DELAYED_IS_LIVE;
+    }
+    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR)) {
+        *size = s;
+        return MT_DELAYED_IS_QUAR;
+    }
+    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_FREED)) {
+        *size = s;
+        return MT_DELAYED_IS_FREED;
+    }
+    /* Not a state we wrote. A size word that still decodes to a block that
+     * fits below means a block start whose state word was overwritten. */
+    if (lg < 4 || lg > 40 || s > MT_MAX_REQUEST)
+        return MT_DELAYED_IS_INVALID;
+    mt_ctx b = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&b, p - ((size_t)1 << lg));
+    if (!b.owner || !MT_BELOW(getmeta)(&b) || b.usable > MT_MAX_REQUEST ||
+        b.usable < ((size_t)1 << lg) + (s > MT_DELAYED_MIN ? s : MT_DELAYED_MIN))
+        return MT_DELAYED_IS_INVALID;
+    *size = s;
+    return MT_DELAYED_IS_DAMAGED;
+}
+
+/* ---- alloc ---- */
+
+/* The bytes between a small block's size and the 16 it has: the pattern,
+ * checked on free (the only overflow check of delayed_free itself). */
+MT_INLINE void MT_SELF(fill_slack)(char *p, size_t size)
+{
+    for (size_t i = size; i < MT_DELAYED_MIN; i++)
+        p[i] = (char)MT_DELAYED_FILL;
+}
+
+MT_SLOW void *MT_SELF(alloc_fail)(mt_ctx *ctx)
+{
+    ctx->err = MT_ENOMEM;
+    return NULL;
+}
+
+/* A block whose header offset reaches another granule (alignments of a
+ * granule and more): if nobody's entry names that granule (a large block of
+ * the OS layer marks only its first), name ourselves there, with the raw
+ * block's granule as payload, so the socket routes p to us. */
+MT_SLOW void MT_SELF(claim_far)(char *p, char *raw)
+{
+    if (!mt_entry_owner(mt_pagemap_get(p)))
+        mt_pagemap_set(p, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)raw >> MT_GRANULE_SHIFT));
+}
+
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t size = ctx->size, align = ctx->align;
+    size_t offset = align > MT_DELAYED_HDR ? align : MT_DELAYED_HDR;
+    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
+    if (MT_UNLIKELY(offset > MT_MAX_REQUEST - room))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_fail)(&copy));
+    ctx->size = offset + room;
+    char *raw = next(ctx);
+    ctx->size = size;
+    if (MT_UNLIKELY(!raw))
+        return NULL;
+    char *p = raw + offset;
+    MT_SELF(write_header)(p, size, mt_log2_floor(offset));
+    if (size < MT_DELAYED_MIN) /* the slack of a small block holds the pattern */
+        MT_SELF(fill_slack)(p, size);
+    if (ctx->zeroed == raw)
+        ctx->zeroed = p; /* the program's bytes are still fresh zeroes */
+    if (MT_UNLIKELY(offset >= MT_GRANULE))
+        MT_SELF(claim_far)(p, raw);
+    return p;
+}
+
+/* ---- the quarantine ---- */
+
+MT_INLINE uint64_t MT_SELF(node_link)(const char *p, const char *next)
+{
+    return MT_NODE_XOR ? (uint64_t)(uintptr_t)next ^ mt_rotl64(mt_chksum_key(), 31) ^ (uint64_t)(uintptr_t)p
+                       : (uint64_t)(uintptr_t)next;
+}
+
+MT_INLINE uint64_t MT_SELF(node_check)(uint64_t link, size_t size)
+{
+    return MT_NODE_XOR ? mt_rotl64(link ^ size, 23) ^ mt_chksum_key() : (uint64_t)size;
+}
+
+MT_INLINE void MT_SELF(node_write)(char *p, const char *next, size_t size)
+{
+    uint64_t link = MT_SELF(node_link)(p, next);
+    mt_safety_store(p, link);
+    mt_safety_store(p + 8, MT_SELF(node_check)(link, size));
+}
+
+/* Bytes a quarantined block of `size` holds, header included. */
+MT_INLINE size_t MT_SELF(held)(const char *p, size_t size)
+{
+    return MT_SELF(header_offset)(p) + (size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN);
+}
+
+/* Did anything write into [from, to) since the fill? */
+MT_SLOW bool MT_SELF(fill_intact)(const char *from, const char *to)
+{
+    while (from + 8 <= to) {
+        if (mt_safety_load(from) != MT_DELAYED_FILL_WORD)
+            return false;
+        from += 8;
+    }
+    while (from < to)
+        if ((unsigned char)*from++ != MT_DELAYED_FILL)
+            return false;
+    return true;
+}
+
+/* Free a checked block below: mark it freed, give back a far claim. */
+MT_SLOW void MT_SELF(release)(char *p)
+{
+    mt_ctx b = MT_SELF(below_ctx)(p);
+    size_t offset = MT_SELF(header_offset)(p);
+    MT_SELF(set_state)(p, MT_DELAYED_FREED);
+    if (offset >= MT_GRANULE && mt_entry_owner(mt_pagemap_get(p)) == (uintptr_t)MT_SELF_ID)
+        mt_pagemap_set(p, MT_GRANULE, 0);
+    MT_BELOW(free)(&b);
+}
+
+/* The quarantine cannot be followed any further: forget the rest. */
+MT_SLOW void MT_SELF(drop_rest)(void)
+{
+    MT_SELF(q).head = MT_SELF(q).tail = NULL;
+    MT_SELF(q).bytes = 0;
+}
+
+/* Take the oldest block out of the quarantine, verify it, free it below. */
+MT_SLOW void MT_SELF(evict_one)(void)
+{
+    char *p = MT_SELF(q).head;
+    size_t size;
+    if (MT_SELF(classify)(p, &size) != MT_DELAYED_IS_QUAR) {
+        MT_SELF(raise)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
+        MT_SELF(drop_rest)();
+        return;
+    }
+    uint64_t link = mt_safety_load(p);
+    /* node_link is its own inverse: the stored link decodes to the next block */
+    char *next = (char *)(uintptr_t)MT_SELF(node_link)(p, (const char *)(uintptr_t)link);
+    bool node_ok = mt_safety_load(p + 8) == MT_SELF(node_check)(link, size) && (next == NULL) == (p == MT_SELF(q).tail);
+    if (node_ok && next) { /* never follow a link the page map does not back */
+        mt_ctx r = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&r, next);
+        node_ok = r.owner && MT_SELF(header_readable)(next);
+    }
+    if (!node_ok) {
+        MT_SELF(raise)(MORTISE_BUG_CORRUPTED_METADATA, p, size, "evict");
+        MT_SELF(drop_rest)();
+        return;
+    }
+    MT_SELF(q).head = next;
+    if (!next)
+        MT_SELF(q).tail = NULL;
+    size_t held = MT_SELF(held)(p, size);
+    MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
+    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
+    if (!MT_SELF(fill_intact)(p + MT_DELAYED_MIN, p + room)) {
+        MT_SELF(raise)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
+        if (MT_ERR_LEAKS(MT_ERR_HANDLE))
+            return;
+    }
+    MT_SELF(release)(p);
+}
+
+/* Verify and free every block of the calling thread's quarantine. */
+MT_SLOW bool MT_SELF(drain)(void)
+{
+    bool any = MT_SELF(q).head != NULL;
+    while (MT_SELF(q).head)
+        MT_SELF(evict_one)();
+    return any;
+}
+
+/* A checked live block of `size` enters the quarantine (or, too large for
+ * it or on a thread that has ended, is freed at once). */
+MT_SLOW void MT_SELF(quarantine)(char *p, size_t size)
+{
+    if (MT_SELF(q).state != mt_delayed_on) {
+        if (MT_SELF(q).state == mt_delayed_new) {
+            MT_SELF(q).state = mt_delayed_on;
+            mt_thread_attach(); /* so that thread_exit drains it */
+        }
+    }
+    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
+    if (size < MT_DELAYED_MIN && !MT_SELF(fill_intact)(p + size, p + MT_DELAYED_MIN)) {
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
+        if (MT_ERR_LEAKS(MT_ERR_HANDLE))
+            return;
+    }
+    size_t held = MT_SELF(held)(p, size);
+    if (held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).state != mt_delayed_on) {
+        MT_SELF(release)(p);
+        return;
+    }
+    MT_SELF(set_state)(p, MT_DELAYED_QUAR);
+    __builtin_memset(p + MT_DELAYED_MIN, MT_DELAYED_FILL, room - MT_DELAYED_MIN);
+    MT_SELF(node_write)(p, NULL, size);
+    char *tail = MT_SELF(q).tail;
+    if (tail)
+        MT_SELF(node_write)(tail, p, MT_SELF(header_size)(tail));
+    else
+        MT_SELF(q).head = p;
+    MT_SELF(q).tail = p;
+    MT_SELF(q).bytes += held;
+    while (MT_SELF(q).bytes > (size_t)(MT_DELAYED_SIZE) && MT_SELF(q).head)
+        MT_SELF(evict_one)();
+}
+
+/* ---- free, getmeta, resize ---- */
+
+/* A free whose header the inline check did not vouch for. */
+MT_SLOW void MT_SELF(free_slow)(char *p)
+{
+    size_t size;
+    switch (MT_SELF(classify)(p, &size)) {
+    case MT_DELAYED_IS_LIVE:
+        MT_SELF(quarantine)(p, size);
+        return;
+    case MT_DELAYED_IS_QUAR:
+    case MT_DELAYED_IS_FREED:
+        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
+        return;
+    case MT_DELAYED_IS_DAMAGED: /* left alone: its size cannot be trusted */
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
+        return;
+    default:
+        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
+        return;
+    }
+}
+
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    char *p = ctx->ptr;
+    size_t size = MT_SELF(quick_size)(p);
+    if (MT_UNLIKELY(size == SIZE_MAX)) {
+        MT_SELF(free_slow)(p);
+        return NULL;
+    }
+    MT_SELF(quarantine)(p, size);
+    return NULL;
+}
+
+MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
+{
+    size_t size;
+    char *p = ctx->ptr;
+    switch (MT_SELF(classify)(p, &size)) {
+    case MT_DELAYED_IS_LIVE:
+        ctx->usable = size;
+        ctx->szcls_key = 0;
+        return p;
+    case MT_DELAYED_IS_QUAR:
+    case MT_DELAYED_IS_FREED:
+        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
+        return NULL;
+    case MT_DELAYED_IS_DAMAGED:
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
+        return NULL;
+    default:
+        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
+        return NULL;
+    }
+}
+
+MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    size_t size = MT_SELF(quick_size)(ctx->ptr);
+    if (MT_UNLIKELY(size == SIZE_MAX))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+    ctx->usable = size;
+    ctx->szcls_key = 0;
+    return ctx->ptr;
+}
+
+/* realloc (getmeta vouched for the block just before): the layer below
+ * resizes the raw block in place or moves it; the header follows. */
+MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
+{
+    char *p = ctx->ptr;
+    size_t size, want = ctx->size;
+    if (MT_SELF(classify)(p, &size) != MT_DELAYED_IS_LIVE)
+        return NULL;
+    size_t offset = MT_SELF(header_offset)(p);
+    size_t room = want > MT_DELAYED_MIN ? want : MT_DELAYED_MIN;
+    if (offset >= MT_GRANULE || offset > MT_MAX_REQUEST - room)
+        return NULL; /* far-claimed blocks move through the socket */
+    mt_ctx b = MT_SELF(below_ctx)(p);
+    b.size = offset + room;
+    char *raw = MT_BELOW(resize)(&b);
+    if (!raw)
+        return NULL;
+    char *q = raw + offset;
+    MT_SELF(write_header)(q, want, mt_log2_floor(offset));
+    if (want < MT_DELAYED_MIN)
+        MT_SELF(fill_slack)(q, want);
+    return q;
+}
+
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)next;
+    return MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy));
+}
+
+/* ---- thread life, purge, fork ---- */
+
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_SELF(q).state == mt_delayed_on)
+        MT_SELF(drain)();
+    MT_SELF(q).state = mt_delayed_off;
+    return next(ctx);
+}
+
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    bool any = MT_SELF(q).head ? MT_SELF(drain)() : false;
+    return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+MT_FORWARD_OP(MT_NAME, create)
+MT_FORWARD_OP(MT_NAME, fork_prepare)
+MT_FORWARD_OP(MT_NAME, fork_parent)
+MT_FORWARD_OP(MT_NAME, fork_child)
+
+/* Bytes and blocks the calling thread holds in quarantine (for tests). */
+MT_UNUSED static size_t MT_SELF(quarantined_bytes)(void) { return MT_SELF(q).bytes; }
+
+#include "../core/layer_end.h"

@@ -1,0 +1,283 @@
+/* delayed_test — delayed_free from inside, over one trunk, one chksum policy
+ * and node_xor (compose.h; err_handle=callback records every report):
+ *   - ordinary use reports nothing; usable size is the requested size;
+ *     freed blocks are not handed out again while quarantined; the
+ *     quarantine stays within delayed_size;
+ *   - double free at once, after other frees, by realloc and usable size;
+ *   - write after free, found when the block leaves the quarantine (by
+ *     pressure, by malloc_trim, at thread exit);
+ *   - a forged or smashed quarantine node: corrupted-metadata with
+ *     node_xor=1, never a crash;
+ *   - underflow, small-block overflow, invalid frees (interior, stack,
+ *     global, foreign mapping, wild), aligned blocks up to 128 KiB;
+ *   - with SAFETY_TAIL (tail_chksum below): an overflow by one byte is
+ *     reported when the block leaves the quarantine. */
+#define SAFETY_DELAYED 1
+#include "compose.h"
+#include "safety_check.h"
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Push everything quarantined so far out: malloc_trim drains the thread's
+ * quarantine (verifying each block). */
+static void drain(void) { t_malloc_trim(0); }
+
+static void ordinary_use(void)
+{
+    void *blocks[400];
+    for (int round = 0; round < 4; round++) {
+        for (size_t i = 0; i < 400; i++) {
+            size_t size = (i * 37 + (size_t)round * 11) % 3000;
+            blocks[i] = t_malloc(size);
+            CHECK(blocks[i] != NULL && t_malloc_usable_size(blocks[i]) == size);
+            memset(blocks[i], (int)i, size);
+        }
+        for (size_t i = 0; i < 400; i += 2) {
+            size_t size = (i * 13) % 5000 + 1;
+            blocks[i] = t_realloc(blocks[i], size);
+            CHECK(blocks[i] != NULL && t_malloc_usable_size(blocks[i]) == size);
+        }
+        for (size_t i = 0; i < 400; i++)
+            t_free(blocks[i]);
+        CHECKF(delayed_free_quarantined_bytes() <= ((size_t)64 << 10), "quarantine holds %zu",
+               delayed_free_quarantined_bytes());
+    }
+    unsigned char *z = t_calloc(100, 10);
+    size_t nonzero = 0;
+    for (size_t i = 0; i < 1000; i++)
+        nonzero += z[i] != 0;
+    CHECK(nonzero == 0);
+    t_free(z);
+    /* a freed block is not the next one handed out */
+    void *a = t_malloc(48);
+    t_free(a);
+    void *b = t_malloc(48);
+    CHECK(a != b);
+    t_free(b);
+    drain();
+    CHECK(delayed_free_quarantined_bytes() == 0);
+    expect_none("ordinary use");
+}
+
+static void double_frees(void)
+{
+    static const size_t sizes[] = {0, 1, 16, 100, 5000, 60000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        void *p = t_malloc(sizes[i]);
+        t_free(p);
+        t_free(p);
+        expect_one(MORTISE_BUG_DOUBLE_FREE, p, "double free at once");
+        CHECKF(seen.last.size == sizes[i] && !strcmp(seen.last.layer, "delayed_free"), "size %zu (%s)",
+               seen.last.size, seen.last.layer);
+    }
+    void *p = t_malloc(64), *others[10];
+    t_free(p);
+    for (int i = 0; i < 10; i++) {
+        others[i] = t_malloc(64);
+        t_free(others[i]);
+    }
+    t_free(p);
+    expect_one(MORTISE_BUG_DOUBLE_FREE, p, "double free after other frees");
+    errno = 0;
+    CHECK(t_realloc(p, 200) == NULL && errno == EINVAL);
+    expect_one(MORTISE_BUG_DOUBLE_FREE, p, "realloc of a freed block");
+    CHECK(t_malloc_usable_size(p) == 0);
+    expect_one(MORTISE_BUG_DOUBLE_FREE, p, "usable size of a freed block");
+    /* after it left the quarantine: still found while the header survives
+     * (the layer below keeps its links in the block's first words, which
+     * are the header: then it is an invalid free) */
+    drain();
+    t_free(p);
+    CHECKF(seen.count == 1 && seen.last.ptr == p &&
+               (seen.last.kind == MORTISE_BUG_DOUBLE_FREE || seen.last.kind == MORTISE_BUG_INVALID_FREE),
+           "double free after eviction: %d reports, %s", seen.count, mt_bug_class_name(seen.last.kind));
+    seen.count = 0;
+    /* a large block skips the quarantine */
+    void *big = t_malloc(200000);
+    t_free(big);
+    expect_none("large free");
+    t_free(big);
+    CHECKF(seen.count == 1 && seen.last.ptr == big, "double free of a large block: %d reports", seen.count);
+    seen.count = 0;
+}
+
+static void write_after_free(void)
+{
+    /* found by pressure: 64 KiB of later frees push it out */
+    unsigned char *p = t_malloc(100);
+    t_free(p);
+    p[50] = 1;
+    for (int i = 0; i < 100; i++)
+        t_free(t_malloc(1000));
+    expect_one(MORTISE_BUG_WRITE_AFTER_FREE, p, "write after free, pressure");
+    CHECKF(!strcmp(seen.last.operation, "evict") && seen.last.size == 100, "(%s) size %zu",
+           seen.last.operation, seen.last.size);
+    /* found by malloc_trim, in the last byte */
+    p = t_malloc(333);
+    t_free(p);
+    p[332] = 0;
+    drain();
+    expect_one(MORTISE_BUG_WRITE_AFTER_FREE, p, "write after free, trim");
+    /* untouched blocks pass */
+    p = t_malloc(333);
+    t_free(p);
+    drain();
+    expect_none("no write after free");
+}
+
+static unsigned char *volatile thread_block;
+static volatile int thread_go;
+
+static void *thread_frees(void *arg)
+{
+    (void)arg;
+    unsigned char *p = t_malloc(200);
+    t_free(p);
+    thread_block = p;
+    while (!thread_go)
+        sched_yield();
+    return NULL; /* thread_exit drains its quarantine */
+}
+
+static void write_after_free_thread_exit(void)
+{
+    pthread_t t;
+    thread_go = 0;
+    thread_block = NULL;
+    CHECK(pthread_create(&t, NULL, thread_frees, NULL) == 0);
+    while (!thread_block)
+        sched_yield();
+    thread_block[199] ^= 0x40;
+    thread_go = 1;
+    pthread_join(t, NULL);
+    expect_one(MORTISE_BUG_WRITE_AFTER_FREE, thread_block, "write after free, thread exit");
+}
+
+static void forged_nodes(void)
+{
+    /* a's node (its first 16 bytes) gets a plain link to c, skipping b: what
+     * a stray write of a pointer and a size looks like */
+    unsigned char *a = t_malloc(64), *b = t_malloc(64), *c = t_malloc(64);
+    t_free(a);
+    t_free(b);
+    t_free(c);
+    uint64_t forged[2] = {(uint64_t)(uintptr_t)c, 64};
+    memcpy(a, forged, sizeof forged);
+    drain();
+    if (SAFETY_NODE_XOR) {
+        expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "forged node");
+    } else {
+        /* plain nodes: the forgery is followed (b is skipped and leaks) */
+        expect_none("forged plain node");
+    }
+    /* a smashed node (garbage link): reported, never followed */
+    a = t_malloc(64);
+    b = t_malloc(64);
+    t_free(a);
+    t_free(b);
+    memset(a, 0x41, 16);
+    drain();
+    expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "smashed node");
+    CHECK(delayed_free_quarantined_bytes() == 0);
+    void *fine = t_malloc(64);
+    t_free(fine);
+    drain();
+    expect_none("after a dropped quarantine");
+}
+
+static void bad_pointers(void)
+{
+    invalid_frees();
+    /* underflow: the byte in front of the block */
+    unsigned char *u = t_malloc(80);
+    u[-1] ^= 0x01;
+    t_free(u);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, u, "underflow by one byte");
+    /* overflow of a small block into its slack */
+    unsigned char *s = t_malloc(5);
+    s[5] = 0;
+    t_free(s);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, s, "small-block overflow");
+    drain();
+    expect_none("bad pointers done");
+}
+
+static void aligned_blocks(void)
+{
+    static const size_t aligns[] = {32, 64, 256, 4096, 65536, 131072};
+    for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
+        size_t align = aligns[a];
+        unsigned char *p = t_memalign(align, 100), *q;
+        CHECK(t_posix_memalign((void **)&q, align, 5000) == 0);
+        CHECKF(p && ((uintptr_t)p & (align - 1)) == 0 && ((uintptr_t)q & (align - 1)) == 0, "align %zu", align);
+        CHECK(t_malloc_usable_size(p) == 100 && t_malloc_usable_size(q) == 5000);
+        memset(p, 1, 100);
+        memset(q, 2, 5000);
+        p = t_realloc(p, 50);
+        CHECK(p != NULL && t_malloc_usable_size(p) == 50);
+        t_free(p);
+        t_free(q);
+        expect_none("aligned blocks");
+        t_free(q);
+        if (align + 5000 <= ((size_t)64 << 10)) {
+            expect_one(MORTISE_BUG_DOUBLE_FREE, q, "double free of an aligned block");
+        } else { /* too large for the quarantine: freed below at once, maybe to the OS */
+            CHECKF(seen.count == 1 && seen.last.ptr == q &&
+                       (seen.last.kind == MORTISE_BUG_DOUBLE_FREE || seen.last.kind == MORTISE_BUG_INVALID_FREE),
+                   "double free of a large aligned block: %d reports", seen.count);
+            seen.count = 0;
+        }
+    }
+    drain();
+    expect_none("aligned blocks drained");
+}
+
+static void tail_below(void)
+{
+#if defined(SAFETY_TAIL)
+    /* tail_chksum below checks the block's end when it leaves quarantine */
+    unsigned char *p = t_malloc(40);
+    p[40] = 0x11;
+    t_free(p);
+    expect_none("overflow not yet seen");
+    drain();
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p - 16, "overflow seen at eviction (tail_chksum below)");
+    CHECK(!strcmp(seen.last.layer, "tail_chksum"));
+#endif
+}
+
+static void fork_child(void)
+{
+    void *held = t_malloc(100);
+    t_free(held); /* quarantined when the process forks */
+    pid_t pid = fork();
+    if (pid == 0) {
+        for (int i = 0; i < 1000; i++)
+            t_free(t_malloc((size_t)i * 7 % 2000));
+        drain();
+        _exit(seen.count == 0 ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    drain();
+    expect_none("fork");
+}
+
+int main(void)
+{
+    t_set_error_handler(record, NULL);
+    ordinary_use();
+    double_frees();
+    write_after_free();
+    write_after_free_thread_exit();
+    forged_nodes();
+    bad_pointers();
+    aligned_blocks();
+    tail_below();
+    fork_child();
+    ordinary_use();
+    return check_report("delayed_test");
+}

@@ -82,6 +82,7 @@ def judge(outcome, rc, out, err, modes):
     lines = out.splitlines()
     reports = [l for l in err.splitlines() if ANY_REPORT.match(l)]
     reached = "reached end" in lines
+    outcome, _, also = outcome.partition(" and ")  # report:... and result:TEXT
     kind, _, arg = outcome.partition(":")
 
     def survived():
@@ -141,6 +142,8 @@ def judge(outcome, rc, out, err, modes):
                 bad.append('fatal mode: the program reached its end')
         elif reports:
             survived()
+            if also and also.partition(":")[0] == "result" and ("result " + also.partition(":")[2]) not in lines:
+                bad.append('stdout lacks "%s" after the report' % also.replace(":", " ", 1))
     else:
         bad.append("unknown outcome %r in expected.tsv" % outcome)
     return bad

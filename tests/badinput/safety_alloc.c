@@ -10,6 +10,10 @@
  *   3 both_report     brk_heap::tlsf_glk(sync=posix_mutex)
  *                       ::delayed_free(chksum=xor, node_xor=1, delayed_size=64KB, err_handle=default)
  *                       ::tail_chksum(chksum=crc32, err_handle=default)::malloc_socket
+ *   4 tail_tolerate   mmap_heap::segfit_lk(sync=spinlock, sizeclass=log2b, size_handle=[0, 262144])
+ *                       ::tail_chksum(chksum=crc32, err_handle=tolerate)::malloc_socket
+ * tolerate looks like report mode from outside (report, go on); what it does
+ * differently (damaged blocks never reused) shows in double_free_then_alloc.
  */
 #include <mortise/mortise.h>
 
@@ -52,6 +56,17 @@ MT_COMPOSE(mmap_heap, segfit_lk, delayed_free, malloc_socket)
 #include <mortise/sockets/malloc_socket.h>
 MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
 
+#elif BADINPUT_COMPOSITION == 4
+#include <mortise/os/mmap_heap.h>
+#define MT_SYNC spinlock
+#define MT_SIZECLASS log2b
+#include <mortise/layers/segfit_lk.h>
+#define MT_CHKSUM crc32
+#define MT_ERR_HANDLE tolerate
+#include <mortise/layers/tail_chksum.h>
+#include <mortise/sockets/malloc_socket.h>
+MT_COMPOSE(mmap_heap, segfit_lk, tail_chksum, malloc_socket)
+
 #else
-#error "BADINPUT_COMPOSITION: 1, 2 or 3"
+#error "BADINPUT_COMPOSITION: 1 to 4"
 #endif

@@ -42,10 +42,12 @@ def bars(plt, path, title, benches, allocs, medians, base):
 def latency(plt, path, title, per_alloc, op):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = list(range(len(report.PERCENTILES)))
-    for a, vals in per_alloc.items():
+    colors = plt.get_cmap("tab20").colors
+    for i, (a, vals) in enumerate(per_alloc.items()):
         ys = [vals.get("%s_p%s" % (op, p)) for p in report.PERCENTILES]
         if any(y for y in ys):
-            ax.plot(xs, [y if y else float("nan") for y in ys], marker="o", label=a)
+            ax.plot(xs, [y if y else float("nan") for y in ys], marker="os^vD"[i % 5], label=a,
+                    color=colors[i % len(colors)])
     ax.set_xticks(xs)
     ax.set_xticklabels(["%s %%" % p for p in report.PERCENTILES])
     ax.set_yscale("log")
@@ -67,9 +69,10 @@ def sweep(plt, path, results, allocs):
     fig, axes = plt.subplots(1, len(by_threads), figsize=(6 * len(by_threads), 4.5), squeeze=False)
     for ax, (t, bs) in zip(axes[0], sorted(by_threads.items())):
         sizes = [int(b.name.split(":")[1].split("@")[0]) for b in bs]
-        for a in allocs:
+        colors = plt.get_cmap("tab20").colors
+        for i, a in enumerate(allocs):
             ys = [lps.get((b.name, a), float("nan")) for b in bs]
-            ax.plot(sizes, ys, marker="o", label=a)
+            ax.plot(sizes, ys, marker="os^vD"[i % 5], label=a, color=colors[i % len(colors)])
         ax.set_xscale("log", base=2)
         ax.set_xlabel("maximum block size (bytes)")
         ax.set_ylabel("loops per second (higher is better)")

@@ -47,11 +47,6 @@
 #define SAFETY_BELOW mmap_heap, segfit_lk
 #endif
 
-#if defined(SAFETY_TAIL)
-#define MT_CHKSUM SAFETY_CHKSUM
-#define MT_ERR_HANDLE SAFETY_ERR
-#include <mortise/layers/tail_chksum.h>
-#endif
 #if defined(SAFETY_DELAYED)
 #define MT_CHKSUM SAFETY_CHKSUM
 #define MT_ERR_HANDLE SAFETY_ERR
@@ -59,13 +54,18 @@
 #define MT_DELAYED_SIZE ((size_t)64 << 10)
 #include <mortise/layers/delayed_free.h>
 #endif
+#if defined(SAFETY_TAIL)
+#define MT_CHKSUM SAFETY_CHKSUM
+#define MT_ERR_HANDLE SAFETY_ERR
+#include <mortise/layers/tail_chksum.h>
+#endif
 
 #define MT_PREFIX t_
 #include <mortise/sockets/custom_socket.h>
 
 #define SAFETY_COMPOSE(...) MT_COMPOSE(__VA_ARGS__) /* expands SAFETY_BELOW first */
 #if defined(SAFETY_DELAYED) && defined(SAFETY_TAIL)
-SAFETY_COMPOSE(SAFETY_BELOW, tail_chksum, delayed_free, custom_socket)
+SAFETY_COMPOSE(SAFETY_BELOW, delayed_free, tail_chksum, custom_socket)
 #elif defined(SAFETY_DELAYED)
 SAFETY_COMPOSE(SAFETY_BELOW, delayed_free, custom_socket)
 #else

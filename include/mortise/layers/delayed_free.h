@@ -54,9 +54,10 @@
  *     into a quarantined block cannot forge them (with 0 they are plain: a
  *     forged link is caught only if it does not lead to a quarantined
  *     block; it is never followed without checking the page map first).
- * Place it: directly under the socket (above caches and above tail_chksum:
- *   it sees double and invalid frees first, and tail_chksum below checks
- *   each block's end when the block leaves the quarantine).
+ * Place it: above any cache; directly under the socket, or under
+ *   tail_chksum when both are composed (tail_chksum then seals this layer's
+ *   block and reports overflows at the free itself; this layer reports the
+ *   double, invalid and underflowing frees that reach its getmeta).
  * Does not detect: reads after free; writes after free to a block that has
  *   left the quarantine (the layer below may reuse it); a double free after
  *   the layer below reused the block; writes past the end of a block of 16
@@ -85,7 +86,7 @@
  *     #include <mortise/layers/delayed_free.h>
  *     #include <mortise/sockets/malloc_socket.h>
  *     MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, delayed_free, malloc_socket)
- *   With tail_chksum (tlsfccsd): ... tlsf_glk, tail_chksum, delayed_free, malloc_socket
+ *   With tail_chksum (tlsfccsd): ... tlsf_glk, delayed_free, tail_chksum, malloc_socket
  */
 #include "../core/layer.h"
 

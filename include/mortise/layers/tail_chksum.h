@@ -41,10 +41,14 @@
  *     tolerate leaks it, fatal aborts.
  * Needs from below: getmeta answering the usable size of every block it
  *   handed out (every layer does), resize optional.
- * Place it: above any cache (thread_cache, tarrcache, ...): a cache above
- *   it would hand out blocks without a new check word. Directly under the
- *   socket, or under delayed_free when both are composed (then a block's
- *   end is checked when it leaves the quarantine).
+ * Place it: directly under the socket, above any cache (thread_cache,
+ *   tarrcache, ...): a cache above it would hand out blocks without a new
+ *   check word. With delayed_free, above it: delayed_free's block (header
+ *   and all) is then the block this layer seals, overflows are reported at
+ *   the free itself with the program's address, and the quarantine keeps
+ *   the checked block. A safety layer below reports the blocks its getmeta
+ *   refuses (double, invalid frees), so this layer then stays silent about
+ *   them and leaves them alone: each bug is reported once.
  * Does not detect: reads past the end; writes that skip the check word and
  *   the size word (non-linear); overflows into the slack past the size word
  *   that the lower layer gave as usable but the program never asked for are
@@ -64,8 +68,8 @@
  *     #include <mortise/layers/tail_chksum.h>
  *     #include <mortise/sockets/malloc_socket.h>
  *     MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket)
- *   With delayed_free too (tlsfccsd): tail_chksum below delayed_free, e.g.
- *     MT_COMPOSE(brk_heap, tlsf_glk, tail_chksum, delayed_free, malloc_socket)
+ *   With delayed_free too (tlsfccsd): tail_chksum above delayed_free, e.g.
+ *     MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
  */
 #include "../core/layer.h"
 
@@ -79,6 +83,14 @@
 #define MT_ERR_HANDLE default
 #endif
 
+/* A safety layer below (included before this one) reports every block its
+ * getmeta refuses; then a refusal needs no second report here. */
+#if defined(MT_CHAIN_REPORTS_INVALID)
+enum { MT_SELF(below_reports) = 1 };
+#else
+enum { MT_SELF(below_reports) = 0 };
+#endif
+
 #include "safety/common.h"
 
 #ifndef MORTISE_LAYERS_TAIL_CHKSUM_ONCE
@@ -90,7 +102,10 @@
 #define MT_TAIL_LOOKBACK 256 /* steps of 16 bytes when looking for an enclosing block */
 /* What examine() finds: intact, not a block start, check word overwritten,
  * size word overwritten too (size unknown), freed, condemned. */
-enum { MT_TAIL_OK, MT_TAIL_INVALID, MT_TAIL_OVERFLOW, MT_TAIL_WRECKED, MT_TAIL_FREED_BLOCK, MT_TAIL_CONDEMNED_BLOCK };
+enum {
+    MT_TAIL_OK, MT_TAIL_INVALID, MT_TAIL_OVERFLOW, MT_TAIL_WRECKED, MT_TAIL_FREED_BLOCK, MT_TAIL_CONDEMNED_BLOCK,
+    MT_TAIL_REPORTED_BELOW /* the safety layer below refused (and reported) it */
+};
 #endif
 
 MT_DECLARE_BELOW(getmeta)
@@ -191,11 +206,14 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable)
     mt_ctx q = *ctx;
     *size = 0;
     *usable = 0;
-    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) || !MT_BELOW(getmeta)(&q))
+    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
         return MT_TAIL_INVALID;
+    if (!MT_BELOW(getmeta)(&q))
+        return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
     int state = MT_SELF(examine)(p, q.usable, size);
-    if (state == MT_TAIL_WRECKED && MT_SELF(inside_block)(p))
+    /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
+    if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p))
         return MT_TAIL_INVALID;
     return state;
 }
@@ -230,7 +248,8 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
         return;
     case MT_TAIL_CONDEMNED_BLOCK:
-        return; /* reported before; tolerate keeps it out of circulation */
+    case MT_TAIL_REPORTED_BELOW:
+        return; /* reported before; left alone */
     case MT_TAIL_WRECKED:
         /* never freed below, whatever the policy: a destroyed size word is
          * also what a second free looks like once the layer below reused
@@ -251,7 +270,10 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     char *p = ctx->ptr;
     mt_ctx q = *ctx;
-    size_t size = MT_BELOW(getmeta)(&q) ? MT_SELF(quick_size)(p, q.usable) : SIZE_MAX;
+    void *owned = MT_BELOW(getmeta)(&q);
+    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
+        return NULL; /* refused and reported below */
+    size_t size = owned ? MT_SELF(quick_size)(p, q.usable) : SIZE_MAX;
     if (MT_UNLIKELY(size == SIZE_MAX)) {
         MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
         return NULL;
@@ -271,6 +293,8 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
         break;
     case MT_TAIL_INVALID:
         MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
+        return NULL;
+    case MT_TAIL_REPORTED_BELOW:
         return NULL;
     case MT_TAIL_FREED_BLOCK:
         MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
@@ -293,7 +317,10 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_ctx q = *ctx;
-    size_t size = next(&q) ? MT_SELF(quick_size)(ctx->ptr, q.usable) : SIZE_MAX;
+    void *owned = next(&q);
+    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
+        return NULL; /* refused and reported below */
+    size_t size = owned ? MT_SELF(quick_size)(ctx->ptr, q.usable) : SIZE_MAX;
     if (MT_UNLIKELY(size == SIZE_MAX))
         return MT_COLD_CALL(ctx, copy, MT_SELF(getmeta_slow)(&copy));
     ctx->usable = size;

@@ -250,15 +250,16 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 2 * n; i++)
     pthread_join(tid[i], NULL);
   double elapsed = now() - start;
-  uint64_t made = 0, freed = 0;
+  uint64_t made = 0;
   for (int i = 0; i < n; i++) {
     if (pairs[i].made != pairs[i].freed || pairs[i].made_sum != pairs[i].freed_sum)
       wl_fail("pair %d: %llu blocks allocated, %llu freed", i, (unsigned long long)pairs[i].made,
               (unsigned long long)pairs[i].freed);
     made += pairs[i].made;
-    freed += pairs[i].freed;
   }
   unsigned long loops = atomic_load(&loops_done);
+  if (made != (uint64_t)loops * (uint64_t)opt.per_loop)
+    wl_fail("%llu blocks for %lu loops of %d", (unsigned long long)made, loops, opt.per_loop);
   if (opt.fixed_loops && loops != opt.fixed_loops)
     wl_fail("%lu loops of %lu", loops, opt.fixed_loops);
   double rate;

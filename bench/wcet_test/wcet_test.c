@@ -46,7 +46,7 @@ static size_t per_thread;
 static pthread_barrier_t barrier;
 static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct obj *list_head;
-static _Atomic uint64_t made_sum[GROUPS], freed_sum[GROUPS], made_count[GROUPS], freed_count[GROUPS];
+static struct wl_ledger ledger[GROUPS];
 
 static uint32_t check_of(uint32_t id, int group) {
   return (uint32_t)wl_mix(((uint64_t)group << 32) | id);
@@ -97,7 +97,7 @@ static void worker(int t, void *arg) {
   uint32_t serial = (uint32_t)t << 26;
   for (int g = 0; g < GROUPS; g++) {
     size_t lo = (size_t)16 << g, hi = (size_t)32 << g;
-    uint64_t made = 0, freed = 0, nmade = 0, nfreed = 0;
+    struct wl_tally tl = {0};
     size_t left = per_thread;
     for (unsigned r = 0; left > 0; r++) {
       size_t budget = (size_t)BATCH_BYTES * (1 + (7 * (unsigned)t + 3 * r) % 8) / 8;
@@ -110,10 +110,10 @@ static void worker(int t, void *arg) {
         struct obj *o = wl_malloc(wl_range(&rng, lo + 1, hi), "wcet_test");
         o->id = ++serial;
         o->check = check_of(o->id, g);
-        made += wl_mix(o->id);
+        tl.made_sum += wl_mix(o->id);
         batch[i] = o;
       }
-      nmade += count;
+      tl.made += count;
       for (size_t i = count; i > 1; i--) {
         size_t j = wl_below(&rng, i);
         struct obj *x = batch[i - 1];
@@ -123,19 +123,16 @@ static void worker(int t, void *arg) {
       publish(batch, count);
       left -= count;
       for (size_t done = 0, n; done < count && (n = take(taken, g)) > 0; done += n) {
-        freed += free_objects(taken, n, g);
-        nfreed += n;
+        tl.freed_sum += free_objects(taken, n, g);
+        tl.freed += n;
       }
     }
     pthread_barrier_wait(&barrier);
     for (size_t n; (n = take(taken, g)) > 0;) {
-      freed += free_objects(taken, n, g);
-      nfreed += n;
+      tl.freed_sum += free_objects(taken, n, g);
+      tl.freed += n;
     }
-    atomic_fetch_add(&made_sum[g], made);
-    atomic_fetch_add(&freed_sum[g], freed);
-    atomic_fetch_add(&made_count[g], nmade);
-    atomic_fetch_add(&freed_count[g], nfreed);
+    wl_ledger_add(&ledger[g], &tl);
     pthread_barrier_wait(&barrier);
   }
   free(batch);
@@ -150,12 +147,10 @@ int main(int argc, char **argv) {
   pthread_barrier_destroy(&barrier);
   uint64_t checksum = 0, total = 0;
   for (int g = 0; g < GROUPS; g++) {
-    if (atomic_load(&made_count[g]) != atomic_load(&freed_count[g]) ||
-        atomic_load(&made_sum[g]) != atomic_load(&freed_sum[g]))
-      wl_fail("group %d: %llu objects allocated, %llu freed, or not the same ones", g,
-              (unsigned long long)atomic_load(&made_count[g]), (unsigned long long)atomic_load(&freed_count[g]));
-    checksum = wl_mix(checksum ^ atomic_load(&made_sum[g]));
-    total += atomic_load(&made_count[g]);
+    char what[16];
+    snprintf(what, sizeof what, "group %d", g);
+    total += wl_ledger_check(&ledger[g], what);
+    checksum = wl_mix(checksum ^ atomic_load(&ledger[g].made_sum));
   }
   printf("ok checksum=%016llx threads=%d groups=%d objects=%llu\n", (unsigned long long)checksum, nthreads,
          GROUPS, (unsigned long long)total);

@@ -32,13 +32,13 @@ static int nthreads;
 static size_t total_allocs, global_slots;
 static int generation;
 static _Atomic(struct object *) *global;
-static _Atomic uint64_t made_sum, freed_sum, made_count, freed_count;
+static struct wl_ledger ledger;
 
-static uint64_t release(struct object *o, uint64_t *count) {
+static void release(struct object *o, struct wl_tally *tl) {
   if (!o)
-    return 0;
-  (*count)++;
-  return wl_free_sealed(o, o->size, "migrate"); /* the seal covers the size */
+    return;
+  tl->freed++;
+  tl->freed_sum += wl_free_sealed(o, o->size, "migrate"); /* the seal covers the size */
 }
 
 static void worker(int t, void *arg) {
@@ -47,16 +47,17 @@ static void worker(int t, void *arg) {
   size_t allocs = wl_share(total_allocs, g * nthreads + t, GENERATIONS * nthreads);
   struct wl_rng rng = wl_rng_seed(0x3572e55 + (uint64_t)(g * nthreads + t));
   struct object *local[LOCAL] = {0};
-  uint64_t serial = 0, made = 0, freed = 0, nfreed = 0;
+  uint64_t serial = 0;
+  struct wl_tally tl = {0};
   for (size_t k = 0; k < allocs; k++) {
     int i = (int)wl_below(&rng, LOCAL);
-    freed += release(local[i], &nfreed);
+    release(local[i], &tl);
     size_t size = wl_below(&rng, 64) ? wl_range(&rng, 32, 1024) : wl_range(&rng, 1025, 16384);
     uint64_t id = wl_mix(((uint64_t)g << 52) ^ ((uint64_t)t << 36) ^ ++serial);
     struct object *o = wl_malloc(size, "migrate");
     o->size = (uint32_t)size;
     wl_seal(o, size, id);
-    made += id;
+    tl.made_sum += id;
     local[i] = o;
     if (wl_below(&rng, 4) == 0) {
       int j = (int)wl_below(&rng, LOCAL);
@@ -67,14 +68,12 @@ static void worker(int t, void *arg) {
     if (!local[i])
       continue;
     if (i % 3 == 0)
-      freed += release(local[i], &nfreed);
+      release(local[i], &tl);
     else
-      freed += release(atomic_exchange(&global[wl_below(&rng, global_slots)], local[i]), &nfreed);
+      release(atomic_exchange(&global[wl_below(&rng, global_slots)], local[i]), &tl);
   }
-  atomic_fetch_add(&made_sum, made);
-  atomic_fetch_add(&freed_sum, freed);
-  atomic_fetch_add(&made_count, serial);
-  atomic_fetch_add(&freed_count, nfreed);
+  tl.made = serial;
+  wl_ledger_add(&ledger, &tl);
 }
 
 int main(int argc, char **argv) {
@@ -87,19 +86,14 @@ int main(int argc, char **argv) {
     wl_fail("no memory for the global table");
   for (generation = 0; generation < GENERATIONS; generation++)
     wl_run_threads(nthreads, worker, NULL);
-  uint64_t freed = 0, nfreed = 0;
+  struct wl_tally tl = {0};
   for (size_t i = 0; i < global_slots; i++)
-    freed += release(atomic_load(&global[i]), &nfreed);
+    release(atomic_load(&global[i]), &tl);
   free(global);
-  atomic_fetch_add(&freed_sum, freed);
-  atomic_fetch_add(&freed_count, nfreed);
-  if (atomic_load(&made_count) != atomic_load(&freed_count))
-    wl_fail("%llu objects allocated, %llu freed", (unsigned long long)atomic_load(&made_count),
-            (unsigned long long)atomic_load(&freed_count));
-  if (atomic_load(&made_sum) != atomic_load(&freed_sum))
-    wl_fail("the objects freed are not the objects allocated");
+  wl_ledger_add(&ledger, &tl);
+  uint64_t objects = wl_ledger_check(&ledger, "migrate");
   printf("ok checksum=%016llx threads=%d generations=%d objects=%llu\n",
-         (unsigned long long)wl_mix(atomic_load(&made_sum)), nthreads, GENERATIONS,
-         (unsigned long long)atomic_load(&made_count));
+         (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)), nthreads, GENERATIONS,
+         (unsigned long long)objects);
   return 0;
 }

@@ -33,7 +33,8 @@ static int nthreads;
 static size_t total_ops;
 static pthread_mutex_t exchange_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot *exchange; /* a working set left by some thread, or NULL */
-static _Atomic uint64_t made_sum, freed_sum, made_count, freed_count, tail_blocks;
+static struct wl_ledger ledger;
+static _Atomic uint64_t tail_blocks;
 
 static size_t pareto_size(struct wl_rng *r) {
   double u = ((double)(wl_next(r) >> 11) + 1) / 9007199254740993.0; /* (0, 1] */
@@ -48,12 +49,13 @@ static void worker(int t, void *arg) {
   struct slot *set = calloc(WORKING_SET, sizeof *set);
   if (!set)
     wl_fail("no memory for a working set");
-  uint64_t serial = 0, made = 0, freed = 0, nfreed = 0, big = 0;
+  uint64_t serial = 0, big = 0;
+  struct wl_tally tl = {0};
   for (size_t k = 0; k < ops; k++) {
     struct slot *s = &set[wl_below(&rng, WORKING_SET)];
     if (s->p) {
-      freed += wl_mix(wl_free_sealed(s->p, s->size, "pareto replace") + s->size);
-      nfreed++;
+      tl.freed_sum += wl_mix(wl_free_sealed(s->p, s->size, "pareto replace") + s->size);
+      tl.freed++;
     }
     uint64_t id = wl_mix(((uint64_t)t << 40) ^ ++serial);
     s->size = pareto_size(&rng);
@@ -61,7 +63,7 @@ static void worker(int t, void *arg) {
     s->p = wl_malloc(s->size, "pareto");
     memset(s->p, (int)(id & 0xff), s->size < 64 ? s->size : 64);
     wl_seal(s->p, s->size, id);
-    made += wl_mix(id + s->size);
+    tl.made_sum += wl_mix(id + s->size);
     if (k % SWAP_EVERY == SWAP_EVERY - 1) {
       pthread_mutex_lock(&exchange_lock);
       struct slot *other = exchange;
@@ -74,14 +76,12 @@ static void worker(int t, void *arg) {
   }
   for (int i = 0; i < WORKING_SET; i++)
     if (set[i].p) {
-      freed += wl_mix(wl_free_sealed(set[i].p, set[i].size, "pareto end") + set[i].size);
-      nfreed++;
+      tl.freed_sum += wl_mix(wl_free_sealed(set[i].p, set[i].size, "pareto end") + set[i].size);
+      tl.freed++;
     }
   free(set);
-  atomic_fetch_add(&made_sum, made);
-  atomic_fetch_add(&freed_sum, freed);
-  atomic_fetch_add(&made_count, serial);
-  atomic_fetch_add(&freed_count, nfreed);
+  tl.made = serial;
+  wl_ledger_add(&ledger, &tl);
   atomic_fetch_add(&tail_blocks, big);
 }
 
@@ -91,23 +91,18 @@ int main(int argc, char **argv) {
   total_ops = wl_scaled(5000000, a.scale, (size_t)nthreads);
   wl_run_threads(nthreads, worker, NULL);
   if (exchange) {
-    uint64_t freed = 0, nfreed = 0;
+    struct wl_tally tl = {0};
     for (int i = 0; i < WORKING_SET; i++)
       if (exchange[i].p) {
-        freed += wl_mix(wl_free_sealed(exchange[i].p, exchange[i].size, "pareto exchange") + exchange[i].size);
-        nfreed++;
+        tl.freed_sum += wl_mix(wl_free_sealed(exchange[i].p, exchange[i].size, "pareto exchange") + exchange[i].size);
+        tl.freed++;
       }
     free(exchange);
-    atomic_fetch_add(&freed_sum, freed);
-    atomic_fetch_add(&freed_count, nfreed);
+    wl_ledger_add(&ledger, &tl);
   }
-  if (atomic_load(&made_count) != atomic_load(&freed_count))
-    wl_fail("%llu blocks allocated, %llu freed", (unsigned long long)atomic_load(&made_count),
-            (unsigned long long)atomic_load(&freed_count));
-  if (atomic_load(&made_sum) != atomic_load(&freed_sum))
-    wl_fail("the blocks freed are not the blocks allocated");
+  uint64_t blocks = wl_ledger_check(&ledger, "pareto");
   printf("ok checksum=%016llx threads=%d blocks=%llu large=%llu\n",
-         (unsigned long long)wl_mix(atomic_load(&made_sum)), nthreads,
-         (unsigned long long)atomic_load(&made_count), (unsigned long long)atomic_load(&tail_blocks));
+         (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)), nthreads, (unsigned long long)blocks,
+         (unsigned long long)atomic_load(&tail_blocks));
   return 0;
 }

@@ -35,7 +35,7 @@ static struct {
 
 static int producers, consumers;
 static size_t total_blocks;
-static _Atomic uint64_t made_sum, freed_sum, freed_count;
+static struct wl_ledger ledger;
 
 static void put(struct batch *b) {
   pthread_mutex_lock(&q.lock);
@@ -72,7 +72,8 @@ static struct batch *take(void) {
 static void produce(int p) {
   size_t mine = wl_share(total_blocks, p, producers);
   struct wl_rng rng = wl_rng_seed(0x9c0d + (uint64_t)p);
-  uint64_t serial = 0, sum = 0;
+  uint64_t serial = 0;
+  struct wl_tally tl = {0};
   while (mine > 0) {
     struct batch *b = wl_malloc(sizeof *b, "batch");
     wl_seal(b, WL_MIN_SEALED, ((uint64_t)p << 40) | serial);
@@ -83,12 +84,13 @@ static void produce(int p) {
       b->block[i] = wl_malloc(size, "producer");
       b->size[i] = (uint32_t)size;
       wl_seal(b->block[i], size, id);
-      sum += id;
+      tl.made_sum += id;
     }
     mine -= (size_t)b->count;
     put(b);
   }
-  atomic_fetch_add(&made_sum, sum);
+  tl.made = serial;
+  wl_ledger_add(&ledger, &tl);
   pthread_mutex_lock(&q.lock);
   if (--q.producers_left == 0)
     pthread_cond_broadcast(&q.nonempty);
@@ -96,16 +98,15 @@ static void produce(int p) {
 }
 
 static void consume(void) {
-  uint64_t sum = 0, count = 0;
+  struct wl_tally tl = {0};
   struct batch *b;
   while ((b = take()) != NULL) {
     for (int i = 0; i < b->count; i++)
-      sum += wl_free_sealed(b->block[i], b->size[i], "consumer");
-    count += (uint64_t)b->count;
+      tl.freed_sum += wl_free_sealed(b->block[i], b->size[i], "consumer");
+    tl.freed += (uint64_t)b->count;
     wl_free_sealed(b, WL_MIN_SEALED, "batch");
   }
-  atomic_fetch_add(&freed_sum, sum);
-  atomic_fetch_add(&freed_count, count);
+  wl_ledger_add(&ledger, &tl);
 }
 
 static void worker(int i, void *arg) {
@@ -123,11 +124,9 @@ int main(int argc, char **argv) {
   total_blocks = wl_scaled(4000000, a.scale, (size_t)producers);
   q.producers_left = producers;
   wl_run_threads(producers + consumers, worker, NULL);
-  if (atomic_load(&freed_count) != total_blocks)
-    wl_fail("%llu blocks freed of %zu", (unsigned long long)atomic_load(&freed_count), total_blocks);
-  if (atomic_load(&freed_sum) != atomic_load(&made_sum))
-    wl_fail("the blocks freed are not the blocks allocated");
+  if (wl_ledger_check(&ledger, "prodcons") != total_blocks)
+    wl_fail("%llu blocks freed of %zu", (unsigned long long)atomic_load(&ledger.freed), total_blocks);
   printf("ok checksum=%016llx producers=%d consumers=%d blocks=%zu\n",
-         (unsigned long long)wl_mix(atomic_load(&made_sum)), producers, consumers, total_blocks);
+         (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)), producers, consumers, total_blocks);
   return 0;
 }

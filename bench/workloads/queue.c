@@ -36,7 +36,7 @@ static struct {
 static int nthreads;
 static size_t total_nodes;
 static uint64_t *last_seen; /* per producer: last sequence number dequeued, under head_lock */
-static _Atomic uint64_t enq_sum, deq_sum, deq_count;
+static struct wl_ledger ledger;
 
 static struct node *node_new(uint64_t value) {
   struct node *n = wl_malloc(sizeof *n, "queue node");
@@ -78,26 +78,25 @@ static int dequeue(uint64_t *value) {
 static void worker(int t, void *arg) {
   (void)arg;
   size_t mine = wl_share(total_nodes, t, nthreads);
-  uint64_t seq = 0, enq = 0, deq = 0, count = 0;
+  uint64_t seq = 0;
+  struct wl_tally tl = {0};
   while (mine > 0) {
     size_t batch = mine < BATCH ? mine : BATCH;
     for (size_t i = 0; i < batch; i++) {
       uint64_t v = ((uint64_t)t << 48) | ++seq;
       enqueue(v);
-      enq += v;
+      tl.made_sum += v;
     }
     for (size_t i = 0; i < batch; i++) {
       uint64_t v;
       while (!dequeue(&v))
         sched_yield();
-      deq += v;
-      count++;
+      tl.freed_sum += v;
     }
     mine -= batch;
   }
-  atomic_fetch_add(&enq_sum, enq);
-  atomic_fetch_add(&deq_sum, deq);
-  atomic_fetch_add(&deq_count, count);
+  tl.made = tl.freed = seq;
+  wl_ledger_add(&ledger, &tl);
 }
 
 int main(int argc, char **argv) {
@@ -113,11 +112,9 @@ int main(int argc, char **argv) {
     wl_fail("queue not empty at the end");
   wl_free_sealed(q.head, WL_MIN_SEALED, "dummy node");
   free(last_seen);
-  if (atomic_load(&deq_count) != total_nodes)
-    wl_fail("%llu values dequeued of %zu", (unsigned long long)atomic_load(&deq_count), total_nodes);
-  if (atomic_load(&enq_sum) != atomic_load(&deq_sum))
-    wl_fail("the values dequeued are not the values enqueued");
-  printf("ok checksum=%016llx threads=%d nodes=%zu\n", (unsigned long long)wl_mix(atomic_load(&enq_sum)),
+  if (wl_ledger_check(&ledger, "queue") != total_nodes)
+    wl_fail("%llu values dequeued of %zu", (unsigned long long)atomic_load(&ledger.freed), total_nodes);
+  printf("ok checksum=%016llx threads=%d nodes=%zu\n", (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)),
          nthreads, total_nodes);
   return 0;
 }

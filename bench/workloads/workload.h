@@ -20,6 +20,8 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,6 +212,104 @@ static inline void wl_run_threads(int n, void (*fn)(int, void *), void *arg) {
 /* The share of `total` items thread `i` of `n` handles. */
 static inline size_t wl_share(size_t total, int i, int n) {
   return total / (size_t)n + ((size_t)i < total % (size_t)n ? 1 : 0);
+}
+
+/* What a thread allocated and freed: counts and sums of block ids. The
+ * threads' tallies are added into one ledger, which must balance at the
+ * end: every block allocated was freed, and none twice. */
+struct wl_tally {
+  uint64_t made, made_sum, freed, freed_sum;
+};
+struct wl_ledger {
+  _Atomic uint64_t made, made_sum, freed, freed_sum;
+};
+static inline void wl_ledger_add(struct wl_ledger *l, const struct wl_tally *t) {
+  atomic_fetch_add(&l->made, t->made);
+  atomic_fetch_add(&l->made_sum, t->made_sum);
+  atomic_fetch_add(&l->freed, t->freed);
+  atomic_fetch_add(&l->freed_sum, t->freed_sum);
+}
+/* Fails unless the ledger balances; returns the number of blocks. */
+static inline uint64_t wl_ledger_check(struct wl_ledger *l, const char *what) {
+  uint64_t made = atomic_load(&l->made), freed = atomic_load(&l->freed);
+  if (made != freed)
+    wl_fail("%s: %llu blocks allocated, %llu freed", what, (unsigned long long)made, (unsigned long long)freed);
+  if (atomic_load(&l->made_sum) != atomic_load(&l->freed_sum))
+    wl_fail("%s: the blocks freed are not the blocks allocated", what);
+  return made;
+}
+
+/* Mailboxes: how a thread hands blocks to another thread to free. A letter
+ * (itself a heap block, freed by the receiver) carries up to
+ * WL_LETTER_ITEMS sealed blocks; a mailbox is a locked stack of letters. */
+#define WL_LETTER_ITEMS 100
+struct wl_item {
+  void *p;
+  size_t size;
+};
+struct wl_letter {
+  uint64_t id, seal;
+  struct wl_letter *next;
+  int count;
+  struct wl_item item[WL_LETTER_ITEMS];
+};
+struct wl_mailbox {
+  pthread_mutex_t lock;
+  struct wl_letter *head;
+  _Atomic int letters;
+  char pad[64];
+};
+
+static inline struct wl_mailbox *wl_mailboxes_new(int n) {
+  struct wl_mailbox *box = calloc((size_t)n, sizeof *box);
+  if (!box)
+    wl_fail("no memory for %d mailboxes", n);
+  for (int i = 0; i < n; i++)
+    pthread_mutex_init(&box[i].lock, NULL);
+  return box;
+}
+
+static inline struct wl_letter *wl_letter_new(uint64_t id) {
+  struct wl_letter *l = wl_malloc(sizeof *l, "letter");
+  wl_seal(l, WL_MIN_SEALED, id);
+  l->count = 0;
+  return l;
+}
+
+static inline void wl_mail_post(struct wl_mailbox *to, struct wl_letter *l) {
+  pthread_mutex_lock(&to->lock);
+  l->next = to->head;
+  to->head = l;
+  atomic_fetch_add(&to->letters, 1);
+  pthread_mutex_unlock(&to->lock);
+}
+
+/* Frees every block in the mailbox's letters, then the letters. */
+static inline void wl_mail_empty(struct wl_mailbox *box, struct wl_tally *tl) {
+  pthread_mutex_lock(&box->lock);
+  struct wl_letter *l = box->head;
+  box->head = NULL;
+  atomic_store(&box->letters, 0);
+  pthread_mutex_unlock(&box->lock);
+  while (l) {
+    struct wl_letter *next = l->next;
+    for (int i = 0; i < l->count; i++)
+      tl->freed_sum += wl_free_sealed(l->item[i].p, l->item[i].size, "mailed block");
+    tl->freed += (uint64_t)l->count;
+    wl_free_sealed(l, WL_MIN_SEALED, "letter");
+    l = next;
+  }
+}
+
+/* A thread done sending: keeps emptying its mailbox until every one of
+ * the n threads is done, then empties it once more. */
+static inline void wl_mail_finish(struct wl_mailbox *mine, _Atomic int *finished, int n, struct wl_tally *tl) {
+  atomic_fetch_add(finished, 1);
+  while (atomic_load(finished) < n) {
+    wl_mail_empty(mine, tl);
+    sched_yield();
+  }
+  wl_mail_empty(mine, tl);
 }
 
 #endif

@@ -191,10 +191,15 @@ MT_INLINE void mt_lockstat_read(const mt_lockstat_rec *r, mt_lockstat_sum *one)
     one->wait_max = mt_load_relaxed(&r->wait_max);
 }
 
-/* Hotter: more contended acquisitions, then more wait. */
+/* Hotter: more contended acquisitions, then more wait, then more
+ * acquisitions. */
 MT_INLINE bool mt_lockstat_hotter(const mt_lockstat_sum *a, const mt_lockstat_sum *b)
 {
-    return a->contended != b->contended ? a->contended > b->contended : a->wait > b->wait;
+    if (a->contended != b->contended)
+        return a->contended > b->contended;
+    if (a->wait != b->wait)
+        return a->wait > b->wait;
+    return a->acquisitions > b->acquisitions;
 }
 
 MT_UNUSED static void mt_lockstat_report(mt_stats_out *o)

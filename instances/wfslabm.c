@@ -179,6 +179,15 @@ static void pm_set(const void *p, size_t len, uintptr_t e) { (void)pm_set_checke
 
 typedef struct { _Atomic(int) held; } spinlock;
 
+INLINE void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 SLOW void spin_wait(spinlock *l)
 {
     unsigned pauses = 1, rounds = 0;
@@ -186,7 +195,7 @@ SLOW void spin_wait(spinlock *l)
         while (load_rlx(&l->held)) {
             if (rounds < 16) {
                 for (unsigned i = 0; i < pauses; i++)
-                    __builtin_ia32_pause();
+                    cpu_relax();
                 pauses = pauses < 256 ? pauses * 2 : pauses;
                 rounds++;
             } else {

@@ -33,7 +33,7 @@ static void record(const mortise_error *e, void *arg)
     seen.last = *e;
 }
 
-static void expect_none(const char *what)
+MT_UNUSED static void expect_none(const char *what)
 {
     CHECKF(seen.count == 0, "%s: unexpected report %s at %p (%s, %s)", what,
            mt_bug_class_name(seen.last.kind), seen.last.ptr, seen.last.layer, seen.last.operation);
@@ -41,7 +41,7 @@ static void expect_none(const char *what)
 }
 
 /* Exactly one report since the last look, of this kind, for this block. */
-static void expect_one(int kind, const void *p, const char *what)
+MT_UNUSED static void expect_one(int kind, const void *p, const char *what)
 {
     CHECKF(seen.count == 1, "%s: %d reports, wanted 1 %s", what, seen.count, mt_bug_class_name(kind));
     if (seen.count)
@@ -55,7 +55,7 @@ static char global_block[256] __attribute__((aligned(64)));
 /* Invalid frees (stack, global, foreign mapping, wild, interior pointers of
  * a small and a large block) through free, malloc_usable_size and realloc:
  * each reported once as invalid-free, nothing touched, nothing crashes. */
-static void invalid_frees(void)
+MT_UNUSED static void invalid_frees(void)
 {
     char local[128];
     unsigned char *page = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -204,18 +204,28 @@ MT_INLINE bool mt_lockstat_hotter(const mt_lockstat_sum *a, const mt_lockstat_su
 
 MT_UNUSED static void mt_lockstat_report(mt_stats_out *o)
 {
+    /* the layers, in the order their first lock was taken (the list is
+     * newest first) */
+    const char *layers[MT_STATS_MAX_ENTRIES];
+    unsigned count = 0;
     mt_lockstat_rec *head = mt_load_acquire(&mt_lockstat_locks);
-    for (mt_lockstat_rec *first = head; first; first = first->next) {
-        bool seen = false; /* reported with an earlier lock of its layer */
-        for (mt_lockstat_rec *r = head; r != first && !seen; r = r->next)
-            seen = !strcmp(r->layer, first->layer);
-        if (seen)
+    for (mt_lockstat_rec *r = head; r; r = r->next) {
+        unsigned i = 0;
+        while (i < count && strcmp(layers[i], r->layer))
+            i++;
+        if (i == count && count == MT_STATS_MAX_ENTRIES)
             continue;
-        mt_lockstat_sum sum = {0, 0, 0, 0, 0}, hot, one;
-        const mt_lockstat_rec *hottest = first;
-        mt_lockstat_read(first, &hot);
-        for (mt_lockstat_rec *r = first; r; r = r->next) {
-            if (strcmp(r->layer, first->layer))
+        for (count -= i < count; i < count; i++) /* an older lock: to the end */
+            layers[i] = layers[i + 1];
+        layers[count++] = r->layer;
+    }
+    while (count--) {
+        const char *layer = layers[count];
+        mt_lockstat_sum sum = {0, 0, 0, 0, 0}, hot = {0, 0, 0, 0, 0}, one;
+        const mt_lockstat_rec *hottest = NULL;
+        const char *sync = "";
+        for (mt_lockstat_rec *r = head; r; r = r->next) {
+            if (strcmp(r->layer, layer))
                 continue;
             mt_lockstat_read(r, &one);
             sum.locks++;
@@ -223,14 +233,15 @@ MT_UNUSED static void mt_lockstat_report(mt_stats_out *o)
             sum.contended += one.contended;
             sum.wait += one.wait;
             sum.wait_max = one.wait_max > sum.wait_max ? one.wait_max : sum.wait_max;
-            if (mt_lockstat_hotter(&one, &hot)) {
+            if (!hottest || mt_lockstat_hotter(&one, &hot)) {
                 hot = one;
                 hottest = r;
+                sync = r->sync;
             }
         }
-        mt_so_begin_layer(o, first->layer, "lock_stat");
+        mt_so_begin_layer(o, layer, "lock_stat");
         if (o->json) {
-            mt_so_kv_str(o, "sync", first->sync);
+            mt_so_kv_str(o, "sync", sync);
             mt_lockstat_report_lock(o, &sum, true);
             mt_so_open(o, "hottest", "{");
             mt_so_key(o, "lock");
@@ -241,7 +252,7 @@ MT_UNUSED static void mt_lockstat_report(mt_stats_out *o)
             mt_so_close(o, "}");
         } else {
             mt_so_str(o, " (sync=");
-            mt_so_str(o, first->sync);
+            mt_so_str(o, sync);
             mt_so_str(o, "): ");
             mt_lockstat_report_lock(o, &sum, true);
             mt_so_str(o, "  hottest lock ");

@@ -1,4 +1,4 @@
-# mortise_add_instance(NAME SOURCE [VARIANT])
+# mortise_add_instance(NAME SOURCE [VARIANT | LIGHT])
 # Builds one allocator from its composition file into
 #   build/lib/libmortise-NAME.so  (LD_PRELOAD or link)
 #   build/lib/libmortise-NAME.a   (static link)
@@ -8,7 +8,11 @@
 # layer matrix, OS-layer variants): by default it runs the conformance suite
 # in linked mode only and no real programs, so `make test` stays within its
 # time budget; configure with -DMORTISE_FULL_TESTS=ON to give variants every
-# mode and program too. Ready allocators always get everything.
+# mode and program too. LIGHT marks a ready allocator whose machine code is
+# proved identical to another's (tests/zero_cost: wfslabfl is wfslab's): it
+# runs the conformance cases api, random and threads in every mode and only
+# the `preload` program (MORTISE_FULL_TESTS=ON: everything). Other ready
+# allocators always get everything.
 option(MORTISE_FULL_TESTS "Run every conformance mode and real program on variant instances too" OFF)
 set(MORTISE_INCLUDE_DIR ${CMAKE_SOURCE_DIR}/include)
 
@@ -30,6 +34,9 @@ set(MORTISE_ALLOCATOR_FLAGS
 function(mortise_add_instance NAME SOURCE)
   if("VARIANT" IN_LIST ARGN AND NOT MORTISE_FULL_TESTS)
     set_property(GLOBAL APPEND PROPERTY MORTISE_VARIANTS ${NAME})
+  endif()
+  if("LIGHT" IN_LIST ARGN AND NOT MORTISE_FULL_TESTS)
+    set_property(GLOBAL APPEND PROPERTY MORTISE_LIGHT ${NAME})
   endif()
   add_library(mortise-${NAME} SHARED ${SOURCE})
   add_library(mortise-${NAME}-static STATIC ${SOURCE})

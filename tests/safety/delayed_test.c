@@ -182,6 +182,14 @@ static void forged_nodes(void)
         /* plain nodes: the forgery is followed (b is skipped and leaks) */
         expect_none("forged plain node");
     }
+    /* a stray write into the node's check word only (the link intact) */
+    a = t_malloc(64);
+    b = t_malloc(64);
+    t_free(a);
+    t_free(b);
+    a[12] ^= 0x04;
+    drain();
+    expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "node check word written");
     /* a smashed node (garbage link): reported, never followed */
     a = t_malloc(64);
     b = t_malloc(64);

@@ -5,8 +5,10 @@
  *   default   exactly one report naming the class, the block and the layer;
  *             the child reaches its end and exits 0;
  *   fatal     the same report, then SIGABRT before the end;
- *   tolerate  one report, exit 0, and after a tolerated double free the
- *             next allocations of that size are all distinct blocks;
+ *   tolerate  one report, exit 0; after a tolerated double free the next
+ *             allocations of that size are all distinct blocks, and an
+ *             overflowed or written-after-free block is never handed out
+ *             again;
  *   callback  the handler fires exactly once with the class and the block
  *             (checked in the child, which prints nothing); without a
  *             handler the report is printed as by default. */
@@ -118,6 +120,18 @@ static void child(size_t b, bool handler)
         }
         printf("DUPLICATES %d\n", dup);
     }
+    if (mode() == MODE_TOLERATE && (b == 0 || b == 2)) {
+        /* a damaged block (overflowed, written after free) is dropped: the
+         * next allocations of its size never return it */
+        size_t size = b == 0 ? 24 : 200;
+        int reused = 0;
+        void *live[300];
+        for (int i = 0; i < 300; i++) {
+            live[i] = t_malloc(size);
+            reused += live[i] == p;
+        }
+        printf("REUSED %d\n", reused);
+    }
     printf("END\n");
     fflush(stdout);
     exit(0);
@@ -207,6 +221,8 @@ int main(void)
         }
         if (mode() == MODE_TOLERATE && b == 1)
             CHECKF(strstr(out, "DUPLICATES 0\n") != NULL, "tolerate: a block handed out twice: %s", out);
+        if (mode() == MODE_TOLERATE && (b == 0 || b == 2))
+            CHECKF(strstr(out, "REUSED 0\n") != NULL, "tolerate: a damaged block handed out again: %s", out);
     }
     regfree(&line);
     return check_report("errmode_test (" MODE_STR ")");

@@ -25,7 +25,8 @@ BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--
 	$(if $(RUNS),--runs=$(RUNS)) $(if $(THREADS),--threads=$(THREADS)) $(if $(SCALE),--scale=$(SCALE)) \
 	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install)
 
-bench: all
+bench: configure
+	cmake --build $(BUILD) --target bench_deps -j $(JOBS)
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
 
 # Headers, every built allocator library, the mortise command, mortise.pc and

@@ -281,18 +281,20 @@ def main(argv=None):
     results = Results(os.path.join(outdir, "results.csv"))
     tty = {"auto": None, "tty": True, "plain": False}[a.progress]
     progress = runner.Progress(len(jobs), sys.stdout, tty)
-    est = runner.Estimator()
+    # seconds per run before any has finished (measured on 2 cores, quick mode)
+    est = runner.Estimator(priors={suite.WORKLOAD: 0.4, suite.PROGRAM: 2.0, suite.SWEEP: 0.8,
+                                   suite.WCET: 0.8, suite.FASTPATH: 3.5})
     started = time.monotonic()
     for i, job in enumerate(jobs):
-        eta = est.remaining(j.bench.name for j in jobs[i:])
+        eta = est.remaining((j.bench.name, j.bench.family) for j in jobs[i:])
         progress.starting(job.bench.name, job.alloc.name, job.run, job.runs, eta)
         t0 = time.monotonic()
         result = execute(job, outdir, launcher, a.timeout)
         spent = time.monotonic() - t0
-        est.add(job.bench.name, spent)
+        est.add(job.bench.name, spent, job.bench.family)
         results.add(job, result, spent)
         progress.finished(job.bench.name, job.alloc.name, job.run, job.runs, result,
-                          est.remaining(j.bench.name for j in jobs[i + 1:]))
+                          est.remaining((j.bench.name, j.bench.family) for j in jobs[i + 1:]))
     progress.close()
     elapsed = time.monotonic() - started
 

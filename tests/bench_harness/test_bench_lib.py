@@ -89,6 +89,13 @@ class ProgressLine(unittest.TestCase):
         self.assertEqual(e.expect("a"), 3)
         self.assertAlmostEqual(e.expect("c"), 10 / 3)
 
+    def test_eta_family_then_prior(self):
+        e = runner.Estimator(priors={"program": 2.0, "workload": 0.5})
+        self.assertEqual(e.remaining([("redis", "program"), ("bignum", "workload")]), 2.5)
+        e.add("python", 4.0, "program")
+        self.assertEqual(e.expect("redis", "program"), 4.0)  # a finished program beats the prior
+        self.assertEqual(e.expect("bignum", "workload"), 0.5)
+
 
 class Manifests(unittest.TestCase):
     def write(self, text):

@@ -230,18 +230,25 @@ class Progress:
 
 class Estimator:
     """Expected duration of the runs still to do: the mean of the finished runs
-    of the same benchmark, else the mean of all finished runs, else a guess."""
+    of the same benchmark, else of the same family (workloads, programs, ...),
+    else the family's prior guess, else the mean of all finished runs."""
 
-    def __init__(self, guess=1.0):
-        self.by_bench, self.all, self.guess = {}, [], guess
+    def __init__(self, guess=1.0, priors=None):
+        self.by_bench, self.by_family, self.all = {}, {}, []
+        self.guess, self.priors = guess, priors or {}
 
-    def add(self, bench, seconds):
+    def add(self, bench, seconds, family=None):
         self.by_bench.setdefault(bench, []).append(seconds)
+        self.by_family.setdefault(family, []).append(seconds)
         self.all.append(seconds)
 
-    def expect(self, bench):
-        xs = self.by_bench.get(bench) or self.all
+    def expect(self, bench, family=None):
+        xs = self.by_bench.get(bench) or self.by_family.get(family)
+        if not xs and family in self.priors:
+            return self.priors[family]
+        xs = xs or self.all
         return sum(xs) / len(xs) if xs else self.guess
 
-    def remaining(self, benches):
-        return sum(self.expect(b) for b in benches)
+    def remaining(self, items):
+        """items: benchmark names, or (name, family) pairs."""
+        return sum(self.expect(*i) if isinstance(i, tuple) else self.expect(i) for i in items)

@@ -61,6 +61,20 @@ def predicates(source, spec, tmp):
     return ["--include", str(header)]
 
 
+def tuning(source, spec):
+    """-D NAME=VALUE for the composition file's macros that no model slot
+    stands for (buddy.c's MT_BUDDY_MIN_SHIFT): the model line cannot say
+    them, the command line can."""
+    from mortise_lib.registry import Registry
+    reg = Registry(ROOT / "include")
+    slot_macros = {s.macro for l in reg.layers.values() for s in l.slots.values()}
+    args = []
+    for m in re.finditer(r"^#define (MT_\w+) (.*)$", source.read_text(), re.M):
+        if m.group(1) not in slot_macros | {"MT_NAME", "MT_CTX_EXTRA"}:
+            args += ["-D", f"{m.group(1)}={m.group(2).strip()}"]
+    return args
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--paper")
@@ -81,7 +95,7 @@ def main():
         cmd = [sys.executable, str(MORTISE), "build", spec, "-o", str(lib),
                "--emit-c", str(pathlib.Path(tmp) / "line.c")]
         if source is not None:
-            cmd += predicates(source, spec, tmp)
+            cmd += predicates(source, spec, tmp) + tuning(source, spec)
         if os.environ.get("MORTISE_TEST_OPT"):      # the build's flags (CMake)
             cmd += ["-O", os.environ["MORTISE_TEST_OPT"]]
         r = subprocess.run(cmd, capture_output=True, text=True)

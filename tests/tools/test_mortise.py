@@ -497,6 +497,16 @@ class Commands(unittest.TestCase):
             self.assertIn(" -O1 -DMY_FLAG ", r.stderr)
             self.assertNotIn("-O2", r.stderr)
 
+    def test_tuning_macros(self):
+        r = self.mortise("build", "mmap_heap::buddy_glk(size_handle=[0, SIZE_MAX])"
+                         "::malloc_socket", "-D", "MT_BUDDY_MIN_SHIFT=4", "--emit-c", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("#define MT_BUDDY_MIN_SHIFT 4\n#include <mortise/mortise.h>", r.stdout)
+        r = self.mortise("build", "mmap_heap::segfit_lk::malloc_socket", "-D",
+                         "MT_SYNC=ticket", "--emit-c", "-")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("MT_SYNC is a slot macro", r.stderr)
+
     def test_emit_c_to_stdout(self):
         r = self.mortise("build", "mmap_heap::segfit_lk::malloc_socket", "--emit-c", "-")
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -8,6 +8,7 @@ import hashlib
 import os
 import pathlib
 import platform
+import re
 import shlex
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ from .registry import KIND_ORDER, Registry
 from .spec import SIZE_MAX, SpecError, render
 
 DEFAULT_OPT = ["-O2", "-g", "-DNDEBUG"]
+C_MACRO = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # cmake/Mortise.cmake's MORTISE_ALLOCATOR_FLAGS: the compiler must not turn the
 # allocator's own malloc+memset into calloc, TLS must be initial-exec even in
 # a shared library, and only the socket's entry points are exported.
@@ -132,7 +134,17 @@ def cmd_build(args, paths):
         raise Failure(render(args.spec, "error", f"pred={p.value} names a C function: "
                              "give its definition with --include FILE.h", p.pos or 0,
                              len(p.text)), 2)
-    c_text = gen.composition_c(comp, includes)
+    defines = []
+    for d in args.define:
+        name, _, value = d.partition("=")
+        if not C_MACRO.fullmatch(name):
+            raise Failure(f"mortise build: -D {d}: not a macro name", 2)
+        slot_macros = {s.macro for l in reg.layers.values() for s in l.slots.values()}
+        if name in slot_macros or name in ("MT_NAME", "MT_CTX_EXTRA"):
+            raise Failure(f"mortise build: -D {d}: {name} is a slot macro; write the "
+                          "slot in the spec", 2)
+        defines.append((name, value or "1"))
+    c_text = gen.composition_c(comp, includes, defines=defines)
     if args.emit_c == "-":
         sys.stdout.write(c_text)
     elif args.emit_c:
@@ -324,6 +336,10 @@ def parser():
     b.add_argument("--include", action="append", default=[], metavar="FILE.h",
                    help="a header included before the layers (e.g. cond_bypass's "
                    "predicate); repeatable")
+    b.add_argument("-D", dest="define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a tuning macro that is not a model slot (e.g. "
+                   "MT_BUDDY_MIN_SHIFT=4), defined at the top of the composition; "
+                   "repeatable")
     b.add_argument("-v", "--verbose", action="store_true", help="print the commands run")
     b.set_defaults(fn=cmd_build)
 

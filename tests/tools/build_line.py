@@ -6,7 +6,7 @@
     --compare LIB.so                  also compare the machine code with LIB.so
                                       (tests/zero_cost/zero_cost.sh)
 $CC and $MORTISE_TEST_OPT (the build's compiler and optimisation flags, set
-by tests/tools/CMakeLists.txt) go to `mortise build`.
+by tests/tools/CMakeLists.txt) go to `mortise build`, with -Werror.
 
 Exits 77 (skipped) when the line names a layer that is not in the headers
 yet but is one of the paper's layers (another change adds it); any other
@@ -96,8 +96,10 @@ def main():
                "--emit-c", str(pathlib.Path(tmp) / "line.c")]
         if source is not None:
             cmd += predicates(source, spec, tmp) + tuning(source, spec)
-        if os.environ.get("MORTISE_TEST_OPT"):      # the build's flags (CMake)
-            cmd += ["-O", os.environ["MORTISE_TEST_OPT"]]
+        # The build's flags (CMake), and -Werror: the project's bar holds for
+        # generated compositions too.
+        opt = os.environ.get("MORTISE_TEST_OPT") or "-O2 -g -DNDEBUG"
+        cmd += ["-O", opt + " -Werror"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         sys.stdout.write(r.stdout + r.stderr)
         if r.returncode:

@@ -241,7 +241,8 @@ def cmd_list(args, paths):
         print(f"\n  {titles[kind]}:")
         for l in sorted(layers, key=lambda l: l.name):
             slots = ", ".join(slot_line(s) for s in l.slots.values()) or "no slots"
-            print(f"    {l.name:<16} {slots}")
+            print(f"    {l.name:<16} {l.summary}")
+            print(f"    {'':<16} {slots}")
     print("\nPolicies (slot=value, from include/mortise/policy/):")
     for slot in sorted(reg.policies):
         print(f"  {slot:<10} {', '.join(reg.policy_names(slot))}")

@@ -66,6 +66,8 @@ class Layer:
         self.header = header      # path relative to include/mortise
         self.slots = slots        # name → Slot, in contract order
 
+    summary = ""              # the contract's first sentence
+
     @property
     def include(self):
         return f"mortise/{self.header}"
@@ -95,6 +97,16 @@ def _default_text(contract, start):
     text = "".join(out)
     text = re.sub(r"\n\s*\*\s*", " ", text)      # comment continuation lines
     return re.sub(r"\s+", " ", text).strip()
+
+
+def summary(contract):
+    """'OS-interface layer over POSIX mmap' from '/* mmap_heap — OS-interface
+    layer over POSIX mmap.   [model: mmap_heap]': the title up to its end."""
+    head = contract.split("\n *\n")[0]
+    head = re.sub(r"\n\s*\*\s*", " ", head)
+    head = MODEL.sub("", head.split("—", 1)[-1])
+    head = re.sub(r"\s+", " ", head).strip()
+    return re.split(r"(?<=\.)\s", head)[0].rstrip(".")
 
 
 def parse_slots(contract):
@@ -137,9 +149,10 @@ class Registry:
                     # but no range).
                     owns = "MT_SELF_ID" in text
                     kind = "trunk" if owns and "size_handle" in slots else "add-on"
-                layers[m.group(1)] = Layer(m.group(1), kind, folder,
-                                           path.relative_to(self.root), slots,
-                                           CTX_EXTRA.findall(contract))
+                layer = Layer(m.group(1), kind, folder, path.relative_to(self.root),
+                              slots, CTX_EXTRA.findall(contract))
+                layer.summary = summary(contract)
+                layers[m.group(1)] = layer
                 kind = FOLDER_KIND[folder]
         return layers
 

@@ -1,5 +1,6 @@
 /* tests/safety/compose.h — the test compositions: an OS layer, one trunk
- * (SAFETY_TRUNK: segfit_lk, slab_wf, tlsf_glk; or hslab's three layers),
+ * (segfit_lk by default; SAFETY_TRUNK_SLAB_WF, SAFETY_TRUNK_TLSF, or the
+ * trunks of wfslab (SAFETY_TRUNK_WFSLAB) and hslab (SAFETY_TRUNK_HSLAB)),
  * the safety layers the test asks for (SAFETY_TAIL, SAFETY_DELAYED, with
  * their slots from SAFETY_CHKSUM, SAFETY_ERR, SAFETY_NODE_XOR), and
  * custom_socket(prefix=t_). */
@@ -26,6 +27,15 @@
 #define MT_SIZE_HANDLE 0, 65536
 #include <mortise/layers/slab_wf.h>
 #define SAFETY_BELOW mmap_heap, slab_wf
+#elif defined(SAFETY_TRUNK_WFSLAB)
+#include <mortise/os/mmap_heap.h>
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 65536, SIZE_MAX
+#include <mortise/layers/segfit_lf.h>
+#define MT_SIZECLASS prime
+#define MT_SIZE_HANDLE 0, 65536
+#include <mortise/layers/slab_wf.h>
+#define SAFETY_BELOW mmap_heap, segfit_lf, slab_wf
 #elif defined(SAFETY_TRUNK_HSLAB)
 #include <mortise/os/mmap_heap.h>
 #define MT_SYNC spinlock

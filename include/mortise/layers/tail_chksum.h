@@ -25,8 +25,10 @@
  *   block start: invalid-free); the size word only if it lies in the same
  *   (owned, so mapped) granule or in a page the page map or the kernel
  *   (mincore) says is mapped. A pointer inside a sealed block is found by
- *   looking back for the enclosing block (at most 256 steps of 16 bytes,
- *   within the granule): invalid-free.
+ *   looking back for the enclosing block (16-byte steps back to the
+ *   granule's start, at most 256, then the starts of the 64 granules
+ *   before): invalid-free. Not found, the size word was destroyed by an
+ *   overflow: heap-buffer-overflow of size 0.
  * Reports (core/report.h), e.g.
  *   mortise: heap-buffer-overflow at 0x7f12a0 size 24 (tail_chksum, free)
  *   classes: heap-buffer-overflow (size 0 when the size word is destroyed
@@ -99,7 +101,8 @@ enum { MT_SELF(below_reports) = 0 };
 #define MT_TAIL_OVERHEAD ((size_t)16) /* check word + size word */
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
-#define MT_TAIL_LOOKBACK 256 /* steps of 16 bytes when looking for an enclosing block */
+#define MT_TAIL_LOOKBACK 256          /* steps of 16 bytes when looking for an enclosing block */
+#define MT_TAIL_LOOKBACK_GRANULES 64  /* granule starts looked at after those (4 MiB) */
 /* What examine() finds: intact, not a block start, check word overwritten,
  * size word overwritten too (size unknown), freed, condemned. */
 enum {
@@ -178,22 +181,35 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
     return MT_TAIL_OVERFLOW;
 }
 
-/* Does a sealed block start before p (in p's granule, at most
- * MT_TAIL_LOOKBACK steps back) and reach past it? Then p points inside it. */
+/* Is b the start of a sealed (or freed or condemned) block reaching past p?
+ * getmeta below may read in front of b (tlsf_glk's boundary tag): only
+ * asked where that memory is mapped. */
+MT_SLOW bool MT_SELF(encloses)(uintptr_t b, uintptr_t p)
+{
+    mt_ctx q = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&q, (void *)b);
+    if (!q.owner || ((b & (MT_GRANULE - 1)) < 64 && !mt_safety_page_mapped(b - 64)))
+        return false;
+    if (!MT_BELOW(getmeta)(&q) || q.usable > MT_MAX_REQUEST || b + q.usable <= p)
+        return false;
+    size_t size;
+    int state = MT_SELF(examine)((char *)b, q.usable, &size);
+    return state != MT_TAIL_INVALID && state != MT_TAIL_WRECKED;
+}
+
+/* Does a sealed block start before p and reach past it? Then p points
+ * inside it. Looked for in 16-byte steps back to p's granule's start (at
+ * most MT_TAIL_LOOKBACK), then at the starts of the MT_TAIL_LOOKBACK_GRANULES
+ * granules before (large blocks start on one). Only on the error path. */
 MT_SLOW bool MT_SELF(inside_block)(char *p)
 {
-    uintptr_t floor = mt_align_down_ptr((uintptr_t)p, MT_GRANULE) + 64; /* headers below read b - 64.. */
-    for (size_t step = 1; step <= MT_TAIL_LOOKBACK; step++) {
-        uintptr_t b = (uintptr_t)p - step * MT_MIN_ALIGN;
-        if (b < floor || b > (uintptr_t)p)
-            return false;
-        mt_ctx q = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&q, (void *)b);
-        if (!q.owner || !MT_BELOW(getmeta)(&q) || q.usable > MT_MAX_REQUEST || b + q.usable <= (uintptr_t)p)
-            continue;
-        size_t size;
-        int state = MT_SELF(examine)((char *)b, q.usable, &size);
-        if (state != MT_TAIL_INVALID && state != MT_TAIL_OVERFLOW && state != MT_TAIL_WRECKED)
+    uintptr_t at = (uintptr_t)p, base = mt_align_down_ptr(at, MT_GRANULE);
+    for (size_t step = 1; step <= MT_TAIL_LOOKBACK && at - step * MT_MIN_ALIGN >= base; step++)
+        if (MT_SELF(encloses)(at - step * MT_MIN_ALIGN, at))
+            return true;
+    for (size_t k = 0; k < MT_TAIL_LOOKBACK_GRANULES && base >= k * MT_GRANULE; k++) {
+        uintptr_t b = base - k * MT_GRANULE;
+        if (b != at && (k > 0 || at - base > MT_TAIL_LOOKBACK * MT_MIN_ALIGN) && MT_SELF(encloses)(b, at))
             return true;
     }
     return false;

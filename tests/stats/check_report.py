@@ -158,6 +158,11 @@ def check_layers(prog):
                    "lock_stat segfit_lk (sync=ticket)", "hottest lock 0x"):
         if needle not in t[title]:
             fail("table at exit lacks %r:\n%s" % (needle, t[title]))
+    # malloc_stats(): Mortise's memory summary, then the same table
+    r = run([prog], {"LAYERS_TEST_MALLOC_STATS": "1"})
+    m = re.search(r"Mortise: (\S+)\nsystem bytes .*?\n(Mortise statistics: \1 .*)", r.stderr, re.S)
+    if not m or "lock_stat segfit_lk (sync=ticket)" not in m.group(2):
+        fail("malloc_stats() printed no table after its summary:\n" + r.stderr)
     # json:PATH at exit, %p replaced by the pid
     r = run([prog], {"MORTISE_STATS": "json:" + end})
     files = [f for f in os.listdir(tmp) if f.startswith("end.")]

@@ -280,6 +280,8 @@ int main(int argc, char **argv)
     CHECK_MSG(strstr(text, "szcls_stat szcls_stat (sizeclass=log2b)"), "szcls table");
     CHECK_MSG(strstr(text, "lock_stat segfit_lk (sync=ticket)"), "lock table");
     CHECK_MSG(strstr(text, "lock_stat cc_test (sync=ccsynch)"), "lock table of the exec test");
+    if (getenv("LAYERS_TEST_MALLOC_STATS"))
+        st_malloc_stats(); /* glibc's call prints the table after the summary */
     if (argc > 1) {
         CHECK_MSG(st_stats_json(argv[1]) == 0, "json to %s", argv[1]);
         uint64_t s;

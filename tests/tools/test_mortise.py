@@ -155,6 +155,10 @@ class Errors(unittest.TestCase):
         t = "mmap_heap::segfit_lk(size_handle=[0, 99999999999999999999999])::malloc_socket"
         self.refused(t, "does not fit in 64 bits", at=col(t, "9999"))
 
+    def test_fraction(self):
+        t = "mmap_heap(threadlocal_heap_size=1.5MB)::malloc_socket"
+        self.refused(t, "sizes are whole numbers", at=col(t, "1.5"))
+
     def test_size_that_is_a_word(self):
         t = "mmap_heap::segfit_lk::thread_cache(cache_size=big)::malloc_socket"
         self.refused(t, "'big' is not a size", at=col(t, "big"))

@@ -12,8 +12,8 @@ Rules (docs/mortise.md, "Semantics"):
 import difflib
 import re
 
-from .registry import KIND_ORDER, POLICY_SLOTS
-from .spec import SIZE_MAX, SpecError, Value, Warning_, format_size, parse
+from .registry import POLICY_SLOTS
+from .spec import SIZE_MAX, UNITS, SpecError, Warning_, format_size, parse
 
 MAX_INSTANCES = 16
 C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -101,7 +101,6 @@ def scalar_of_text(text):
     m = re.fullmatch(r"(\d+)([A-Za-z]*)", text)
     if not m:
         raise ValueError(text)
-    from .spec import UNITS
     return int(m.group(1)) * UNITS.get(m.group(2).lower(), 1) if m.group(2) else int(m.group(1))
 
 

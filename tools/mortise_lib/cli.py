@@ -10,13 +10,12 @@ import pathlib
 import platform
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tempfile
 
 from . import gen
-from .check import bands, check, fmt_range
+from .check import bands, check, fmt_range, suggest
 from .paths import Paths
 from .registry import KIND_ORDER, Registry
 from .spec import SIZE_MAX, SpecError, render
@@ -202,7 +201,6 @@ def cmd_run(args, paths):
         if looks_like_name(target) and target not in reg.layers:
             built = sorted(p.name[len("libmortise-"):-3] for d in paths.libs
                            for p in d.glob("libmortise-*.so"))
-            from .check import suggest
             raise Failure(f"mortise run: no built instance '{target}' in "
                           f"{', '.join(map(str, paths.libs))}" + suggest(target, built) +
                           (f"\n  built: {', '.join(built)}" if built else

@@ -119,6 +119,9 @@ def tokenize(text, warnings):
                                      "printed in the paper)", i))
             i += 1
             continue
+        if c == "." and tokens and tokens[-1].kind == "number" and tokens[-1].end == i:
+            raise SpecError(f"'{tokens[-1].text}.': sizes are whole numbers (write "
+                            "1536KB, not 1.5MB)", tokens[-1].pos, i + 1 - tokens[-1].pos)
         raise SpecError(f"unexpected character '{c}'", i)
     _check_brackets(tokens, text)
     return tokens

@@ -147,6 +147,28 @@ static void double_free(void)
     seen.count = 0;
 }
 
+/* A pointer 16 bytes into a block that starts a granule (its span's first
+ * block, often preceded by unmapped memory): still invalid-free. */
+static void interior_of_first_block(void)
+{
+    static unsigned char *held[20000];
+    size_t n = 0;
+    unsigned char *first = NULL;
+    while (n < 20000 && !first) {
+        unsigned char *p = t_malloc(64);
+        held[n++] = p;
+        if (((uintptr_t)p & (MT_GRANULE - 1)) == 0)
+            first = p;
+    }
+    if (first) { /* (tlsf_glk's chunks start with a header: never) */
+        t_free(first + 16);
+        expect_one(MORTISE_BUG_INVALID_FREE, first + 16, "interior of a granule's first block");
+    }
+    while (n)
+        t_free(held[--n]);
+    expect_none("the held blocks");
+}
+
 static void forged_size(void)
 {
     /* a stray write of a plausible size over the size word: the check word
@@ -197,6 +219,7 @@ int main(void)
     shrink_and_aligned();
     double_free();
     invalid_frees();
+    interior_of_first_block();
     forged_size();
     ordinary_use();
     return check_report("tail_test");

@@ -184,29 +184,41 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
 /* Is b the start of a sealed (or freed or condemned) block reaching past p?
  * getmeta below may read in front of b (tlsf_glk's boundary tag): only
  * asked where that memory is mapped. */
+MT_SLOW bool MT_SELF(sealed_over)(uintptr_t b, size_t usable, uintptr_t p)
+{
+    size_t size;
+    if (usable > MT_MAX_REQUEST || b + usable <= p)
+        return false;
+    int state = MT_SELF(examine)((char *)b, usable, &size);
+    return state != MT_TAIL_INVALID && state != MT_TAIL_WRECKED;
+}
+
 MT_SLOW bool MT_SELF(encloses)(uintptr_t b, uintptr_t p)
 {
     mt_ctx q = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(&q, (void *)b);
     if (!q.owner || ((b & (MT_GRANULE - 1)) < 64 && !mt_safety_page_mapped(b - 64)))
         return false;
-    if (!MT_BELOW(getmeta)(&q) || q.usable > MT_MAX_REQUEST || b + q.usable <= p)
-        return false;
-    size_t size;
-    int state = MT_SELF(examine)((char *)b, q.usable, &size);
-    return state != MT_TAIL_INVALID && state != MT_TAIL_WRECKED;
+    return MT_BELOW(getmeta)(&q) && MT_SELF(sealed_over)(b, q.usable, p);
 }
 
 /* Does a sealed block start before p and reach past it? Then p points
  * inside it. Looked for in 16-byte steps back to p's granule's start (at
- * most MT_TAIL_LOOKBACK), then at the starts of the MT_TAIL_LOOKBACK_GRANULES
- * granules before (large blocks start on one). Only on the error path. */
-MT_SLOW bool MT_SELF(inside_block)(char *p)
+ * most MT_TAIL_LOOKBACK), with the usable size the owner gave for p (a
+ * slab's blocks all have it), that size plus the distance (an owner that
+ * answers the room from p to the block's end), and the owner's answer for
+ * the candidate,
+ * then at the starts of the MT_TAIL_LOOKBACK_GRANULES granules before
+ * (large blocks start on one). Only on the error path. */
+MT_SLOW bool MT_SELF(inside_block)(char *p, size_t usable)
 {
     uintptr_t at = (uintptr_t)p, base = mt_align_down_ptr(at, MT_GRANULE);
-    for (size_t step = 1; step <= MT_TAIL_LOOKBACK && at - step * MT_MIN_ALIGN >= base; step++)
-        if (MT_SELF(encloses)(at - step * MT_MIN_ALIGN, at))
+    for (size_t step = 1; step <= MT_TAIL_LOOKBACK && at - step * MT_MIN_ALIGN >= base; step++) {
+        uintptr_t b = at - step * MT_MIN_ALIGN;
+        if (MT_SELF(sealed_over)(b, usable, at) || MT_SELF(sealed_over)(b, usable + (at - b), at) ||
+            MT_SELF(encloses)(b, at))
             return true;
+    }
     for (size_t k = 0; k < MT_TAIL_LOOKBACK_GRANULES && base >= k * MT_GRANULE; k++) {
         uintptr_t b = base - k * MT_GRANULE;
         if (b != at && (k > 0 || at - base > MT_TAIL_LOOKBACK * MT_MIN_ALIGN) && MT_SELF(encloses)(b, at))
@@ -229,7 +241,7 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable)
     *usable = q.usable;
     int state = MT_SELF(examine)(p, q.usable, size);
     /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
-    if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p))
+    if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p, q.usable))
         return MT_TAIL_INVALID;
     return state;
 }

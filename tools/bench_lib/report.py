@@ -306,7 +306,7 @@ def write(path, results, meta, notes, plots, plot_note):
     out.append(plot_note or "")
     out += ["", "## Files", "",
             "- `results.csv`: one row per run (workload, allocator, run, threads, wall_s, maxrss_kb, status, "
-            "detail, metrics, source, family, kind)",
+            "detail, metrics, source, family, kind, cpu_s)",
             "- `report.md`: this report; `summary.txt`: what the terminal showed",
             "- `runs/BENCH/ALLOCATOR/RUN/`: each run's stdout and stderr (and wcet.json)",
             "- `*.png`: the plots"]

@@ -6,7 +6,7 @@ import json
 from . import stats
 
 CSV_FIELDS = ["workload", "allocator", "run", "threads", "wall_s", "maxrss_kb", "status", "detail",
-              "metrics", "source", "family", "kind"]
+              "metrics", "source", "family", "kind", "cpu_s"]
 
 
 class Results:
@@ -32,7 +32,7 @@ class Results:
     def row(job, r):
         return [job.bench.name, job.alloc.name, job.run, job.bench.threads, "%.4f" % r.wall_s,
                 r.maxrss_kb, r.status, r.detail, json.dumps(r.metrics, sort_keys=True) if r.metrics else "",
-                r.source, job.bench.family, job.bench.kind]
+                r.source, job.bench.family, job.bench.kind, "" if r.cpu_s is None else "%.4f" % r.cpu_s]
 
     def benches(self, family=None):
         seen, out = set(), []

@@ -29,6 +29,7 @@ class RunResult:
         self.detail = detail          # why it failed, or the ok line's summary
         self.metrics = metrics or {}  # key=value pairs of the ok line
         self.source = source          # wait4 | driver
+        self.cpu_s = None             # user + system seconds of the program (runstat), for reference
 
     @property
     def ok(self):
@@ -128,7 +129,7 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
             os.killpg(proc.pid, signal.SIGKILL)  # leftovers (a server the driver did not stop)
         except (ProcessLookupError, PermissionError):
             pass
-    maxrss = rusage.ru_maxrss
+    maxrss, cpu = rusage.ru_maxrss, rusage.ru_utime + rusage.ru_stime
     if timed_out.is_set():
         return RunResult(TIMEOUT, wall, maxrss, "killed after %g s" % timeout)
     if launcher:
@@ -138,8 +139,17 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
             with open(stat_path) as f:
                 fields = dict(w.split("=", 1) for w in f.read().split())
             status, wall, maxrss = int(fields["status"]), float(fields["wall_s"]), int(fields["maxrss_kb"])
+            cpu = float(fields["utime_s"]) + float(fields["stime_s"])
         except (OSError, ValueError, KeyError) as e:
             return RunResult(FAILED, wall, maxrss, "launcher failed (%s)%s" % (e, stderr_hint(err_path)))
+    result = classify(status, wall, maxrss, out_path, err_path, check)
+    if result.source == "wait4":
+        result.cpu_s = cpu
+    return result
+
+
+def classify(status, wall, maxrss, out_path, err_path, check):
+    """The RunResult of a program that ended with wait status `status`."""
     stdout = tail(out_path, 4000)
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)

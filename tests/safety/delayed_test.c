@@ -252,6 +252,23 @@ static void aligned_blocks(void)
     expect_none("aligned blocks drained");
 }
 
+/* realloc within the room of the block below keeps the block; the header
+ * follows every size (small-block slack check after a shrink to 5). */
+static void realloc_in_place(void)
+{
+    unsigned char *p = t_malloc(100);
+    memset(p, 9, 100);
+    unsigned char *q = t_realloc(p, 90);
+    CHECK(q == p && t_malloc_usable_size(q) == 90);
+    q = t_realloc(q, 5);
+    CHECK(q == p && t_malloc_usable_size(q) == 5 && q[4] == 9);
+    q[5] = 0;
+    t_free(q);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, q, "overflow past a block shrunk to 5");
+    drain();
+    seen.count = 0;
+}
+
 static void tail_below(void)
 {
 #if defined(SAFETY_TAIL)
@@ -296,6 +313,8 @@ int main(void)
     forged_nodes();
     bad_pointers();
     aligned_blocks();
+    if (!SAFETY_TAIL_ABOVE) /* (under tail_chksum, tail_chksum reports the overflow) */
+        realloc_in_place();
     tail_below();
     fork_child();
     ordinary_use();

@@ -21,8 +21,9 @@
  *   state word becomes "freed" and the block is freed below. Blocks larger
  *   than delayed_size are not quarantined (checked, marked freed, freed).
  *   getmeta reports the requested size (from the header, without asking
- *   below) and clears the class hint; resize asks the layer below to
- *   resize the block in place and rewrites the header.
+ *   below) and clears the class hint; resize keeps the block when the
+ *   block below holds the new size, else asks the layer below to resize
+ *   it, and rewrites the header.
  * Detects (core/report.h; layer delayed_free):
  *   double-free          free (or realloc, malloc_usable_size: getmeta) of
  *                        a quarantined block, or of a freed one whose
@@ -498,8 +499,9 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     return ctx->ptr;
 }
 
-/* realloc (getmeta vouched for the block just before): the layer below
- * resizes the raw block in place or moves it; the header follows. */
+/* realloc (getmeta vouched for the block just before): a size the block
+ * below still holds only rewrites the header; else the layer below resizes
+ * the raw block in place or moves it, and the header follows. */
 MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
 {
     char *p = ctx->ptr;
@@ -511,10 +513,16 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
     if (offset >= MT_GRANULE || offset > MT_MAX_REQUEST - room)
         return NULL; /* far-claimed blocks move through the socket */
     mt_ctx b = MT_SELF(below_ctx)(p);
-    b.size = offset + room;
-    char *raw = MT_BELOW(resize)(&b);
-    if (!raw)
-        return NULL;
+    mt_ctx fits = b;
+    char *raw;
+    if (MT_BELOW(getmeta)(&fits) && fits.usable >= offset + room && fits.usable <= MT_MAX_REQUEST) {
+        raw = p - offset; /* the block below has the room: only the header changes */
+    } else {
+        b.size = offset + room;
+        raw = MT_BELOW(resize)(&b);
+        if (!raw)
+            return NULL;
+    }
     char *q = raw + offset;
     MT_SELF(write_header)(q, want, mt_log2_floor(offset));
     if (want < MT_DELAYED_MIN)

@@ -40,6 +40,7 @@ from bench_lib.results import Results  # noqa: E402
 
 QUICK_RUNS, FULL_RUNS = 3, 5
 QUICK_BUDGET = 600  # seconds: `make bench` on 2 cores (docs/bench.md)
+QUICK_TIMEOUT, FULL_TIMEOUT = 60, 900  # a quick run takes seconds: a hang must not eat the budget
 # malloc_test and wcet_test arguments besides -t (and -m for the sweep):
 # quick mode keeps each run under a second on 2 cores. malloc_test: -c
 # samples of -i seconds (loops per second is their median); wcet_test: -s
@@ -63,7 +64,8 @@ def parse_args(argv):
                     "oversubscribed variants, the whole malloc_test sweep")
     ap.add_argument("--no-install", action="store_true", help="never apt-get install missing peers, "
                     "valgrind or matplotlib (skip them with a note)")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds before one run is killed (default 300)")
+    ap.add_argument("--timeout", type=float, help="seconds before one run is killed and recorded as a timeout "
+                    "(default: quick %d, full %d)" % (QUICK_TIMEOUT, FULL_TIMEOUT))
     ap.add_argument("--out", help="results directory (default: bench/results/<timestamp>)")
     ap.add_argument("--manifest", default=os.path.join(ROOT, "bench", "workloads", "workloads.tsv"),
                     help="workload manifest (programs BIN_DIR/bench_NAME)")
@@ -189,6 +191,20 @@ def execute(job, outdir, launcher, timeout):
     return result
 
 
+def run_jobs(jobs, outdir, launcher, timeout, results, progress, est):
+    """Every job in order, each result kept (and in the CSV) as it ends."""
+    for i, job in enumerate(jobs):
+        eta = est.remaining((j.bench.name, j.bench.family) for j in jobs[i:])
+        progress.starting(job.bench.name, job.alloc.name, job.run, job.runs, eta)
+        t0 = time.monotonic()
+        result = execute(job, outdir, launcher, timeout)
+        spent = time.monotonic() - t0
+        est.add(job.bench.name, spent, job.bench.family)
+        results.add(job, result, spent)
+        progress.finished(job.bench.name, job.alloc.name, job.run, job.runs, result,
+                          est.remaining((j.bench.name, j.bench.family) for j in jobs[i + 1:]))
+
+
 def machine():
     model = ""
     try:
@@ -220,6 +236,8 @@ def main(argv=None):
     outdir = os.path.abspath(a.out or os.path.join(ROOT, "bench", "results", stamp))
     threads = a.threads or os.cpu_count() or 2
     runs = a.runs or (FULL_RUNS if a.full else QUICK_RUNS)
+    if a.timeout is None:
+        a.timeout = FULL_TIMEOUT if a.full else QUICK_TIMEOUT
     install = not a.no_install
     notes = []
     os.makedirs(outdir, exist_ok=True)
@@ -284,17 +302,14 @@ def main(argv=None):
     # seconds per run before any has finished (measured on 2 cores, quick mode)
     est = runner.Estimator(priors={suite.WORKLOAD: 0.4, suite.PROGRAM: 2.0, suite.SWEEP: 0.8,
                                    suite.WCET: 0.8, suite.FASTPATH: 3.5})
-    started = time.monotonic()
-    for i, job in enumerate(jobs):
-        eta = est.remaining((j.bench.name, j.bench.family) for j in jobs[i:])
-        progress.starting(job.bench.name, job.alloc.name, job.run, job.runs, eta)
-        t0 = time.monotonic()
-        result = execute(job, outdir, launcher, a.timeout)
-        spent = time.monotonic() - t0
-        est.add(job.bench.name, spent, job.bench.family)
-        results.add(job, result, spent)
-        progress.finished(job.bench.name, job.alloc.name, job.run, job.runs, result,
-                          est.remaining((j.bench.name, j.bench.family) for j in jobs[i + 1:]))
+    started, interrupted = time.monotonic(), False
+    try:
+        run_jobs(jobs, outdir, launcher, a.timeout, results, progress, est)
+    except KeyboardInterrupt:
+        progress.close()
+        notes.append("interrupted after %d of %d runs: the report covers those" % (len(results.records), len(jobs)))
+        say(notes[-1])
+        interrupted = True
     progress.close()
     elapsed = time.monotonic() - started
 
@@ -317,6 +332,8 @@ def main(argv=None):
     with open(os.path.join(outdir, "summary.txt"), "w") as f:
         f.write(text.lstrip("\n") + "\n")
     print(text)
+    if interrupted:
+        return 130  # as a shell reports SIGINT
     return 1 if a.strict and results.failures() else 0
 
 

@@ -10,8 +10,10 @@ import csv
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -92,10 +94,26 @@ def main():
     r = subprocess.run(cmd[:2] + [os.path.join(ROOT, "tools", "bench.py"), a.build, "--allocators", "nosuch",
                                   "--no-install", "--list"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 2 and "unknown allocator 'nosuch'" in r.stderr, "an unknown allocator is an error", r.stderr)
+    # Ctrl-C: the run in flight (its own session) is killed, the report still written, exit 130
+    intr = a.work + "-int"
+    p = subprocess.Popen(cmd[:-1] + [intr, "--workloads", "stub", "--scale", "200000"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not subprocess.run(["pgrep", "-f", "bench_stub -s 200000"],
+                                                             capture_output=True).stdout:
+        time.sleep(0.05)  # until the stub runs (Ctrl-C between runs is another case)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    left = subprocess.run(["pgrep", "-f", intr], capture_output=True, text=True).stdout.split()
+    check(p.returncode == 130 and "interrupted after 0 of 2 runs" in out, "Ctrl-C: exit 130, says where it stopped", out)
+    check(not left, "Ctrl-C: no process of the interrupted run is left", repr(left))
+    check(os.path.exists(os.path.join(intr, "report.md")), "Ctrl-C: the report is still written")
     print("bench_harness.run: %d passed, %d failed" % (passed, failed))
     if failed == 0:
         shutil.rmtree(a.work, ignore_errors=True)
         shutil.rmtree(a.work + "-strict", ignore_errors=True)
+        shutil.rmtree(intr, ignore_errors=True)
     return 0 if failed == 0 and passed > 0 else 1
 
 

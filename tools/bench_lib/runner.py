@@ -122,6 +122,12 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
                 break
             except InterruptedError:
                 continue
+            except KeyboardInterrupt:  # the child has its own session: Ctrl-C must end it too
+                kill_group()
+                timer.cancel()
+                os.waitpid(proc.pid, 0)
+                proc.returncode = -signal.SIGKILL
+                raise
         wall = time.monotonic() - start
         timer.cancel()
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
@@ -236,6 +242,7 @@ class Progress:
         if self.tty and self.width:
             self.stream.write("\r" + " " * self.width + "\r")
             self.stream.flush()
+            self.width = 0
 
 
 class Estimator:

@@ -238,7 +238,7 @@ def main(argv=None):
     runs = a.runs or (FULL_RUNS if a.full else QUICK_RUNS)
     if a.timeout is None:
         a.timeout = FULL_TIMEOUT if a.full else QUICK_TIMEOUT
-    install = not a.no_install
+    install = not a.no_install and not a.list  # listing never installs
     notes = []
     os.makedirs(outdir, exist_ok=True)
     apt_log = os.path.join(outdir, "apt.log")

@@ -1,0 +1,29 @@
+/* wfslabs — wfslab with an 8-byte xor check word after every block
+ * (tail_chksum, paper section 4.1): a heap-buffer overflow is reported on
+ * the block's free, realloc or malloc_usable_size, and the program goes on.
+ * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX])::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536])::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#define MT_FAA_HEAP_GROWTH 1
+#define MT_THREADLOCAL_HEAP_SIZE ((size_t)256 << 20)
+#define MT_HUGE_PAGE 1
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SIZECLASS log2b
+#define MT_SIZE_HANDLE 65536, SIZE_MAX
+#include <mortise/layers/segfit_lf.h>
+
+#define MT_SIZECLASS prime
+#define MT_SLAB_SIZE ((size_t)64 << 10)
+#define MT_TLLABS 40
+#define MT_SIZE_HANDLE 0, 65536
+#include <mortise/layers/slab_wf.h>
+
+#define MT_CHKSUM xor
+#define MT_ERR_HANDLE default
+#include <mortise/layers/tail_chksum.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket)

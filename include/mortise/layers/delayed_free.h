@@ -140,6 +140,13 @@ static MT_TLS struct {
     int state;         /* mt_delayed_new / on / off (the thread has exited) */
 } MT_SELF(q);
 
+/* Reports give the program's size: a safety layer above (tail_chksum)
+ * asked for mt_safety_added_above bytes more. */
+MT_SLOW void MT_SELF(report)(int kind, void *p, size_t size, const char *op)
+{
+    MT_SELF(raise)(kind, p, size > mt_safety_added_above ? size - mt_safety_added_above : 0, op);
+}
+
 /* ---- the header ---- */
 
 MT_INLINE uint64_t MT_SELF(size_mask)(const char *h) { return mt_chksum_key() ^ ((uint64_t)(uintptr_t)h << 12); }
@@ -354,7 +361,7 @@ MT_SLOW void MT_SELF(evict_one)(void)
     char *p = MT_SELF(q).head;
     size_t size;
     if (MT_SELF(classify)(p, &size) != MT_DELAYED_IS_QUAR) {
-        MT_SELF(raise)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
+        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
         MT_SELF(drop_rest)();
         return;
     }
@@ -368,7 +375,7 @@ MT_SLOW void MT_SELF(evict_one)(void)
         node_ok = r.owner && MT_SELF(header_readable)(next);
     }
     if (!node_ok) {
-        MT_SELF(raise)(MORTISE_BUG_CORRUPTED_METADATA, p, size, "evict");
+        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, size, "evict");
         MT_SELF(drop_rest)();
         return;
     }
@@ -379,7 +386,7 @@ MT_SLOW void MT_SELF(evict_one)(void)
     MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
     if (!MT_SELF(fill_intact)(p + MT_DELAYED_MIN, p + room)) {
-        MT_SELF(raise)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
+        MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
@@ -407,7 +414,7 @@ MT_SLOW void MT_SELF(quarantine)(char *p, size_t size)
     }
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
     if (size < MT_DELAYED_MIN && !MT_SELF(fill_intact)(p + size, p + MT_DELAYED_MIN)) {
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
+        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
@@ -442,13 +449,13 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
         return;
     case MT_DELAYED_IS_QUAR:
     case MT_DELAYED_IS_FREED:
-        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
+        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
         return;
     case MT_DELAYED_IS_DAMAGED: /* left alone: its size cannot be trusted */
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
+        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
         return;
     default:
-        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
+        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
         return;
     }
 }
@@ -477,13 +484,13 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
         return p;
     case MT_DELAYED_IS_QUAR:
     case MT_DELAYED_IS_FREED:
-        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
         return NULL;
     case MT_DELAYED_IS_DAMAGED:
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
         return NULL;
     default:
-        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
         return NULL;
     }
 }

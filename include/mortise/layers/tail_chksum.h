@@ -99,6 +99,9 @@ enum { MT_SELF(below_reports) = 0 };
 #define MORTISE_LAYERS_TAIL_CHKSUM_ONCE
 #define MT_TAIL_WORD ((size_t)8)      /* the check word */
 #define MT_TAIL_OVERHEAD ((size_t)16) /* check word + size word */
+#if defined(MT_CHAIN_REPORTS_INVALID) /* above another safety layer: it reports our sizes less these */
+MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
+#endif
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
 #define MT_TAIL_LOOKBACK 256          /* steps of 16 bytes when looking for an enclosing block */

@@ -511,6 +511,21 @@ class Commands(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("MT_SYNC is a slot macro", r.stderr)
 
+    def test_predicate_needs_its_definition(self):
+        spec = ("mmap_heap::segfit_lk(name=lower, size_handle=[0, 65536])::segfit_lk"
+                "(name=upper)::cond_bypass(pred=odd, target=lower)::malloc_socket")
+        with tempfile.TemporaryDirectory() as tmp:
+            lib = str(pathlib.Path(tmp) / "x.so")
+            r = self.mortise("build", spec, "-o", lib)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(f"column {col(spec, 'odd')}: pred=odd names a C function: give "
+                          "its definition with --include FILE.h", r.stderr)
+            pred = pathlib.Path(tmp) / "odd.h"
+            pred.write_text("static inline bool odd(const mt_ctx *ctx) "
+                            "{ return ctx->size & 1; }\n")
+            r = self.mortise("build", spec, "-o", lib, "--include", str(pred))
+            self.assertEqual(r.returncode, 0, r.stderr)
+
     def test_emit_c_to_stdout(self):
         r = self.mortise("build", "mmap_heap::segfit_lk::malloc_socket", "--emit-c", "-")
         self.assertEqual(r.returncode, 0, r.stderr)

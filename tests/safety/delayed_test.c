@@ -78,8 +78,9 @@ static void double_frees(void)
         t_free(p);
         expect_one(MORTISE_BUG_DOUBLE_FREE, p, "double free at once");
         /* (under tail_chksum too: the program's size, not tail_chksum's request) */
-        CHECKF(seen.last.size == sizes[i] && !strcmp(seen.last.layer, "delayed_free"),
-               "size %zu (%s)", seen.last.size, seen.last.layer);
+        CHECKF(seen.last.size == sizes[i] && !strcmp(seen.last.layer, "delayed_free") &&
+                   !strcmp(seen.last.operation, "free"),
+               "size %zu (%s, %s)", seen.last.size, seen.last.layer, seen.last.operation);
     }
     void *p = t_malloc(64), *others[10];
     t_free(p);

@@ -477,6 +477,7 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
 {
     size_t size;
     char *p = ctx->ptr;
+    const char *op = mt_safety_op_above ? mt_safety_op_above : "getmeta"; /* (safety/common.h) */
     switch (MT_SELF(classify)(p, &size)) {
     case MT_DELAYED_IS_LIVE:
         ctx->usable = size;
@@ -484,13 +485,13 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
         return p;
     case MT_DELAYED_IS_QUAR:
     case MT_DELAYED_IS_FREED:
-        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, op);
         return NULL;
     case MT_DELAYED_IS_DAMAGED:
-        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, op);
         return NULL;
     default:
-        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
+        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, op);
         return NULL;
     }
 }

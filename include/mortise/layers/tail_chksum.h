@@ -301,6 +301,8 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     char *p = ctx->ptr;
     mt_ctx q = *ctx;
+    if (MT_SELF(below_reports))
+        mt_safety_op_above = "free";
     void *owned = MT_BELOW(getmeta)(&q);
     if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
         return NULL; /* refused and reported below */
@@ -348,6 +350,8 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_ctx q = *ctx;
+    if (MT_SELF(below_reports))
+        mt_safety_op_above = NULL;
     void *owned = next(&q);
     if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
         return NULL; /* refused and reported below */
@@ -366,6 +370,8 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size, usable, want = ctx->size;
     char *p = ctx->ptr;
+    if (MT_SELF(below_reports))
+        mt_safety_op_above = "realloc";
     if (MT_SELF(inspect)(ctx, &size, &usable) != MT_TAIL_OK)
         return NULL;
     if (want + MT_TAIL_OVERHEAD <= usable) { /* fits: the check word moves */

@@ -31,6 +31,12 @@
  * layer's header defines it (later in the translation unit), else it is 0. */
 MT_UNUSED static const size_t mt_safety_added_above;
 
+/* The operation a safety layer above is running when it asks the one below
+ * for a block's size (free, realloc), so that a bug the lower one finds in
+ * its getmeta is reported under the program's operation; NULL: getmeta's
+ * own. Set by the upper layer on every entry that asks. */
+MT_UNUSED static MT_TLS const char *mt_safety_op_above;
+
 /* Check and size words sit at any byte offset (byte-precise checks). */
 MT_INLINE uint64_t mt_safety_load(const void *a)
 {

@@ -516,8 +516,9 @@ MT_UNUSED static unsigned mt_stats_entries(mt_stats_entry **out)
 MT_UNUSED static bool mt_stats_any(void) { return mt_load_acquire(&mt_stats_registry) != NULL; }
 
 /* The whole report, table or JSON, to fd. `names` is the composition
- * (mt_chain_layer_names). Returns 0, or -1 if a write failed. */
-MT_UNUSED static int mt_stats_write(int fd, bool json, const char *const *names, size_t layers)
+ * (mt_chain_layer_names; the socket's mt_stats_write passes it). Returns 0,
+ * or -1 if a write failed. */
+MT_UNUSED static int mt_stats_report_fd(int fd, bool json, const char *const *names, size_t layers)
 {
     mt_stats_out o;
     o.fd = fd;
@@ -568,7 +569,7 @@ MT_UNUSED static int mt_stats_write(int fd, bool json, const char *const *names,
 }
 
 /* JSON to path ("%p" → the process id); 0, or -1 with errno. */
-MT_UNUSED static int mt_stats_write_json(const char *path, const char *const *names, size_t layers)
+MT_UNUSED static int mt_stats_report_json(const char *path, const char *const *names, size_t layers)
 {
     char file[4096];
     size_t k = 0;
@@ -587,7 +588,7 @@ MT_UNUSED static int mt_stats_write_json(const char *path, const char *const *na
     int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    int rc = mt_stats_write(fd, true, names, layers);
+    int rc = mt_stats_report_fd(fd, true, names, layers);
     int saved = errno;
     close(fd);
     errno = saved;
@@ -605,9 +606,9 @@ MT_UNUSED static void mt_stats_report_env(const char *const *names, size_t layer
         return;
     int saved = errno;
     if (!strncmp(how, "json:", 5))
-        mt_stats_write_json(how + 5, names, layers);
+        mt_stats_report_json(how + 5, names, layers);
     else
-        mt_stats_write(mt_stats_stderr >= 0 ? mt_stats_stderr : 2, false, names, layers);
+        mt_stats_report_fd(mt_stats_stderr >= 0 ? mt_stats_stderr : 2, false, names, layers);
     errno = saved;
 }
 

@@ -158,7 +158,10 @@ def run_case(case, outcome, lib, cases_dir, modes):
         p = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         return ["hung: no exit within %d s" % RUN_TIMEOUT], None
-    return judge(outcome, p.returncode, p.stdout, p.stderr, modes), p
+    bad = judge(outcome, p.returncode, p.stdout, p.stderr, modes)
+    if "cannot be preloaded" in p.stderr:
+        bad.insert(0, "the allocator was not preloaded (ld.so: %s)" % p.stderr.splitlines()[0])
+    return bad, p
 
 
 def main():
@@ -179,6 +182,9 @@ def main():
     if not cases:
         ap.error("name the cases or give --all")
     modes = parse_modes(a.modes)
+    if not os.path.exists(lib):  # ld.so would only warn and run the C library's malloc
+        print("badinput %s: FAIL: allocator library %s not built" % (instance, lib))
+        return 1
     failed = 0
     for case in cases:
         if case not in table:

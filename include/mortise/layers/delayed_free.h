@@ -235,14 +235,17 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
         *size = s;
         return MT_DELAYED_IS_FREED;
     }
-    /* Not a state we wrote. A size word that still decodes to a block that
-     * fits below means a block start whose state word was overwritten. */
-    if (lg < 4 || lg > 40 || s > MT_MAX_REQUEST)
+    /* Not a state we wrote. A size word that still decodes to a block the
+     * block below holds — at least the header and the size, at most twice
+     * that and a granule (the rounding of any layer below) — means a block
+     * start whose state word was overwritten; anything else decoded from
+     * random bytes is a pointer that is not a block start. */
+    if (lg < 4 || lg > 40 || s > ((size_t)1 << 47))
         return MT_DELAYED_IS_INVALID;
+    size_t need = ((size_t)1 << lg) + (s > MT_DELAYED_MIN ? s : MT_DELAYED_MIN);
     mt_ctx b = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(&b, p - ((size_t)1 << lg));
-    if (!b.owner || !MT_BELOW(getmeta)(&b) || b.usable > MT_MAX_REQUEST ||
-        b.usable < ((size_t)1 << lg) + (s > MT_DELAYED_MIN ? s : MT_DELAYED_MIN))
+    if (!b.owner || !MT_BELOW(getmeta)(&b) || b.usable < need || b.usable > 2 * need + MT_GRANULE)
         return MT_DELAYED_IS_INVALID;
     *size = s;
     return MT_DELAYED_IS_DAMAGED;

@@ -243,10 +243,20 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
     if (lg < 4 || lg > 40 || s > ((size_t)1 << 47))
         return MT_DELAYED_IS_INVALID;
     size_t need = ((size_t)1 << lg) + (s > MT_DELAYED_MIN ? s : MT_DELAYED_MIN);
+    char *raw = p - ((size_t)1 << lg);
     mt_ctx b = mt_ctx_for_alloc(0, 1);
-    mt_ctx_route(&b, p - ((size_t)1 << lg));
-    if (!b.owner || !MT_BELOW(getmeta)(&b) || b.usable < need || b.usable > 2 * need + MT_GRANULE)
+    mt_ctx_route(&b, raw);
+    if (!b.owner)
         return MT_DELAYED_IS_INVALID;
+    if (((uintptr_t)raw & (MT_GRANULE - 1)) == 0 && !mt_safety_page_mapped((uintptr_t)raw - 16)) {
+        /* A block below starting a granule after a hole: its owner's
+         * getmeta may read a boundary tag in front of it (tlsf_glk) and is
+         * not asked. The offset must then be exactly p's in its granule. */
+        if ((uintptr_t)p - (uintptr_t)raw != ((uintptr_t)p & (MT_GRANULE - 1)))
+            return MT_DELAYED_IS_INVALID;
+    } else if (!MT_BELOW(getmeta)(&b) || b.usable < need || b.usable > 2 * need + MT_GRANULE) {
+        return MT_DELAYED_IS_INVALID;
+    }
     *size = s;
     return MT_DELAYED_IS_DAMAGED;
 }

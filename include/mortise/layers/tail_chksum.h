@@ -303,8 +303,10 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     mt_ctx q = *ctx;
     if (MT_SELF(below_reports))
         mt_safety_op_above = "free";
-    void *owned = MT_BELOW(getmeta)(&q);
-    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
+    /* not 16-aligned: no block start, and the owner's getmeta is not asked
+     * (tlsf_glk's reads a boundary tag in front of the pointer) */
+    void *owned = ((uintptr_t)p & (MT_MIN_ALIGN - 1)) ? NULL : MT_BELOW(getmeta)(&q);
+    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned) && !((uintptr_t)p & (MT_MIN_ALIGN - 1)))
         return NULL; /* refused and reported below */
     size_t size = owned ? MT_SELF(quick_size)(p, q.usable) : SIZE_MAX;
     if (MT_UNLIKELY(size == SIZE_MAX)) {
@@ -352,8 +354,9 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     mt_ctx q = *ctx;
     if (MT_SELF(below_reports))
         mt_safety_op_above = NULL;
-    void *owned = next(&q);
-    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned))
+    bool aligned = ((uintptr_t)ctx->ptr & (MT_MIN_ALIGN - 1)) == 0;
+    void *owned = aligned ? next(&q) : NULL; /* (as in free) */
+    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned) && aligned)
         return NULL; /* refused and reported below */
     size_t size = owned ? MT_SELF(quick_size)(ctx->ptr, q.usable) : SIZE_MAX;
     if (MT_UNLIKELY(size == SIZE_MAX))

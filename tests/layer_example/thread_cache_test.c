@@ -1,6 +1,7 @@
 /* thread_cache: hits reuse the thread's own blocks (LIFO), the per-class
- * bound holds, blocks it does not cover pass through, and a thread's cache
- * goes back to the layer below when the thread exits.
+ * bound holds, blocks it does not cover pass through, a full list hands its
+ * shed half to another thread's miss, and a thread's cache goes back to the
+ * layer below when the thread exits.
  * model: mmap_heap::segfit_lk::thread_cache(size_handle=[0, 4096], cache_size=64KB)::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
@@ -27,6 +28,27 @@ static size_t cached(size_t cls)
     for (void *p = thread_cache_tl.bin[cls].head; p; p = *(void **)p)
         n++;
     return n;
+}
+
+static size_t chain_length(void *p)
+{
+    size_t n = 0;
+    for (; p; p = *(void **)p)
+        n++;
+    return n;
+}
+
+/* A thread's first miss on the class takes the chain in the hand-off slot. */
+static void *taker(void *arg)
+{
+    size_t *got = arg;
+    size_t c = mt_szcls_log2b_index(100);
+    void *first = t_malloc(100);
+    got[0] = (size_t)first;
+    got[1] = cached(c);
+    got[2] = (size_t)mt_load_relaxed(&thread_cache_handoff[c]);
+    t_free(first);
+    return NULL;
 }
 
 static void *worker(void *arg)
@@ -62,6 +84,26 @@ int main(void)
     CHECK(cached(c) <= cap);
     CHECK(cached(c) + thread_cache_tl.bin[c].room == cap);
 
+    /* the overflow went to the hand-off slot as one chain (the newer half);
+     * another thread's miss takes it whole: the chain's first block, the
+     * rest as its list, without asking the layer below */
+    void *chain = mt_load_relaxed(&thread_cache_handoff[c]);
+    size_t chain_n = chain_length(chain);
+    CHECK(chain != NULL && chain_n == (cap + 1) / 2);
+    size_t got[3];
+    pthread_t tk;
+    CHECK(pthread_create(&tk, NULL, taker, got) == 0 && pthread_join(tk, NULL) == 0);
+    CHECK(got[0] == (size_t)chain);
+    CHECK(got[1] == chain_n - 1);
+    CHECK(got[2] == 0);
+    /* its exit gave them back below: the slot stays empty until a list overflows */
+    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) == NULL);
+    for (int i = 0; i < 400; i++)
+        blocks[i] = t_malloc(100);
+    for (int i = 0; i < 400; i++)
+        t_free(blocks[i]);
+    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) != NULL);
+
     /* sizes above size_handle and aligned requests are not cached */
     void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);
     CHECK(big && al && ((uintptr_t)al & 255) == 0);
@@ -86,8 +128,9 @@ int main(void)
         found |= p == theirs;
     CHECK(found);
 
-    /* malloc_trim empties the calling thread's cache */
+    /* malloc_trim empties the calling thread's cache and the hand-off slots */
     t_malloc_trim(0);
     CHECK(cached(c) == 0);
+    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) == NULL);
     return check_report("thread_cache_test");
 }

@@ -35,6 +35,9 @@
  *                          hit; with 0 the code is that of no slot at all.
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
  *   miss takes from the layer below (at most half the class bound);
+ *   MT_THREAD_CACHE_HANDOFF (1): a list that overflows hands the half it
+ *   sheds to the next thread that misses on the class (below, "Hand-off"),
+ *   0 sends it block by block below;
  *   MT_THREAD_CACHE_BINS (the policy's class count, at most 256), the size of
  *   the per-thread table; classes above it are not cached
  *   (layers/cache/classes.h).
@@ -44,19 +47,33 @@
  *   so blocks of any layer below are safe to reuse whatever its classes; an
  *   owner with the same size-class policy reports the class itself (getmeta's
  *   class hint, core/ctx.h) and the cache takes it as is.
+ * Hand-off: producer/consumer patterns (blocks malloc'd by one thread, freed
+ *   by another) otherwise cost every block one class-lock round trip below on
+ *   each side. Per class, one process-wide slot holds one chain of blocks:
+ *   a full list on free moves its newer half into the slot with one atomic
+ *   exchange (a chain already there goes below, block by block), and a miss
+ *   first takes the slot's chain with one exchange (no lock below; blocks
+ *   beyond the thread's room go below). Exchanges only, so no ABA, no lock,
+ *   nothing to do at fork (a chain in the slot is valid in the child). The
+ *   blocks stay allocated for the layer below, like cached ones; the slots
+ *   hold at most one half-bound per class (cache_size / 2 in all) and purge
+ *   empties them.
  * Time: hit: alloc = class index + pop (no atomic, no lock); free = the
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
- *   the class) + push. Miss: up to MT_THREAD_CACHE_BATCH allocs below; full list on free:
- *   half the list is freed below. thread_exit and purge: O(cached blocks).
+ *   the class) + push. Miss: one exchange, then (slot empty) up to
+ *   MT_THREAD_CACHE_BATCH allocs below, or (a chain) O(chain) reads; full
+ *   list on free: O(half the list) to cut it, one exchange, and the old chain
+ *   of the slot, if any, freed below. thread_exit and purge: O(cached blocks).
  *   coreaware_cachesize=1: a core check costs one sched_getcpu() per
  *   MT_COREAWARE_INTERVAL slow-path events; a move to another core
  *   O(classes + blocks above the new bounds); the sizes are read once per
  *   process (a few small sysfs files per CPU).
  * Space: MT_THREAD_CACHE_BINS × 16 + 24 bytes of TLS per thread plus the
  *   cached blocks (bounded as above).
- * Thread safety: all state is per thread (initial-exec TLS); no locks, so
- *   nothing to take at fork: the child keeps the forking thread's cache and,
- *   like every allocator, loses the blocks cached by the other threads.
+ * Thread safety: all state is per thread (initial-exec TLS) but the
+ *   hand-off slots (atomic exchanges); no locks, so nothing to take at fork:
+ *   the child keeps the forking thread's cache and the slots and, like every
+ *   allocator, loses the blocks cached by the other threads.
  *   A thread's first miss or free runs mt_thread_attach(); at its exit
  *   (thread_exit) every cached block is freed below and the thread caches
  *   nothing any more (frees during later TLS destructors go straight below).
@@ -91,6 +108,9 @@
 #ifndef MT_THREAD_CACHE_BATCH
 #define MT_THREAD_CACHE_BATCH 32
 #endif
+#ifndef MT_THREAD_CACHE_HANDOFF
+#define MT_THREAD_CACHE_HANDOFF 1
+#endif
 #ifdef MT_THREAD_CACHE_BINS
 #define MT_CACHE_BINS MT_THREAD_CACHE_BINS
 #endif
@@ -113,6 +133,10 @@ static MT_TLS struct {
     unsigned events; /* coreaware: slow-path events since the last look */
     size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
 } MT_SELF(tl);
+
+/* Hand-off: per class, the chain a full list shed (NULL-terminated through
+ * the blocks' first words), for the next thread that misses on the class. */
+static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)];
 
 #include "cache/thread_state.h" /* ready(); create, thread_exit, purge, ... */
 
@@ -153,6 +177,64 @@ static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
     }
     b->room += done;
     return done;
+}
+
+/* Free a NULL-terminated chain of blocks below; returns how many. */
+static size_t MT_SELF(free_chain)(void *p, mt_lfunc *free_below)
+{
+    size_t n = 0;
+    while (p) {
+        void *next = *(void **)p;
+        mt_cache_free_block(p, free_below);
+        p = next;
+        n++;
+    }
+    return n;
+}
+
+/* Hand-off, full list: the newest `n` blocks of class c go to the slot; the
+ * chain they replace (older, colder) goes below. */
+MT_SLOW void MT_SELF(shed)(size_t c, size_t n, mt_lfunc *free_below)
+{
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    void *chain = b->head, *last = chain;
+    size_t k = 1;
+    if (!chain || !n)
+        return;
+    for (; k < n && *(void **)last; k++)
+        last = *(void **)last;
+    b->head = *(void **)last;
+    *(void **)last = NULL;
+    b->room += k;
+    void *old = atomic_exchange_explicit(&MT_SELF(handoff)[c], chain, memory_order_acq_rel);
+    MT_SELF(free_chain)(old, free_below);
+}
+
+/* Hand-off, miss on class c (empty list): the slot's chain, if any. Its
+ * first block is returned; the rest, up to the list's room, becomes the list
+ * (no writes: the chain is cut once); blocks beyond the room go below. */
+MT_INLINE void *MT_SELF(take_handoff)(size_t c)
+{
+    if (!MT_THREAD_CACHE_HANDOFF || !mt_load_relaxed(&MT_SELF(handoff)[c]))
+        return NULL;
+    void *first = atomic_exchange_explicit(&MT_SELF(handoff)[c], NULL, memory_order_acq_rel);
+    if (!first)
+        return NULL;
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    void *rest = *(void **)first, *last = NULL;
+    size_t k = 0;
+    for (void *p = rest; p && k < b->room; p = *(void **)p, k++)
+        last = p;
+    if (last) {
+        void *beyond = *(void **)last;
+        *(void **)last = b->head;
+        b->head = rest;
+        b->room -= k;
+        MT_SELF(free_chain)(beyond, MT_BELOW(free));
+    } else {
+        MT_SELF(free_chain)(rest, MT_BELOW(free)); /* no room at all */
+    }
+    return first;
 }
 
 /* coreaware: the thread is on another CPU now. Fit every class's bound to
@@ -197,6 +279,9 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     size_t c = MT_SELF(class_index)(size);
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     size_t csize = MT_SELF(class_size)(c);
+    void *handed = MT_SELF(take_handoff)(c);
+    if (handed)
+        return handed;
     size_t half = MT_SELF(capacity)(c) / 2;
     size_t want = half < MT_THREAD_CACHE_BATCH ? half : MT_THREAD_CACHE_BATCH;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
@@ -220,8 +305,13 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
     if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
         MT_SELF(core_event)(cpu);
         MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-        if (!b->room)
-            MT_SELF(flush)(c, (MT_SELF(capacity)(c) + 1) / 2, next);
+        if (!b->room) {
+            size_t half = (MT_SELF(capacity)(c) + 1) / 2;
+            if (MT_THREAD_CACHE_HANDOFF)
+                MT_SELF(shed)(c, half, next);
+            else
+                MT_SELF(flush)(c, half, next);
+        }
         *(void **)p = b->head;
         b->head = p;
         b->room--;
@@ -262,12 +352,18 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-/* Give every cached block back below. True if there was any. */
+/* Give every cached block back below, and the hand-off slots' chains. True
+ * if there was any. */
 MT_SLOW bool MT_SELF(flush_all)(void)
 {
     size_t any = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
         any += MT_SELF(flush)(c, SIZE_MAX, MT_BELOW(free));
+        if (MT_THREAD_CACHE_HANDOFF && mt_load_relaxed(&MT_SELF(handoff)[c]))
+            any += MT_SELF(free_chain)(atomic_exchange_explicit(&MT_SELF(handoff)[c], NULL,
+                                                                memory_order_acq_rel),
+                                       MT_BELOW(free));
+    }
     return any != 0;
 }
 
@@ -282,5 +378,6 @@ MT_SLOW void MT_SELF(stop)(void)
 
 #include "../core/layer_end.h"
 #undef MT_THREAD_CACHE_BATCH
+#undef MT_THREAD_CACHE_HANDOFF
 #undef MT_THREAD_CACHE_BINS
 #undef MT_COREAWARE_INTERVAL

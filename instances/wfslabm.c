@@ -16,7 +16,9 @@
  *   os_*        os/mmap_heap.h with faa_heap_growth=1, threadlocal_heap_size=
  *               256 MiB, huge_page=1, a spinlock: granule chunks, the chunk
  *               cache (free lists threaded through the page map), per-thread
- *               regions handed on at exit, mremap for large blocks.
+ *               regions handed on at exit, mremap for large blocks; dense
+ *               chunks (<= 64 KiB) carved up, longer ones down, huge pages
+ *               only for dense units after a thread's first 2 MiB.
  *   large_*     layers/segfit_lf.h with log2b classes for [64 KiB, 1 MiB]:
  *               Treiber stacks with a 128-bit {pointer, tag} CAS, a bump pair
  *               per class, pop announcements so purge never releases a span a
@@ -221,6 +223,11 @@ static void thread_attach(void);
 #define OS_ARENA_SIZE ((size_t)64 << 30)     /* faa_heap_growth: address space per arena */
 #define OS_REGION_SIZE ((size_t)256 << 20)   /* threadlocal_heap_size */
 
+#define OS_DENSE_CHUNK GRANULE               /* longest chunk carved as dense (a slab, a heap) */
+#define OS_HUGE_SIZE ((size_t)2 << 20)       /* huge_page: a transparent huge page */
+
+/* Dense chunks from cur up, sparse ones (spans of large blocks) from end
+ * down; huge pages only for the dense units after the thread's first 2 MiB. */
 typedef struct { char *cur, *end; } os_region;
 
 static struct {
@@ -232,6 +239,7 @@ static struct {
     char *arena_end;
 } os;
 static TLS os_region os_tl;
+static TLS size_t os_tl_dense;
 static struct { _Atomic(size_t) mapped, handed_out, large, returned; } os_count;
 
 static char *os_reserve(size_t len)
@@ -244,7 +252,7 @@ static char *os_reserve(size_t len)
             spin_lock(&os.lock);
             char *cur = load_rlx(&os.arena_cur);
             if (!cur || cur + len > os.arena_end) {
-                char *arena = os_map_aligned(OS_ARENA_SIZE, GRANULE, true);
+                char *arena = os_map_aligned(OS_ARENA_SIZE, GRANULE, false);
                 if (!arena) {
                     spin_unlock(&os.lock);
                     return NULL;
@@ -255,7 +263,7 @@ static char *os_reserve(size_t len)
             spin_unlock(&os.lock);
         }
     }
-    return os_map_aligned(len, GRANULE, true);
+    return os_map_aligned(len, GRANULE, false);
 }
 
 SLOW char *os_carve_local(size_t len)
@@ -277,8 +285,17 @@ SLOW char *os_carve_local(size_t len)
         }
         *r = fresh;
     }
+    if (len > OS_DENSE_CHUNK)
+        return r->end -= len;
     char *p = r->cur;
     r->cur += len;
+    os_tl_dense += len;
+    if (((uintptr_t)p & (OS_HUGE_SIZE - 1)) == 0 && os_tl_dense > OS_HUGE_SIZE &&
+        (size_t)(r->end - p) >= OS_HUGE_SIZE) {
+        int saved = errno;
+        madvise(p, OS_HUGE_SIZE, MADV_HUGEPAGE);
+        errno = saved;
+    }
     return p;
 }
 
@@ -296,7 +313,7 @@ SLOW void *os_alloc(size_t size, size_t align, void **zeroed)
             p = os_carve_local(len);
     }
     if (!p) {
-        p = os_map_aligned(len, align > GRANULE ? align : GRANULE, true);
+        p = os_map_aligned(len, align > GRANULE ? align : GRANULE, false);
         if (p)
             atomic_fetch_add(&os_count.mapped, len);
     }

@@ -14,6 +14,19 @@
 #define MAP_NORESERVE 0
 #endif
 
+/* Ask for transparent huge pages on [p, p + len) (no-op where unknown). */
+MT_UNUSED static void mt_os_advise_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    int saved = errno;
+    madvise(p, len, MADV_HUGEPAGE);
+    errno = saved;
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 /* len bytes of fresh zeroed read-write memory at an address aligned to align
  * (a power of two >= the page size); NULL when the OS refuses. */
 MT_UNUSED static void *mt_os_map_aligned(size_t len, size_t align, bool huge)
@@ -33,12 +46,8 @@ MT_UNUSED static void *mt_os_map_aligned(size_t len, size_t align, bool huge)
         munmap(raw, (size_t)(p - raw));
     if (raw + span > p + len)
         munmap(p + len, (size_t)(raw + span - (p + len)));
-#ifdef MADV_HUGEPAGE
     if (huge)
-        madvise(p, len, MADV_HUGEPAGE);
-#else
-    (void)huge;
-#endif
+        mt_os_advise_huge(p, len);
     errno = saved;
     return p;
 }

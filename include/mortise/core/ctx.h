@@ -15,6 +15,13 @@
  *   alloc         serve ctx->size bytes aligned to ctx->align, or pass on to next;
  *                 returns the block or NULL (ctx->err says why).
  *   free          release ctx->ptr if ctx->owner names this layer, else pass on.
+ *                 ctx->owner may be 0 (a pointer no layer owns: stack, global,
+ *                 another allocator's): every layer passes it on untouched, as
+ *                 any block not its own, and the end ignores it. A layer that
+ *                 acts on frees before the owner answers (statistics) defines
+ *                 MT_CHAIN_NEEDS_OWNER: the socket then drops owner 0 first.
+ *                 An add-on reads a block's size only through MT_BELOW(getmeta),
+ *                 which answers NULL for owner 0.
  *   getmeta       for an owned ctx->ptr set ctx->usable; returns ctx->ptr, or
  *                 passes on. The end of the chain returns NULL: not ours.
  *                 A size-class owner may also report the block's class index

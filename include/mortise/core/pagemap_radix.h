@@ -22,17 +22,30 @@
 #define MT_PM_LEAF_LEN ((size_t)1 << MT_PM_LEAF_BITS)
 
 typedef struct { _Atomic(uintptr_t) e[MT_PM_LEAF_LEN]; } mt_pagemap_leaf;
-static _Atomic(mt_pagemap_leaf *) mt_pagemap_root[(size_t)1 << MT_PM_ROOT_BITS];
+static _Atomic(mt_pagemap_leaf *) mt_pagemap_root[((size_t)1 << MT_PM_ROOT_BITS) + 1]; /* + a spare, always empty: mt_pagemap_find */
+
+/* The entry of p's granule in *e, or false (e untouched) when no leaf
+ * covers p: NULL, addresses above 48 bits, 4 GiB ranges nobody allocated
+ * from. One unsigned test covers NULL and the range (a - 1 wraps for NULL;
+ * a == 2^48 lands on the spare root slot, always empty), so the socket's
+ * free needs no NULL test of its own (MT_PAGEMAP_FIND). */
+#define MT_PAGEMAP_FIND 1
+static inline bool mt_pagemap_find(const void *p, uintptr_t *e)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (MT_UNLIKELY((a - 1) >> MT_PM_ADDR_BITS))
+        return false;
+    mt_pagemap_leaf *leaf = mt_load_relaxed(&mt_pagemap_root[a >> (MT_GRANULE_SHIFT + MT_PM_LEAF_BITS)]);
+    if (MT_UNLIKELY(!leaf))
+        return false;
+    *e = mt_load_relaxed(&leaf->e[(a >> MT_GRANULE_SHIFT) & (MT_PM_LEAF_LEN - 1)]);
+    return true;
+}
 
 static inline uintptr_t mt_pagemap_get(const void *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    if (MT_UNLIKELY(a >> MT_PM_ADDR_BITS))
-        return 0;
-    mt_pagemap_leaf *leaf = mt_load_relaxed(&mt_pagemap_root[a >> (MT_GRANULE_SHIFT + MT_PM_LEAF_BITS)]);
-    if (MT_UNLIKELY(!leaf))
-        return 0;
-    return mt_load_relaxed(&leaf->e[(a >> MT_GRANULE_SHIFT) & (MT_PM_LEAF_LEN - 1)]);
+    uintptr_t e = 0;
+    return mt_pagemap_find(p, &e) ? e : 0;
 }
 
 static void *mt_pagemap_leaf_alloc(size_t bytes);

@@ -334,11 +334,24 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+/* A free of a layer that serves granule-sized blocks and up only (wfslab's
+ * segfit_lf under slab_wf): out of line. Its 16-byte CAS needs %rbx, and
+ * inlined into the socket's free it would make every free save and restore
+ * it, small blocks of the layers above included; against a block of 64 KiB
+ * and more the call costs nothing (docs/zero_overhead.md). */
+MT_SLOW MT_UNUSED void MT_SELF(free_large)(uintptr_t meta, void *p)
+{
+    MT_SELF(push_chain)(&MT_SELF(state).cls[meta & 0xffff], p, p);
+}
+
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(push_chain)(&MT_SELF(state).cls[ctx->meta & 0xffff], ctx->ptr, ctx->ptr);
+    if (MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) >= MT_GRANULE)
+        MT_SELF(free_large)(ctx->meta, ctx->ptr);
+    else
+        MT_SELF(push_chain)(&MT_SELF(state).cls[ctx->meta & 0xffff], ctx->ptr, ctx->ptr);
     return NULL;
 }
 

@@ -26,6 +26,10 @@
 #include "../core/layer.h"
 #include "../core/stats.h"
 
+/* Every free is counted here before the owner is known: the socket drops
+ * pointers no layer owns first, so foreign frees are not counted. */
+#define MT_CHAIN_NEEDS_OWNER 1
+
 #ifndef MT_NAME
 #define MT_NAME szcls_stat
 #endif

@@ -36,14 +36,12 @@ MT_SLOW void *mt_cxx_new_failed(size_t size, size_t align)
 
 MT_INLINE void *mt_cxx_new(size_t size, size_t align)
 {
-    mt_ctx ctx = mt_ctx_for_alloc(size ? size : 1, align);
-    void *p = mt_socket_alloc(&ctx);
+    void *p = mt_socket_alloc_plain(size ? size : 1, align);
     return MT_LIKELY(p) ? p : mt_cxx_new_failed(size, align);
 }
 MT_INLINE void *mt_cxx_new_nothrow(size_t size, size_t align)
 {
-    mt_ctx ctx = mt_ctx_for_alloc(size ? size : 1, align);
-    return mt_socket_alloc(&ctx);
+    return mt_socket_alloc_plain(size ? size : 1, align);
 }
 
 typedef struct mt_nothrow_t mt_nothrow_t;

@@ -45,8 +45,7 @@ static void *mt_socket_realloc(void *p, size_t size) { return mt_socket_realloc_
 
 MT_EXPORT void *MT_API(malloc)(size_t size)
 {
-    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
-    return mt_socket_alloc(&ctx);
+    return mt_socket_alloc_plain(size, 1);
 }
 
 MT_EXPORT void MT_API(free)(void *p) { mt_socket_free(p); }

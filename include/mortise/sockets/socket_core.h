@@ -32,9 +32,17 @@
 MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
 
 /* Free p: route it by the page map; a pointer no layer owns (entry 0) is
- * ignored (reported under a safety layer), never dereferenced. */
+ * never dereferenced. Every layer's free compares ctx->owner with its own id
+ * and passes on what is not its own, and the chain's end ignores it, so
+ * owner 0 needs no test here unless a safety layer reports it or a layer
+ * acts on frees it does not own (MT_CHAIN_NEEDS_OWNER, core/ctx.h).
+ * With a page map that answers NULL as "no leaf" (MT_PAGEMAP_FIND,
+ * core/pagemap_radix.h), NULL needs no test of its own either: its lookup
+ * ends at the range check every lookup makes. docs/fastpath.md counts both
+ * (4 instructions per free). */
 MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
 {
+#if defined(MT_CHAIN_REPORTS_INVALID) || defined(MT_CHAIN_NEEDS_OWNER)
     if (MT_UNLIKELY(!p))
         return;
     mt_ctx_route(&req, p);
@@ -42,6 +50,18 @@ MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
         MT_SOCKET_REPORT_INVALID(p, "free");
         return;
     }
+#elif defined(MT_PAGEMAP_FIND)
+    uintptr_t e;
+    if (MT_UNLIKELY(!mt_pagemap_find(p, &e)))
+        return;
+    req.ptr = p;
+    req.owner = mt_entry_owner(e);
+    req.meta = mt_entry_payload(e);
+#else
+    if (MT_UNLIKELY(!p))
+        return;
+    mt_ctx_route(&req, p);
+#endif
     mt_chain_free(&req);
 }
 
@@ -83,6 +103,34 @@ MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
     if (MT_UNLIKELY(!p))
         return mt_socket_fail(ctx->err ? ctx->err : ENOMEM);
     return p;
+}
+
+/* Requests above this many bytes run the chain out of line
+ * (mt_socket_alloc_plain). The hit path then compares the size with a small
+ * immediate instead of MT_MAX_REQUEST, and the top layer's own upper bound,
+ * if it is above this, folds away (thread_cache's and slab_lk's 32 KiB,
+ * slab_wf's 64 KiB): docs/fastpath.md. An instance may define it before
+ * including its socket. */
+#ifndef MT_SOCKET_INLINE_MAX
+#define MT_SOCKET_INLINE_MAX ((size_t)32767)
+#endif
+
+MT_SLOW void *mt_socket_alloc_large(size_t size, size_t align)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(size, align);
+    return mt_socket_alloc(&ctx);
+}
+
+/* mt_socket_alloc for a request with nothing but a size and an alignment
+ * (malloc, operator new). A large one is tail-called out of line with its
+ * two arguments in registers, so the hit path needs no stack frame (a
+ * context copy, MT_COLD_CALL, would give malloc one). */
+MT_INLINE void *mt_socket_alloc_plain(size_t size, size_t align)
+{
+    if (MT_UNLIKELY(size > MT_SOCKET_INLINE_MAX))
+        return mt_socket_alloc_large(size, align);
+    mt_ctx ctx = mt_ctx_for_alloc(size, align);
+    return mt_socket_alloc(&ctx);
 }
 
 /* n * each zero-filled bytes; ENOMEM when the product overflows. Blocks a

@@ -36,17 +36,20 @@
  * Built like every instance (mortise_add_instance), so it runs the whole
  * conformance suite and the real programs.
  *
- * Where it is written differently from what the composition compiles to
- * (each choice needs the whole program in view, which no single layer has):
+ * Where it was written differently from what the composition compiled to
+ * before the socket's fast-path changes (docs/zero_overhead.md):
  *   - the size bound (MAX_REQUEST) is checked on the slow path only: the
  *     fast path takes sizes below 64 KiB, which cannot exceed it; the
- *     framework's socket checks it before any layer runs;
+ *     framework's socket checked it before any layer ran (now on its
+ *     out-of-line path for sizes above MT_SOCKET_INLINE_MAX);
  *   - free dispatches on the owner once: slab blocks inline, everything
  *     else (large classes, OS chunks, foreign pointers) out of line; the
- *     framework's socket first drops owner-0 pointers, then inlines every
- *     layer's free, and segfit_lf's cmpxchg16b claims %rbx for all frees.
- * -DWFSLABM_AS_SOCKET=1 makes those choices as the socket does
- * (tools/zero_overhead.sh builds it to show they explain the difference).
+ *     framework's socket first dropped NULL and owner-0 pointers, then
+ *     inlined every layer's free, and segfit_lf's cmpxchg16b claimed %rbx
+ *     for all frees (now segfit_lf frees out of line when it serves
+ *     granule-sized blocks only).
+ * -DWFSLABM_AS_SOCKET=1 makes those choices as the socket made them
+ * (tools/zero_overhead.sh builds it to show what they cost).
  */
 #include <errno.h>
 #include <malloc.h>

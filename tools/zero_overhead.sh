@@ -11,7 +11,7 @@ usage: tools/zero_overhead.sh [--runs N] [--no-callgrind] [--no-time]
                               [--workloads NAME,...] BUILD_DIR
 
 Needs BUILD_DIR/lib/libmortise-{wfslab,wfslabfl,wfslabm}.so. Also builds
-wfslabm_socket: instances/wfslabm.c with -DWFSLABM_AS_SOCKET=1 (the socket's
+wfslabm_socket: instances/wfslabm.c with -DWFSLABM_AS_SOCKET=1 (the socket's former
 size guard, owner-0 filter and inlined frees; the head of wfslabm.c), with
 the compiler and flags BUILD_DIR used for wfslabm.
 1. Machine code (tools/disasm_functions.sh, the normalizer of tests/zero_cost):

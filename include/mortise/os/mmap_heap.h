@@ -30,7 +30,8 @@
  *   small thread never pays a 2 MiB page); after that, each 2 MiB unit the
  *   dense cursor opens is advised MADV_HUGEPAGE before anything in it is
  *   touched (one madvise per 2 MiB of slabs, outside any lock). Sparse chunks
- *   never get huge pages: a huge page would make every untouched page of a
+ *   get no huge pages (only where the two cursors meet may one share a unit
+ *   the dense side advised): a huge page would make every untouched page of a
  *   large block resident (malloc_test at 64 KiB: 2 MiB of RSS per 64 KiB
  *   block touched once, and a 2 MiB clearing per fault).
  * Page map: defines the composition's page map (two-level radix, see

@@ -14,8 +14,10 @@
  *   bytes past a smaller request hold a pattern checked on free.
  *   free checks the header and puts the block at the end of the calling
  *   thread's FIFO quarantine instead of freeing it: the state word becomes
- *   "quarantined", the block is filled with a pattern (0xdf) and its first
- *   16 bytes become the node linking it to the next one. When the
+ *   "quarantined", the block is filled with a pattern (0xdf) — all of it up
+ *   to delayed_fill bytes, else its first delayed_fill - 64 bytes and its
+ *   last 64 — and its first 16 bytes become the node linking it to the
+ *   next one. When the
  *   quarantine holds more than delayed_size bytes (header and block), the
  *   oldest blocks leave it: the node and the pattern are verified, the
  *   state word becomes "freed" and the block is freed below. Blocks larger
@@ -29,7 +31,7 @@
  *                        a quarantined block, or of a freed one whose
  *                        header the layer below has not overwritten yet;
  *   write-after-free     the pattern of a block leaving the quarantine
- *                        changed (operation evict; the block is freed
+ *                        (the bytes delayed_fill covers) changed (operation evict; the block is freed
  *                        below unless err_handle leaks: tolerate, fatal);
  *   corrupted-metadata   a node failed its check on eviction (a write after
  *                        free on the node, or a forged node): the rest of
@@ -55,6 +57,11 @@
  *     into a quarantined block cannot forge them (with 0 they are plain: a
  *     forged link is caught only if it does not lead to a quarantined
  *     block; it is never followed without checking the page map first).
+ *   delayed_fill=BYTES → MT_DELAYED_FILL_SIZE (192; at least 80): the bytes
+ *     of a quarantined block that carry the pattern: all of a block up to
+ *     that size; of a larger one the first BYTES - 64 (the node included)
+ *     and the last 64, so a free costs the same for every size above it.
+ *     SIZE_MAX: the whole block, every byte freed filled and verified.
  * Place it: above any cache; directly under the socket, or under
  *   tail_chksum when both are composed (tail_chksum then seals this layer's
  *   block and reports overflows at the free itself; this layer reports the
@@ -62,11 +69,14 @@
  * Does not detect: reads after free; writes after free to a block that has
  *   left the quarantine (the layer below may reuse it); a double free after
  *   the layer below reused the block; writes past the end of a block of 16
- *   bytes or more (compose tail_chksum below for those).
+ *   bytes or more (compose tail_chksum below for those); writes after free
+ *   into the middle of a block larger than delayed_fill (from its byte
+ *   delayed_fill - 64 to 64 bytes before its end), which the pattern does
+ *   not cover.
  * Time: alloc = the layer below + two stores; free = two loads and the
- *   policy's check, the fill (block size), and eviction of the oldest
- *   blocks: their pattern check (block size) and a free below each. Each
- *   byte freed is filled once and verified once.
+ *   policy's check, the fill (word stores, at most delayed_fill bytes), and
+ *   eviction of the oldest blocks: their header and node check, the
+ *   pattern check (at most delayed_fill bytes) and a free below each.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
  *   thread held in quarantine; 32 bytes of TLS.
@@ -106,6 +116,9 @@
 #ifndef MT_NODE_XOR
 #define MT_NODE_XOR 1
 #endif
+#ifndef MT_DELAYED_FILL_SIZE
+#define MT_DELAYED_FILL_SIZE ((size_t)192)
+#endif
 enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
 #define MT_SELF_ID MT_SELF(id)
 
@@ -117,6 +130,7 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim
 #define MT_DELAYED_MIN ((size_t)16) /* the node */
 #define MT_DELAYED_FILL 0xdfu
 #define MT_DELAYED_FILL_WORD 0xdfdfdfdfdfdfdfdfull
+#define MT_DELAYED_FILL_TAIL ((size_t)64) /* the pattern's tail part (delayed_fill) */
 #define MT_DELAYED_SIZE_BITS 56
 #define MT_DELAYED_SIZE_MASK (((uint64_t)1 << MT_DELAYED_SIZE_BITS) - 1)
 /* States, mixed into the state word. */
@@ -129,6 +143,7 @@ enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
 #endif
 
 _Static_assert(MT_NODE_XOR == 0 || MT_NODE_XOR == 1, "delayed_free: node_xor is 0 or 1");
+_Static_assert((MT_DELAYED_FILL_SIZE) >= 80, "delayed_free: delayed_fill covers the node and 64 bytes of tail");
 
 MT_DECLARE_BELOW(free)
 MT_DECLARE_BELOW(getmeta)
@@ -336,18 +351,64 @@ MT_INLINE size_t MT_SELF(held)(const char *p, size_t size)
     return MT_SELF(header_offset)(p) + (size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN);
 }
 
-/* Did anything write into [from, to) since the fill? */
-MT_SLOW bool MT_SELF(fill_intact)(const char *from, const char *to)
+/* The pattern covers all of a block of up to delayed_fill bytes; of a
+ * larger one, its first delayed_fill - 64 bytes (node included) and its last
+ * 64: the bytes a stale pointer most often writes through (leading fields,
+ * trailing counters, the end of a buffer), at a cost per free that does not
+ * grow with the block. */
+/* Word stores (the last one may overlap the one before): a fill of at most
+ * delayed_fill bytes is a handful of stores, which a string instruction
+ * (what compilers make of a memset loop of unknown length) costs more than
+ * by its start-up alone; the empty asm keeps the loop a loop. */
+MT_INLINE void MT_SELF(fill_range)(char *from, char *to)
 {
-    while (from + 8 <= to) {
-        if (mt_safety_load(from) != MT_DELAYED_FILL_WORD)
-            return false;
-        from += 8;
+    size_t n = (size_t)(to - from);
+    if (n < 8) {
+        for (; from < to; from++)
+            *from = (char)MT_DELAYED_FILL;
+        return;
     }
-    while (from < to)
-        if ((unsigned char)*from++ != MT_DELAYED_FILL)
-            return false;
-    return true;
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+        mt_safety_store(from + i, MT_DELAYED_FILL_WORD);
+        __asm__("" : "+r"(i));
+    }
+    mt_safety_store(to - 8, MT_DELAYED_FILL_WORD);
+}
+
+/* Did anything write into [from, to) since the fill? The differences are
+ * or-ed, so the common case (intact) runs without a branch per word. */
+MT_INLINE bool MT_SELF(range_intact)(const char *from, const char *to)
+{
+    size_t n = (size_t)(to - from);
+    if (n < 8) {
+        for (; from < to; from++)
+            if ((unsigned char)*from != MT_DELAYED_FILL)
+                return false;
+        return true;
+    }
+    uint64_t d = mt_safety_load(to - 8) ^ MT_DELAYED_FILL_WORD;
+    for (size_t i = 0; i + 8 <= n; i += 8)
+        d |= mt_safety_load(from + i) ^ MT_DELAYED_FILL_WORD;
+    return d == 0;
+}
+
+/* The pattern of a quarantined block of `room` bytes past its node. */
+MT_INLINE void MT_SELF(fill)(char *p, size_t room)
+{
+    if (room <= (size_t)(MT_DELAYED_FILL_SIZE)) {
+        MT_SELF(fill_range)(p + MT_DELAYED_MIN, p + room);
+        return;
+    }
+    MT_SELF(fill_range)(p + MT_DELAYED_MIN, p + (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL);
+    MT_SELF(fill_range)(p + room - MT_DELAYED_FILL_TAIL, p + room);
+}
+
+MT_SLOW bool MT_SELF(fill_intact)(const char *p, size_t room)
+{
+    if (room <= (size_t)(MT_DELAYED_FILL_SIZE))
+        return MT_SELF(range_intact)(p + MT_DELAYED_MIN, p + room);
+    return MT_SELF(range_intact)(p + MT_DELAYED_MIN, p + (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL) &&
+           MT_SELF(range_intact)(p + room - MT_DELAYED_FILL_TAIL, p + room);
 }
 
 /* Free a checked block below: mark it freed, give back a far claim. */
@@ -372,12 +433,16 @@ MT_SLOW void MT_SELF(drop_rest)(void)
 MT_SLOW void MT_SELF(evict_one)(void)
 {
     char *p = MT_SELF(q).head;
-    size_t size;
-    if (MT_SELF(classify)(p, &size) != MT_DELAYED_IS_QUAR) {
+    /* p's header was read before: the head entered from a checked free,
+     * any other block was reached through a link the page map backs */
+    char *h = p - MT_DELAYED_HDR;
+    uint64_t sw = mt_safety_load(h);
+    if (mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR)) {
         MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
         MT_SELF(drop_rest)();
         return;
     }
+    size_t size = (size_t)((sw ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
     uint64_t link = mt_safety_load(p);
     /* node_link is its own inverse: the stored link decodes to the next block */
     char *next = (char *)(uintptr_t)MT_SELF(node_link)(p, (const char *)(uintptr_t)link);
@@ -398,7 +463,7 @@ MT_SLOW void MT_SELF(evict_one)(void)
     size_t held = MT_SELF(held)(p, size);
     MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-    if (!MT_SELF(fill_intact)(p + MT_DELAYED_MIN, p + room)) {
+    if (!MT_SELF(fill_intact)(p, room)) {
         MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
@@ -426,7 +491,7 @@ MT_SLOW void MT_SELF(quarantine)(char *p, size_t size)
         }
     }
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-    if (size < MT_DELAYED_MIN && !MT_SELF(fill_intact)(p + size, p + MT_DELAYED_MIN)) {
+    if (size < MT_DELAYED_MIN && !MT_SELF(range_intact)(p + size, p + MT_DELAYED_MIN)) {
         MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
@@ -437,7 +502,7 @@ MT_SLOW void MT_SELF(quarantine)(char *p, size_t size)
         return;
     }
     MT_SELF(set_state)(p, MT_DELAYED_QUAR);
-    __builtin_memset(p + MT_DELAYED_MIN, MT_DELAYED_FILL, room - MT_DELAYED_MIN);
+    MT_SELF(fill)(p, room);
     MT_SELF(node_write)(p, NULL, size);
     char *tail = MT_SELF(q).tail;
     if (tail)

@@ -591,8 +591,8 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
 {
     char *p = ctx->ptr;
-    size_t size, want = ctx->size;
-    if (MT_SELF(classify)(p, &size) != MT_DELAYED_IS_LIVE)
+    size_t size = MT_SELF(quick_size)(p), want = ctx->size;
+    if (size == SIZE_MAX && MT_SELF(classify)(p, &size) != MT_DELAYED_IS_LIVE)
         return NULL;
     size_t offset = MT_SELF(header_offset)(p);
     size_t room = want > MT_DELAYED_MIN ? want : MT_DELAYED_MIN;

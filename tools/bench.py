@@ -44,9 +44,12 @@ QUICK_TIMEOUT, FULL_TIMEOUT = 60, 900  # a quick run takes seconds: a hang must 
 # malloc_test and wcet_test arguments besides -t (and -m for the sweep):
 # quick mode keeps each run under a second on 2 cores. malloc_test: -c
 # samples of -i seconds (loops per second is their median); wcet_test: -s
-# scales the 2·10^5 objects per thread and group (the paper: -s 50).
-SWEEP_ARGS = {False: ["-c", "3", "-i", "0.2"], True: ["-c", "5", "-i", "1"]}
-WCET_ARGS = {False: ["-s", "0.2"], True: ["-s", "5"]}
+# scales the 2·10^5 objects per thread and group (the paper: -s 50). Full
+# mode is sized for about an hour on 2 cores (docs/bench.md): wcet_test at
+# -s 4 makes 5.6 M mallocs at 2 threads, 0.7 M of them timed (1 in 8).
+SWEEP_ARGS = {False: ["-c", "3", "-i", "0.2"], True: ["-c", "3", "-i", "0.3"]}
+SWEEP_RUNS = {False: None, True: 2}  # None: the mode's runs; -c samples repeat inside a run
+WCET_ARGS = {False: ["-s", "0.2"], True: ["-s", "4"]}
 WCET_RUNS = {False: 1, True: 3}
 
 
@@ -259,6 +262,8 @@ def main(argv=None):
     for b in benches:
         if b.family == suite.WCET:
             b.runs = WCET_RUNS[a.full] if a.runs is None else runs
+        elif b.family == suite.SWEEP and a.runs is None and SWEEP_RUNS[a.full]:
+            b.runs = SWEEP_RUNS[a.full]
         elif b.family == suite.FASTPATH:
             b.runs = 1  # instruction counts do not vary from run to run
     if a.list:

@@ -791,6 +791,7 @@ struct heap { /* one per thread, outlives it */
     heap *reg_next;
     slab *empty;
     uint32_t nempty;
+    uint32_t sweep; /* the class reclaim looks at next */
     slab *cur[BINS], *partial[BINS], *nchain[BINS];
     _Alignas(CACHELINE) _Atomic(slab *) notify[BINS];
 };
@@ -1071,6 +1072,35 @@ static void retire(heap *h, size_t c)
     slab_set_state(s, S_FULL);
 }
 
+/* Before a new slab from below: emptied slabs of other classes into the
+ * cache — at most SWEEP visits, one pass over the classes. */
+#define SWEEP 8
+static void reclaim(heap *h)
+{
+    size_t c = h->sweep, passed = 0;
+    for (int visit = 0; visit < SWEEP && passed < BINS && !h->empty;) {
+        if (c >= CLASS_END)
+            c = 0;
+        slab *s = h->partial[c], *n;
+        if (!s && !h->nchain[c] && !load_rlx(&h->notify[c])) {
+            c++, passed++;
+            continue;
+        }
+        visit++;
+        if (s && slab_releasable(s)) {
+            partial_remove(h, c, s);
+            empty_put(h, s);
+        } else if ((n = notified(h, c, 1))) {
+            partial_add(h, c, n, true);
+        } else {
+            if (s)
+                h->partial[c] = s->next;
+            c++, passed++;
+        }
+    }
+    h->sweep = (uint32_t)c;
+}
+
 static void *class_alloc(size_t c, void **zeroed)
 {
     heap *h = tl.heap;
@@ -1096,6 +1126,8 @@ static void *class_alloc(size_t c, void **zeroed)
             return p;
         retire(h, c);
     }
+    if (!h->empty)
+        reclaim(h);
     if (!(s = empty_take(h, c)) && !(s = slab_new(h, c)))
         return NULL;
     make_current(c, s);

@@ -3,6 +3,8 @@
  *   basic   classes, usable sizes and class hint, LIFO reuse, aligned
  *           requests, large requests passed below, foreign pointers, calloc
  *   tllabs  a thread keeps at most tllabs empty slabs; the rest go below
+ *   reclaim slabs emptied by another thread's frees serve the owner's next
+ *           class without new slabs from below
  *   random  random sequences in 4 threads exchanging blocks; the invariant
  *           checker after every phase (each thread on its own heap while
  *           the others wait) and every 1000 operations of a single thread
@@ -172,6 +174,50 @@ static void case_tllabs(void)
     w_malloc_trim(0);
     CHECK(slab_wf_stat().slabs == 0);
     CHECK(!wf_inconsistent("tllabs after trim"));
+}
+
+/* ---- reclaim ---- */
+enum { RC_SLABS = 20 };
+static void **rc_blocks;
+static size_t rc_count;
+
+static void *rc_free_all(void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < rc_count; i++)
+        w_free(rc_blocks[i]);
+    return NULL;
+}
+
+/* The owner fills RC_SLABS slabs of one class, another thread frees every
+ * block (remote frees), then the owner asks for other sizes: the emptied
+ * slabs, sitting in the first class's lists and notification stack, must
+ * serve them (reclaim), not new slabs from below. */
+static void case_reclaim(void)
+{
+    size_t capacity = (MT_GRANULE - MT_SLAB_WF_HDR) / mt_szcls_prime_size(mt_szcls_prime_index(64));
+    rc_count = RC_SLABS * capacity;
+    rc_blocks = malloc(rc_count * sizeof *rc_blocks);
+    for (size_t i = 0; i < rc_count; i++)
+        CHECK((rc_blocks[i] = w_malloc(64)) != NULL);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, rc_free_all, NULL) == 0);
+    CHECK(pthread_join(t, NULL) == 0);
+    size_t handed = wf_handed_out();
+    /* all but the current slab of 64 (and one of slack) come back for 256 */
+    size_t again = (RC_SLABS - 2) * ((MT_GRANULE - MT_SLAB_WF_HDR) / mt_szcls_prime_size(mt_szcls_prime_index(256)));
+    for (size_t i = 0; i < again; i++)
+        CHECK((rc_blocks[i] = w_malloc(256)) != NULL);
+    if (wf_handed_out() != handed)
+        fprintf(stderr, "reclaim: %zu bytes more from below\n", wf_handed_out() - handed);
+    CHECK(wf_handed_out() == handed);
+    CHECK(!wf_inconsistent("reclaim"));
+    for (size_t i = 0; i < again; i++)
+        w_free(rc_blocks[i]);
+    free(rc_blocks);
+    w_malloc_trim(0);
+    CHECK(slab_wf_stat().slabs == 0);
+    CHECK(!wf_inconsistent("reclaim after trim"));
 }
 
 /* ---- random ---- */
@@ -745,7 +791,7 @@ static void case_fork(void)
 int main(int argc, char **argv)
 {
     static const struct { const char *name; void (*run)(void); } cases[] = {
-        {"basic", case_basic},   {"tllabs", case_tllabs}, {"random", case_random},
+        {"basic", case_basic},   {"tllabs", case_tllabs}, {"reclaim", case_reclaim}, {"random", case_random},
         {"remote", case_remote}, {"exit", case_exit},     {"twice", case_twice},
         {"late", case_late},     {"repair", case_repair}, {"fork", case_fork},
     };

@@ -103,6 +103,9 @@
 #ifndef MT_SLAB_WF_MIN_BLOCKS
 #define MT_SLAB_WF_MIN_BLOCKS 8
 #endif
+#ifndef MT_SLAB_WF_SWEEP
+#define MT_SLAB_WF_SWEEP 8
+#endif
 #ifndef MT_SLAB_WF_BINS
 #define MT_SLAB_WF_BINS                                                            \
     (MT_SZCLS_CLASSES(MT_SIZECLASS) < 128 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 128)
@@ -219,7 +222,7 @@ enum {
     MT_SELF(bound_refill) = MT_SLAB_WF_COLLECT + 1,
     MT_SELF(bound_alloc) = 1 + MT_SELF(bound_refill) + 1 +
                            MT_SLAB_WF_TRIES * (1 + 4 + 1 + MT_SELF(bound_refill) + 1) +
-                           MT_SELF(bound_refill),
+                           MT_SELF(bins) + MT_SLAB_WF_SWEEP * (1 + 1 + 2) + MT_SELF(bound_refill),
     MT_SELF(bound_free_local) = 2,
     MT_SELF(bound_free_remote) = 4
 };
@@ -230,6 +233,7 @@ struct MT_SELF(heap) {
     MT_SELF(heap) *reg_next;           /* registry of every heap ever made */
     mt_slab_wf_slab *empty;            /* cache of empty slab_size slabs */
     uint32_t nempty;
+    uint32_t sweep;                    /* the class reclaim looks at next */
     mt_slab_wf_slab *cur[MT_SELF(bins)];     /* current slabs while abandoned */
     mt_slab_wf_slab *partial[MT_SELF(bins)]; /* circular lists */
     mt_slab_wf_slab *nchain[MT_SELF(bins)];  /* notifications taken, not yet read */
@@ -577,6 +581,42 @@ static void MT_SELF(retire)(MT_SELF(heap) *h, size_t c)
     mt_slab_wf_set_state(s, MT_SLAB_WF_FULL);
 }
 
+/* The cache is empty and a class wants a slab: before asking below, look at
+ * up to SWEEP slabs of the heap's other classes for one that frees emptied
+ * (remote frees mostly: the owner hears of those only when it refills that
+ * class, which a program that moved on to other sizes never does). A visit
+ * takes the head of a class's partial list into the cache if no block of it
+ * is in use; else lists one notified slab of the class at the head, to be
+ * looked at next; else turns the list and moves to the next class. At most
+ * SWEEP visits and one pass over the classes (an idle class costs a step). Without it every change of sizes took fresh
+ * slabs (and page faults) while the old ones sat empty: wcet_test. */
+static void MT_SELF(reclaim)(MT_SELF(heap) *h, mt_lfunc *free_below)
+{
+    size_t c = h->sweep, passed = 0;
+    for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < MT_SELF(bins) && !h->empty;) {
+        MT_SELF(step)();
+        if (c < MT_SELF(first)() || c >= MT_SELF(end)())
+            c = MT_SELF(first)();
+        mt_slab_wf_slab *s = h->partial[c], *n;
+        if (!s && !h->nchain[c] && !mt_load_relaxed(&h->notify[c])) {
+            c++, passed++; /* nothing here: a pass costs a few loads, not a visit */
+            continue;
+        }
+        visit++;
+        if (s && MT_SELF(releasable)(s)) {
+            MT_SELF(partial_remove)(h, c, s);
+            MT_SELF(empty_put)(h, s, free_below);
+        } else if ((n = MT_SELF(notified)(h, c, 1))) {
+            MT_SELF(partial_add)(h, c, n, true); /* looked at next visit */
+        } else {
+            if (s)
+                h->partial[c] = s->next;
+            c++, passed++;
+        }
+    }
+    h->sweep = (uint32_t)c;
+}
+
 /* A block of class c for the calling thread, which holds a heap. */
 static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
 {
@@ -604,6 +644,8 @@ static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
             return p;
         MT_SELF(retire)(h, c);
     }
+    if (!h->empty)
+        MT_SELF(reclaim)(h, MT_BELOW(free));
     if (!(s = MT_SELF(empty_take)(h, c)) && !(s = MT_SELF(new_slab)(ctx, h, c, next)))
         return NULL;
     MT_SELF(make_current)(c, s);

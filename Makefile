@@ -20,10 +20,11 @@ test: all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 900 --repeat until-pass:2
 
 # `make bench ALLOCATORS=wfslab,mimalloc WORKLOADS=larson RUNS=5 THREADS=4
-# FULL=1 NO_INSTALL=1 SCALE=N`: tools/bench.py's options (docs/bench.md).
+# FULL=1 NO_INSTALL=1 SCALE=N PROFILES=0|1`: tools/bench.py's options (docs/bench.md).
 BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--workloads=$(WORKLOADS)) \
 	$(if $(RUNS),--runs=$(RUNS)) $(if $(THREADS),--threads=$(THREADS)) $(if $(SCALE),--scale=$(SCALE)) \
-	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install)
+	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install) \
+	$(if $(PROFILES),$(if $(filter-out 0,$(PROFILES)),--profiles,--no-profiles))
 
 bench: configure
 	cmake --build $(BUILD) --target bench_deps -j $(JOBS)

@@ -17,6 +17,10 @@ Workloads (--workloads, comma list; '-NAME' removes):
   all (default), workloads, programs, st, mt, malloc_test, wcet_test,
   fastpath, or names from bench/workloads/workloads.tsv and
   bench/programs/programs.tsv (see --list)
+Missed targets (--profiles, default in --full): after the measurements,
+  the worst benchmark of each missed DESIGN.md §6 target runs under callgrind
+  for the two allocators it compares; the report shows where the
+  instructions go (profiles/TARGET/ALLOCATOR.callgrind.out).
 Results go to bench/results/<timestamp>/ (see docs/bench.md).
 """
 import argparse
@@ -35,7 +39,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from bench_lib import allocators as alloc_mod  # noqa: E402
-from bench_lib import plots, report, runner, suite  # noqa: E402
+from bench_lib import plots, profile, report, runner, suite  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
 QUICK_RUNS, FULL_RUNS = 3, 5
@@ -77,6 +81,13 @@ def parse_args(argv):
     ap.add_argument("--bin-dir", help="where the bench_NAME programs are (default: BUILD_DIR/bin)")
     ap.add_argument("--progress", choices=["auto", "tty", "plain"], default="auto",
                     help="live progress line (tty) or one line per run (plain); auto: tty if stdout is one")
+    prof = ap.add_mutually_exclusive_group()
+    prof.add_argument("--profiles", dest="profiles", action="store_true", default=None,
+                      help="after the measurements, profile every missed target's worst benchmark under "
+                      "callgrind for the two allocators it compares (default: on in --full, off in quick mode)")
+    prof.add_argument("--no-profiles", dest="profiles", action="store_false", help="no profiling phase")
+    ap.add_argument("--profile-timeout", type=float, default=profile.PROFILE_TIMEOUT,
+                    help="seconds before one profile run is killed and recorded as a timeout (default %(default)g)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and allocators, run nothing")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a run failed (default: 0 once the report is written)")
     a = ap.parse_args(argv)
@@ -208,6 +219,36 @@ def run_jobs(jobs, outdir, launcher, timeout, results, progress, est):
                           est.remaining((j.bench.name, j.bench.family) for j in jobs[i + 1:]))
 
 
+def profiling_phase(a, an, wcet, results, outdir, launcher, have_valgrind, interrupted):
+    """Callgrind profiles of the missed targets (bench_lib/profile.py), after
+    every measurement so they cannot disturb one. Returns (misses, a note
+    for the report on how the phase went)."""
+    an.targets(wcet, report.fastpath_counts(results))
+    misses = an.misses
+    wanted = a.profiles if a.profiles is not None else a.full
+    if not misses:
+        return misses, ""
+    if not wanted:
+        return misses, "off (%s; `--profiles` or `make bench PROFILES=1` takes them)" % (
+            "--no-profiles" if a.profiles is False else "quick mode")
+    if interrupted:
+        return misses, "not taken: the run was interrupted"
+    if not have_valgrind or not shutil.which("callgrind_annotate"):
+        return misses, "not taken: valgrind is not installed%s" % (" (installing is off)" if a.no_install else "")
+    if not any(m.bench for m in misses):
+        return misses, ""
+    say("profiling the missed targets under callgrind ...")
+    t0 = time.monotonic()
+    allocs = {al.name: al for al in results.allocators()}
+    try:
+        profile.run_profiles(misses, allocs, outdir, launcher, timeout=a.profile_timeout, say=say)
+    except KeyboardInterrupt:
+        return misses, "interrupted while profiling: the profiles taken so far are shown"
+    runs = len({id(p) for m in misses for p in m.profiles.values() if p.shared_with is None})
+    return misses, "%d callgrind runs in %s, after the measurements; each bounded to %g s" % (
+        runs, runner.Progress.clock(time.monotonic() - t0), a.profile_timeout)
+
+
 def machine():
     model = ""
     try:
@@ -320,6 +361,7 @@ def main(argv=None):
 
     an = report.Analysis(results)
     wcet = report.wcet_table(results)
+    misses, profile_note = profiling_phase(a, an, wcet, results, outdir, launcher, have_valgrind, interrupted)
     made, plot_note = plots.draw(outdir, results, an, wcet)
     meta = [("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
             ("machine", machine()),
@@ -331,7 +373,7 @@ def main(argv=None):
                      "quick arguments of the slowest benchmarks" % (runner.Progress.clock(elapsed),
                                                                     runner.Progress.clock(QUICK_BUDGET)))
     report_path = os.path.join(outdir, "report.md")
-    an, wcet, fast = report.write(report_path, results, meta, notes, made, plot_note)
+    an, wcet, fast = report.write(report_path, results, meta, notes, made, plot_note, misses, profile_note)
     text = report.summary_text(results, an, wcet, fast, os.path.relpath(report_path))
     text += "\nsuite wall time: %s" % runner.Progress.clock(elapsed)
     with open(os.path.join(outdir, "summary.txt"), "w") as f:

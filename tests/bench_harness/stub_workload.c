@@ -2,7 +2,10 @@
  * the workload interface of bench/workloads (-t THREADS, -s SCALE, a final
  * "ok ..." line) with a known result, built as bench_stub, and as
  * bench_stubcrash, which dies of SIGSEGV on purpose after printing, so the
- * harness must record a crash although the output looked fine. */
+ * harness must record a crash although the output looked fine.
+ * STUB_SLOW=TEXT: when LD_PRELOAD contains TEXT the ok line reports
+ * wall_s=2.0, otherwise 1.0 (a driver's own time replaces the harness's), so
+ * a test can make one allocator miss a target without depending on load. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,14 +14,14 @@
 #include <unistd.h>
 
 struct job {
-    long scale;
+    long iterations;
     unsigned long sum;
 };
 
 static void *churn(void *arg)
 {
     struct job *job = arg;
-    for (long i = 0; i < job->scale * 1000; i++) {
+    for (long i = 0; i < job->iterations; i++) {
         size_t size = 16 + (size_t)(i % 200);
         unsigned char *p = malloc(size);
         if (!p)
@@ -32,24 +35,26 @@ static void *churn(void *arg)
 
 int main(int argc, char **argv)
 {
-    long threads = 1, scale = 1;
+    long threads = 1;
+    double scale = 1;
     int opt;
     while ((opt = getopt(argc, argv, "t:s:")) != -1) {
         if (opt == 't')
             threads = strtol(optarg, NULL, 10);
         else if (opt == 's')
-            scale = strtol(optarg, NULL, 10);
+            scale = strtod(optarg, NULL);
         else
             return 2;
     }
-    if (threads < 1 || threads > 64 || scale < 1) {
+    long iterations = (long)(scale * 1000);
+    if (threads < 1 || threads > 64 || iterations < 1) {
         printf("FAIL bad arguments\n");
         return 1;
     }
     pthread_t tid[64];
     struct job jobs[64];
     for (long t = 0; t < threads; t++) {
-        jobs[t] = (struct job){.scale = scale, .sum = 0};
+        jobs[t] = (struct job){.iterations = iterations, .sum = 0};
         if (pthread_create(&tid[t], NULL, churn, &jobs[t]) != 0) {
             printf("FAIL pthread_create\n");
             return 1;
@@ -62,13 +67,18 @@ int main(int argc, char **argv)
     }
     /* each thread's sum is the same known number: the low bytes of i */
     unsigned long want = 0;
-    for (long i = 0; i < scale * 1000; i++)
+    for (long i = 0; i < iterations; i++)
         want += (unsigned long)(i & 0xff);
     if (sum != want * (unsigned long)threads) {
         printf("FAIL sum %lu, expected %lu\n", sum, want * (unsigned long)threads);
         return 1;
     }
-    printf("ok sum=%lu threads=%ld\n", sum, threads);
+    const char *slow = getenv("STUB_SLOW"), *preload = getenv("LD_PRELOAD");
+    if (slow && *slow)
+        printf("ok sum=%lu threads=%ld blocks=%ld wall_s=%.1f\n", sum, threads, iterations * threads,
+               preload && strstr(preload, slow) ? 2.0 : 1.0);
+    else
+        printf("ok sum=%lu threads=%ld blocks=%ld\n", sum, threads, iterations * threads);
 #ifdef STUB_CRASH
     fflush(stdout);
     raise(SIGSEGV);

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Unit tests of the benchmark harness's parts (tools/bench_lib): the
 arithmetic, the output protocol, the progress line, manifests and selection,
-one run's outcome, the targets. ctest: bench_harness.unit."""
+one run's outcome, the targets, the missed targets' profiles (a fake
+valgrind, callgrind_annotate on the file it writes). ctest:
+bench_harness.unit."""
 import io
 import os
 import re
+import shutil
 import sys
 import tempfile
 import unittest
@@ -13,7 +16,7 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from bench_lib import report, runner, stats, suite, wcet  # noqa: E402
+from bench_lib import profile, report, runner, stats, suite, wcet  # noqa: E402
 from bench_lib.allocators import Allocator  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
@@ -192,14 +195,16 @@ class WcetJson(unittest.TestCase):
         self.assertIn("3.00× the lowest", rows[1][3])
 
 
-def fake_results(times):
-    """Results of one ok run per (bench, kind, alloc): time."""
+def fake_results(times, families=None):
+    """Results of one ok run per (bench, kind, alloc): time. families: {bench:
+    family} for those that are not workloads."""
     res = Results()
-    allocs = {}
+    allocs, benches = {}, {}
     for (bench, kind, alloc), t in times.items():
         a = allocs.setdefault(alloc, Allocator(alloc, "peer"))
-        res.add(suite.Job(suite.Bench(bench, suite.WORKLOAD, kind, [], 1), a, 1, 1),
-                runner.RunResult("ok", t, int(1000 * t)))
+        b = benches.setdefault(bench, suite.Bench(bench, (families or {}).get(bench, suite.WORKLOAD), kind,
+                                                  ["/bin/bench_" + bench, "-s", "0.1", "-t", "2"], 2))
+        res.add(suite.Job(b, a, 1, 1), runner.RunResult("ok", t, int(1000 * t)))
     return res
 
 
@@ -230,6 +235,128 @@ class Targets(unittest.TestCase):
         an = report.Analysis(res)
         g, used, left = an.geo("x", "glibc")
         self.assertEqual((g, used, left), (2.0, ["a"], ["b"]))
+
+
+class MissedTargets(unittest.TestCase):
+    def test_worst_workload_first_and_profiled(self):
+        res = fake_results({("x", "mt", "hslab"): 1.0, ("x", "mt", "tcmalloc"): 1.0,
+                            ("y", "mt", "hslab"): 3.0, ("y", "mt", "tcmalloc"): 1.0,
+                            ("redis", "st", "hslab"): 5.0, ("redis", "st", "tcmalloc"): 1.0,
+                            ("z", "st", "hslab"): 1.5, ("z", "st", "tcmalloc"): 1.0},
+                           families={"redis": suite.PROGRAM})
+        an = report.Analysis(res)
+        an.targets({}, {})
+        [miss] = an.misses
+        self.assertEqual((miss.mine, miss.ref, miss.doc), ("hslab", "tcmalloc", "hslab"))
+        self.assertEqual([b for b, _ in miss.contributions], ["redis", "y", "z", "x"])
+        self.assertEqual(miss.contributions[0][1], "5.000")
+        self.assertEqual(miss.bench.name, "y")  # redis is a real program: the worst workload instead
+        self.assertIn("real program", miss.why_not)
+
+    def test_speedup_worst_is_the_smallest(self):
+        res = fake_results({("x", "mt", "tlsf"): 1.0, ("x", "mt", "tlsfcc"): 0.5,
+                            ("y", "mt", "tlsf"): 1.0, ("y", "mt", "tlsfcc"): 1.25})
+        an = report.Analysis(res)
+        an.targets({}, {})
+        [miss] = an.misses
+        self.assertEqual(miss.contributions, [("y", "0.800"), ("x", "2.000")])
+        self.assertEqual((miss.bench.name, miss.mine, miss.ref), ("y", "tlsfcc", "tlsf"))
+
+    def test_met_targets_and_rss_misses(self):
+        res = fake_results({("x", "mt", "wfslab"): 1.0, ("x", "mt", "mimalloc"): 1.0,
+                            ("x", "mt", "wfslabs"): 1.05})
+        res.records[0][1].maxrss_kb = 5000  # wfslab's RSS 5x mimalloc's
+        an = report.Analysis(res)
+        an.targets({}, {})
+        self.assertEqual([m.title for m in an.misses], ["wfslab max RSS / mimalloc max RSS"])
+        self.assertIsNone(an.misses[0].bench)
+        self.assertIn("not resident pages", an.misses[0].why_not)
+
+    def test_zero_overhead_miss_either_way_and_fastpath(self):
+        res = fake_results({("x", "mt", "wfslab"): 1.0, ("x", "mt", "wfslabm"): 0.9})
+        res.add(suite.Job(suite.Bench("fastpath", suite.FASTPATH, "st", ["fastpath.sh", "--only", "NAME", "/b"], 1),
+                          Allocator("hslab", "mortise"), 1, 1), runner.RunResult("ok", 1, 1))
+        an = report.Analysis(res)
+        rows = an.targets({}, {"hslab": 62.0, "mimalloc": 52.9, "wfslab": 52.0})[1]
+        fast_rows = [r for r in rows if r[0].startswith("fast path")]
+        self.assertEqual([r[3] for r in fast_rows], ["**missed** by 9.1 instructions", "met"])
+        titles = [m.title for m in an.misses]
+        self.assertEqual(titles, ["zero overhead: wfslabm time / wfslab time",
+                                  "fast path: hslab instructions per pair (in-call)"])
+        fast = an.misses[1]
+        self.assertEqual((fast.mine, fast.ref, fast.ops), ("hslab", "mimalloc", profile.FASTPATH_ITERATIONS * 64))
+        self.assertEqual(profile.profile_argv(fast.bench), ["/b/bin/fastpath", str(profile.FASTPATH_ITERATIONS)])
+
+    def test_latency_miss_profiles_wcet_against_the_lowest(self):
+        res = fake_results({})
+        res.add(suite.Job(suite.Bench("wcet_test@2t", suite.WCET, "mt", ["/b/bench_wcet_test", "-t", "2", "-s", "4"],
+                                      2), Allocator("wfslab", "mortise"), 1, 1), runner.RunResult("ok", 1, 1))
+        misses = []
+        report.wcet_targets({"wcet_test@2t": {"wfslab": {"malloc_p99.9999": 9.0},
+                                              "tcmalloc": {"malloc_p99.9999": 3.0}}}, misses, res)
+        [miss] = misses
+        self.assertEqual((miss.mine, miss.ref, miss.bench.name), ("wfslab", "tcmalloc", "wcet_test@2t"))
+        self.assertEqual(profile.profile_argv(miss.bench), ["/b/bench_wcet_test", "-s", "0.02", "-t", "2"])
+
+    def test_doc_pointers_name_real_headings(self):
+        self.assertEqual(profile.anchor("tlsfcc against tlsf on 2 cores (DESIGN.md §6: ≥ 1.5×)"),
+                         "tlsfcc-against-tlsf-on-2-cores-designmd-6--15")
+        for key, pointers in profile.DOC_POINTERS.items():
+            for path, heading in pointers:
+                with open(os.path.join(ROOT, path)) as f:
+                    heads = [line.lstrip("#").strip() for line in f if line.startswith("#")]
+                self.assertIn(heading, heads, "%s: %s has no heading %r" % (key, path, heading))
+
+
+@unittest.skipUnless(shutil.which("callgrind_annotate"), "callgrind_annotate not installed")
+class Profiling(unittest.TestCase):
+    VALGRIND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_valgrind.sh")
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        os.environ.pop("FAKE_VALGRIND_HANG", None)
+        self.tmp.cleanup()
+
+    @staticmethod
+    def miss(title="safety: hslabd time / hslab time", mine="hslabd", ref="hslab"):
+        bench = suite.Bench("server", suite.WORKLOAD, "mt", ["/bin/true", "-s", "1.5", "-t", "4"], 4)
+        return profile.Miss(title, "**missed** by 50 %", mine, ref, "safety", [("server", "1.650")], bench)
+
+    def test_pair_profiled_at_small_scale_and_reused(self):
+        allocs = {"hslabd": Allocator("hslabd", "mortise", "/x/libmortise-hslabd.so"),
+                  "hslab": Allocator("hslab", "mortise", "/x/libmortise-hslab.so")}
+        first, second = self.miss(), self.miss("other target", "hslab", "hslabd")  # shares both runs
+        profile.run_profiles([first, second], allocs, self.tmp.name, None, valgrind=self.VALGRIND)
+        p = first.profiles["hslabd"]
+        self.assertTrue(p.ok, p.detail)
+        self.assertEqual(p.total, 1000)
+        # the two file:function rows of one function are added up
+        self.assertEqual(p.functions[0], ("work_in_libmortise-hslabd.so", "libmortise-hslabd.so", 800))
+        self.assertEqual((p.ops, p.ops_key, p.per_op(p.total)), (50.0, "blocks", 20.0))
+        folder = os.path.join(self.tmp.name, "profiles", first.slug)
+        self.assertTrue(os.path.exists(os.path.join(folder, "hslab.callgrind.out")))
+        with open(os.path.join(folder, "runs", "hslab", "stdout")) as f:
+            self.assertIn("/bin/true_-s_0.02_-t_2", f.read())  # the profiling scale, 2 threads
+        self.assertIs(second.profiles["hslab"].shared_with, first.profiles["hslab"])
+        self.assertTrue(os.path.islink(os.path.join(self.tmp.name, "profiles", second.slug, "hslab.callgrind.out")))
+        text = profile.section([first], self.tmp.name, "", report.md_table)
+        self.assertIn("## Missed targets: where the time goes", text)
+        self.assertIn("| hslabd | 1,000 | 20.0 per block | 800 (80.0 %%), 16.0 per block | "
+                      "`profiles/%s/hslabd.callgrind.out` |" % first.slug, text)
+        self.assertIn("hslabd executes 1.00× hslab's instructions per operation", text)
+        self.assertIn("| work_in_libmortise-hslabd.so (libmortise-hslabd.so) | 800 | 80.0 % | 16.0 |", text)
+        self.assertIn("docs/bench.md#safety-layers-the-cost-of-delayed_free-2026-11-22", text)
+
+    def test_timeout_recorded(self):
+        os.environ["FAKE_VALGRIND_HANG"] = "1"
+        miss = self.miss()
+        profile.run_profiles([miss], {"hslabd": Allocator("hslabd", "peer"), "hslab": Allocator("hslab", "peer")},
+                             self.tmp.name, None, valgrind=self.VALGRIND, timeout=0.5)
+        self.assertEqual(miss.profiles["hslabd"].status, "timeout")
+        self.assertIn("**timeout**: callgrind still running after 0.5 s, killed",
+                      profile.section([miss], self.tmp.name, "", report.md_table))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@ glibc and one Mortise instance, one run each of bench_stub and of
 bench_stubcrash (which crashes after printing its ok line), plain progress.
 Checks the CSV rows, the report's sections, that the crash is recorded as a
 crash and listed, the progress lines, and that a run's max RSS is the
-program's own (runstat), not the harness's. Prints 'N passed, N failed'."""
+program's own (runstat), not the harness's. Then a missed target made on
+purpose (STUB_SLOW): its report section, its callgrind profiles (real
+valgrind when installed), none with --no-profiles, a note without valgrind. Prints 'N passed, N failed'."""
 import argparse
 import csv
 import os
@@ -28,7 +30,8 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--work", required=True)
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
+    for suffix in ("", "-libs", "-prof", "-noprof", "-novg"):
+        shutil.rmtree(a.work + suffix, ignore_errors=True)
     inst = os.path.basename(a.lib)[len("libmortise-"):-3]
     passed = failed = 0
 
@@ -94,6 +97,59 @@ def main():
     r = subprocess.run(cmd[:2] + [os.path.join(ROOT, "tools", "bench.py"), a.build, "--allocators", "nosuch",
                                   "--no-install", "--list"], capture_output=True, text=True, timeout=60)
     check(r.returncode == 2 and "unknown allocator 'nosuch'" in r.stderr, "an unknown allocator is an error", r.stderr)
+    # A missed target: the instance under two names, wfslab and wfslabs; STUB_SLOW=wfslabs makes the stub
+    # report twice the time under "wfslabs", so the safety target (≤ 1.1×) misses by 81.8 %, whatever the load
+    libs = a.work + "-libs"
+    os.makedirs(libs, exist_ok=True)
+    for name in ("wfslab", "wfslabs"):
+        os.symlink(os.path.abspath(a.lib), os.path.join(libs, "libmortise-%s.so" % name))
+    slug = "safety-wfslabs-time-wfslab-time"
+    missed = [sys.executable, "-B", os.path.join(ROOT, "tools", "bench.py"), a.build,
+              "--manifest", os.path.join(HERE, "stub.tsv"), "--bin-dir", a.stub_dir, "--workloads", "stub",
+              "--allocators", "%s/libmortise-wfslab.so,%s/libmortise-wfslabs.so" % (libs, libs),
+              "--runs", "1", "--threads", "2", "--no-install", "--progress", "plain", "--out"]
+    slow = dict(os.environ, STUB_SLOW="wfslabs")
+
+    def section(out):
+        with open(os.path.join(out, "report.md")) as f:
+            rep = f.read()
+        start = rep.find("## Missed targets: where the time goes")
+        return rep[start:rep.find("\n## ", start + 1)] if start >= 0 else ""
+
+    out = a.work + "-prof"
+    r = subprocess.run(missed + [out, "--profiles"], capture_output=True, text=True, timeout=240, env=slow)
+    why = section(out)
+    check(r.returncode == 0 and "### safety: wfslabs time / wfslab time" in why
+          and "missed by 81.8 %: 2.000× against ≤ 1.1× (wfslabs vs wfslab)" in why
+          and "time wfslabs / wfslab per benchmark, worst first: stub 2.000" in why,
+          "a missed target gets its section: the miss, the benchmarks behind it", why or r.stdout + r.stderr)
+    check("Explained in: docs/bench.md" in why and "docs/safety.md#cost" in why, "the section points to the docs", why)
+    if shutil.which("valgrind") and shutil.which("callgrind_annotate"):
+        files = [os.path.join(out, "profiles", slug, "%s.callgrind.out" % n) for n in ("wfslabs", "wfslab")]
+        check(all(os.path.getsize(f) > 0 for f in files if os.path.exists(f)) and all(map(os.path.exists, files)),
+              "real callgrind: one profile per allocator of the pair", repr(os.listdir(out)))
+        check("profiled on: stub (`bench_stub -s 0.02 -t 2`)" in why, "profiled on the stub at the small scale", why)
+        check(re.search(r"\| wfslabs \| [\d,]+ \| [\d.,]+ per block \| [\d,]+ \([\d.]+ %\)", why) is not None
+              and re.search(r"\| wfslab \| [\d,]+ \| [\d.,]+ per block \|", why) is not None,
+              "both profiles: total Ir, Ir per block, Ir in the library", why)
+        check(re.search(r"\| \S+ \(libmortise-[^)]+\) \| [\d,]+ \| [\d.]+ % \| [\d.,]+ \|", why) is not None,
+              "top functions: the instance's own among them, with self Ir, share and per op", why)
+    else:
+        check("not taken: valgrind is not installed" in why, "no valgrind: the section says so", why)
+    out = a.work + "-noprof"
+    r = subprocess.run(missed + [out, "--no-profiles"], capture_output=True, text=True, timeout=240, env=slow)
+    why = section(out)
+    check("Profiles: off (--no-profiles" in why and "- profiled on: stub" in why
+          and not os.path.exists(os.path.join(out, "profiles")), "--no-profiles: the section, no profile", why)
+    out = a.work + "-novg"
+    empty = os.path.join(libs, "empty-path")
+    os.makedirs(empty)
+    r = subprocess.run(missed + [out, "--profiles"], capture_output=True, text=True, timeout=240,
+                       env=dict(slow, PATH=empty))
+    why = section(out)
+    check("not taken: valgrind is not installed (installing is off)" in why
+          and not os.path.exists(os.path.join(out, "profiles")), "valgrind missing: a note, no profile",
+          why or r.stdout + r.stderr)
     # Ctrl-C: the run in flight (its own session) is killed, the report still written, exit 130
     intr = a.work + "-int"
     p = subprocess.Popen(cmd[:-1] + [intr, "--workloads", "stub", "--scale", "200000"], stdout=subprocess.PIPE,
@@ -114,6 +170,8 @@ def main():
         shutil.rmtree(a.work, ignore_errors=True)
         shutil.rmtree(a.work + "-strict", ignore_errors=True)
         shutil.rmtree(intr, ignore_errors=True)
+        for suffix in ("-libs", "-prof", "-noprof", "-novg"):
+            shutil.rmtree(a.work + suffix, ignore_errors=True)
     return 0 if failed == 0 and passed > 0 else 1
 
 

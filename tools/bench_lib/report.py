@@ -1,7 +1,7 @@
 """The Markdown report, the terminal summary and the DESIGN.md §6 targets."""
 import os
 
-from . import stats, suite
+from . import profile, stats, suite
 
 # wcet_test percentiles (paper Fig. 9/10: the slowest 10 %, 1 %, ... 0.0001 %)
 PERCENTILES = ["90", "99", "99.9", "99.99", "99.999", "99.9999"]
@@ -62,8 +62,10 @@ class Analysis:
         missing = [n for n in names if n not in self.allocs]
         return ("not measured: %s not in this run" % ", ".join(missing)) if missing else None
 
-    def ratio_target(self, what, a, b, bar, attr="time", kind=None, invert=False):
-        """A target 'a vs b' on a geomean; invert: the measured number is b/a (a speedup)."""
+    def ratio_target(self, what, a, b, bar, attr="time", kind=None, invert=False, doc=None):
+        """A target 'a vs b' on a geomean; invert: the measured number is b/a (a speedup).
+        A miss is kept in self.misses with the per-benchmark ratios (doc: its
+        key in profile.DOC_POINTERS)."""
         missing = self.have(a, b)
         if missing:
             return [what, "—", bar, missing]
@@ -76,32 +78,74 @@ class Analysis:
         met = value >= limit if bar.startswith("≥") else value <= limit
         note = " over %d benchmarks" % len(used) + (" (left out: %s)" % ", ".join(left) if left else "")
         verdict = "met" if met else "**missed** by %.1f %%" % (abs(value / limit - 1) * 100)
-        return [what, "%.3f×%s" % (value, note), bar, verdict]
+        row = [what, "%.3f×%s" % (value, note), bar, verdict]
+        if not met and doc:
+            self.add_ratio_miss(row, a, b, attr, used, invert, value > limit, doc)
+        return row
+
+    def add_ratio_miss(self, row, a, b, attr, used, invert, too_high, doc):
+        """The miss of a ratio target, its benchmarks worst first and the
+        workload to profile: the worst one (real programs are not profiled)."""
+        med = self.time if attr == "time" else self.rss
+        per = []
+        for name in used:
+            r = med[(name, a)] / med[(name, b)]
+            per.append((name, 1.0 / r if invert else r))
+        per.sort(key=lambda nv: -nv[1] if too_high else nv[1])
+        label = ("speed-up (%s time / %s time)" % (b, a) if invert
+                 else "%s %s / %s" % ("max RSS" if attr == "rss" else "time", a, b))
+        miss = profile.Miss(row[0], "%s: %s against %s" % (row[3], row[1].split(" over")[0], row[2]), a, b, doc,
+                            [(n, "%.3f" % v) for n, v in per], value_label=label)
+        by_name = {x.name: x for x in self.geo_benches}
+        if attr == "rss":
+            miss.why_not = "callgrind counts instructions, not resident pages (per-benchmark RSS: 'Per benchmark')"
+        else:
+            workloads = [n for n, _ in per if by_name[n].family == suite.WORKLOAD]
+            if not workloads:
+                miss.why_not = "no workload among the benchmarks (real programs are not profiled)"
+            else:
+                miss.bench = by_name[workloads[0]]
+                if workloads[0] != per[0][0]:
+                    miss.why_not = "the worst workload (%s, the worst benchmark, is a real program: not profiled)" \
+                        % per[0][0]
+        self.misses.append(miss)
 
     def targets(self, wcet, fastpath):
+        """The target rows; the misses among them are left in self.misses
+        (profile.Miss, for the profiling phase and 'Missed targets')."""
+        self.misses = []
         rows = [
             self.ratio_target("tlsfcc speed-up over tlsf (multithreaded geomean, tlsf time / tlsfcc time)",
-                              "tlsfcc", "tlsf", "≥ 1.5×", kind="mt", invert=True),
-            self.ratio_target("hslab time / tcmalloc time", "hslab", "tcmalloc", "≤ 0.85×"),
-            self.ratio_target("wfslab time / mimalloc time", "wfslab", "mimalloc", "≤ 1.0×"),
-            self.ratio_target("wfslab max RSS / mimalloc max RSS", "wfslab", "mimalloc", "≤ 1.0×", attr="rss"),
+                              "tlsfcc", "tlsf", "≥ 1.5×", kind="mt", invert=True, doc="tlsfcc"),
+            self.ratio_target("hslab time / tcmalloc time", "hslab", "tcmalloc", "≤ 0.85×", doc="hslab"),
+            self.ratio_target("wfslab time / mimalloc time", "wfslab", "mimalloc", "≤ 1.0×", doc="wfslab-time"),
+            self.ratio_target("wfslab max RSS / mimalloc max RSS", "wfslab", "mimalloc", "≤ 1.0×", attr="rss",
+                              doc="wfslab-rss"),
         ]
         for safe, base in (("wfslabs", "wfslab"), ("hslabd", "hslab"), ("tlsfccsd", "tlsfcc")):
-            rows.append(self.ratio_target("safety: %s time / %s time" % (safe, base), safe, base, "≤ 1.1×"))
+            rows.append(self.ratio_target("safety: %s time / %s time" % (safe, base), safe, base, "≤ 1.1×",
+                                          doc="safety"))
         for twin in ("wfslabm", "wfslabfl"):
             row = self.ratio_target("zero overhead: %s time / wfslab time" % twin, twin, "wfslab", "≤ 1.03×")
             row[2] = "within 3 % (noise)"
             if row[1] != "—":
-                value = float(row[1].split("×")[0])
-                row[3] = "met" if abs(value - 1) <= 0.03 else "**missed**: %+.1f %%" % ((value - 1) * 100)
+                g, used, _ = self.geo(twin, "wfslab")
+                row[3] = "met" if abs(g - 1) <= 0.03 else "**missed**: %+.1f %%" % ((g - 1) * 100)
+                if row[3] != "met":
+                    self.add_ratio_miss(row, twin, "wfslab", "time", used, False, g > 1, "zero-overhead")
             rows.append(row)
-        rows += wcet_targets(wcet)
-        rows += fastpath_targets(fastpath)
+        rows += wcet_targets(wcet, self.misses, self.results)
+        rows += fastpath_targets(fastpath, self.misses, self.results)
         return ["target", "measured", "bar", "verdict"], rows
 
 
-def wcet_targets(wcet):
-    """wfslab: the lowest 99.9999 % latency of all allocators, malloc and free."""
+def bench_named(results, name):
+    return next((b for b in results.benches() if b.name == name), None) if results else None
+
+
+def wcet_targets(wcet, misses=None, results=None):
+    """wfslab: the lowest 99.9999 % latency of all allocators, malloc and free.
+    A miss goes to misses, profiled on that wcet_test against the lowest."""
     rows = []
     if not wcet:
         return [["wfslab lowest 99.9999 % latency (wcet_test)", "—", "lowest", "not measured: wcet_test not run"]]
@@ -117,10 +161,15 @@ def wcet_targets(wcet):
             measured = "%.2f µs (lowest: %s %.2f µs)" % (mine, best, vals[best])
             verdict = "met" if mine <= vals[best] else "**missed**: %.2f× the lowest" % (mine / vals[best])
             rows.append([what, measured, "lowest", verdict])
+            if verdict != "met" and misses is not None:
+                misses.append(profile.Miss(
+                    what, "%s (%s)" % (verdict, measured), "wfslab", best, "wfslab-latency",
+                    [(a, "%.2f" % v) for a, v in sorted(vals.items(), key=lambda av: av[1], reverse=True)],
+                    bench_named(results, bench), value_label="99.9999 %% %s latency (µs)" % op))
     return rows
 
 
-def fastpath_targets(fastpath):
+def fastpath_targets(fastpath, misses=None, results=None):
     if not fastpath:
         return [["fast path ≤ mimalloc's instructions", "—", "≤ mimalloc", "not measured: no fast-path counts"]]
     ref = fastpath.get(REFERENCE)
@@ -131,8 +180,15 @@ def fastpath_targets(fastpath):
         if name in fastpath:
             mine = fastpath[name]
             verdict = "met" if mine <= ref else "**missed** by %.1f instructions" % (mine - ref)
-            rows.append(["fast path: %s instructions per pair (in-call)" % name,
-                         "%.1f (mimalloc %.1f)" % (mine, ref), "≤ mimalloc", verdict])
+            what = "fast path: %s instructions per pair (in-call)" % name
+            rows.append([what, "%.1f (mimalloc %.1f)" % (mine, ref), "≤ mimalloc", verdict])
+            if verdict != "met" and misses is not None:
+                fp = next((b for b in results.benches(suite.FASTPATH)), None) if results else None
+                misses.append(profile.Miss(
+                    what, "%s: %.1f against %.1f" % (verdict, mine, ref), name, REFERENCE, "fastpath",
+                    [(name, "%.1f" % mine), (REFERENCE, "%.1f" % ref)], fp,
+                    value_label="in-call instructions per pair (tools/fastpath.sh)", ops_key="pairs",
+                    ops=profile.FASTPATH_ITERATIONS * 64))
     return rows or [["fast path ≤ mimalloc's instructions", "—", "≤ mimalloc", "not measured: no ready instance"]]
 
 
@@ -246,7 +302,9 @@ def fastpath_section(results):
                       "and free; total: the whole loop.", "", md_table(["allocator", "in-call", "total"], rows)])
 
 
-def write(path, results, meta, notes, plots, plot_note):
+def write(path, results, meta, notes, plots, plot_note, misses=None, profile_note=""):
+    """The report; misses: the profiled profile.Miss list of this run (None:
+    the misses of the targets, unprofiled)."""
     an = Analysis(results)
     wcet = wcet_table(results)
     fast = fastpath_counts(results)
@@ -275,6 +333,10 @@ def write(path, results, meta, notes, plots, plot_note):
     out += ["", "## Targets (DESIGN.md §6)", "",
             "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
             "absent.", "", md_table(th, tr)]
+    why = profile.section(an.misses if misses is None else misses, os.path.dirname(os.path.abspath(path)),
+                          profile_note, md_table)
+    if why:
+        out += ["", why]
     fails = results.failures()
     out += ["", "## Failed runs", ""]
     if fails:
@@ -309,6 +371,8 @@ def write(path, results, meta, notes, plots, plot_note):
             "detail, metrics, source, family, kind, cpu_s)",
             "- `report.md`: this report; `summary.txt`: what the terminal showed",
             "- `runs/BENCH/ALLOCATOR/RUN/`: each run's stdout and stderr (and wcet.json)",
+            "- `profiles/TARGET/ALLOCATOR.callgrind.out`: the missed targets' profiles "
+            "(`callgrind_annotate FILE`, or kcachegrind), with each profile run's output in `profiles/TARGET/runs/`",
             "- `*.png`: the plots"]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")

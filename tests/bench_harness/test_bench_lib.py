@@ -348,6 +348,11 @@ class Profiling(unittest.TestCase):
         self.assertIn("hslabd executes 1.00× hslab's instructions per operation", text)
         self.assertIn("| work_in_libmortise-hslabd.so (libmortise-hslabd.so) | 800 | 80.0 % | 16.0 |", text)
         self.assertIn("docs/bench.md#safety-layers-the-cost-of-delayed_free-2026-11-22", text)
+        self.assertIn("Largest differences (hslabd − hslab, self Ir per op): ", text)
+        self.assertIn("work_in_libmortise-hslabd.so +16.0", text)
+        self.assertIn("work_in_libmortise-hslab.so −16.0", text)
+        self.assertEqual(profile.base_function("tlsf_glk_cs_free.isra.0"), "tlsf_glk_cs_free")
+        self.assertEqual(profile.base_function("slab_wf_serve.constprop.0.cold"), "slab_wf_serve")
 
     def test_timeout_recorded(self):
         os.environ["FAKE_VALGRIND_HANG"] = "1"

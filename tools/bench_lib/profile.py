@@ -71,7 +71,7 @@ class Miss:
     """
 
     def __init__(self, title, verdict, mine, ref, doc, contributions=None, bench=None, why_not="",
-                 value_label="ratio", ops_key=None, ops=None):
+                 value_label="ratio per benchmark", ops_key=None, ops=None):
         self.title, self.verdict, self.mine, self.ref, self.doc = title, verdict, mine, ref, doc
         self.contributions = contributions or []
         self.bench, self.why_not = bench, why_not
@@ -242,7 +242,9 @@ def section(misses, outdir, note, md_table):
            "callgrind profiles of the two allocators on the benchmark that contributes most, run after the "
            "measurements at a small scale (`-s %g`, %d threads; the fast path %d × 64 pairs, malloc and free "
            "only). Ir: instructions executed; self Ir: in the function itself; per op: divided by the "
-           "operation count of the benchmark's ok line." % (PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
+           "operation count of the benchmark's ok line. Callgrind runs the threads one at a time, so waiting "
+           "for a lock, cache misses and page faults do not show: equal counts with unequal times point "
+           "there." % (PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
     if note:
         out += ["", "Profiles: %s." % note]
     for miss in misses:
@@ -251,7 +253,7 @@ def section(misses, outdir, note, md_table):
         if miss.contributions:
             shown = miss.contributions[:8]
             more = len(miss.contributions) - len(shown)
-            out.append("- %s per benchmark, worst first: %s%s" % (
+            out.append("- %s, worst first: %s%s" % (
                 miss.value_label, ", ".join("%s %s" % (b, v) for b, v in shown),
                 " (and %d more)" % more if more > 0 else ""))
         if miss.bench is None:
@@ -292,6 +294,8 @@ def profile_tables(miss, outdir, md_table):
         ratio = (a.per_op(a.total) / b.per_op(b.total)) if a.ops and b.ops else a.total / b.total
         lines += ["", "%s executes %.2f× %s's instructions%s." % (
             a.alloc, ratio, b.alloc, " per operation" if a.ops and b.ops else " (total)")]
+    if a and b and a.ok and b.ok:
+        lines += difference_lines(a, b)
     ok = [p for p in profs if p and p.ok]
     if ok:
         heads, cols = [], []
@@ -299,7 +303,7 @@ def profile_tables(miss, outdir, md_table):
             heads += ["%s: function" % p.alloc, "self Ir", "share", "per op"]
             cols.append([[cell("%s (%s)" % (fn, obj) if obj else fn), "%s" % fmt_ir(ir),
                           "%.1f %%" % (100.0 * ir / p.total if p.total else 0), fmt_per_op(p.per_op(ir))]
-                         for fn, obj, ir in p.functions[:TOP_FUNCTIONS]])
+                         for fn, obj, ir in p.functions[:TOP_FUNCTIONS] if ir * 1000 >= p.total])
         rows = []
         for i in range(max(len(c) for c in cols)):
             row = []
@@ -309,5 +313,32 @@ def profile_tables(miss, outdir, md_table):
                 else:
                     row += ["", "", "", ""]
             rows.append(row)
-        lines += ["", "Top %d functions by self instructions:" % TOP_FUNCTIONS, "", md_table(heads, rows)]
+        lines += ["", "Top %d functions by self instructions (at least 0.1 %% of the total):" % TOP_FUNCTIONS, "",
+                  md_table(heads, rows)]
     return lines
+
+
+def base_function(name):
+    """A function's name without the compiler's clone suffixes (.isra.0,
+    .constprop.1, .cold, .part.2), so both sides of a pair match up."""
+    return re.sub(r"(\.(isra|constprop|part|cold|lto_priv)(\.\d+)?)+$", "", name)
+
+
+def difference_lines(a, b, count=6):
+    """The functions that make most of the gap between two profiles, in
+    self Ir per operation (or in Ir when an op count is missing)."""
+    def per(p):
+        out = {}
+        for fn, _, ir in p.functions:
+            key = base_function(fn)
+            out[key] = out.get(key, 0.0) + (p.per_op(ir) if a.ops and b.ops else ir)
+        return out
+    pa, pb = per(a), per(b)
+    diffs = sorted(((fn, pa.get(fn, 0.0) - pb.get(fn, 0.0)) for fn in set(pa) | set(pb)),
+                   key=lambda fd: -abs(fd[1]))[:count]
+    diffs = [fd for fd in diffs if abs(fd[1]) >= 0.01 * abs(diffs[0][1])] if diffs else []
+    unit = "Ir per op" if a.ops and b.ops else "Ir"
+    return ["", "Largest differences (%s − %s, self %s): %s." % (
+        a.alloc, b.alloc, unit, ", ".join("%s %s%s" % (cell(fn, 48), "+" if d >= 0 else "−",
+                                                      fmt_per_op(abs(d)) if unit != "Ir" else fmt_ir(abs(d)))
+                                          for fn, d in diffs))]

@@ -92,8 +92,8 @@ class Analysis:
             r = med[(name, a)] / med[(name, b)]
             per.append((name, 1.0 / r if invert else r))
         per.sort(key=lambda nv: -nv[1] if too_high else nv[1])
-        label = ("speed-up (%s time / %s time)" % (b, a) if invert
-                 else "%s %s / %s" % ("max RSS" if attr == "rss" else "time", a, b))
+        label = ("speed-up (%s time / %s time) per benchmark" % (b, a) if invert
+                 else "%s %s / %s per benchmark" % ("max RSS" if attr == "rss" else "time", a, b))
         miss = profile.Miss(row[0], "%s: %s against %s" % (row[3], row[1].split(" over")[0], row[2]), a, b, doc,
                             [(n, "%.3f" % v) for n, v in per], value_label=label)
         by_name = {x.name: x for x in self.geo_benches}
@@ -165,7 +165,7 @@ def wcet_targets(wcet, misses=None, results=None):
                 misses.append(profile.Miss(
                     what, "%s (%s)" % (verdict, measured), "wfslab", best, "wfslab-latency",
                     [(a, "%.2f" % v) for a, v in sorted(vals.items(), key=lambda av: av[1], reverse=True)],
-                    bench_named(results, bench), value_label="99.9999 %% %s latency (µs)" % op))
+                    bench_named(results, bench), value_label="99.9999 %% %s latency (µs) per allocator" % op))
     return rows
 
 

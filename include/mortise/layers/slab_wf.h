@@ -196,6 +196,18 @@ MT_INLINE void *mt_slab_wf_unalign(const mt_slab_wf_slab *s, const void *p)
     uintptr_t base = mt_slab_wf_base(s), off = (uintptr_t)p - base;
     return (void *)(base + off - off % s->csize);
 }
+/* clang (14) shares the address of a TLS bin between the fast path's load
+ * and its store, and then materializes the thread pointer for the store (mov
+ * %fs:0 and two adds). Hiding the bin's byte offset from it between the two
+ * keeps every access %fs-relative (3 instructions fewer). gcc computes the
+ * address once either way, and the barrier would cost it one. */
+#if defined(__clang__)
+#define mt_slab_wf_fs_relative(off) __asm__("" : "+r"(off))
+#else
+#define mt_slab_wf_fs_relative(off) ((void)0)
+#endif
+#define mt_slab_wf_bin_at(bins, off) ((mt_slab_wf_bin *)((char *)(bins) + (off)))
+
 /* In use: blocks handed out by holders, not freed by them, not remotely freed. */
 MT_INLINE uint32_t mt_slab_wf_in_use(mt_slab_wf_slab *s, uint32_t used)
 {
@@ -831,19 +843,21 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    mt_slab_wf_bin *b = NULL;
-    void *p = NULL;
     MT_SELF(step_begin)();
     if (MT_SELF(takes)(size, ctx->align)) {
-        b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
-        p = b->free;
+        size_t off = MT_SELF(class_index)(size) * sizeof(mt_slab_wf_bin);
+        mt_slab_wf_bin *bins = MT_SELF(tl).bin;
+        void *p = mt_slab_wf_bin_at(bins, off)->free;
+        if (MT_LIKELY(p)) {
+            void *rest = *(void **)p;
+            mt_slab_wf_fs_relative(off);
+            mt_slab_wf_bin_at(bins, off)->free = rest;
+            mt_slab_wf_bin_at(bins, off)->used++;
+            MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+            return p;
+        }
     }
-    if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    b->free = *(void **)p;
-    b->used++;
-    MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
-    return p;
+    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
 }
 
 /* ---- free ---- */

@@ -279,7 +279,13 @@ class MissedTargets(unittest.TestCase):
         an = report.Analysis(res)
         rows = an.targets({}, {"hslab": 62.0, "mimalloc": 52.9, "wfslab": 52.0})[1]
         fast_rows = [r for r in rows if r[0].startswith("fast path")]
-        self.assertEqual([r[3] for r in fast_rows], ["**missed** by 9.1 instructions", "met"])
+        verdicts = {r[0].split()[2]: r[3] for r in fast_rows}  # one row per ready instance
+        self.assertEqual(list(verdicts), ["tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs",
+                                          "hslabd", "tlsfccsd"])
+        self.assertEqual((verdicts["hslab"], verdicts["wfslab"]), ("**missed** by 9.1 instructions", "met"))
+        self.assertEqual(verdicts["tlsf"], "not measured: tlsf not in this run")
+        self.assertEqual(verdicts["wfslabm"], "not measured: no wfslabm count")  # ran, but its count failed
+        self.assertEqual(report.fastpath_targets({})[0][3], "not measured: no fast-path counts")
         titles = [m.title for m in an.misses]
         self.assertEqual(titles, ["zero overhead: wfslabm time / wfslab time",
                                   "fast path: hslab instructions per pair (in-call)"])

@@ -1421,17 +1421,28 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
     return p;
 }
 
+#if defined(__clang__)
+#define FS_RELATIVE(off) __asm__("" : "+r"(off))
+#else
+#define FS_RELATIVE(off) ((void)0)
+#endif
+#define BIN_AT(off) ((bin *)((char *)tl.bin + (off)))
+
 /* Fast path: a pop from this thread's bin of the class. */
 INLINE void *alloc(size_t size, size_t align, void **zeroed)
 {
     if (WFSLABM_AS_SOCKET && UNLIKELY(size > MAX_REQUEST))
         return fail(ENOMEM);
     if (LIKELY(size < SLAB_TOP && align <= MIN_ALIGN)) {
-        bin *b = &tl.bin[prime_index(size)];
-        void *p = b->free;
+        /* the bin by byte offset, hidden from clang between load and store:
+         * every access stays %fs-relative (as slab_wf.h, fs_relative) */
+        size_t off = prime_index(size) * sizeof(bin);
+        void *p = BIN_AT(off)->free;
         if (LIKELY(p)) {
-            b->free = *(void **)p;
-            b->used++;
+            void *rest = *(void **)p;
+            FS_RELATIVE(off);
+            BIN_AT(off)->free = rest;
+            BIN_AT(off)->used++;
             return p;
         }
     }

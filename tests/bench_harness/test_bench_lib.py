@@ -119,6 +119,10 @@ class Manifests(unittest.TestCase):
         self.assertEqual([(b.name, b.argv) for b in full],
                          [("churn", ["churn", "-s", "0.5", "-t", "1"]), ("larson", ["larson", "-s", "0.5", "-t", "2"]),
                           ("larson@4t", ["larson", "-s", "0.5", "-t", "4"])])
+        # profiled at a fifth of the quick -s whatever the mode and --scale, at most 2 threads
+        self.assertEqual([profile.profile_argv(b) for b in full],
+                         [["churn", "-s", "0.2", "-t", "1"], ["larson", "-s", "0.4", "-t", "2"],
+                          ["larson", "-s", "0.4", "-t", "2"]])
 
     def test_bad_manifest(self):
         with self.assertRaises(ValueError):

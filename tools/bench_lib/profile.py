@@ -23,7 +23,7 @@ import subprocess
 
 from . import runner, suite
 
-PROFILE_SCALE = 0.02    # -s of a profiled workload or wcet_test: ~1-10 s under callgrind
+PROFILE_SCALE = 0.02    # -s of a profiled benchmark the manifest does not size (wcet_test): ~1-2 s under callgrind
 PROFILE_THREADS = 2     # threads of a profiled multithreaded benchmark
 PROFILE_TIMEOUT = 60    # seconds per profile run, recorded as a timeout beyond
 FASTPATH_ITERATIONS = 2200  # of 64 malloc+free pairs, as tools/fastpath.sh's large run
@@ -112,7 +112,7 @@ def profile_argv(bench):
     """The benchmark's command at the profiling scale."""
     if bench.family == suite.FASTPATH:  # fastpath.sh --only NAME BUILD: its program, without the script
         return [os.path.join(bench.argv[-1], "bin", "fastpath"), str(FASTPATH_ITERATIONS)]
-    args = suite.with_scale(suite.without_threads(bench.argv[1:]), PROFILE_SCALE)
+    args = suite.with_scale(suite.without_threads(bench.argv[1:]), bench.profile_scale or PROFILE_SCALE)
     threads = 1 if bench.kind == "st" else min(bench.threads, PROFILE_THREADS)
     return [bench.argv[0]] + args + ["-t", str(threads)]
 
@@ -240,11 +240,11 @@ def section(misses, outdir, note, md_table):
     out = ["## Missed targets: where the time goes", "",
            "For each missed target: by how much, the benchmarks behind the miss (worst first), and "
            "callgrind profiles of the two allocators on the benchmark that contributes most, run after the "
-           "measurements at a small scale (`-s %g`, %d threads; the fast path %d × 64 pairs, malloc and free "
-           "only). Ir: instructions executed; self Ir: in the function itself; per op: divided by the "
+           "measurements at a small scale (a workload at %g × its quick `-s`, wcet_test at `-s %g`; at most %d "
+           "threads; the fast path %d × 64 pairs, malloc and free only). Ir: instructions executed; self Ir: in the function itself; per op: divided by the "
            "operation count of the benchmark's ok line. Callgrind runs the threads one at a time, so waiting "
            "for a lock, cache misses and page faults do not show: equal counts with unequal times point "
-           "there." % (PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
+           "there." % (suite.PROFILE_FRACTION, PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
     if note:
         out += ["", "Profiles: %s." % note]
     for miss in misses:

@@ -22,6 +22,7 @@ class Bench:
         self.description = description
         self.env = env or {}            # extra environment for the measured program
         self.runs = None                # runs of this benchmark when not the run's default
+        self.profile_scale = None       # -s when profiled under callgrind (profile.py), None: its default
 
     @property
     def in_geomean(self):
@@ -83,16 +84,35 @@ def thread_counts(kind, threads, full):
     return [threads, 2 * threads] if full else [threads]
 
 
+def scale_of(args):
+    """The value of -s in args (None when absent or not a number)."""
+    for flag, value in zip(args, args[1:]):
+        if flag == "-s":
+            try:
+                return float(value)
+            except ValueError:
+                return None
+    return None
+
+
+# A profiled workload runs at this fraction of its quick -s: the manifest sizes
+# the quick args so the workloads' runs take alike, and so do their profiles.
+PROFILE_FRACTION = 0.2
+
+
 def manifest_benches(path, family, program_for, threads, full, scale):
     benches = []
     for row in read_manifest(path):
         program = program_for(row["name"])
         args = with_scale(without_threads(shlex.split(row["full" if full else "quick"])), scale)
+        quick_scale = scale_of(shlex.split(row["quick"]))
         counts = thread_counts(row["kind"], threads, full)
         for t in counts:
             name = row["name"] if t == counts[0] else "%s@%dt" % (row["name"], t)
-            benches.append(Bench(name, family, row["kind"], [program] + args + ["-t", str(t)], t,
-                                 row["description"]))
+            b = Bench(name, family, row["kind"], [program] + args + ["-t", str(t)], t, row["description"])
+            if quick_scale:
+                b.profile_scale = round(quick_scale * PROFILE_FRACTION, 6)
+            benches.append(b)
     return benches
 
 

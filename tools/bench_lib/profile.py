@@ -81,7 +81,7 @@ class Miss:
 
     @property
     def slug(self):
-        return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")[:60]
+        return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")[:80]
 
 
 class Profile:

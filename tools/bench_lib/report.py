@@ -164,7 +164,8 @@ def wcet_targets(wcet, misses=None, results=None):
             rows.append([what, measured, "lowest", verdict])
             if verdict != "met" and misses is not None:
                 misses.append(profile.Miss(
-                    what, "%s (%s)" % (verdict, measured), "wfslab", best, "wfslab-latency",
+                    what, "%s: %.2f µs against %s's %.2f µs" % (verdict, mine, best, vals[best]), "wfslab", best,
+                    "wfslab-latency",
                     [(a, "%.2f" % v) for a, v in sorted(vals.items(), key=lambda av: av[1], reverse=True)],
                     bench_named(results, bench), value_label="99.9999 %% %s latency (µs) per allocator" % op))
     return rows

@@ -308,6 +308,12 @@ class MissedTargets(unittest.TestCase):
         self.assertEqual((miss.mine, miss.ref, miss.bench.name), ("wfslab", "tcmalloc", "wcet_test@2t"))
         self.assertEqual(profile.profile_argv(miss.bench), ["/b/bench_wcet_test", "-s", "0.02", "-t", "2"])
 
+    def test_ir_in_the_library_counts_unmapped_code(self):
+        p = profile.Profile("tcmalloc", "/l/libtc.so.4", functions=[("free", "???", 30), ("x", "libtc.so.4", 10),
+                                                                   ("y", "libc.so.6", 60)], total=100)
+        self.assertEqual(p.in_library(p.lib), (40, 30))
+        self.assertIsNone(p.in_library(None))  # glibc: nothing preloaded
+
     def test_doc_pointers_name_real_headings(self):
         self.assertEqual(profile.anchor("tlsfcc against tlsf on 2 cores (DESIGN.md §6: ≥ 1.5×)"),
                          "tlsfcc-against-tlsf-on-2-cores-designmd-6--15")

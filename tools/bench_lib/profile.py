@@ -97,12 +97,17 @@ class Profile:
         return self.status == runner.OK and self.total is not None
 
     def in_library(self, lib):
-        """Self Ir of the functions in the preloaded library (None: nothing
-        preloaded, the system malloc shares libc with everything else)."""
+        """(self Ir of the functions in the preloaded library, of them in
+        code callgrind maps to no file) — None: nothing preloaded, the system
+        malloc shares libc with everything else. Unmapped code is counted
+        with the library: under LD_PRELOAD of a peer it is the peer's (the
+        tcmalloc package's malloc and free show so), and the report says
+        how much of it there is."""
         if not lib:
             return None
         names = {os.path.basename(lib), os.path.basename(os.path.realpath(lib))}
-        return sum(ir for _, obj, ir in self.functions if obj in names)
+        unmapped = sum(ir for _, obj, ir in self.functions if obj == "???")
+        return sum(ir for _, obj, ir in self.functions if obj in names) + unmapped, unmapped
 
     def per_op(self, ir):
         return ir / self.ops if self.ops else None
@@ -282,9 +287,12 @@ def profile_tables(miss, outdir, md_table):
             lib = p.in_library(p.lib)
             per = (lambda ir: "%s per %s" % (fmt_per_op(p.per_op(ir)), p.ops_key.rstrip("s"))) if p.ops else \
                 (lambda ir: "— (no op count)")
-            rows.append([p.alloc, fmt_ir(p.total), per(p.total),
-                         "—" if lib is None else "%s (%.1f %%), %s" % (fmt_ir(lib), 100.0 * lib / p.total, per(lib)),
-                         "`%s`" % rel])
+            in_lib = "—"
+            if lib is not None:
+                in_lib = "%s (%.1f %%), %s" % (fmt_ir(lib[0]), 100.0 * lib[0] / p.total, per(lib[0]))
+                if lib[1]:
+                    in_lib += "; of it %s in code callgrind maps to no file (`???`)" % fmt_ir(lib[1])
+            rows.append([p.alloc, fmt_ir(p.total), per(p.total), in_lib, "`%s`" % rel])
         else:
             rows.append([p.alloc, "**%s**: %s" % (p.status, cell(p.detail, 120)), "—", "—", "`%s`" % rel])
     lines = ["", md_table(["allocator", "total Ir", "Ir per op", "Ir in the allocator's library", "callgrind file"],

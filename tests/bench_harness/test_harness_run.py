@@ -141,6 +141,10 @@ def main():
     why = section(out)
     check("Profiles: off (--no-profiles" in why and "- profiled on: stub" in why
           and not os.path.exists(os.path.join(out, "profiles")), "--no-profiles: the section, no profile", why)
+    r = subprocess.run(missed + [out], capture_output=True, text=True, timeout=240, env=slow)
+    why = section(out)
+    check("Profiles: off (quick mode" in why and not os.path.exists(os.path.join(out, "profiles")),
+          "quick mode: no profiles unless asked", why)
     out = a.work + "-novg"
     empty = os.path.join(libs, "empty-path")
     os.makedirs(empty)

@@ -27,7 +27,9 @@
  *                          becomes free beyond that goes back below at once.
  *   Tuning (not model slots): MT_SLAB_WF_COLLECT (16) the most remote-freed
  *   blocks one refill takes over (K, the per-step work bound); MT_SLAB_WF_TRIES
- *   (2) the most retained slabs one refill examines; MT_SLAB_WF_MIN_BLOCKS (8);
+ *   (2) the most retained slabs one refill examines; MT_SLAB_WF_SWEEP (8)
+ *   the most slabs of other classes one reclaim examines (below);
+ *   MT_SLAB_WF_MIN_BLOCKS (8);
  *   MT_SLAB_WF_BINS (class count, at most 128) the size of the per-thread
  *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
  *   (tests/trunk_wf); 0 compiles the counting away.
@@ -44,7 +46,9 @@
  * Time (in the calling thread's own steps, whatever other threads do; the
  *   constants are MT_SELF(bound_*) and tests/trunk_wf checks them under
  *   contention):
- *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2));
+ *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2) + SWEEP
+ *   + classes): before a class asks below for a slab, reclaim moves slabs
+ *   that frees emptied in other classes' lists into the empty cache;
  *   free of an own block: a push (plus one CAS when it empties a slab that
  *   was full); free of another thread's block: two XCHG, a FAA and three
  *   stores (wait-free). Outside the bound, as in the paper: a new slab or a
@@ -56,7 +60,8 @@
  *   LSE); on LL/SC machines they are only lock-free.
  * Space: 128 bytes per slab; per thread 24 bytes of TLS per bin and a 64 KiB
  *   (one resident page) heap record; at most tllabs empty slabs per heap
- *   (partial slabs may be empty until the next purge, see docs/slab_wf.md).
+ *   (partial slabs may be empty until a reclaim, purge or exit finds them,
+ *   see docs/slab_wf.md).
  * Thread safety: all operations, no locks. A thread's slabs are touched with
  *   plain accesses by their owner only; other threads touch a slab's remote
  *   line and the heap's notification stacks only with atomics. At thread exit

@@ -290,7 +290,7 @@ def profile_tables(miss, outdir, md_table):
             in_lib = "—"
             if lib is not None:
                 in_lib = "%s (%.1f %%), %s" % (fmt_ir(lib[0]), 100.0 * lib[0] / p.total, per(lib[0]))
-                if lib[1]:
+                if lib[1] * 100 >= lib[0]:  # a few hundred from the loader's stubs are not worth a word
                     in_lib += "; of it %s in code callgrind maps to no file (`???`)" % fmt_ir(lib[1])
             rows.append([p.alloc, fmt_ir(p.total), per(p.total), in_lib, "`%s`" % rel])
         else:

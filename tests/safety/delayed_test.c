@@ -6,8 +6,10 @@
  *   - double free at once, after other frees, by realloc and usable size;
  *   - write after free, found when the block leaves the quarantine (by
  *     pressure, by malloc_trim, at thread exit);
- *   - a forged or smashed quarantine node: corrupted-metadata with
- *     node_xor=1, never a crash;
+ *   - a forged link written into a freed block: write-after-free (the
+ *     quarantine's ring is outside the blocks); a written header of a
+ *     quarantined block or a smashed ring slot: corrupted-metadata, never
+ *     a crash;
  *   - underflow, small-block overflow, invalid frees (interior, stack,
  *     global, foreign mapping, wild), aligned blocks up to 128 KiB;
  *   - with SAFETY_TAIL (tail_chksum above): an overflow by one byte is
@@ -165,39 +167,47 @@ static void write_after_free_thread_exit(void)
     expect_one(MORTISE_BUG_WRITE_AFTER_FREE, thread_block, "write after free, thread exit");
 }
 
-static void forged_nodes(void)
+static void quarantine_metadata(void)
 {
-    /* a's node (its first 16 bytes) gets a plain link to c, skipping b: what
-     * a stray write of a pointer and a size looks like */
+    /* The quarantine keeps its order in a ring outside the blocks: a freed
+     * block's first 16 bytes (where a list would link it) carry the pattern,
+     * so a stray write of a pointer and a size there is a write after free,
+     * and the blocks after it are still verified and freed. */
     unsigned char *a = t_malloc(64), *b = t_malloc(64), *c = t_malloc(64);
     t_free(a);
     t_free(b);
     t_free(c);
     uint64_t forged[2] = {(uint64_t)(uintptr_t)c, 64};
     memcpy(a, forged, sizeof forged);
+    b[40] = 7;
     drain();
-    if (SAFETY_NODE_XOR) {
-        expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "forged node");
-    } else {
-        /* plain nodes: the forgery is followed (b is skipped and leaks) */
-        expect_none("forged plain node");
-    }
-    /* a stray write into the node's check word only (the link intact) */
+    CHECKF(seen.count == 2 && seen.last.kind == MORTISE_BUG_WRITE_AFTER_FREE && seen.last.ptr == b,
+           "forged link in a freed block, then a write into the next: %d reports, last %s at %p", seen.count,
+           mt_bug_class_name(seen.last.kind), seen.last.ptr);
+    seen.count = 0;
+    /* a stray write into a quarantined block's header (its state word):
+     * reported as corrupted metadata at eviction, the rest of the
+     * quarantine dropped, never followed */
     a = t_malloc(64);
     b = t_malloc(64);
     t_free(a);
     t_free(b);
-    a[12] ^= 0x04;
+    a[-4] ^= 0x04;
     drain();
-    expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "node check word written");
-    /* a smashed node (garbage link): reported, never followed */
+    expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "quarantined header written");
+    CHECK(delayed_free_quarantined_bytes() == 0);
+    /* a smashed ring slot (garbage where a pointer was): reported, never
+     * followed */
     a = t_malloc(64);
     b = t_malloc(64);
     t_free(a);
     t_free(b);
-    memset(a, 0x41, 16);
+    CHECK(delayed_free_quarantined_blocks() == 2);
+    memset(delayed_free_oldest_slot(), 0x41, 8);
     drain();
-    expect_one(MORTISE_BUG_CORRUPTED_METADATA, a, "smashed node");
+    CHECKF(seen.count == 1 && seen.last.kind == MORTISE_BUG_CORRUPTED_METADATA,
+           "smashed ring slot: %d reports, %s", seen.count, mt_bug_class_name(seen.last.kind));
+    seen.count = 0;
     CHECK(delayed_free_quarantined_bytes() == 0);
     void *fine = t_malloc(64);
     t_free(fine);
@@ -310,7 +320,7 @@ int main(void)
     double_frees();
     write_after_free();
     write_after_free_thread_exit();
-    forged_nodes();
+    quarantine_metadata();
     bad_pointers();
     aligned_blocks();
     if (!SAFETY_TAIL_ABOVE) /* (under tail_chksum, tail_chksum reports the overflow) */

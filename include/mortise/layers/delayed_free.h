@@ -10,17 +10,19 @@
  *   so the state word vouches for the size word and says "quarantined" or
  *   "freed" for a block that was given back. Aligned requests get the
  *   block below aligned as asked and p at the first aligned address past
- *   the header. The block has at least 16 bytes (the quarantine node); the
- *   bytes past a smaller request hold a pattern checked on free.
+ *   the header. The block has at least 16 bytes (the pattern is written
+ *   16 bytes at a time); the bytes past a smaller request hold a pattern
+ *   checked on free.
  *   free checks the header and puts the block at the end of the calling
  *   thread's FIFO quarantine instead of freeing it: the state word becomes
  *   "quarantined", the block is filled with a pattern (0xdf) — all of it up
  *   to delayed_fill bytes, else its first delayed_fill - 64 bytes and its
- *   last 64 — and its first 16 bytes become the node linking it to the
- *   next one. When the
- *   quarantine holds more than delayed_size bytes (header and block), the
- *   oldest blocks leave it: the node and the pattern are verified, the
- *   state word becomes "freed" and the block is freed below. Blocks larger
+ *   last 64 — and its pointer goes into the thread's ring (a block from the
+ *   layer below, outside the quarantined blocks). Before the quarantine
+ *   would hold more than delayed_size bytes (header and block), the oldest
+ *   blocks leave it: the ring slot and the header are checked, the pattern
+ *   is verified, the state word becomes "freed" and the block is freed
+ *   below. Blocks larger
  *   than delayed_size are not quarantined (checked, marked freed, freed).
  *   getmeta reports the requested size (from the header, without asking
  *   below) and clears the class hint; resize keeps the block when the
@@ -31,11 +33,15 @@
  *                        a quarantined block, or of a freed one whose
  *                        header the layer below has not overwritten yet;
  *   write-after-free     the pattern of a block leaving the quarantine
- *                        (the bytes delayed_fill covers) changed (operation evict; the block is freed
- *                        below unless err_handle leaks: tolerate, fatal);
- *   corrupted-metadata   a node failed its check on eviction (a write after
- *                        free on the node, or a forged node): the rest of
- *                        the quarantine is dropped (leaked), never followed;
+ *                        (the bytes delayed_fill covers, the first 16
+ *                        included) changed (operation evict; the block is
+ *                        freed below unless err_handle leaks: tolerate,
+ *                        fatal);
+ *   corrupted-metadata   on eviction, a quarantined block's header no
+ *                        longer says "quarantined" (a stray write into it),
+ *                        or a ring slot names no owned, readable block (a
+ *                        stray write into the ring): the rest of the
+ *                        quarantine is dropped (leaked), never followed;
  *   heap-buffer-underflow the state word does not match but the size word
  *                        still fits the block below: a write in front of
  *                        the block (the block is left alone);
@@ -52,14 +58,15 @@
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default).
  *   delayed_size=BYTES → MT_DELAYED_SIZE (64KB): each thread's quarantine
  *     bound, in bytes of quarantined blocks with their headers.
- *   node_xor=0|1 → MT_NODE_XOR (1): the nodes' next pointers and sizes are
- *     xor-encoded with the per-process key and checked, so a stray write
- *     into a quarantined block cannot forge them (with 0 they are plain: a
- *     forged link is caught only if it does not lead to a quarantined
- *     block; it is never followed without checking the page map first).
+ *   node_xor=0|1 → MT_NODE_XOR (1): the ring's slots are xor-encoded with
+ *     the per-process key, so a stray write into the ring cannot name a
+ *     block to free (with 0 they are plain pointers: a forged slot is
+ *     caught only if it does not name a quarantined block). Every slot is
+ *     checked against the page map and the block's header before the
+ *     block is touched.
  *   delayed_fill=BYTES → MT_DELAYED_FILL_SIZE (192; at least 80): the bytes
  *     of a quarantined block that carry the pattern: all of a block up to
- *     that size; of a larger one the first BYTES - 64 (the node included)
+ *     that size; of a larger one the first BYTES - 64
  *     and the last 64, so a free costs the same for every size above it.
  *     SIZE_MAX: the whole block, every byte freed filled and verified.
  * Place it: above any cache; directly under the socket, or under
@@ -75,18 +82,24 @@
  *   not cover.
  * Time: alloc = the layer below + two stores; free = two loads and the
  *   policy's check, the fill (word stores, at most delayed_fill bytes), and
- *   eviction of the oldest blocks: their header and node check, the
- *   pattern check (at most delayed_fill bytes) and a free below each.
+ *   eviction of the oldest blocks (inline, no call per block): a page-map
+ *   lookup and the header check, the pattern check (at most delayed_fill
+ *   bytes) and a free below each; nothing else touches a quarantined block.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
- *   thread held in quarantine; 32 bytes of TLS.
+ *   thread held in quarantine, and its ring of delayed_size / 32 slots of
+ *   8 bytes (16 KiB for 64 KiB; at most 65536 slots, the oldest blocks
+ *   leave earlier when it is full) from the layer below; 32 bytes of TLS.
  * Thread safety: the quarantine is per thread (initial-exec TLS), no lock.
- *   A thread's first quarantined free runs mt_thread_attach(); at thread
- *   exit (thread_exit) and on purge (malloc_trim) the calling thread's
- *   quarantine is verified and drained. Fork: nothing to take; the child
+ *   A thread's first quarantined free takes the ring from below and runs
+ *   mt_thread_attach(); at thread exit (thread_exit: the ring goes back
+ *   below) and on purge (malloc_trim) the calling thread's quarantine is
+ *   verified and drained. Fork: nothing to take; the child
  *   keeps the forking thread's quarantine.
  * Fails: only when the layer below fails (ctx->err from it); an alignment
- *   whose header offset would overflow the request is ENOMEM.
+ *   whose header offset would overflow the request is ENOMEM. A thread
+ *   whose ring the layer below cannot give frees its blocks at once
+ *   (checked and marked freed, not quarantined).
  * Example (hslabd: hslab + delayed_free(chksum=magic, node_xor=1,
  *          delayed_size=64KB, err_handle=fatal)):
  *     #include <mortise/layers/thread_cache.h>     // ... hslab's layers
@@ -127,7 +140,7 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim
 #ifndef MORTISE_LAYERS_DELAYED_FREE_ONCE
 #define MORTISE_LAYERS_DELAYED_FREE_ONCE
 #define MT_DELAYED_HDR ((size_t)16)
-#define MT_DELAYED_MIN ((size_t)16) /* the node */
+#define MT_DELAYED_MIN ((size_t)16) /* one vector store of the pattern */
 #define MT_DELAYED_FILL 0xdfu
 #define MT_DELAYED_FILL_WORD 0xdfdfdfdfdfdfdfdfull
 #define MT_DELAYED_FILL_TAIL ((size_t)64) /* the pattern's tail part (delayed_fill) */
@@ -143,16 +156,17 @@ enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
 #endif
 
 _Static_assert(MT_NODE_XOR == 0 || MT_NODE_XOR == 1, "delayed_free: node_xor is 0 or 1");
-_Static_assert((MT_DELAYED_FILL_SIZE) >= 80, "delayed_free: delayed_fill covers the node and 64 bytes of tail");
+_Static_assert((MT_DELAYED_FILL_SIZE) >= 80, "delayed_free: delayed_fill covers 16 bytes and 64 bytes of tail");
 
 MT_DECLARE_BELOW(free)
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(resize)
 
 static MT_TLS struct {
-    char *head, *tail; /* oldest and newest quarantined block (user pointers) */
-    size_t bytes;      /* held, headers included */
-    int state;         /* mt_delayed_new / on / off (the thread has exited) */
+    uint64_t *ring;        /* MT_DELAYED_SLOTS slots (slot_code) */
+    uint32_t first, count; /* the oldest block's slot, blocks held */
+    size_t bytes;          /* held, headers included */
+    int state;             /* mt_delayed_new / on / off (no ring, or the thread has exited) */
 } MT_SELF(q);
 
 /* Reports give the program's size: a safety layer above (tail_chksum)
@@ -197,18 +211,26 @@ MT_INLINE size_t MT_SELF(header_offset)(const char *p)
     return (size_t)1 << ((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) >> MT_DELAYED_SIZE_BITS);
 }
 
-/* The block's size if p is a live block whose header lies in p's granule
- * (the inline case); SIZE_MAX sends the caller to its slow path. */
-MT_INLINE size_t MT_SELF(quick_size)(const char *p)
+/* p's decoded size word (size, log2 of the header offset) if p is a live
+ * block whose header lies in p's granule (the inline case); UINT64_MAX
+ * sends the caller to its slow path. */
+MT_INLINE uint64_t MT_SELF(quick_word)(const char *p)
 {
     uintptr_t a = (uintptr_t)p;
     if (MT_UNLIKELY((a & (MT_MIN_ALIGN - 1)) != 0 || (a & (MT_GRANULE - 1)) < MT_DELAYED_HDR))
-        return SIZE_MAX;
+        return UINT64_MAX;
     const char *h = p - MT_DELAYED_HDR;
     uint64_t sw = mt_safety_load(h);
     if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)))
-        return SIZE_MAX;
-    return (size_t)((sw ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
+        return UINT64_MAX;
+    return sw ^ MT_SELF(size_mask)(h);
+}
+
+/* The block's size if quick_word vouches for it, else SIZE_MAX. */
+MT_INLINE size_t MT_SELF(quick_size)(const char *p)
+{
+    uint64_t x = MT_SELF(quick_word)(p);
+    return x == UINT64_MAX ? SIZE_MAX : (size_t)(x & MT_DELAYED_SIZE_MASK);
 }
 
 /* Can p's header be read? p is 16-aligned and its granule is owned. */
@@ -279,11 +301,39 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
 /* ---- alloc ---- */
 
 /* The bytes between a small block's size and the 16 it has: the pattern,
- * checked on free (the only overflow check of delayed_free itself). */
+ * checked on free (the only overflow check of delayed_free itself). Both
+ * words at once, the program's bytes kept (calloc's zeroes). */
+MT_INLINE uint64_t mt_delayed_slack_mask(size_t size, size_t word)
+{
+    return size <= word ? ~0ull : size >= word + 8 ? 0 : ~0ull << (8 * (size - word));
+}
+
+#define MT_DELAYED_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) /* the masks' byte order */
+
 MT_INLINE void MT_SELF(fill_slack)(char *p, size_t size)
 {
-    for (size_t i = size; i < MT_DELAYED_MIN; i++)
-        p[i] = (char)MT_DELAYED_FILL;
+    if (!MT_DELAYED_LITTLE_ENDIAN) {
+        for (size_t i = size; i < MT_DELAYED_MIN; i++)
+            p[i] = (char)MT_DELAYED_FILL;
+        return;
+    }
+    for (size_t w = 0; w < MT_DELAYED_MIN; w += 8) {
+        uint64_t m = mt_delayed_slack_mask(size, w);
+        mt_safety_store(p + w, (mt_safety_load(p + w) & ~m) | (MT_DELAYED_FILL_WORD & m));
+    }
+}
+
+MT_INLINE bool MT_SELF(slack_intact)(const char *p, size_t size)
+{
+    if (!MT_DELAYED_LITTLE_ENDIAN) {
+        bool intact = true;
+        for (size_t i = size; i < MT_DELAYED_MIN; i++)
+            intact &= (unsigned char)p[i] == MT_DELAYED_FILL;
+        return intact;
+    }
+    uint64_t d = ((mt_safety_load(p) ^ MT_DELAYED_FILL_WORD) & mt_delayed_slack_mask(size, 0)) |
+                 ((mt_safety_load(p + 8) ^ MT_DELAYED_FILL_WORD) & mt_delayed_slack_mask(size, 8));
+    return d == 0;
 }
 
 MT_SLOW void *MT_SELF(alloc_fail)(mt_ctx *ctx)
@@ -325,194 +375,245 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
-/* ---- the quarantine ---- */
+/* ---- the quarantine ----
+ * A ring of the quarantined blocks' pointers, oldest first, in one block
+ * from the layer below (taken on the thread's first quarantined free):
+ * nothing is written into a freed block but its state word and the
+ * pattern, and eviction reads a block only to verify it. (A list linked
+ * through the blocks cost two node writes per free, one of them into the
+ * previous block, and a check and a page-map lookup per link followed.)
+ * Every quarantined block holds at least MT_DELAYED_HDR + MT_DELAYED_MIN
+ * bytes, so delayed_size / 32 slots always suffice. */
 
-MT_INLINE uint64_t MT_SELF(node_link)(const char *p, const char *next)
-{
-    return MT_NODE_XOR ? (uint64_t)(uintptr_t)next ^ mt_rotl64(mt_chksum_key(), 31) ^ (uint64_t)(uintptr_t)p
-                       : (uint64_t)(uintptr_t)next;
-}
+#define MT_DELAYED_SLOTS_WANTED ((MT_DELAYED_SIZE) / (MT_DELAYED_HDR + MT_DELAYED_MIN))
+#define MT_DELAYED_SLOTS                                                              \
+    ((uint32_t)(MT_DELAYED_SLOTS_WANTED < 2 ? 2 : MT_DELAYED_SLOTS_WANTED > ((size_t)1 << 16) ? ((size_t)1 << 16) \
+                                                                                          : MT_DELAYED_SLOTS_WANTED))
 
-MT_INLINE uint64_t MT_SELF(node_check)(uint64_t link, size_t size)
-{
-    return MT_NODE_XOR ? mt_rotl64(link ^ size, 23) ^ mt_chksum_key() : (uint64_t)size;
-}
+MT_DECLARE_BELOW(alloc) /* the ring */
 
-MT_INLINE void MT_SELF(node_write)(char *p, const char *next, size_t size)
+/* A slot holds a pointer, xor-encoded with the key under node_xor=1, so a
+ * stray write into the ring's block cannot name a block to free; decoded
+ * slots are checked (page map, header) before anything is freed. */
+MT_INLINE uint64_t MT_SELF(slot_code)(uint64_t v)
 {
-    uint64_t link = MT_SELF(node_link)(p, next);
-    mt_safety_store(p, link);
-    mt_safety_store(p + 8, MT_SELF(node_check)(link, size));
-}
-
-/* Bytes a quarantined block of `size` holds, header included. */
-MT_INLINE size_t MT_SELF(held)(const char *p, size_t size)
-{
-    return MT_SELF(header_offset)(p) + (size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN);
+    return MT_NODE_XOR ? v ^ mt_rotl64(mt_chksum_key(), 31) : v;
 }
 
 /* The pattern covers all of a block of up to delayed_fill bytes; of a
- * larger one, its first delayed_fill - 64 bytes (node included) and its last
- * 64: the bytes a stale pointer most often writes through (leading fields,
- * trailing counters, the end of a buffer), at a cost per free that does not
- * grow with the block. */
-/* Word stores (the last one may overlap the one before): a fill of at most
- * delayed_fill bytes is a handful of stores, which a string instruction
- * (what compilers make of a memset loop of unknown length) costs more than
- * by its start-up alone; the empty asm keeps the loop a loop. */
-MT_INLINE void MT_SELF(fill_range)(char *from, char *to)
+ * larger one, its first delayed_fill - 64 bytes and its last 64: the bytes
+ * a stale pointer most often writes through (leading fields, trailing
+ * counters, the end of a buffer), at a cost per free that does not grow
+ * with the block. A range of n >= 16 bytes is filled and checked 16 bytes
+ * at a time, the last store or load overlapping the one before; the
+ * differences are or-ed, so an intact range costs no branch per word. Up
+ * to 192 bytes (the default delayed_fill) the stores and loads are
+ * unrolled, entered by a jump on n (no loop counter per 16 bytes); longer
+ * ranges (delayed_fill=SIZE_MAX) loop, and the empty asm keeps that loop a
+ * loop (a store loop of unknown length becomes a string instruction, whose
+ * start-up alone costs more than a few stores). */
+typedef uint64_t mt_delayed_v16 __attribute__((vector_size(16)));
+#define MT_DELAYED_UNROLLED ((size_t)192)
+
+MT_INLINE mt_delayed_v16 mt_delayed_v16_fill(void)
 {
-    size_t n = (size_t)(to - from);
-    if (n < 8) {
-        for (; from < to; from++)
-            *from = (char)MT_DELAYED_FILL;
+    mt_delayed_v16 v = {MT_DELAYED_FILL_WORD, MT_DELAYED_FILL_WORD};
+    return v;
+}
+
+MT_INLINE void mt_delayed_store16(char *at, mt_delayed_v16 v) { __builtin_memcpy(at, &v, 16); }
+
+MT_INLINE mt_delayed_v16 mt_delayed_diff16(const char *at, mt_delayed_v16 v)
+{
+    mt_delayed_v16 w;
+    __builtin_memcpy(&w, at, 16);
+    return w ^ v;
+}
+
+MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
+{
+    mt_delayed_v16 v = mt_delayed_v16_fill();
+    mt_delayed_store16(from + n - 16, v);
+    if (MT_UNLIKELY(n > MT_DELAYED_UNROLLED)) {
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            mt_delayed_store16(from + i, v);
+            __asm__("" : "+r"(i));
+        }
         return;
     }
-    for (size_t i = 0; i + 8 <= n; i += 8) {
-        mt_safety_store(from + i, MT_DELAYED_FILL_WORD);
-        __asm__("" : "+r"(i));
+    switch ((n - 1) / 16) { /* the 16-byte pieces before the last one */
+    case 11: mt_delayed_store16(from + 160, v); /* fall through */
+    case 10: mt_delayed_store16(from + 144, v); /* fall through */
+    case 9: mt_delayed_store16(from + 128, v); /* fall through */
+    case 8: mt_delayed_store16(from + 112, v); /* fall through */
+    case 7: mt_delayed_store16(from + 96, v); /* fall through */
+    case 6: mt_delayed_store16(from + 80, v); /* fall through */
+    case 5: mt_delayed_store16(from + 64, v); /* fall through */
+    case 4: mt_delayed_store16(from + 48, v); /* fall through */
+    case 3: mt_delayed_store16(from + 32, v); /* fall through */
+    case 2: mt_delayed_store16(from + 16, v); /* fall through */
+    case 1: mt_delayed_store16(from, v); /* fall through */
+    default: break;
     }
-    mt_safety_store(to - 8, MT_DELAYED_FILL_WORD);
 }
 
-/* Did anything write into [from, to) since the fill? The differences are
- * or-ed, so the common case (intact) runs without a branch per word. */
-MT_INLINE bool MT_SELF(range_intact)(const char *from, const char *to)
+MT_INLINE bool MT_SELF(range_intact)(const char *from, size_t n)
 {
-    size_t n = (size_t)(to - from);
-    if (n < 8) {
-        for (; from < to; from++)
-            if ((unsigned char)*from != MT_DELAYED_FILL)
-                return false;
-        return true;
+    mt_delayed_v16 v = mt_delayed_v16_fill(), d = mt_delayed_diff16(from + n - 16, v);
+    if (MT_UNLIKELY(n > MT_DELAYED_UNROLLED)) {
+        for (size_t i = 0; i + 16 < n; i += 16)
+            d |= mt_delayed_diff16(from + i, v);
+        return (d[0] | d[1]) == 0;
     }
-    uint64_t d = mt_safety_load(to - 8) ^ MT_DELAYED_FILL_WORD;
-    for (size_t i = 0; i + 8 <= n; i += 8)
-        d |= mt_safety_load(from + i) ^ MT_DELAYED_FILL_WORD;
-    return d == 0;
+    switch ((n - 1) / 16) {
+    case 11: d |= mt_delayed_diff16(from + 160, v); /* fall through */
+    case 10: d |= mt_delayed_diff16(from + 144, v); /* fall through */
+    case 9: d |= mt_delayed_diff16(from + 128, v); /* fall through */
+    case 8: d |= mt_delayed_diff16(from + 112, v); /* fall through */
+    case 7: d |= mt_delayed_diff16(from + 96, v); /* fall through */
+    case 6: d |= mt_delayed_diff16(from + 80, v); /* fall through */
+    case 5: d |= mt_delayed_diff16(from + 64, v); /* fall through */
+    case 4: d |= mt_delayed_diff16(from + 48, v); /* fall through */
+    case 3: d |= mt_delayed_diff16(from + 32, v); /* fall through */
+    case 2: d |= mt_delayed_diff16(from + 16, v); /* fall through */
+    case 1: d |= mt_delayed_diff16(from, v); /* fall through */
+    default: break;
+    }
+    return (d[0] | d[1]) == 0;
 }
 
-/* The pattern of a quarantined block of `room` bytes past its node. */
+/* Bytes before the pattern's tail part in a block of `room` bytes. */
+MT_INLINE size_t MT_SELF(fill_head)(size_t room)
+{
+    return room <= (size_t)(MT_DELAYED_FILL_SIZE) ? room : (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL;
+}
+
 MT_INLINE void MT_SELF(fill)(char *p, size_t room)
 {
-    if (room <= (size_t)(MT_DELAYED_FILL_SIZE)) {
-        MT_SELF(fill_range)(p + MT_DELAYED_MIN, p + room);
-        return;
-    }
-    MT_SELF(fill_range)(p + MT_DELAYED_MIN, p + (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL);
-    MT_SELF(fill_range)(p + room - MT_DELAYED_FILL_TAIL, p + room);
+    MT_SELF(fill_range)(p, MT_SELF(fill_head)(room));
+    if (room > (size_t)(MT_DELAYED_FILL_SIZE))
+        MT_SELF(fill_range)(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
 }
 
-MT_SLOW bool MT_SELF(fill_intact)(const char *p, size_t room)
+MT_INLINE bool MT_SELF(fill_intact)(const char *p, size_t room)
 {
-    if (room <= (size_t)(MT_DELAYED_FILL_SIZE))
-        return MT_SELF(range_intact)(p + MT_DELAYED_MIN, p + room);
-    return MT_SELF(range_intact)(p + MT_DELAYED_MIN, p + (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL) &&
-           MT_SELF(range_intact)(p + room - MT_DELAYED_FILL_TAIL, p + room);
+    bool ok = MT_SELF(range_intact)(p, MT_SELF(fill_head)(room));
+    if (room > (size_t)(MT_DELAYED_FILL_SIZE))
+        ok &= MT_SELF(range_intact)(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
+    return ok;
 }
 
-/* Free a checked block below: mark it freed, give back a far claim. */
-MT_SLOW void MT_SELF(release)(char *p)
+/* Free a checked block below (routed in b): mark it freed, give back a far
+ * claim. */
+MT_INLINE void MT_SELF(release_routed)(char *p, size_t offset, mt_ctx *b)
 {
-    mt_ctx b = MT_SELF(below_ctx)(p);
-    size_t offset = MT_SELF(header_offset)(p);
     MT_SELF(set_state)(p, MT_DELAYED_FREED);
     if (offset >= MT_GRANULE && mt_entry_owner(mt_pagemap_get(p)) == (uintptr_t)MT_SELF_ID)
         mt_pagemap_set(p, MT_GRANULE, 0);
-    MT_BELOW(free)(&b);
+    MT_BELOW(free)(b);
 }
 
-/* The quarantine cannot be followed any further: forget the rest. */
+MT_SLOW void MT_SELF(release)(char *p)
+{
+    mt_ctx b = MT_SELF(below_ctx)(p);
+    MT_SELF(release_routed)(p, MT_SELF(header_offset)(p), &b);
+}
+
+/* The ring cannot be trusted any further: forget the rest (leaked). */
 MT_SLOW void MT_SELF(drop_rest)(void)
 {
-    MT_SELF(q).head = MT_SELF(q).tail = NULL;
+    MT_SELF(q).first = MT_SELF(q).count = 0;
     MT_SELF(q).bytes = 0;
 }
 
-/* Take the oldest block out of the quarantine, verify it, free it below. */
-MT_SLOW void MT_SELF(evict_one)(void)
+/* Take the oldest block out of the quarantine, verify it, free it below
+ * (inline in the free that evicts: no call per block). */
+MT_INLINE void MT_SELF(evict_one)(void)
 {
-    char *p = MT_SELF(q).head;
-    /* p's header was read before: the head entered from a checked free,
-     * any other block was reached through a link the page map backs */
-    char *h = p - MT_DELAYED_HDR;
-    uint64_t sw = mt_safety_load(h);
-    if (mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR)) {
+    uint32_t first = MT_SELF(q).first;
+    char *p = (char *)(uintptr_t)MT_SELF(slot_code)(MT_SELF(q).ring[first]);
+    /* A slot is trusted only as far as the page map and the header vouch
+     * for it: owned, 16-aligned, header readable, state "quarantined". */
+    mt_ctx b = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(&b, p);
+    if (MT_UNLIKELY(!b.owner || !MT_SELF(header_readable)(p))) {
         MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
         MT_SELF(drop_rest)();
         return;
     }
-    size_t size = (size_t)((sw ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
-    uint64_t link = mt_safety_load(p);
-    /* node_link is its own inverse: the stored link decodes to the next block */
-    char *next = (char *)(uintptr_t)MT_SELF(node_link)(p, (const char *)(uintptr_t)link);
-    bool node_ok = mt_safety_load(p + 8) == MT_SELF(node_check)(link, size) && (next == NULL) == (p == MT_SELF(q).tail);
-    if (node_ok && next) { /* never follow a link the page map does not back */
-        mt_ctx r = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&r, next);
-        node_ok = r.owner && MT_SELF(header_readable)(next);
-    }
-    if (!node_ok) {
-        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, size, "evict");
+    char *h = p - MT_DELAYED_HDR;
+    uint64_t sw = mt_safety_load(h);
+    if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR))) {
+        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
         MT_SELF(drop_rest)();
         return;
     }
-    MT_SELF(q).head = next;
-    if (!next)
-        MT_SELF(q).tail = NULL;
-    size_t held = MT_SELF(held)(p, size);
+    uint64_t x = sw ^ MT_SELF(size_mask)(h);
+    size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
+    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
+    MT_SELF(q).first = first + 1 == MT_DELAYED_SLOTS ? 0 : first + 1;
+    MT_SELF(q).count--;
     MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
-    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-    if (!MT_SELF(fill_intact)(p, room)) {
+    if (MT_UNLIKELY(!MT_SELF(fill_intact)(p, room))) {
         MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
-    MT_SELF(release)(p);
+    if (((uintptr_t)p & (MT_GRANULE - 1)) < offset) /* the raw block starts in another granule */
+        mt_ctx_route(&b, p - offset);
+    b.ptr = p - offset;
+    MT_SELF(release_routed)(p, offset, &b);
 }
 
 /* Verify and free every block of the calling thread's quarantine. */
 MT_SLOW bool MT_SELF(drain)(void)
 {
-    bool any = MT_SELF(q).head != NULL;
-    while (MT_SELF(q).head)
+    bool any = MT_SELF(q).count != 0;
+    while (MT_SELF(q).count)
         MT_SELF(evict_one)();
     return any;
 }
 
-/* A checked live block of `size` enters the quarantine (or, too large for
- * it or on a thread that has ended, is freed at once). */
-MT_SLOW void MT_SELF(quarantine)(char *p, size_t size)
+/* The thread's first quarantined free: the ring, and thread_exit's drain. */
+MT_SLOW void MT_SELF(start)(void)
 {
-    if (MT_SELF(q).state != mt_delayed_on) {
-        if (MT_SELF(q).state == mt_delayed_new) {
-            MT_SELF(q).state = mt_delayed_on;
-            mt_thread_attach(); /* so that thread_exit drains it */
-        }
-    }
-    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-    if (size < MT_DELAYED_MIN && !MT_SELF(range_intact)(p + size, p + MT_DELAYED_MIN)) {
+    MT_SELF(q).state = mt_delayed_off;
+    mt_ctx sub = mt_ctx_for_alloc((size_t)MT_DELAYED_SLOTS * sizeof(uint64_t), MT_CACHELINE);
+    uint64_t *ring = MT_BELOW(alloc)(&sub);
+    if (!ring)
+        return; /* no quarantine on this thread: blocks are checked and freed at once */
+    MT_SELF(q).ring = ring;
+    MT_SELF(q).state = mt_delayed_on;
+    mt_thread_attach(); /* so that thread_exit drains it */
+}
+
+/* A checked live block (x: its decoded size word) enters the quarantine
+ * (or, too large for it or on a thread without one, is freed at once). */
+MT_SLOW void MT_SELF(quarantine)(char *p, uint64_t x)
+{
+    size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
+    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on) && MT_SELF(q).state == mt_delayed_new)
+        MT_SELF(start)();
+    size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
+    if (MT_UNLIKELY(size < MT_DELAYED_MIN) && !MT_SELF(slack_intact)(p, size)) {
         MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
-    size_t held = MT_SELF(held)(p, size);
-    if (held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).state != mt_delayed_on) {
+    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).state != mt_delayed_on)) {
         MT_SELF(release)(p);
         return;
     }
     MT_SELF(set_state)(p, MT_DELAYED_QUAR);
     MT_SELF(fill)(p, room);
-    MT_SELF(node_write)(p, NULL, size);
-    char *tail = MT_SELF(q).tail;
-    if (tail)
-        MT_SELF(node_write)(tail, p, MT_SELF(header_size)(tail));
-    else
-        MT_SELF(q).head = p;
-    MT_SELF(q).tail = p;
-    MT_SELF(q).bytes += held;
-    while (MT_SELF(q).bytes > (size_t)(MT_DELAYED_SIZE) && MT_SELF(q).head)
+    while (MT_SELF(q).count && (MT_SELF(q).bytes + held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
         MT_SELF(evict_one)();
+    uint32_t last = MT_SELF(q).first + MT_SELF(q).count;
+    if (last >= MT_DELAYED_SLOTS)
+        last -= MT_DELAYED_SLOTS;
+    MT_SELF(q).ring[last] = MT_SELF(slot_code)((uint64_t)(uintptr_t)p);
+    MT_SELF(q).count++;
+    MT_SELF(q).bytes += held;
 }
 
 /* ---- free, getmeta, resize ---- */
@@ -523,7 +624,7 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
     size_t size;
     switch (MT_SELF(classify)(p, &size)) {
     case MT_DELAYED_IS_LIVE:
-        MT_SELF(quarantine)(p, size);
+        MT_SELF(quarantine)(p, mt_safety_load(p - MT_DELAYED_HDR) ^ MT_SELF(size_mask)(p - MT_DELAYED_HDR));
         return;
     case MT_DELAYED_IS_QUAR:
     case MT_DELAYED_IS_FREED:
@@ -542,12 +643,12 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
     char *p = ctx->ptr;
-    size_t size = MT_SELF(quick_size)(p);
-    if (MT_UNLIKELY(size == SIZE_MAX)) {
+    uint64_t x = MT_SELF(quick_word)(p);
+    if (MT_UNLIKELY(x == UINT64_MAX)) {
         MT_SELF(free_slow)(p);
         return NULL;
     }
-    MT_SELF(quarantine)(p, size);
+    MT_SELF(quarantine)(p, x);
     return NULL;
 }
 
@@ -626,15 +727,20 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (MT_SELF(q).state == mt_delayed_on)
+    if (MT_SELF(q).state == mt_delayed_on) {
         MT_SELF(drain)();
+        mt_ctx b = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&b, MT_SELF(q).ring);
+        MT_BELOW(free)(&b);
+        MT_SELF(q).ring = NULL;
+    }
     MT_SELF(q).state = mt_delayed_off;
     return next(ctx);
 }
 
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
-    bool any = MT_SELF(q).head ? MT_SELF(drain)() : false;
+    bool any = MT_SELF(q).count ? MT_SELF(drain)() : false;
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -643,7 +749,10 @@ MT_FORWARD_OP(MT_NAME, fork_prepare)
 MT_FORWARD_OP(MT_NAME, fork_parent)
 MT_FORWARD_OP(MT_NAME, fork_child)
 
-/* Bytes and blocks the calling thread holds in quarantine (for tests). */
+/* Bytes and blocks the calling thread holds in quarantine, and the ring
+ * slot of its oldest block (for tests). */
 MT_UNUSED static size_t MT_SELF(quarantined_bytes)(void) { return MT_SELF(q).bytes; }
+MT_UNUSED static size_t MT_SELF(quarantined_blocks)(void) { return MT_SELF(q).count; }
+MT_UNUSED static void *MT_SELF(oldest_slot)(void) { return MT_SELF(q).ring ? &MT_SELF(q).ring[MT_SELF(q).first] : NULL; }
 
 #include "../core/layer_end.h"

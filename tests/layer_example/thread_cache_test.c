@@ -30,6 +30,15 @@ static size_t cached(size_t cls)
     return n;
 }
 
+/* Blocks of class c free in segfit_lk (below the cache). */
+static size_t free_below(size_t cls)
+{
+    size_t n = 0;
+    for (void *p = segfit_lk_state.cls[cls].free; p; p = *(void **)p)
+        n++;
+    return n;
+}
+
 static size_t chain_length(void *p)
 {
     size_t n = 0;
@@ -46,7 +55,7 @@ static void *taker(void *arg)
     void *first = t_malloc(100);
     got[0] = (size_t)first;
     got[1] = cached(c);
-    got[2] = (size_t)mt_load_relaxed(&thread_cache_handoff[c]);
+    got[2] = (size_t)mt_load_relaxed(&thread_cache_handoff[c][0]);
     t_free(first);
     return NULL;
 }
@@ -84,10 +93,15 @@ int main(void)
     CHECK(cached(c) <= cap);
     CHECK(cached(c) + thread_cache_tl.bin[c].room == cap);
 
-    /* the overflow went to the hand-off slot as one chain (the newer half);
-     * another thread's miss takes it whole: the chain's first block, the
-     * rest as its list, without asking the layer below */
-    void *chain = mt_load_relaxed(&thread_cache_handoff[c]);
+    /* each overflow went to a hand-off slot as one chain (the newer half):
+     * 400 frees overflow more often than there are slots, so every slot
+     * holds a half; another thread's miss takes the first whole: the
+     * chain's first block, the rest as its list, without asking the layer
+     * below */
+    CHECK(thread_cache_slots == 4);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == (cap + 1) / 2);
+    void *chain = mt_load_relaxed(&thread_cache_handoff[c][0]);
     size_t chain_n = chain_length(chain);
     CHECK(chain != NULL && chain_n == (cap + 1) / 2);
     size_t got[3];
@@ -96,13 +110,33 @@ int main(void)
     CHECK(got[0] == (size_t)chain);
     CHECK(got[1] == chain_n - 1);
     CHECK(got[2] == 0);
-    /* its exit gave them back below: the slot stays empty until a list overflows */
-    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) == NULL);
+    /* its exit gave them back below, and the other slots' chains too */
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(mt_load_relaxed(&thread_cache_handoff[c][i]) == NULL);
+    /* sheds fill the empty slots and free nothing below; with every slot
+     * full the next shed replaces the first slot's chain, which goes below
+     * (segfit_lk's free list of the class grows by its length) */
+    void *six[6];
+    for (int i = 0; i < 6; i++)
+        six[i] = t_malloc(100);
+    for (int i = 0; i < 6; i++)
+        t_free(six[i]);
+    size_t held = cached(c), below = free_below(c);
+    CHECK(held >= 6);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        thread_cache_shed(c, 1, mt_below_thread_cache_free);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == 1);
+    CHECK(cached(c) == held - 4 && free_below(c) == below);
+    thread_cache_shed(c, 2, mt_below_thread_cache_free);
+    CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][0])) == 2);
+    CHECK(cached(c) == held - 6 && free_below(c) == below + 1);
     for (int i = 0; i < 400; i++)
         blocks[i] = t_malloc(100);
     for (int i = 0; i < 400; i++)
         t_free(blocks[i]);
-    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) != NULL);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == (cap + 1) / 2);
 
     /* sizes above size_handle and aligned requests are not cached */
     void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);
@@ -131,6 +165,7 @@ int main(void)
     /* malloc_trim empties the calling thread's cache and the hand-off slots */
     t_malloc_trim(0);
     CHECK(cached(c) == 0);
-    CHECK(mt_load_relaxed(&thread_cache_handoff[c]) == NULL);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(mt_load_relaxed(&thread_cache_handoff[c][i]) == NULL);
     return check_report("thread_cache_test");
 }

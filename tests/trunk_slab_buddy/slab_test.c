@@ -191,6 +191,35 @@ static void test_foreign(void)
 }
 
 /* A corrupted count is found: the checker is not vacuous. */
+/* is_block's one compare against plain arithmetic, for every class's slab
+ * geometry: offsets around and inside the slab (also below its base, where
+ * the offset wraps) and far away. No memory is touched. */
+static void test_is_block_every_class(void)
+{
+    size_t wrong = 0, starts = 0;
+    uint64_t x = 0x9e3779b97f4a7c15u;
+    for (size_t i = 0; i < slab_lk_classes_used(); i++) {
+        size_t csize = slab_lk_class_size(i), len = slab_lk_slab_len(csize);
+        slab_lk_slab rec;
+        char *base = (char *)((uintptr_t)0x7f1200000000u);
+        slab_lk_layout(&rec, base, csize, len);
+        CHECK(rec.capacity * csize <= len - slab_lk_record && (rec.capacity + 1) * csize > len - slab_lk_record);
+        for (int64_t off = -(int64_t)len; off < 2 * (int64_t)len; off += 16) {
+            bool start = off >= 0 && (uint64_t)off < rec.used && off % (int64_t)csize == 0;
+            starts += start;
+            wrong += slab_lk_is_block(&rec, base + off) != start;
+        }
+        for (int k = 0; k < 4096; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t off = x & ~(uint64_t)15;
+            bool start = off < rec.used && off % csize == 0;
+            wrong += slab_lk_is_block(&rec, (char *)((uintptr_t)base + off)) != start;
+        }
+    }
+    CHECK(wrong == 0);
+    CHECK(starts > 0);
+}
+
 static void test_checker_finds(void)
 {
     void *p = t_malloc(48);
@@ -206,6 +235,7 @@ int main(void)
 {
     test_classes();
     test_block_starts();
+    test_is_block_every_class();
     test_return();
     test_aligned();
     test_foreign();

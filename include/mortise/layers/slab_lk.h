@@ -23,7 +23,7 @@
  *                          256 KiB).
  *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block
  *   starts (an interior pointer of a slab is ignored / nobody's); costs a
- *   multiply and two compares, 0 leaves it out.
+ *   multiply, a rotate and one compare (is_block), 0 leaves it out.
  * Needs from below: granule-aligned spans of slab size (any OS layer, or
  *   buddy_glk, which serves any request aligned to a granule), and the
  *   free chain to give them back.
@@ -64,6 +64,7 @@
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
+#include "cache/batch.h"
 
 #ifndef MT_NAME
 #define MT_NAME slab_lk
@@ -95,6 +96,10 @@ _Static_assert((MT_SLAB_SIZE) <= ((size_t)1 << 28), "slab_lk: slab_size at most 
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 MT_DECLARE_BELOW(free) /* emptied slabs go back through the free chain */
+/* This instance's own link function (MT_COMPOSE): a cache asking for a
+ * batch names the chain below it; only this one means us, directly. */
+#define MT_SLAB_LK_LINK_ALLOC MT_CAT(MT_CAT(mt_link_, MT_NAME), _alloc)
+MT_INLINE void *MT_SLAB_LK_LINK_ALLOC(mt_ctx *ctx);
 #include "../policy/sizeclass/slot.h"
 #define MT_SEGFIT_CAP SIZE_MAX
 #include "segfit/classes.h" /* class_for, class_meta, resize: as segfit_lk's classes */
@@ -111,9 +116,11 @@ enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
  * line holds what alloc, free and getmeta touch. */
 typedef struct MT_SELF(slab) {
     char *base;                 /* the span; blocks at base + i * csize */
-    uint64_t divisor;           /* ceil(2^64 / csize): off % csize == 0 iff off * divisor < divisor */
+    uint64_t inverse;           /* is_block: inverse of csize's odd part modulo 2^64 */
+    uint64_t capacity;          /* blocks in the slab */
     uint32_t csize, used;       /* block size; capacity * csize */
-    uint32_t cls, inuse, capacity;
+    uint32_t cls, inuse;
+    uint8_t shift;              /* is_block: csize = odd part << shift */
     uint8_t where;              /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
     bool zeroed;                /* never-used blocks are zero-filled (fresh from below) */
     void *free;                 /* LIFO of freed blocks, next pointer in the first word */
@@ -139,11 +146,41 @@ static struct {
 enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
 
 /* Is p the start of a block of slab s? (A pointer the page map routed to
- * us lies in one of the slab's granules.) */
+ * us lies in one of the slab's granules.) One test for both "a multiple of
+ * csize" and "below the last block" (the Granlund-Montgomery divisibility
+ * test): with csize = odd << shift, off * inverse(odd) rotated right by
+ * shift is off / csize when csize divides off, and above 2^64 / csize
+ * (so above the capacity) when it does not — also for p below base, where
+ * off wraps. It is on thread_cache's free hit (the owner's getmeta): a
+ * multiply, a rotate and one compare instead of two compares and two
+ * branches. */
 MT_INLINE bool MT_SELF(is_block)(const MT_SELF(slab) *s, const void *p)
 {
-    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)s->base);
-    return !MT_SLAB_LK_CHECK || (off < s->used && off * s->divisor < s->divisor);
+    uint64_t q = (uint64_t)((uintptr_t)p - (uintptr_t)s->base) * s->inverse;
+    unsigned r = s->shift;
+    return !MT_SLAB_LK_CHECK || ((q >> r) | (q << (-r & 63))) < s->capacity;
+}
+
+/* A slab's geometry: blocks of csize from base over the first len bytes
+ * of the span but the record, and what is_block needs to recognise them. */
+MT_INLINE void MT_SELF(layout)(MT_SELF(slab) *s, char *base, size_t csize, size_t len)
+{
+    uint64_t odd = csize, inverse;
+    uint8_t shift = 0;
+    while (!(odd & 1)) {
+        odd >>= 1;
+        shift++;
+    }
+    inverse = odd; /* right to 3 bits (odd * odd = 1 mod 8); each step doubles them */
+    for (int i = 0; i < 5; i++)
+        inverse *= 2 - odd * inverse;
+    s->base = base;
+    s->csize = (uint32_t)csize;
+    s->capacity = (len - MT_SELF(record)) / csize;
+    s->used = (uint32_t)(s->capacity * csize);
+    s->inverse = inverse;
+    s->shift = shift;
+    s->len = len;
 }
 
 /* ---- list moves, class lock held ---- */
@@ -215,6 +252,32 @@ MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
     if (MT_UNLIKELY(++s->inuse == s->capacity))
         MT_SELF(to_full)(c, s);
     return p;
+}
+
+typedef struct {
+    MT_SELF(class) *c;
+    size_t want;
+    mt_cache_batch_req *out;
+} MT_SELF(batch_args);
+
+/* A block and up to `want` more for the cache directly above, under one
+ * lock acquisition: from the head partial slab, then the next ones. */
+static void *MT_SELF(cs_alloc_batch)(void *arg)
+{
+    MT_SELF(batch_args) *a = arg;
+    void *first = MT_SELF(cs_alloc)(a->c), *chain = NULL, *tail = NULL;
+    size_t got = 0;
+    while (first && got < a->want && a->c->partial) {
+        void *p = MT_SELF(cs_alloc)(a->c);
+        *(void **)p = chain;
+        chain = p;
+        tail = tail ? tail : p;
+        got++;
+    }
+    a->out->chain = chain;
+    a->out->tail = tail;
+    a->out->got = got;
+    return first;
 }
 
 /* cs_alloc after putting the cached empty slab (if any) on the partial list. */
@@ -297,11 +360,7 @@ MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *ne
         return NULL;
     }
     MT_SELF(slab) *s = (MT_SELF(slab) *)(base + len - MT_SELF(record));
-    s->base = base;
-    s->csize = (uint32_t)csize;
-    s->capacity = (uint32_t)((len - MT_SELF(record)) / csize);
-    s->used = (uint32_t)(s->capacity * csize);
-    s->divisor = UINT64_MAX / csize + 1;
+    MT_SELF(layout)(s, base, csize, len);
     s->cls = (uint32_t)index;
     s->inuse = 0;
     s->where = MT_SLAB_OUT;
@@ -309,7 +368,6 @@ MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *ne
     s->free = NULL;
     s->bump = base;
     s->next = s->prev = NULL;
-    s->len = len;
     s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
     return s;
 }
@@ -335,11 +393,23 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     return p;
 }
 
+/* A cache directly above asked for a batch (cache/batch.h). A class with
+ * no partial slab serves the one block the usual way (a new slab). */
+MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+{
+    MT_SELF(batch_args) a = {&MT_SELF(state).cls[index], mt_cache_batch.want, &mt_cache_batch};
+    mt_cache_batch.via = NULL;
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_alloc_batch), &a);
+    return p ? p : MT_SELF(alloc_slow)(ctx, index, next);
+}
+
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
+    if (MT_UNLIKELY(mt_cache_batch.via == MT_SLAB_LK_LINK_ALLOC))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_batch)(&copy, index, next));
     MT_SELF(class) *c = &MT_SELF(state).cls[index];
     void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_alloc), c);
     if (MT_UNLIKELY(!p))
@@ -469,3 +539,4 @@ MT_UNUSED static size_t MT_SELF(check)(void)
 
 #include "../core/layer_end.h"
 #undef MT_SLAB_LK_CHECK
+#undef MT_SLAB_LK_LINK_ALLOC

@@ -5,7 +5,12 @@
  * A policy NAME provides
  *     uint64_t mt_chksum_NAME_calc(uintptr_t addr, uint64_t value);
  * the 8-byte check word (mt_chksum_t) of the word `value` (a block's size, a
- * state) stored at address `addr`. Layers keep the result next to the
+ * state) stored at address `addr`, and
+ *     uint64_t mt_chksum_NAME_keyed(uint64_t key, uintptr_t addr, uint64_t value);
+ * the same word with the key passed in: a layer that loads the key once per
+ * operation (tail_chksum: its size word needs it too) computes every word of
+ * the operation from that one load (the key is an atomic, so the compiler
+ * never merges two loads of it). Layers keep the result next to the
  * block and recompute it to verify: a word that no longer matches was
  * overwritten. Every policy depends on `value`, so a forged size fails the
  * check; xor and crc32 also depend on the address and on a per-process
@@ -13,7 +18,7 @@
  * key, fails too.
  *
  * Layers name the policy in their MT_CHKSUM slot and reach it as
- * MT_CHKSUM_FN(policy, calc).
+ * MT_CHKSUM_FN(policy, calc) or MT_CHKSUM_FN(policy, keyed).
  *
  * Policies: magic (a constant: cheapest, catches linear overwrites with
  * anything but the constant), xor (address, value and key xor-ed), crc32
@@ -68,9 +73,14 @@ MT_SLOW uint64_t mt_chksum_key_init(void)
     return key;
 }
 
+/* The key if it is fixed, else 0: for fast paths that send the rare
+ * "not yet" case to their slow path instead of calling the set-up inline
+ * (a call there would make the compiler save registers on every call). */
+MT_INLINE uint64_t mt_chksum_key_if_set(void) { return mt_load_relaxed(&mt_chksum_secret); }
+
 MT_INLINE uint64_t mt_chksum_key(void)
 {
-    uint64_t k = mt_load_relaxed(&mt_chksum_secret);
+    uint64_t k = mt_chksum_key_if_set();
     if (MT_UNLIKELY(!k))
         k = mt_chksum_key_init();
     return k;

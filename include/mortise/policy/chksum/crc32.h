@@ -37,12 +37,16 @@ MT_INLINE uint32_t mt_crc32c_u64(uint32_t crc, uint64_t v)
 }
 #endif
 
-MT_INLINE uint64_t mt_chksum_crc32_calc(uintptr_t addr, uint64_t value)
+MT_INLINE uint64_t mt_chksum_crc32_keyed(uint64_t key, uintptr_t addr, uint64_t value)
 {
-    uint64_t key = mt_chksum_key();
     uint32_t lo = mt_crc32c_u64(mt_crc32c_u64(mt_crc32c_u64(0xffffffffu, key), (uint64_t)addr), value);
     uint32_t hi = mt_crc32c_u64(lo, key);
     return ((uint64_t)hi << 32) | (uint32_t)~lo;
+}
+
+MT_INLINE uint64_t mt_chksum_crc32_calc(uintptr_t addr, uint64_t value)
+{
+    return mt_chksum_crc32_keyed(mt_chksum_key(), addr, value);
 }
 
 #endif

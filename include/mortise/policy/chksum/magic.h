@@ -15,10 +15,13 @@
 
 #define MT_CHKSUM_MAGIC 0x214573697472654dull /* "Mortise!" little-endian */
 
-MT_INLINE uint64_t mt_chksum_magic_calc(uintptr_t addr, uint64_t value)
+MT_INLINE uint64_t mt_chksum_magic_keyed(uint64_t key, uintptr_t addr, uint64_t value)
 {
+    (void)key;
     (void)addr;
     return MT_CHKSUM_MAGIC ^ value;
 }
+
+MT_INLINE uint64_t mt_chksum_magic_calc(uintptr_t addr, uint64_t value) { return mt_chksum_magic_keyed(0, addr, value); }
 
 #endif

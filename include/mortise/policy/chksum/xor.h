@@ -14,9 +14,14 @@
 #ifndef MORTISE_POLICY_CHKSUM_XOR_H
 #define MORTISE_POLICY_CHKSUM_XOR_H
 
+MT_INLINE uint64_t mt_chksum_xor_keyed(uint64_t key, uintptr_t addr, uint64_t value)
+{
+    return key ^ (uint64_t)addr ^ mt_rotl64(value, 29);
+}
+
 MT_INLINE uint64_t mt_chksum_xor_calc(uintptr_t addr, uint64_t value)
 {
-    return mt_chksum_key() ^ (uint64_t)addr ^ mt_rotl64(value, 29);
+    return mt_chksum_xor_keyed(mt_chksum_key(), addr, value);
 }
 
 #endif

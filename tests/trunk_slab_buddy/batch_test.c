@@ -4,7 +4,8 @@
  * slab_lk sits directly below it, and the blocks are distinct block starts
  * of the class that the invariant checker accounts as in use; with a layer
  * between them (count) the protocol does not apply and every block costs
- * one acquisition, as before.
+ * one acquisition, as before. The same for a chain the cache frees below
+ * (a full hand-off slot's old chain): one acquisition for the chain.
  * model: mmap_heap::slab_lk(sync=counted, size_handle=[0, 32768])
  *          ::thread_cache(sizeclass=tc, size_handle=[0, 32768])::custom_socket(prefix=t_)
  *        and the same with count between slab_lk and thread_cache (prefix=u_),
@@ -100,6 +101,27 @@ int main(void)
     CHECK(s->inuse == 1 + n + batch);
     /* nothing is left asked for after the request */
     CHECK(mt_cache_batch.via == NULL && mt_cache_batch.got == 0);
+    /* a chain freed below: one acquisition for all of it (the chain the
+     * cache frees with the link below it, as its free path does) */
+    void *chain = NULL;
+    size_t k = 0;
+    for (; k < 20; k++) {
+        void *b = t_malloc(size);
+        *(void **)b = chain; /* not freed: now the test's chain */
+        chain = b;
+    }
+    size_t inuse = s->inuse;
+    before = atomic_load(&counted_locks);
+#if BATCH_BETWEEN
+    size_t freed = thread_cache_free_chain(chain, mt_link_count_free);
+    CHECK(atomic_load(&counted_locks) - before == (long)k);
+#else
+    size_t freed = thread_cache_free_chain(chain, mt_link_slab_lk_free);
+    CHECK(atomic_load(&counted_locks) - before == 1);
+#endif
+    CHECK(freed == k && s->inuse == inuse - k);
+    CHECK(mt_cache_batch.via == NULL && mt_cache_batch.chain == NULL && mt_cache_batch.got == 0);
+    CHECK(slab_lk_check() == 0);
     t_free(p);
     t_free(warm);
     for (size_t i = 0; i < n; i++)

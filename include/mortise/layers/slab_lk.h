@@ -40,7 +40,10 @@
  *   list of full slabs, and at most one cached empty slab; a slab that
  *   empties while one is cached goes back to the layer below at once.
  * Time: alloc/free O(1) under the class lock (a pop or push, a count, a list
- *   move when a slab fills, unfills or empties). A new slab costs one
+ *   move when a slab fills, unfills or empties). Batches for a cache
+ *   directly above (layers/cache/batch.h: thread_cache): a refill of n
+ *   blocks and the free of a chain of n blocks of one class take the class
+ *   lock once, O(n) under it. A new slab costs one
  *   call below, outside the lock; giving one back costs one free below,
  *   outside the lock. purge: O(classes) — the cached empty slab of every
  *   class goes back below.
@@ -99,7 +102,9 @@ MT_DECLARE_BELOW(free) /* emptied slabs go back through the free chain */
 /* This instance's own link function (MT_COMPOSE): a cache asking for a
  * batch names the chain below it; only this one means us, directly. */
 #define MT_SLAB_LK_LINK_ALLOC MT_CAT(MT_CAT(mt_link_, MT_NAME), _alloc)
+#define MT_SLAB_LK_LINK_FREE MT_CAT(MT_CAT(mt_link_, MT_NAME), _free)
 MT_INLINE void *MT_SLAB_LK_LINK_ALLOC(mt_ctx *ctx);
+MT_INLINE void *MT_SLAB_LK_LINK_FREE(mt_ctx *ctx);
 #include "../policy/sizeclass/slot.h"
 #define MT_SEGFIT_CAP SIZE_MAX
 #include "segfit/classes.h" /* class_for, class_meta, resize: as segfit_lk's classes */
@@ -326,6 +331,44 @@ MT_INLINE void *MT_SELF(cs_free)(void *arg)
     return NULL;
 }
 
+typedef struct {
+    MT_SELF(class) *c;
+    MT_SELF(slab) *s;
+    void *p;
+    void *chain;         /* in: blocks to free after p; out: those not freed */
+    size_t got;          /* out: blocks of chain freed */
+    MT_SELF(slab) *gone; /* out: slabs to give back below, through ->next */
+} MT_SELF(batch_free_args);
+
+/* p and then the blocks of the cache's chain, under one acquisition of
+ * p's class lock, as long as they are block starts of slab_lk's slabs of
+ * that class (the first that is not stops the batch: the cache frees it
+ * and the rest the usual way). */
+static void *MT_SELF(cs_free_batch)(void *arg)
+{
+    MT_SELF(batch_free_args) *a = arg;
+    MT_SELF(args) one = {a->c, a->s, a->p};
+    for (;;) {
+        MT_SELF(slab) *gone = MT_SELF(cs_free)(&one);
+        if (gone) {
+            gone->next = a->gone;
+            a->gone = gone;
+        }
+        void *q = a->chain;
+        if (!q)
+            break;
+        uintptr_t e = mt_pagemap_get(q);
+        MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_entry_payload(e);
+        if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != a->s->cls || !MT_SELF(is_block)(qs, q))
+            break;
+        a->chain = *(void **)q;
+        a->got++;
+        one.s = qs;
+        one.p = q;
+    }
+    return NULL;
+}
+
 /* purge: take the cached empty slab. */
 static void *MT_SELF(cs_take_empty)(void *arg)
 {
@@ -417,6 +460,22 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+/* A cache directly above frees a chain of blocks (cache/batch.h). */
+MT_SLOW void MT_SELF(free_batch)(void *p, MT_SELF(slab) *s)
+{
+    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, p, mt_cache_batch.chain, 0, NULL};
+    mt_cache_batch.via = NULL;
+    MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free_batch), &a);
+    mt_cache_batch.chain = a.chain;
+    mt_cache_batch.got = a.got;
+    while (a.gone) {
+        MT_SELF(slab) *gone = a.gone;
+        a.gone = gone->next;
+        gone->next = NULL;
+        MT_SELF(release)(gone);
+    }
+}
+
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -424,6 +483,10 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored */
+    if (MT_UNLIKELY(mt_cache_batch.via == MT_SLAB_LK_LINK_FREE)) {
+        MT_SELF(free_batch)(ctx->ptr, s);
+        return NULL;
+    }
     MT_SELF(args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr};
     MT_SELF(slab) *gone = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free), &a);
     if (MT_UNLIKELY(gone))
@@ -540,3 +603,4 @@ MT_UNUSED static size_t MT_SELF(check)(void)
 #include "../core/layer_end.h"
 #undef MT_SLAB_LK_CHECK
 #undef MT_SLAB_LK_LINK_ALLOC
+#undef MT_SLAB_LK_LINK_FREE

@@ -34,7 +34,10 @@
  *                          bounds go back below at once. Costs nothing on a
  *                          hit; with 0 the code is that of no slot at all.
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
- *   miss takes from the layer below (at most half the class bound);
+ *   miss takes from the layer below (at most half the class bound), in
+ *   one request when the layer directly below takes batches
+ *   (cache/batch.h: slab_lk, one lock acquisition), else one by one; a
+ *   chain freed below is offered the same way;
  *   MT_THREAD_CACHE_HANDOFF (4): hand-off slots per class; a list that
  *   overflows hands the half it sheds to the next thread that misses on
  *   the class (below, "Hand-off"), 0 sends it block by block below;
@@ -190,15 +193,22 @@ static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
     return done;
 }
 
-/* Free a NULL-terminated chain of blocks below; returns how many. */
+/* Free a NULL-terminated chain of blocks below; returns how many. Each
+ * free offers the rest of the chain to a layer directly below that can
+ * take many blocks in one free (cache/batch.h: slab_lk, one lock for a
+ * run of one class). */
 static size_t MT_SELF(free_chain)(void *p, mt_lfunc *free_below)
 {
     size_t n = 0;
     while (p) {
         void *next = *(void **)p;
+        mt_cache_batch = (mt_cache_batch_req){free_below, 0, next, NULL, 0};
         mt_cache_free_block(p, free_below);
-        p = next;
-        n++;
+        mt_cache_batch.via = NULL;
+        p = mt_cache_batch.chain;
+        n += 1 + mt_cache_batch.got;
+        mt_cache_batch.chain = NULL;
+        mt_cache_batch.got = 0;
     }
     return n;
 }

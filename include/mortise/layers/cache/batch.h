@@ -1,4 +1,4 @@
-/* mortise/layers/cache/batch.h — a refill of many blocks in one request.
+/* mortise/layers/cache/batch.h — many blocks in one request, both ways.
  *
  * A cache's miss would otherwise take its batch from the layer below one
  * alloc at a time, and a locked layer below pays one lock round trip per
@@ -18,6 +18,11 @@
  *   the cache clears `via` after the call whatever happened and takes
  *     `chain`. A layer below that does not know the protocol ignores it:
  *     the cache gets `got` = 0 and takes the rest one alloc at a time.
+ * Free the same way: the cache sets `via` to its free chain below and
+ *   `chain` to the blocks after the one it frees; a layer that recognises
+ *   its own link frees that block and a run of the chain under one lock,
+ *   leaves the blocks it did not take in `chain` and their count taken in
+ *   `got`, and clears `via`.
  * Everything is per thread, so no synchronisation; a request nested in
  * another layer's work never matches `via`.
  */

@@ -35,7 +35,7 @@ OP_KEYS = ["blocks", "nodes", "objects", "reallocs", "pairs"]
 # computed from the heading, and tests/bench_harness checks the heading exists.
 DOC_POINTERS = {
     "tlsfcc": [("docs/sync.md", "tlsfcc against tlsf on 2 cores (DESIGN.md §6: ≥ 1.5×)")],
-    "hslab": [("docs/instances.md", "The paper's allocators (section 3 and 4.1)"),
+    "hslab": [("docs/instances.md", "hslab against tcmalloc (2026-11-22)"),
               ("docs/fastpath.md", "Against the peers")],
     "wfslab-time": [("docs/slab_wf.md", "3. Operations"), ("docs/slab_wf.md", "9. Measurements (2026-11-22)")],
     "wfslab-rss": [("docs/bench.md", "wfslab memory (2026-11-22)"),
@@ -44,6 +44,7 @@ DOC_POINTERS = {
                        ("docs/slab_wf.md", "4. Why every operation is wait-free, and the bounds"),
                        ("docs/bench.md", "wfslab memory (2026-11-22)")],
     "safety": [("docs/bench.md", "Safety layers: the cost of delayed_free (2026-11-22)"),
+               ("docs/bench.md", "Safety layers: the cost of tail_chksum (2026-11-22)"),
                ("docs/safety.md", "Cost")],
     "zero-overhead": [("docs/zero_overhead.md", "Results")],
     "fastpath": [("docs/fastpath.md", "Results")],

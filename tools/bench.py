@@ -50,7 +50,7 @@ QUICK_TIMEOUT, FULL_TIMEOUT = 60, 900  # a quick run takes seconds: a hang must 
 # samples of -i seconds (loops per second is their median); wcet_test: -s
 # scales the 2·10^5 objects per thread and group (the paper: -s 50). Full
 # mode is sized for about an hour on 2 cores (docs/bench.md): wcet_test at
-# -s 4 makes 5.6 M mallocs at 2 threads, 0.7 M of them timed (1 in 8).
+# -s 4 makes 11.2 M mallocs at 2 threads, 1.4 M of them timed (1 in 8).
 SWEEP_ARGS = {False: ["-c", "3", "-i", "0.2"], True: ["-c", "3", "-i", "0.3"]}
 SWEEP_RUNS = {False: None, True: 2}  # None: the mode's runs; -c samples repeat inside a run
 WCET_ARGS = {False: ["-s", "0.2"], True: ["-s", "4"]}

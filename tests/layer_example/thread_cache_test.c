@@ -138,13 +138,52 @@ int main(void)
     for (size_t i = 0; i < thread_cache_slots; i++)
         CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == (cap + 1) / 2);
 
-    /* sizes above size_handle and aligned requests are not cached */
+    /* sizes above size_handle are not cached */
     void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);
     CHECK(big && al && ((uintptr_t)al & 255) == 0);
     size_t before = cached(mt_szcls_log2b_index(10000));
     t_free(big);
     CHECK(cached(mt_szcls_log2b_index(10000)) == before);
     t_free(al); /* usable 256: filed under its class, fine for any request of it */
+
+    /* aligned requests: served from the smallest class that is a multiple
+     * of the alignment (256 for 100 bytes at 256) when its head is aligned;
+     * a miss refills that class from below */
+    {
+        size_t ca = mt_szcls_log2b_index(256);
+        CHECK(thread_cache_aligned_class(100, 256) == ca);
+        CHECK(thread_cache_aligned_class(16, 4096) == mt_szcls_log2b_index(4095));
+        CHECK(thread_cache_aligned_class(100, 8192) == SIZE_MAX);
+        void *al8[8];
+        bool refilled = false;
+        for (int i = 0; i < 8; i++) {
+            al8[i] = t_aligned_alloc(256, 100);
+            CHECK(al8[i] && ((uintptr_t)al8[i] & 255) == 0);
+            refilled |= cached(ca) > 0; /* a miss refilled the class */
+        }
+        CHECK(refilled);
+        for (int i = 0; i < 8; i++)
+            t_free(al8[i]);
+        size_t held = cached(ca), below = free_below(ca);
+        CHECK(held >= 8);
+        for (int i = 0; i < 8; i++) {
+            al8[i] = t_aligned_alloc(256, 100);
+            CHECK(al8[i] && ((uintptr_t)al8[i] & 255) == 0);
+        }
+        CHECK(cached(ca) == held - 8 && free_below(ca) == below); /* hits: nothing below */
+        /* the head's address is checked: a misaligned head (a layer below
+         * that does not align its blocks) is never returned */
+        char *fake = (char *)al8[7] + 16;
+        *(void **)fake = thread_cache_tl.bin[ca].head;
+        thread_cache_tl.bin[ca].head = fake;
+        void *q = t_aligned_alloc(256, 100);
+        CHECK(q && q != fake && ((uintptr_t)q & 255) == 0);
+        CHECK(thread_cache_tl.bin[ca].head == fake);
+        thread_cache_tl.bin[ca].head = *(void **)fake;
+        t_free(q);
+        for (int i = 0; i < 8; i++)
+            t_free(al8[i]);
+    }
 
     /* a foreign pointer is never touched */
     int local;

@@ -1,13 +1,17 @@
 /* thread_cache — per-thread LIFO free lists per size class.   [model: thread_cache]
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the calling
- *   thread's LIFO list of the request's size class; frees of blocks whose
- *   class it covers go onto the freeing thread's list. Cached blocks stay
+ *   thread's LIFO list of the request's size class, and (slow path, no
+ *   lock) those with 16 < alignment <= 4096 from the list of the smallest
+ *   class that is a multiple of the alignment when the list's head is
+ *   aligned (checked at run time; a miss refills that class from below);
+ *   frees of blocks whose class it covers go onto the freeing thread's list. Cached blocks stay
  *   owned by the layer below (the page map still names it: the cache holds
  *   blocks the layer below counts as allocated), so the cache needs no lock,
  *   no page-map entry and no metadata of its own. Everything else — aligned
- *   requests, sizes outside size_handle, blocks of other classes, getmeta,
- *   resize — goes to the next layer.
+ *   requests the cache has no aligned block for, sizes outside
+ *   size_handle, blocks of other classes, getmeta, resize — goes to the
+ *   next layer.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 32768): hi must be finite.
  *   sizeclass=POLICY     → MT_SIZECLASS (log2b); interval also reads
@@ -297,6 +301,40 @@ MT_INLINE void MT_SELF(core_event)(int hint)
     }
 }
 
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
+MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
+
+/* An aligned request (align > MT_MIN_ALIGN): the head of the smallest cached
+ * class that is a multiple of the alignment (aligned_class), if its address
+ * is aligned — checked here, as the layer below may not align its blocks.
+ * A miss refills that class as an unaligned miss does (a class-sized
+ * request) and returns the first block if aligned; else the block is cached
+ * and the request goes below as it is. */
+MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t align = ctx->align, c = MT_SELF(aligned_class)(ctx->size, align);
+    if (c == SIZE_MAX || !MT_SELF(ready)())
+        return next(ctx);
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    void *p = b->head;
+    if (p) {
+        if ((uintptr_t)p & (align - 1))
+            return next(ctx);
+        b->head = *(void **)p;
+        b->room++;
+        return p;
+    }
+    mt_ctx sub = *ctx;
+    sub.size = MT_SELF(class_size)(c);
+    sub.align = MT_MIN_ALIGN;
+    p = MT_SELF(alloc_slow)(&sub, next);
+    if (p && !((uintptr_t)p & (align - 1)))
+        return p;
+    if (p)
+        MT_SELF(free_slow)(p, c, ctx->cpu, next);
+    return next(ctx);
+}
+
 /* Alloc's slow path, one block for everything the hit does not serve (so the
  * hit needs no stack frame: the compiler places the prologue here): requests
  * the cache does not take go below; a miss serves the request from below and
@@ -304,7 +342,12 @@ MT_INLINE void MT_SELF(core_event)(int hint)
 MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    if (!MT_SELF(takes)(size, ctx->align) || !MT_SELF(ready)())
+    if (!MT_SELF(takes)(size, ctx->align)) {
+        if (ctx->align > MT_MIN_ALIGN)
+            return MT_SELF(alloc_aligned)(ctx, next);
+        return next(ctx);
+    }
+    if (!MT_SELF(ready)())
         return next(ctx);
     MT_SELF(core_event)(ctx->cpu);
     size_t c = MT_SELF(class_index)(size);

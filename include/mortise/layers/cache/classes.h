@@ -18,6 +18,13 @@
  *                            bound, or less if the table is smaller)
  *   MT_SELF(first)(), MT_SELF(end)()    cached classes: [first, end)
  *   MT_SELF(takes)(size, align)         a request the cache serves
+ *   MT_SELF(aligned_class)(size, align) for MT_MIN_ALIGN < align <= 4096
+ *                            (a power of two), the smallest cached class
+ *                            not below size whose size is a multiple of
+ *                            align (where slab layers put such a request:
+ *                            slab_lk's class_for), or SIZE_MAX. Its blocks
+ *                            are aligned only if the layer below aligns
+ *                            them: the caller checks each pointer
  *   MT_SELF(covers)(c)       class c is cached (c may be SIZE_MAX: no)
  *   MT_SELF(class_of)(ctx)   the class of a block getmeta below answered
  *                            for: the owner's class hint when its policy is
@@ -59,6 +66,16 @@ MT_INLINE bool MT_SELF(takes)(size_t size, size_t align)
 {
     return mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()) &&
            MT_LIKELY(align <= MT_MIN_ALIGN);
+}
+
+MT_INLINE size_t MT_SELF(aligned_class)(size_t size, size_t align)
+{
+    if (align > 4096 || !mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()))
+        return SIZE_MAX;
+    size_t c = MT_SELF(class_index)(size > align ? size : align);
+    while (c < MT_SELF(end)() && (MT_SELF(class_size)(c) & (align - 1)))
+        c++;
+    return c < MT_SELF(end)() && c >= MT_SELF(first)() ? c : SIZE_MAX;
 }
 
 MT_INLINE bool MT_SELF(covers)(size_t c)

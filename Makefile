@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure test bench install clean
+.PHONY: all configure test bench install clean tags
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -36,6 +36,12 @@ bench: configure
 PREFIX ?=
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
+
+# A tags file (vi, emacs with etags-compatible readers) in which a layer
+# instance's functions, defined through MT_SELF(op), are found by their real
+# names: `vi -t slab_lk_alloc` (tools/tags.py; needs universal-ctags).
+tags:
+	tools/tags.py -o tags
 
 clean:
 	rm -rf $(BUILD)

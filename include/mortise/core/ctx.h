@@ -102,17 +102,18 @@ static inline const char *const *mt_chain_layer_names(size_t *count);
 static void mt_thread_attach(void);
 
 /* Call a cold (out-of-line) function that needs the context on a copy of it,
- * then take back its outputs. The fast path's context then never has its
- * address taken, so the compiler keeps it in registers and drops unused
- * fields: without this every entry point would spill the whole context.
+ * then take the whole copy back: whatever the cold function wrote (an
+ * error, the usable size, a size class, a rounded size, a socket's extra
+ * fields) reaches the layers above as if it had run inline. The fast path's
+ * context then never has its address taken, so the compiler keeps it in
+ * registers and drops unused fields: without this every entry point would
+ * spill the whole context. The copy-back is on the cold path only.
  *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
 #define MT_COLD_CALL(ctx, copy, call)                                              \
     __extension__({                                                                \
         mt_ctx copy = *(ctx);                                                      \
         __typeof__(call) mt__result = (call);                                      \
-        (ctx)->err = copy.err;                                                     \
-        (ctx)->zeroed = copy.zeroed;                                               \
-        (ctx)->usable = copy.usable;                                               \
+        *(ctx) = copy;                                                             \
         mt__result;                                                                \
     })
 

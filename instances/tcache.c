@@ -1,5 +1,5 @@
 /* tcache — segfit with a per-thread cache in front: the framework's fast-path
- * floor (docs/fastpath.md compares it with bench/fastpath/handwritten.c).
+ * floor (docs/fastpath.md compares it with bench/baselines/handwritten.c).
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB)::malloc_socket
  */
 #include <mortise/mortise.h>

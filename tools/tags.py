@@ -71,7 +71,8 @@ def main():
     flags = ["-D_GNU_SOURCE", f"-I{ROOT / 'include'}"]
     if platform.machine() == "x86_64":
         flags.append("-mcx16")
-    sources = sorted((ROOT / "instances").glob("*.c")) + [pathlib.Path(f) for f in a.files]
+    sources = (sorted((ROOT / "instances").glob("*.c")) + sorted((ROOT / "bench" / "baselines").glob("*.c"))
+               + [pathlib.Path(f) for f in a.files])
     tags = set()
     with tempfile.TemporaryDirectory() as tmp:
         for src in sources:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/zero_overhead.sh — does the framework cost anything? wfslab (composed),
 # wfslabfl (composed with a fake layer above every layer) and wfslabm (the same
-# algorithm written by hand, instances/wfslabm.c) side by side: machine code,
+# algorithm written by hand, bench/baselines/wfslabm.c) side by side: machine code,
 # instructions per malloc+free pair, time. docs/zero_overhead.md has the numbers.
 set -euo pipefail
 
@@ -11,7 +11,7 @@ usage: tools/zero_overhead.sh [--runs N] [--no-callgrind] [--no-time]
                               [--workloads NAME,...] BUILD_DIR
 
 Needs BUILD_DIR/lib/libmortise-{wfslab,wfslabfl,wfslabm}.so. Also builds
-wfslabm_socket: instances/wfslabm.c with -DWFSLABM_AS_SOCKET=1 (the socket's former
+wfslabm_socket: bench/baselines/wfslabm.c with -DWFSLABM_AS_SOCKET=1 (the socket's former
 size guard, owner-0 filter and inlined frees; the head of wfslabm.c), with
 the compiler and flags BUILD_DIR used for wfslabm.
 1. Machine code (tools/disasm_functions.sh, the normalizer of tests/zero_cost):
@@ -57,18 +57,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # wfslabm built with the socket's choices (-DWFSLABM_AS_SOCKET=1, see the
-# head of instances/wfslabm.c), with the compiler and flags of the build.
+# head of bench/baselines/wfslabm.c), with the compiler and flags of the build.
 # Everything is staged in one directory so that tools/fastpath.sh finds it.
 stage="$tmp/build"
 mkdir -p "$stage/lib" "$stage/bin"
 for n in "${names[@]}"; do ln -s "$(lib "$n")" "$stage/lib/"; done
 [ -x "$build/bin/fastpath" ] && ln -s "$build/bin/fastpath" "$stage/bin/fastpath"
-flags_make="$build/instances/CMakeFiles/mortise-wfslabm.dir/flags.make"
+flags_make="$build/bench/baselines/CMakeFiles/mortise-wfslabm.dir/flags.make"
 cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 if [ -f "$flags_make" ] && [ -n "$cc" ]; then
     # shellcheck disable=SC2046 # the build's flags, one word each
     "$cc" $(sed -n 's/^C_\(FLAGS\|DEFINES\|INCLUDES\) = //p' "$flags_make") -DWFSLABM_AS_SOCKET=1 \
-        -shared "$root/instances/wfslabm.c" -o "$stage/lib/libmortise-wfslabm_socket.so" -pthread
+        -shared "$root/bench/baselines/wfslabm.c" -o "$stage/lib/libmortise-wfslabm_socket.so" -pthread
     names+=(wfslabm_socket)
 else
     echo "note: $flags_make not found: wfslabm_socket not built" >&2

@@ -1,7 +1,8 @@
-/* MT_COLD_CALL: whatever the out-of-line function writes into its copy of
- * the context reaches the caller's context, every field — a cold getmeta
- * that reports a size class, a cold alloc that rounds the size, a socket's
- * extra field — and the call's own result comes back unchanged. */
+/* MT_COLD_CALL and MT_COLD_GETMETA: the outputs of the operation a cold
+ * (out-of-line) function serves reach the caller's context — err, zeroed and
+ * usable for alloc/free/resize, and for getmeta also the class hint — inputs
+ * the cold function changed for the layers below stay its own, and the
+ * call's result comes back unchanged. */
 #define MT_CTX_EXTRA unsigned flags;
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
@@ -17,7 +18,7 @@ __attribute__((noinline)) static void *cold_fill(mt_ctx *c)
 {
     cold_calls++;
     c->err = 12;
-    c->zeroed = c;
+    c->zeroed = &cold_calls;
     c->usable = 48;
     c->szcls = 7;
     c->szcls_key = 0x5a;
@@ -27,15 +28,25 @@ __attribute__((noinline)) static void *cold_fill(mt_ctx *c)
     return (void *)&cold_calls;
 }
 
+static void check_inputs_kept(const mt_ctx *ctx)
+{
+    CHECK(ctx->size == 40 && ctx->ptr == NULL && ctx->flags == 0);
+    CHECK(ctx->align == 16 && ctx->cpu == -1);
+}
+
 int main(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(40, 16);
     void *r = MT_COLD_CALL(&ctx, copy, cold_fill(&copy));
-    CHECK(cold_calls == 1);
-    CHECK(r == (void *)&cold_calls);
-    CHECK(ctx.err == 12 && ctx.usable == 48);
-    CHECK(ctx.szcls == 7 && ctx.szcls_key == 0x5a);
-    CHECK(ctx.size == 64 && ctx.ptr == &cold_calls && ctx.flags == 3);
-    CHECK(ctx.align == 16 && ctx.cpu == -1); /* untouched fields survive */
+    CHECK(cold_calls == 1 && r == (void *)&cold_calls);
+    CHECK(ctx.err == 12 && ctx.usable == 48 && ctx.zeroed == (void *)&cold_calls);
+    check_inputs_kept(&ctx);
+
+    mt_ctx meta = mt_ctx_for_alloc(40, 16);
+    r = MT_COLD_GETMETA(&meta, copy, cold_fill(&copy));
+    CHECK(cold_calls == 2 && r == (void *)&cold_calls);
+    CHECK(meta.err == 12 && meta.usable == 48);
+    CHECK(meta.szcls == 7 && meta.szcls_key == 0x5a);
+    check_inputs_kept(&meta);
     return check_report("cold_call_test");
 }

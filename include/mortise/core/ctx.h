@@ -102,18 +102,35 @@ static inline const char *const *mt_chain_layer_names(size_t *count);
 static void mt_thread_attach(void);
 
 /* Call a cold (out-of-line) function that needs the context on a copy of it,
- * then take the whole copy back: whatever the cold function wrote (an
- * error, the usable size, a size class, a rounded size, a socket's extra
- * fields) reaches the layers above as if it had run inline. The fast path's
- * context then never has its address taken, so the compiler keeps it in
- * registers and drops unused fields: without this every entry point would
- * spill the whole context. The copy-back is on the cold path only.
+ * then take back the outputs of the operation it serves, so a cold path
+ * answers as if it had run inline. The fast path's context then never has
+ * its address taken, so the compiler keeps it in registers and drops unused
+ * fields: without this every entry point would spill the whole context.
+ *   MT_COLD_CALL     alloc, free, resize: err, zeroed and usable.
+ *   MT_COLD_GETMETA  getmeta: those and the class hint (szcls, szcls_key).
+ * Inputs the cold function changed for the layers below (a rounded size)
+ * stay its own, as they would after a layer's `next` call. Each macro takes
+ * back exactly its operation's outputs and no more: every further field
+ * copied changes the register choice of the fast paths around it, which the
+ * zero-cost proof (tests/zero_cost) compares instruction by instruction.
  *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
 #define MT_COLD_CALL(ctx, copy, call)                                              \
     __extension__({                                                                \
         mt_ctx copy = *(ctx);                                                      \
         __typeof__(call) mt__result = (call);                                      \
-        *(ctx) = copy;                                                             \
+        (ctx)->err = copy.err;                                                     \
+        (ctx)->zeroed = copy.zeroed;                                               \
+        (ctx)->usable = copy.usable;                                               \
+        mt__result;                                                                \
+    })
+#define MT_COLD_GETMETA(ctx, copy, call)                                           \
+    __extension__({                                                                \
+        mt_ctx copy = *(ctx);                                                      \
+        __typeof__(call) mt__result = (call);                                      \
+        (ctx)->err = copy.err;                                                     \
+        (ctx)->usable = copy.usable;                                               \
+        (ctx)->szcls = copy.szcls;                                                 \
+        (ctx)->szcls_key = copy.szcls_key;                                         \
         mt__result;                                                                \
     })
 

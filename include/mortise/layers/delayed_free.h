@@ -680,7 +680,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     (void)next;
     size_t size = MT_SELF(quick_size)(ctx->ptr);
     if (MT_UNLIKELY(size == SIZE_MAX))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+        return MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;

@@ -391,7 +391,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
         mt_safety_op_above = NULL;
     size_t size = MT_SELF(vouch)(ctx, key, &usable);
     if (MT_UNLIKELY(size >= MT_TAIL_REFUSED))
-        return size == SIZE_MAX ? MT_COLD_CALL(ctx, copy, MT_SELF(getmeta_slow)(&copy)) : NULL;
+        return size == SIZE_MAX ? MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy)) : NULL;
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;

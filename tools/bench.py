@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mortise benchmark harness: every selected benchmark under every selected
 allocator, several runs each, side by side; a CSV, a Markdown report with the
-normalized geometric means (paper Table 4) and the DESIGN.md §6 targets, plots.
+normalized geometric means (paper Table 4) and the targets of docs/design.md §6, plots.
 
     tools/bench.py [options] [BUILD_DIR]        (`make bench` runs it)
 
@@ -18,7 +18,7 @@ Workloads (--workloads, comma list; '-NAME' removes):
   fastpath, or names from bench/workloads/workloads.tsv and
   bench/programs/programs.tsv (see --list)
 Missed targets (--profiles, default in --full): after the measurements,
-  the worst benchmark of each missed DESIGN.md §6 target runs under callgrind
+  the worst benchmark of each missed target (docs/design.md §6) runs under callgrind
   for the two allocators it compares; the report shows where the
   instructions go (profiles/TARGET/ALLOCATOR.callgrind.out).
 Results go to bench/results/<timestamp>/ (see docs/bench.md).

@@ -76,7 +76,7 @@ def main():
 
     with open(os.path.join(a.work, "report.md")) as f:
         rep = f.read()
-    for section in ("## Summary: normalized geometric means (Table 4)", "## Targets (DESIGN.md §6)",
+    for section in ("## Summary: normalized geometric means (Table 4)", "## Targets (docs/design.md §6)",
                     "## Failed runs", "## Per benchmark", "### stub", "### stubcrash", "## Plots", "## Files"):
         check(section in rep, "report.md has %r" % section, rep[:2000])
     summary = re.search(r"\n\| glibc \| ([0-9.]+) \| ([0-9.]+) \|.*\| 1/2 \|", rep)

@@ -27,7 +27,7 @@ ZERO_COST = ROOT / "tests" / "zero_cost" / "zero_cost.sh"
 sys.path.insert(0, str(ROOT / "tools"))
 from mortise_lib.registry import instance_model_line  # noqa: E402
 
-# The paper's layers (DESIGN.md section 2) that may not have landed yet.
+# The paper's layers that may not have landed yet.
 PAPER_LAYERS = {"tail_chksum", "delayed_free", "szcls_stat", "wcet_stat", "perf_stat",
                 "virtual_alloc_heap"}
 SKIP = 77

@@ -7,7 +7,7 @@ import os
 import shutil
 import subprocess
 
-# DESIGN.md §4: the ready instances, in the paper's order. The default set is
+# docs/design.md §4: the ready instances, in the paper's order. The default set is
 # those of them the build has, plus every peer found.
 READY = ["tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs", "hslabd", "tlsfccsd"]
 
@@ -19,7 +19,7 @@ PEERS = [
     ("mimalloc", "libmimalloc2.0", "libmimalloc.so.2"),
     ("tbbmalloc", "libtbbmalloc2", "libtbbmalloc_proxy.so.2"),
 ]
-# scudo is compared where present (DESIGN.md §5) but never installed for it.
+# scudo is compared where present (docs/design.md §5) but never installed for it.
 OPTIONAL_PEERS = [("scudo", None, "libclang_rt.scudo_standalone-x86_64.so")]
 LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
             "/usr/local/lib"]

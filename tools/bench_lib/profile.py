@@ -1,7 +1,7 @@
 """Where the time of a missed target goes: the profiling phase.
 
-After the measurements (so it cannot disturb them), every missed DESIGN.md
-§6 target gets the benchmark that contributes most to the miss run under
+After the measurements (so it cannot disturb them), every missed target
+(docs/design.md §6) gets the benchmark that contributes most to the miss run under
 `valgrind --tool=callgrind` for the two allocators it compares, at a small
 scale: callgrind runs a program about 50 times slower, and instruction
 counts do not need a long run to be repeatable (load does not move them).
@@ -34,17 +34,17 @@ OP_KEYS = ["blocks", "nodes", "objects", "reallocs", "pairs"]
 # Where the docs explain each target: (file, heading) pairs; the anchor is
 # computed from the heading, and tests/bench_harness checks the heading exists.
 DOC_POINTERS = {
-    "tlsfcc": [("docs/sync.md", "tlsfcc against tlsf on 2 cores (DESIGN.md §6: ≥ 1.5×)")],
-    "hslab": [("docs/instances.md", "hslab against tcmalloc (2026-11-22)"),
+    "tlsfcc": [("docs/sync.md", "tlsfcc against tlsf on 2 cores")],
+    "hslab": [("docs/instances.md", "hslab against tcmalloc"),
               ("docs/fastpath.md", "Against the peers")],
-    "wfslab-time": [("docs/slab_wf.md", "3. Operations"), ("docs/slab_wf.md", "9. Measurements (2026-11-22)")],
-    "wfslab-rss": [("docs/bench.md", "wfslab memory (2026-11-22)"),
+    "wfslab-time": [("docs/slab_wf.md", "3. Operations"), ("docs/slab_wf.md", "9. Measurements")],
+    "wfslab-rss": [("docs/bench.md", "wfslab memory"),
                    ("docs/slab_wf.md", "6. Giving memory back, and why nothing is unmapped under a remote free")],
-    "wfslab-latency": [("docs/slab_wf.md", "9. Measurements (2026-11-22)"),
+    "wfslab-latency": [("docs/slab_wf.md", "9. Measurements"),
                        ("docs/slab_wf.md", "4. Why every operation is wait-free, and the bounds"),
-                       ("docs/bench.md", "wfslab memory (2026-11-22)")],
-    "safety": [("docs/bench.md", "Safety layers: the cost of delayed_free (2026-11-22)"),
-               ("docs/bench.md", "Safety layers: the cost of tail_chksum (2026-11-22)"),
+                       ("docs/bench.md", "wfslab memory")],
+    "safety": [("docs/bench.md", "Safety layers: the cost of delayed_free"),
+               ("docs/bench.md", "Safety layers: the cost of tail_chksum"),
                ("docs/safety.md", "Cost")],
     "zero-overhead": [("docs/zero_overhead.md", "Results")],
     "fastpath": [("docs/fastpath.md", "Results")],

@@ -1,4 +1,4 @@
-"""The Markdown report, the terminal summary and the DESIGN.md §6 targets."""
+"""The Markdown report, the terminal summary and the targets of docs/design.md §6."""
 import os
 
 from . import profile, stats, suite
@@ -58,7 +58,7 @@ class Analysis:
         return ["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE, "time ×%s" % REFERENCE,
                 "RSS ×%s" % REFERENCE, "benchmarks"], rows
 
-    # ---- targets (DESIGN.md §6) ----
+    # ---- targets (docs/design.md §6) ----
     def have(self, *names):
         missing = [n for n in names if n not in self.allocs]
         return ("not measured: %s not in this run" % ", ".join(missing)) if missing else None
@@ -172,7 +172,7 @@ def wcet_targets(wcet, misses=None, results=None):
 
 
 def fastpath_targets(fastpath, misses=None, results=None):
-    """One row per ready instance (DESIGN.md §4): its in-call count against
+    """One row per ready instance (docs/design.md §4): its in-call count against
     mimalloc's, or why there is none. A miss goes to misses, profiled on the
     fastpath program against mimalloc."""
     ran = {a.name for a in results.allocators()} if results else set()
@@ -337,7 +337,7 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
             out += ["", "%s workloads only (%s):" % (label.capitalize(), ", ".join(names)), "",
                     md_table(["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE], r)]
     th, tr = an.targets(wcet, fast)
-    out += ["", "## Targets (DESIGN.md §6)", "",
+    out += ["", "## Targets (docs/design.md §6)", "",
             "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
             "absent.", "", md_table(th, tr)]
     why = profile.section(an.misses if misses is None else misses, os.path.dirname(os.path.abspath(path)),
@@ -391,7 +391,7 @@ def summary_text(results, an, wcet, fast, report_path):
     lines = ["", "== Mortise benchmark summary: normalized geometric means (time and max RSS; < 1 is better)",
              text_table(headers, rows), ""]
     th, tr = an.targets(wcet, fast)
-    lines.append("== Targets (DESIGN.md §6)")
+    lines.append("== Targets (docs/design.md §6)")
     lines.append(text_table(th, [[c.replace("**", "") for c in r] for r in tr]))
     fails = results.failures()
     lines.append("")

@@ -1,7 +1,7 @@
 """The arithmetic of the report: medians of runs, geometric means of ratios.
 
 Every comparison between allocators is a ratio of medians measured in the
-same run of the harness (DESIGN.md §5: a machine is noisy, compare side by
+same run of the harness (docs/design.md §5: a machine is noisy, compare side by
 side). A geometric mean of ratios is the paper's Table 4 summary: it weighs a
 2x slowdown on one benchmark and a 2x speedup on another as cancelling out.
 """

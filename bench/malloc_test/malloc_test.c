@@ -1,5 +1,5 @@
 /* bench_malloc_test: the test harness of the lock-contention article
- * (shared/seeds/002, "malloc_test"), written anew.
+ * ("How memory allocation affects multithreaded program performance", its "malloc_test"), written anew.
  *
  * -t N allocation threads, each paired with its own free thread. An
  * allocation thread makes loops of -n allocations (at most 5000); each

@@ -1,7 +1,7 @@
 /* lock_stat=1 — lock-contention statistics for any sync policy, per layer.
  *
  * What plockstat showed for the C library's malloc lock in the article
- * (seeds/002), built in: a layer instance with the slot
+ * on lock contention in multithreaded allocation, built in: a layer instance with the slot
  *     lock_stat=0|1 → MT_LOCK_STAT (0)
  * set to 1 gets, for each of its locks, the number of acquisitions, of
  * contended acquisitions (another thread held the lock or was waiting for

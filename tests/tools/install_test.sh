@@ -8,11 +8,11 @@
 #      system malloc, linked with a ready allocator (-lmortise-segfit) as its
 #      malloc, and with the command's prefixed static library;
 #   3. a CMake project using find_package(Mortise).
-# Exits 77 (skipped) without pkg-config.
+# Fails without pkg-config (.ci/run installs pkgconf) or a built segfit.
 set -euo pipefail
 build=$(cd "$1" && pwd)
-command -v pkg-config >/dev/null || { echo "skipped: no pkg-config"; exit 77; }
-test -f "$build/lib/libmortise-segfit.so" || { echo "skipped: segfit not built"; exit 77; }
+command -v pkg-config >/dev/null || { echo "FAIL: no pkg-config (apt-get install pkgconf)"; exit 1; }
+test -f "$build/lib/libmortise-segfit.so" || { echo "FAIL: segfit not built in $build"; exit 1; }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

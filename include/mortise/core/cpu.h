@@ -35,9 +35,9 @@
  *      core's own on today's heterogeneous parts, where L3 is shared), or its
  *      largest level-1 data cache when it has no L2.
  * CPUs from 0 to MT_CPU_CACHE_CPUS - 1 (256) are described; others count as
- * unknown. Nothing here allocates (raw open/read, no stdio), errno is kept,
- * and readers that race the first use wait for it (it runs once).
- * Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
+ * unknown. Nothing here allocates (the port layer's file read, no stdio),
+ * errno is kept, and readers that race the first use wait for it (it runs
+ * once). Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
  */
 #ifndef MORTISE_CORE_CPU_H
 #define MORTISE_CORE_CPU_H
@@ -48,47 +48,14 @@
 #define MT_CPU_CACHE_CPUS 256
 #endif
 
-#if !defined(MT_FREESTANDING)
-#include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
-#include <stdlib.h>
-#include <unistd.h>
-#if defined(__x86_64__) && defined(__GLIBC__) &&                                    \
-    (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
-#include <sys/rseq.h>
-#define MT_CPU_RSEQ 1
-#endif
-#endif
-#ifndef MT_CPU_RSEQ
-#define MT_CPU_RSEQ 0
-#endif
-
 static struct {
     _Atomic(int) state;                 /* 0 unread, 1 being read, 2 ready */
     size_t size[MT_CPU_CACHE_CPUS];     /* bytes, 0 unknown */
     size_t max;
 } mt_cpu_caches;
 
-#if defined(MT_FREESTANDING)
-MT_INLINE int mt_cpu_current(void) { return -1; }
-#else
-MT_SLOW int mt_cpu_current_slow(void) { return sched_getcpu(); }
-
-MT_INLINE int mt_cpu_current(void)
-{
-#if MT_CPU_RSEQ
-    /* rseq's cpu_id at thread pointer + __rseq_offset: %fs-relative */
-    int cpu;
-    __asm__ __volatile__("movl %%fs:(%1), %0"
-                         : "=r"(cpu)
-                         : "r"(__rseq_offset + offsetof(struct rseq, cpu_id)));
-    if (MT_LIKELY(cpu >= 0))
-        return cpu;
-#endif
-    return mt_cpu_current_slow();
-}
-#endif
+/* The port layer's answer (pal.h: rseq, else sched_getcpu; -1 freestanding). */
+MT_INLINE int mt_cpu_current(void) { return mt_pal_cpu(); }
 
 /* Parse a size "512K", "2M", "1048576" from s; returns the end, or NULL. */
 MT_UNUSED static const char *mt_cpu_parse_size(const char *s, size_t *out)
@@ -163,7 +130,6 @@ MT_UNUSED static bool mt_cpu_cache_parse(const char *s, size_t *size, unsigned c
     return true;
 }
 
-#if !defined(MT_FREESTANDING)
 /* "/sys/devices/system/cpu/cpu" N "/cache/index" I "/" FILE into buf (no
  * snprintf: nothing here may allocate). */
 MT_UNUSED static void mt_cpu_sysfs_path(char *buf, unsigned cpu, unsigned index, const char *file)
@@ -194,15 +160,10 @@ MT_UNUSED static bool mt_cpu_sysfs_read(unsigned cpu, unsigned index, const char
 {
     char path[96];
     mt_cpu_sysfs_path(path, cpu, index, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, out, cap - 1);
-    close(fd);
+    long n = mt_pal_read_file(path, out, cap);
     if (n <= 0)
         return false;
-    out[n] = 0;
-    for (ssize_t i = 0; i < n; i++)
+    for (long i = 0; i < n; i++)
         if (out[i] == '\n')
             out[i] = 0;
     return true;
@@ -227,7 +188,6 @@ MT_UNUSED static size_t mt_cpu_sysfs_size(unsigned cpu)
     }
     return l1;
 }
-#endif
 
 /* Fill the table once (the first caller reads, racers wait). */
 MT_SLOW void mt_cpu_caches_load(void)
@@ -238,14 +198,12 @@ MT_SLOW void mt_cpu_caches_load(void)
             mt_yield();
         return;
     }
-#if !defined(MT_FREESTANDING)
-    int saved = errno;
-    const char *env = getenv("MORTISE_CORE_CACHE");
+    int saved = mt_pal_errno();
+    const char *env = mt_pal_getenv("MORTISE_CORE_CACHE");
     if (env && !mt_cpu_cache_parse(env, mt_cpu_caches.size, MT_CPU_CACHE_CPUS)) {
         static const char msg[] = "mortise: MORTISE_CORE_CACHE does not parse "
                                   "(want e.g. 0-3:512K,4-7:2M); using sysfs\n";
-        ssize_t ignored = write(2, msg, sizeof msg - 1);
-        (void)ignored;
+        mt_pal_write_all(2, msg, sizeof msg - 1);
         env = NULL;
     }
     if (!env) {
@@ -255,8 +213,7 @@ MT_SLOW void mt_cpu_caches_load(void)
             missing = mt_cpu_caches.size[c] ? 0 : missing + 1;
         }
     }
-    errno = saved;
-#endif
+    mt_pal_set_errno(saved);
     for (unsigned c = 0; c < MT_CPU_CACHE_CPUS; c++)
         if (mt_cpu_caches.size[c] > mt_cpu_caches.max)
             mt_cpu_caches.max = mt_cpu_caches.size[c];

@@ -1,9 +1,13 @@
-/* mortise/core/platform.h — everything a layer needs from the platform.
+/* mortise/core/platform.h — what every layer needs from the compiler and
+ * the CPU: attributes, atomics, thread-local storage, the page and granule
+ * constants, alignment arithmetic and the spin-wait hint.
  *
- * The whole port surface of Mortise: compiler attributes, atomics, thread-local
- * storage, the cycle counter and the page size. A new platform is ported by
- * editing this header alone; layers never include <pthread.h> or <sys/mman.h>
- * for these services (OS layers are the exception: talking to the OS is their job).
+ * Everything that needs the operating system or the C library (mapping
+ * memory, futexes, the current CPU, clocks, threads, files, the environment,
+ * errno) is the port layer's: include/mortise/pal/pal.h, which this header
+ * includes, so any header that includes platform.h has the mt_pal_*
+ * functions too. Porting Mortise to another compiler means editing this
+ * header; to another OS, writing a pal_<os>.h (docs/port.md).
  *
  * Preconditions stated once: C11 with <stdatomic.h>; a compiler understanding
  * GNU attributes (gcc, clang); a flat address space of at most 48 significant bits
@@ -64,22 +68,8 @@ MT_INLINE void mt_cpu_relax(void)
 #endif
 }
 
-/* Cycle counter for latency statistics (wcet_stat); monotonic per core. */
-MT_INLINE uint64_t mt_cycles(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_ia32_rdtsc();
-#elif defined(__aarch64__)
-    uint64_t v;
-    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-    return v;
-#else
-    return 0;
-#endif
-}
-
-/* Base page size. 4 KiB on the targets we build for; checked once at start-up by
- * the OS layers that call the OS (mt_os_page_size_checked). */
+/* Base page size. 4 KiB on the targets we build for; tests/pal checks that
+ * the OS agrees (mt_pal_page_size). */
 #ifndef MT_PAGE_SIZE
 #define MT_PAGE_SIZE ((size_t)4096)
 #endif
@@ -105,22 +95,15 @@ MT_INLINE bool mt_is_pow2(size_t n) { return n && !(n & (n - 1)); }
 MT_INLINE unsigned mt_log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 MT_INLINE unsigned mt_log2_ceil(size_t n) { return n <= 1 ? 0 : mt_log2_floor(n - 1) + 1; }
 
-/* errno values layers report in ctx->err. A freestanding build has no
- * <errno.h>; it gets the Linux numbers, which its own socket passes on. */
-#if defined(MT_FREESTANDING)
-#define MT_ENOMEM 12
-#else
-#include <errno.h>
-#define MT_ENOMEM ENOMEM
-#endif
+/* The OS and C library services (and MT_ENOMEM, the errno value layers
+ * report in ctx->err). Included here, after the attributes it uses. */
+#include "../pal/pal.h"
+
+/* Cycle counter for latency statistics (wcet_stat); monotonic per core. */
+MT_INLINE uint64_t mt_cycles(void) { return mt_pal_cycles(); }
 
 /* Give the processor away while waiting: on a machine with fewer cores than
  * threads a spinning waiter would otherwise burn the holder's time slice. */
-#if defined(MT_FREESTANDING)
-MT_INLINE void mt_yield(void) { mt_cpu_relax(); }
-#else
-#include <sched.h>
-MT_INLINE void mt_yield(void) { sched_yield(); }
-#endif
+MT_INLINE void mt_yield(void) { mt_pal_yield(); }
 
 #endif

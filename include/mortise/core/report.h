@@ -28,9 +28,10 @@
  *
  * What happens after the report is the layer's err_handle policy
  * (policy/err/err.h). Reporting never allocates: the line is formatted into
- * a stack buffer and written with write(2); errno is preserved. A
- * freestanding build has no write(2): define MT_REPORT_WRITE(buf, len) to
- * send the line somewhere, else only a callback handler sees reports.
+ * a stack buffer and written to fd 2 with the port layer's mt_pal_write_all;
+ * errno is preserved. A freestanding build writes nowhere: define
+ * MT_REPORT_WRITE(buf, len) to send the line somewhere, else only a callback
+ * handler sees reports.
  */
 #ifndef MORTISE_CORE_REPORT_H
 #define MORTISE_CORE_REPORT_H
@@ -121,28 +122,17 @@ MT_UNUSED static size_t mt_report_format(char *buf, size_t cap, const mortise_er
     return at;
 }
 
-#if !defined(MT_FREESTANDING)
-#include <errno.h>
-#include <unistd.h>
-#define MT_REPORT_WRITE_DEFAULT(buf, len)                                          \
-    do {                                                                           \
-        int mt__saved = errno;                                                     \
-        ssize_t mt__w = write(2, (buf), (len));                                    \
-        (void)mt__w;                                                               \
-        errno = mt__saved;                                                         \
-    } while (0)
-#endif
-
 /* Print e's line on standard error (or MT_REPORT_WRITE). */
 MT_SLOW MT_UNUSED void mt_report_print(const mortise_error *e)
 {
     char line[256];
     size_t len = mt_report_format(line, sizeof line, e);
-    (void)len;
 #if defined(MT_REPORT_WRITE)
     MT_REPORT_WRITE(line, len);
-#elif !defined(MT_FREESTANDING)
-    MT_REPORT_WRITE_DEFAULT(line, len);
+#else
+    int saved = mt_pal_errno();
+    mt_pal_write_all(2, line, len);
+    mt_pal_set_errno(saved);
 #endif
 }
 

@@ -16,19 +16,15 @@
  * to them, so the report only sums slots. Threads beyond the slot count share
  * the last slot, updated with atomic adds.
  *
- * Never allocates: reports format into a stack buffer and write(2) it. Hosted
- * only (clock_gettime, write, open, sched_setaffinity).
+ * Never allocates: reports format into a stack buffer and write it with the
+ * port layer (mt_pal_write_all). Meant for hosted builds: freestanding, the
+ * port has no clock, file or affinity, so reports go nowhere.
  */
 #ifndef MORTISE_CORE_STATS_H
 #define MORTISE_CORE_STATS_H
 
 #include "platform.h"
-#include <fcntl.h>
-#include <sched.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 /* ---- timer ---- */
 
@@ -50,21 +46,11 @@ MT_INLINE uint64_t mt_stats_end(void)
 }
 #else
 #define MT_STATS_TIMER "clock_gettime"
-MT_INLINE uint64_t mt_stats_begin(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+MT_INLINE uint64_t mt_stats_begin(void) { return mt_pal_clock_ns(); }
 MT_INLINE uint64_t mt_stats_end(void) { return mt_stats_begin(); }
 #endif
 
-MT_INLINE uint64_t mt_stats_ns_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+MT_INLINE uint64_t mt_stats_ns_now(void) { return mt_pal_clock_ns(); }
 
 /* MORTISE_STATS=1 reports on standard error at exit, but programs may close
  * it before (coreutils' close_stdout): keep a copy of fd 2, taken when the
@@ -73,9 +59,9 @@ static int mt_stats_stderr = -1;
 
 MT_UNUSED static void mt_stats_keep_stderr(void)
 {
-    const char *how = getenv("MORTISE_STATS");
+    const char *how = mt_pal_getenv("MORTISE_STATS");
     if (how && !strcmp(how, "1"))
-        mt_stats_stderr = fcntl(2, F_DUPFD_CLOEXEC, 100);
+        mt_stats_stderr = mt_pal_dup_fd(2, 100);
 }
 
 /* Where the run started in both clocks: the ratio of the two spans at report
@@ -210,30 +196,28 @@ MT_INLINE void mt_stats_max(_Atomic(uint64_t) *c, uint64_t v, bool shared)
  * the kernel accepted. */
 MT_UNUSED static bool mt_stats_pin_thread(void)
 {
-#if defined(__linux__)
-    static cpu_set_t allowed;
+    static mt_pal_cpuset allowed;
     static _Atomic(int) ready; /* 0 no, 1 reading, 2 read, 3 failed */
     static _Atomic(unsigned) turn;
+    enum { words = sizeof allowed.words / sizeof allowed.words[0] };
     int state = 0;
     if (mt_cas(&ready, &state, 1)) {
-        state = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? 2 : 3;
+        state = mt_pal_affinity_get(&allowed) ? 2 : 3;
         mt_store_release(&ready, state);
     }
     while ((state = mt_load_acquire(&ready)) == 1)
         mt_yield();
-    int cpus = state == 2 ? CPU_COUNT(&allowed) : 0;
-    if (cpus <= 0)
+    unsigned cpus = 0;
+    for (unsigned w = 0; state == 2 && w < words; w++)
+        cpus += (unsigned)__builtin_popcountll(allowed.words[w]);
+    if (!cpus)
         return false;
-    unsigned k = atomic_fetch_add_explicit(&turn, 1, memory_order_relaxed) % (unsigned)cpus;
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (!CPU_ISSET(cpu, &allowed) || k--)
+    unsigned k = atomic_fetch_add_explicit(&turn, 1, memory_order_relaxed) % cpus;
+    for (unsigned cpu = 0; cpu < 64 * words; cpu++) {
+        if (!(allowed.words[cpu / 64] >> (cpu % 64) & 1) || k--)
             continue;
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        return sched_setaffinity(0, sizeof one, &one) == 0;
+        return mt_pal_affinity_pin((int)cpu);
     }
-#endif
     return false;
 }
 
@@ -302,7 +286,7 @@ static const struct { const char *name; uint64_t q; } mt_stats_quantiles[MT_STAT
     {"p99.99", 9999000}, {"p99.999", 9999900}, {"p99.9999", 9999990},
 };
 
-/* ---- writer: a stack buffer flushed with write(2) ---- */
+/* ---- writer: a stack buffer flushed with mt_pal_write_all ---- */
 
 typedef struct mt_stats_out {
     int fd;
@@ -316,17 +300,8 @@ typedef struct mt_stats_out {
 
 MT_UNUSED static void mt_so_flush(mt_stats_out *o)
 {
-    size_t done = 0;
-    while (done < o->len) {
-        ssize_t n = write(o->fd, o->buf + done, o->len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            o->failed = true;
-            break;
-        }
-        done += (size_t)n;
-    }
+    if (o->len && !mt_pal_write_all(o->fd, o->buf, o->len))
+        o->failed = true;
     o->len = 0;
 }
 
@@ -533,7 +508,7 @@ MT_UNUSED static int mt_stats_report_fd(int fd, bool json, const char *const *na
     if (json) {
         mt_so_open(&o, NULL, "{");
         mt_so_kv_u64(&o, "mortise_stats", 1);
-        mt_so_kv_u64(&o, "pid", (uint64_t)getpid());
+        mt_so_kv_u64(&o, "pid", (uint64_t)mt_pal_pid());
         mt_so_key(&o, "composition");
         mt_so_str(&o, "\"");
     } else {
@@ -551,7 +526,7 @@ MT_UNUSED static int mt_stats_report_fd(int fd, bool json, const char *const *na
         mt_so_open(&o, "layers", "[");
     } else {
         mt_so_str(&o, " (pid ");
-        mt_so_u64(&o, (uint64_t)getpid(), 0);
+        mt_so_u64(&o, (uint64_t)mt_pal_pid(), 0);
         mt_so_str(&o, ", timer " MT_STATS_TIMER ", ");
         mt_so_str(&o, mt_so_fmt(b, o.ticks_per_us, 3));
         mt_so_str(&o, " cycles/ns)\n");
@@ -576,7 +551,7 @@ MT_UNUSED static int mt_stats_report_json(const char *path, const char *const *n
     for (const char *s = path; *s && k + 24 < sizeof file; s++) {
         if (s[0] == '%' && s[1] == 'p') {
             char b[32];
-            const char *d = mt_so_fmt(b, (uint64_t)getpid(), 0);
+            const char *d = mt_so_fmt(b, (uint64_t)mt_pal_pid(), 0);
             while (*d)
                 file[k++] = *d++;
             s++;
@@ -585,13 +560,11 @@ MT_UNUSED static int mt_stats_report_json(const char *path, const char *const *n
         }
     }
     file[k] = 0;
-    int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int fd = mt_pal_open_write(file);
     if (fd < 0)
         return -1;
     int rc = mt_stats_report_fd(fd, true, names, layers);
-    int saved = errno;
-    close(fd);
-    errno = saved;
+    mt_pal_close(fd);
     return rc;
 }
 
@@ -601,15 +574,15 @@ MT_UNUSED static void mt_stats_report_env(const char *const *names, size_t layer
 {
     if (!mt_stats_any())
         return;
-    const char *how = getenv("MORTISE_STATS");
+    const char *how = mt_pal_getenv("MORTISE_STATS");
     if (!how || !*how || !strcmp(how, "0"))
         return;
-    int saved = errno;
+    int saved = mt_pal_errno();
     if (!strncmp(how, "json:", 5))
         mt_stats_report_json(how + 5, names, layers);
     else
         mt_stats_report_fd(mt_stats_stderr >= 0 ? mt_stats_stderr : 2, false, names, layers);
-    errno = saved;
+    mt_pal_set_errno(saved);
 }
 
 #endif

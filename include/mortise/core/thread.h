@@ -7,16 +7,15 @@
  * mt_process_init, a constructor, installs fork handlers derived from the
  * layers' own locks: prepare takes them from the socket down to the OS layer
  * (the order every request takes them), parent releases, child re-initialises.
- * Nothing here allocates: pthread_key_create and pthread_setspecific on a low
- * key use static storage, so it is safe inside malloc.
+ * Nothing here allocates: the port layer's thread-exit key (pthread keys on
+ * Linux) uses static storage for a low key, so it is safe inside malloc.
  */
 #ifndef MORTISE_CORE_THREAD_H
 #define MORTISE_CORE_THREAD_H
 
 #include "ctx.h"
-#include <pthread.h>
 
-static pthread_key_t mt_thread_key;
+static mt_pal_key mt_thread_key;
 static _Atomic(int) mt_thread_key_state; /* 0 absent, 1 being created, 2 ready, 3 failed */
 static MT_TLS bool mt_thread_attached;
 
@@ -32,7 +31,7 @@ MT_SLOW bool mt_thread_key_ready(void)
 {
     int state = 0;
     if (mt_cas(&mt_thread_key_state, &state, 1)) {
-        state = pthread_key_create(&mt_thread_key, mt_thread_detach) == 0 ? 2 : 3;
+        state = mt_pal_key_create(&mt_thread_key, mt_thread_detach) ? 2 : 3;
         mt_store_release(&mt_thread_key_state, state);
     }
     while ((state = mt_load_acquire(&mt_thread_key_state)) == 1)
@@ -46,7 +45,7 @@ MT_UNUSED static void mt_thread_attach(void)
         return;
     mt_thread_attached = true;
     if (mt_thread_key_ready())
-        pthread_setspecific(mt_thread_key, (void *)1);
+        mt_pal_key_set(mt_thread_key, (void *)1);
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_chain_create(&ctx);
 }
@@ -70,7 +69,7 @@ static void mt_fork_child(void)
 __attribute__((constructor)) static void mt_process_init(void)
 {
     mt_thread_key_ready();
-    pthread_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);
+    mt_pal_atfork(mt_fork_prepare, mt_fork_parent, mt_fork_child);
 }
 
 #endif

@@ -37,7 +37,7 @@ MT_INLINE mt_stats_slots MT_SELF(slots)(void)
 /* A thread's first request: its slot, its pinning, its thread_exit. */
 MT_SLOW MT_STAT_SLOT_T *MT_SELF(attach)(void)
 {
-    int saved = errno;
+    int saved = mt_pal_errno();
     mt_stats_register(&MT_SELF(entry));
     MT_SELF(mine) = mt_stats_slot_attach(MT_SELF(slots)());
     mt_thread_attach(); /* thread_exit gives the slot back */
@@ -45,7 +45,7 @@ MT_SLOW MT_STAT_SLOT_T *MT_SELF(attach)(void)
     if (mt_stats_pin_thread())
         atomic_fetch_add_explicit(&MT_SELF(state).pinned, 1, memory_order_relaxed);
 #endif
-    errno = saved;
+    mt_pal_set_errno(saved);
     return MT_SELF(mine);
 }
 

@@ -33,7 +33,8 @@
  *   page-map writes when the heap grows. Thread safety: all operations.
  * Fails: returns NULL with ctx->err = ENOMEM when the break cannot move
  *   (RLIMIT_DATA, address space taken) and no free range fits.
- * Needs: Linux or another POSIX system with sbrk and madvise (_GNU_SOURCE).
+ * Needs: a port with a program break (mt_pal_brk: sbrk on Linux) and
+ *   mt_pal_advise_dontneed (madvise).
  * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket
  *          brk_heap::segfit_lk::malloc_socket             (instances/segfit_brk.c)
  */
@@ -66,14 +67,9 @@ static struct {
 static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
 static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
 
-/* sbrk that leaves errno alone (free must not change it). */
-static char *MT_SELF(sbrk)(intptr_t increment)
-{
-    int saved = errno;
-    char *old = sbrk(increment);
-    errno = saved;
-    return old;
-}
+/* The break moved by increment (the port's sbrk: errno kept, as free must);
+ * returns the previous break, NULL when refused. */
+static char *MT_SELF(sbrk)(intptr_t increment) { return mt_pal_brk(increment); }
 
 /* Does the break still stand where our last move left it? Then the memory
  * just below it, up to our last free range, is ours to give back. */
@@ -100,7 +96,7 @@ static char *MT_SELF(raise_break)(size_t increment)
     if (increment > (size_t)PTRDIFF_MAX)
         return NULL;
     char *old = MT_SELF(sbrk)((intptr_t)increment);
-    if (old == (char *)-1)
+    if (!old)
         return NULL;
     char *end = old + increment;
     char *lo = (char *)mt_align_up((uintptr_t)old, MT_GRANULE);
@@ -121,7 +117,7 @@ MT_SLOW char *MT_SELF(grow)(size_t len, size_t align)
 {
     for (int attempt = 0; attempt < MT_BRK_ATTEMPTS; attempt++) {
         char *cur = MT_SELF(sbrk)(0);
-        if (cur == (char *)-1)
+        if (!cur)
             return NULL;
         char *start = (char *)mt_align_up((uintptr_t)cur, align);
         if (start < cur || (size_t)(start - cur) > (size_t)PTRDIFF_MAX - len)
@@ -151,7 +147,7 @@ static bool MT_SELF(shrink)(void)
                                         (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
     if (!tail)
         return false;
-    if (MT_SELF(sbrk)(-(intptr_t)(top - tail)) == (char *)-1) {
+    if (!MT_SELF(sbrk)(-(intptr_t)(top - tail))) {
         MT_SELF(keep_free)(tail, top);
         return false;
     }

@@ -25,7 +25,8 @@
  *   instances/wcet_stat_malloc.c).
  * Macros: MT_MALLOC_HEAP_BOOTSTRAP (bytes, a multiple of 64 KiB),
  *   MT_MALLOC_HEAP_LOOKUP(name) (how a C library symbol is found; default
- *   dlsym(RTLD_NEXT, name); tests replace it to simulate an allocating dlsym).
+ *   the port's mt_pal_next_symbol(name), dlsym(RTLD_NEXT, name) on Linux;
+ *   tests replace it to simulate an allocating dlsym).
  * Page map: defines the composition's page map (two-level radix,
  *   core/pagemap_radix.h) with leaves mapped from the OS, never from the C
  *   library, so installing a leaf cannot recurse; and mt_os_stats_read
@@ -56,17 +57,16 @@
 #include "malloc_passthrough.h"
 #else
 #include "pagemap_mmap.h"
-#include <dlfcn.h>
 
-#if !defined(RTLD_NEXT) && !defined(MT_MALLOC_HEAP_LOOKUP)
-#error "malloc_heap: RTLD_NEXT needs _GNU_SOURCE (define it before any include)"
+#if !MT_PAL_HAVE_NEXT_SYMBOL && !defined(MT_MALLOC_HEAP_LOOKUP)
+#error "malloc_heap: no next-symbol lookup (RTLD_NEXT needs _GNU_SOURCE before any include)"
 #endif
 
 #ifndef MT_MALLOC_HEAP_BOOTSTRAP
 #define MT_MALLOC_HEAP_BOOTSTRAP ((size_t)16 << MT_GRANULE_SHIFT)
 #endif
 #ifndef MT_MALLOC_HEAP_LOOKUP
-#define MT_MALLOC_HEAP_LOOKUP(name) dlsym(RTLD_NEXT, name)
+#define MT_MALLOC_HEAP_LOOKUP(name) mt_pal_next_symbol(name)
 #endif
 
 _Static_assert(MT_MALLOC_HEAP_BOOTSTRAP % MT_GRANULE == 0,
@@ -183,9 +183,9 @@ static void MT_SELF(release)(char *p, size_t granules)
         mt_os_unmap(p, len);
         return;
     }
-    int saved = errno;
+    int saved = mt_pal_errno();
     MT_SELF(libc).release(p);
-    errno = saved;
+    mt_pal_set_errno(saved);
 }
 
 static bool MT_SELF(extend)(char *end, size_t granules)

@@ -22,7 +22,6 @@
  * realloc: the socket keeps a block whose usable size still fits (at most
  * twice the request); otherwise resize is the next allocator's realloc.
  */
-#include <dlfcn.h>
 #include <string.h>
 
 #ifndef MT_PASSTHROUGH_BOOTSTRAP
@@ -100,7 +99,7 @@ static void *MT_SELF(bootstrap_take)(size_t size)
 /* ISO C has no function/object pointer casts; POSIX guarantees dlsym's do. */
 static bool MT_SELF(find)(void *fn_pointer, const char *name)
 {
-    void *f = dlsym(RTLD_NEXT, name);
+    void *f = mt_pal_next_symbol(name);
     memcpy(fn_pointer, &f, sizeof f);
     return f != NULL;
 }
@@ -169,9 +168,9 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_UNLIKELY(MT_SELF(from_bootstrap)(ctx->ptr)) ||
         MT_UNLIKELY(mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready)))
         return NULL; /* kept: the next allocator never saw it */
-    int saved = errno;
+    int saved = mt_pal_errno();
     MT_SELF(next).free(ctx->ptr);
-    errno = saved;
+    mt_pal_set_errno(saved);
     return NULL;
 }
 

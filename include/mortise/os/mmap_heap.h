@@ -201,7 +201,7 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
             atomic_fetch_add(&mt_os_counters.mapped, len);
     }
     if (!p || !mt_pagemap_set_checked(p, MT_GRANULE, mt_entry(MT_SELF_ID, granules))) {
-        ctx->err = ENOMEM;
+        ctx->err = MT_ENOMEM;
         return NULL;
     }
     atomic_fetch_add(&mt_os_counters.handed_out, len);
@@ -246,30 +246,25 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
         return NULL;
     if (new_len == old_len)
         return p;
-#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
-    int saved = errno;
+#if MT_PAL_HAVE_REMAP
     char *dest = p;
     if (new_len < old_len) {
-        munmap(p + new_len, old_len - new_len);
+        mt_os_unmap(p + new_len, old_len - new_len);
     } else {
         /* grow in place if the OS can, else move to an aligned reservation */
-        char *q = mremap(p, old_len, new_len, 0);
-        if (q == MAP_FAILED) {
+        char *q = mt_pal_remap(p, old_len, new_len, NULL);
+        if (!q) {
             char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
-            if (!room) {
-                errno = saved;
+            if (!room)
                 return NULL;
-            }
-            q = mremap(p, old_len, new_len, MREMAP_MAYMOVE | MREMAP_FIXED, room);
-            if (q == MAP_FAILED) {
-                munmap(room, new_len);
-                errno = saved;
+            q = mt_pal_remap(p, old_len, new_len, room);
+            if (!q) {
+                mt_os_unmap(room, new_len);
                 return NULL;
             }
         }
         dest = q;
     }
-    errno = saved;
     if (dest != p)
         mt_pagemap_set(p, MT_GRANULE, 0);
     mt_pagemap_set(dest, MT_GRANULE, mt_entry(MT_SELF_ID, granules));

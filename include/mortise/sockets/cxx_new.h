@@ -11,7 +11,7 @@
 #ifndef MORTISE_SOCKETS_CXX_NEW_H
 #define MORTISE_SOCKETS_CXX_NEW_H
 
-#include <stdlib.h>
+#include "../core/platform.h"
 
 typedef void (*mt_new_handler)(void);
 extern mt_new_handler _ZSt15get_new_handlerv(void) __attribute__((weak));
@@ -24,7 +24,7 @@ MT_SLOW void *mt_cxx_new_failed(size_t size, size_t align)
         if (!handler) {
             if (_ZSt17__throw_bad_allocv)
                 _ZSt17__throw_bad_allocv();
-            abort();
+            mt_pal_abort();
         }
         handler();
         mt_ctx ctx = mt_ctx_for_alloc(size ? size : 1, align);

@@ -21,10 +21,7 @@
 
 #include "socket_core.h"
 #include "../core/stats.h"
-#include <stdio.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "../pal/libc.h" /* FILE, fprintf, struct mallinfo: the interface we implement */
 
 #ifndef MT_SOCKET_PREFIX
 #define MT_SOCKET_PREFIX
@@ -58,7 +55,7 @@ MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
 {
     size_t size;
     if (__builtin_mul_overflow(n, each, &size)) {
-        errno = ENOMEM;
+        mt_pal_set_errno(MT_ENOMEM);
         return NULL;
     }
     return mt_socket_realloc(p, size);
@@ -70,12 +67,12 @@ MT_EXPORT void *MT_API(aligned_alloc)(size_t align, size_t size) { return mt_soc
 MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
 {
     if (!mt_is_pow2(align) || align % sizeof(void *))
-        return EINVAL;
-    int saved = errno;
+        return MT_EINVAL;
+    int saved = mt_pal_errno();
     void *p = mt_socket_aligned(align, size);
-    errno = saved;
+    mt_pal_set_errno(saved);
     if (!p)
-        return ENOMEM;
+        return MT_ENOMEM;
     *out = p;
     return 0;
 }
@@ -85,7 +82,7 @@ MT_EXPORT void *MT_API(valloc)(size_t size) { return mt_socket_aligned(MT_PAGE_S
 MT_EXPORT void *MT_API(pvalloc)(size_t size)
 {
     if (size > MT_MAX_REQUEST) {
-        errno = ENOMEM;
+        mt_pal_set_errno(MT_ENOMEM);
         return NULL;
     }
     return mt_socket_aligned(MT_PAGE_SIZE, size ? mt_align_up(size, MT_PAGE_SIZE) : MT_PAGE_SIZE);
@@ -183,7 +180,7 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
 {
     mt_os_stats s;
     if (options != 0) {
-        errno = EINVAL;
+        mt_pal_set_errno(MT_EINVAL);
         return -1;
     }
     mt_os_stats_read(&s);
@@ -224,9 +221,9 @@ MT_SLOW int mt_stats_write(int how, int fd, const char *path)
 
 MT_EXPORT void MT_CAT(MT_STATS_PREFIX, stats_print)(int fd)
 {
-    int saved = errno;
+    int saved = mt_pal_errno();
     mt_stats_write(MT_STATS_TABLE, fd, NULL);
-    errno = saved;
+    mt_pal_set_errno(saved);
 }
 
 MT_EXPORT int MT_CAT(MT_STATS_PREFIX, stats_json)(const char *path)

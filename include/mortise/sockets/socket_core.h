@@ -81,7 +81,6 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
 }
 
 #if !defined(MT_FREESTANDING)
-#include <errno.h>
 #include <string.h>
 
 /* Failure is out of line and tail-called: a hit path that never calls
@@ -89,7 +88,7 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
  * malloc on the tcache instance). */
 MT_SLOW void *mt_socket_fail(int err)
 {
-    errno = err;
+    mt_pal_set_errno(err);
     return NULL;
 }
 
@@ -98,10 +97,10 @@ MT_SLOW void *mt_socket_fail(int err)
 MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
 {
     if (MT_UNLIKELY(ctx->size > MT_MAX_REQUEST))
-        return mt_socket_fail(ENOMEM);
+        return mt_socket_fail(MT_ENOMEM);
     void *p = mt_chain_alloc(ctx);
     if (MT_UNLIKELY(!p))
-        return mt_socket_fail(ctx->err ? ctx->err : ENOMEM);
+        return mt_socket_fail(ctx->err ? ctx->err : MT_ENOMEM);
     return p;
 }
 
@@ -139,7 +138,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
 {
     size_t size;
     if (__builtin_mul_overflow(n, each, &size)) {
-        errno = ENOMEM;
+        mt_pal_set_errno(MT_ENOMEM);
         return NULL;
     }
     req.size = size;
@@ -153,7 +152,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
 MT_UNUSED static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
 {
     if (MT_UNLIKELY(!mt_is_pow2(align))) {
-        errno = EINVAL;
+        mt_pal_set_errno(MT_EINVAL);
         return NULL;
     }
     req.size = size;
@@ -176,14 +175,14 @@ MT_UNUSED static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
         return NULL;
     }
     if (size > MT_MAX_REQUEST) {
-        errno = ENOMEM;
+        mt_pal_set_errno(MT_ENOMEM);
         return NULL;
     }
     mt_ctx_route(&ctx, p);
     if (!ctx.owner)
         MT_SOCKET_REPORT_INVALID(p, "realloc");
     if (!ctx.owner || !mt_chain_getmeta(&ctx)) {
-        errno = EINVAL;
+        mt_pal_set_errno(MT_EINVAL);
         return NULL;
     }
     size_t usable = ctx.usable;

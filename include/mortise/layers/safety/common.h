@@ -20,10 +20,6 @@
 #include "../../core/report.h"
 #include "../../policy/chksum/chksum.h"
 #include "../../policy/err/err.h"
-#if !defined(MT_FREESTANDING)
-#include <errno.h>
-#include <sys/mman.h>
-#endif
 
 /* Bytes a safety layer composed above adds to every request that reaches
  * the safety layers below (tail_chksum above delayed_free: 16), so that the
@@ -47,21 +43,13 @@ MT_INLINE uint64_t mt_safety_load(const void *a)
 MT_INLINE void mt_safety_store(void *a, uint64_t v) { __builtin_memcpy(a, &v, sizeof v); }
 
 /* Is the page holding `a` mapped? A granule some layer owns is mapped in
- * full; otherwise ask the kernel (mincore fails with ENOMEM on a hole). A
- * freestanding build knows only its page map. */
+ * full; otherwise ask the OS (mt_pal_page_mapped; a freestanding build
+ * knows only its page map, the port answers false). */
 MT_SLOW bool mt_safety_page_mapped(uintptr_t a)
 {
     if (mt_entry_owner(mt_pagemap_get((const void *)a)))
         return true;
-#if defined(MT_FREESTANDING)
-    return false;
-#else
-    unsigned char vec;
-    int saved = errno;
-    bool mapped = mincore((void *)mt_align_down_ptr(a, MT_PAGE_SIZE), 1, &vec) == 0;
-    errno = saved;
-    return mapped;
-#endif
+    return mt_pal_page_mapped((const void *)a);
 }
 
 /* Can the 8 bytes at `a` be read, knowing that the granule of `base` is

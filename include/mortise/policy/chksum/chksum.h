@@ -34,9 +34,6 @@
 #define MORTISE_POLICY_CHKSUM_H
 
 #include "../../core/platform.h"
-#if defined(__GLIBC__) && !defined(MT_FREESTANDING)
-#include <sys/auxv.h>
-#endif
 
 typedef uint64_t mt_chksum_t;
 
@@ -57,15 +54,9 @@ MT_INLINE uint64_t mt_mix64(uint64_t z)
 
 MT_SLOW uint64_t mt_chksum_key_init(void)
 {
-    uint64_t seed = (uint64_t)(uintptr_t)&mt_chksum_secret ^ mt_cycles();
-#if defined(__GLIBC__) && !defined(MT_FREESTANDING) && defined(AT_RANDOM)
-    const unsigned char *r = (const unsigned char *)(uintptr_t)getauxval(AT_RANDOM);
-    if (r) {
-        uint64_t w;
-        __builtin_memcpy(&w, r + 8, sizeof w); /* glibc uses the first 8 for its canary */
-        seed ^= w;
-    }
-#endif
+    uint64_t seed = (uint64_t)(uintptr_t)&mt_chksum_secret ^ mt_cycles(), kernel;
+    if (mt_pal_random_seed(&kernel))
+        seed ^= kernel;
     uint64_t key = mt_mix64(seed) | 1; /* never 0: 0 means "not yet" */
     uint64_t expected = 0;
     if (!mt_cas(&mt_chksum_secret, &expected, key))

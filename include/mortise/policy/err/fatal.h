@@ -11,20 +11,13 @@
 #ifndef MORTISE_POLICY_ERR_FATAL_H
 #define MORTISE_POLICY_ERR_FATAL_H
 #include "../../core/report.h"
-#if !defined(MT_FREESTANDING)
-#include <stdlib.h>
-#endif
 
 enum { mt_err_fatal_leaks = 1 };
 
 MT_SLOW MT_UNUSED __attribute__((noreturn)) void mt_err_fatal_raise(const mortise_error *e)
 {
     mt_report_print(e);
-#if defined(MT_FREESTANDING)
-    __builtin_trap();
-#else
-    abort();
-#endif
+    mt_pal_abort(); /* freestanding: a trap */
 }
 
 #endif

@@ -21,15 +21,12 @@
 #ifndef MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #define MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */
-#include <pthread.h>
 
-typedef struct { pthread_mutex_t m; } mt_sync_posix_mutex;
+/* The lock is the port layer's mutex (pal.h: pthread_mutex_t on Linux). */
+typedef struct { mt_pal_mutex m; } mt_sync_posix_mutex;
 
-MT_INLINE void mt_sync_posix_mutex_init(mt_sync_posix_mutex *l)
-{
-    pthread_mutex_init(&l->m, NULL);
-}
-MT_INLINE void mt_sync_posix_mutex_lock(mt_sync_posix_mutex *l) { pthread_mutex_lock(&l->m); }
-MT_INLINE void mt_sync_posix_mutex_unlock(mt_sync_posix_mutex *l) { pthread_mutex_unlock(&l->m); }
+MT_INLINE void mt_sync_posix_mutex_init(mt_sync_posix_mutex *l) { mt_pal_mutex_init(&l->m); }
+MT_INLINE void mt_sync_posix_mutex_lock(mt_sync_posix_mutex *l) { mt_pal_mutex_lock(&l->m); }
+MT_INLINE void mt_sync_posix_mutex_unlock(mt_sync_posix_mutex *l) { mt_pal_mutex_unlock(&l->m); }
 MT_SYNC_EXEC_BY_LOCKING(posix_mutex)
 #endif

@@ -30,16 +30,16 @@
 #ifndef MORTISE_POLICY_SYNC_POSIX_SPIN_H
 #define MORTISE_POLICY_SYNC_POSIX_SPIN_H
 #include "wait.h"
-#include <pthread.h>
 
+/* The lock word is the port layer's spin lock (pal.h: pthread_spinlock_t). */
 typedef struct {
-    pthread_spinlock_t s;
+    mt_pal_spin s;
     _Atomic(uint32_t) ready; /* 0 zero-filled, 1 being initialised, 2 s is valid */
 } mt_sync_posix_spin;
 
 MT_INLINE void mt_sync_posix_spin_init(mt_sync_posix_spin *l)
 {
-    pthread_spin_init(&l->s, PTHREAD_PROCESS_PRIVATE);
+    mt_pal_spin_init(&l->s);
     mt_store_release(&l->ready, 2);
 }
 
@@ -61,21 +61,21 @@ MT_SLOW void mt_sync_posix_spin_wait(mt_sync_posix_spin *l, bool tried)
 {
     if (mt_load_acquire(&l->ready) != 2)
         mt_sync_posix_spin_prepare(l);
-    if (!tried && pthread_spin_trylock(&l->s) == 0)
+    if (!tried && mt_pal_spin_trylock(&l->s))
         return;
     mt_sync_backoff b = MT_SYNC_BACKOFF_INIT;
     do
         mt_sync_backoff_wait(&b);
-    while (pthread_spin_trylock(&l->s) != 0);
+    while (!mt_pal_spin_trylock(&l->s));
 }
 
 MT_INLINE void mt_sync_posix_spin_lock(mt_sync_posix_spin *l)
 {
     if (MT_UNLIKELY(mt_load_acquire(&l->ready) != 2))
         mt_sync_posix_spin_wait(l, false);
-    else if (MT_UNLIKELY(pthread_spin_trylock(&l->s) != 0))
+    else if (MT_UNLIKELY(!mt_pal_spin_trylock(&l->s)))
         mt_sync_posix_spin_wait(l, true);
 }
-MT_INLINE void mt_sync_posix_spin_unlock(mt_sync_posix_spin *l) { pthread_spin_unlock(&l->s); }
+MT_INLINE void mt_sync_posix_spin_unlock(mt_sync_posix_spin *l) { mt_pal_spin_unlock(&l->s); }
 MT_SYNC_EXEC_BY_LOCKING(posix_spin)
 #endif

@@ -69,10 +69,6 @@
 #ifndef MORTISE_POLICY_SYNC_RCL_H
 #define MORTISE_POLICY_SYNC_RCL_H
 #include "wait.h"
-#include <errno.h>
-#include <pthread.h>
-#include <signal.h>
-#include <unistd.h>
 
 #ifndef MT_RCL_MAX_SERVERS
 #define MT_RCL_MAX_SERVERS 8
@@ -116,7 +112,7 @@ MT_INLINE unsigned mt_sync_rcl_state(mt_sync_rcl *l) { return (unsigned)(atomic_
 /* In a fork child the lock's server stayed behind in the parent. */
 MT_SLOW void mt_rcl_forget_server(mt_sync_rcl *l)
 {
-    uint64_t pid = (uint64_t)getpid(), s = atomic_load(&l->server);
+    uint64_t pid = (uint64_t)mt_pal_pid(), s = atomic_load(&l->server);
     if (s && (s >> 8) != pid) {
         atomic_store(&l->server, MT_RCL_NONE);
         atomic_store(&l->posted, NULL);
@@ -142,7 +138,7 @@ MT_INLINE bool mt_rcl_full(uint64_t count) { return count + 1 > (uint64_t)(MT_RC
 /* Take (+1) or give back (-1) a server slot of this process. */
 MT_SLOW bool mt_rcl_slot(int delta)
 {
-    uint64_t pid = (uint64_t)getpid(), old = atomic_load(&mt_rcl_servers), count;
+    uint64_t pid = (uint64_t)mt_pal_pid(), old = atomic_load(&mt_rcl_servers), count;
     do {
         count = (old >> 32) == pid ? (uint32_t)old : 0;
         if (delta > 0 && mt_rcl_full(count))
@@ -230,29 +226,15 @@ MT_SLOW bool mt_rcl_start(mt_sync_rcl *l)
      * call (fork children reset the count in init). */
     if (mt_rcl_full((uint32_t)atomic_load_explicit(&mt_rcl_servers, memory_order_relaxed)))
         return false;
-    uint64_t pid = (uint64_t)getpid(), expect = MT_RCL_NONE;
+    uint64_t pid = (uint64_t)mt_pal_pid(), expect = MT_RCL_NONE;
     if (!atomic_compare_exchange_strong(&l->server, &expect, pid << 8 | MT_RCL_STARTING))
         return (expect & 0xff) == MT_RCL_RUNNING;
     if (!mt_rcl_slot(+1)) {
         atomic_store(&l->server, MT_RCL_NONE); /* all slots busy: local for now */
         return false;
     }
-    int saved = errno;
-    bool started = false;
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) == 0) {
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&attr, MT_RCL_STACK);
-        pthread_sigmask(SIG_SETMASK, &all, &old); /* the server inherits: no handlers run there */
-        pthread_t t;
-        started = pthread_create(&t, &attr, mt_rcl_server, l) == 0;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pthread_attr_destroy(&attr);
-    }
-    errno = saved;
-    if (!started) {
+    /* detached, signals blocked: no handler of the program runs there */
+    if (!mt_pal_thread_start(mt_rcl_server, l, MT_RCL_STACK)) {
         mt_rcl_slot(-1);
         atomic_store(&l->server, pid << 8 | MT_RCL_FAILED);
         return false;

@@ -16,7 +16,7 @@
  *   - every record has an index; mt_sync_pool_at(i) for i < count walks all
  *     records ever made (flatcombine's publication list);
  *   - a thread's record goes back to the free list when the thread exits
- *     (a pthread key destructor; mt_sync_pool_bind).
+ *     (the port layer's thread-exit key; mt_sync_pool_bind).
  * The pool never allocates with malloc (it runs inside allocators). When the
  * OS refuses a chunk, or all chunks are used, mt_sync_pool_get returns NULL and
  * the policy takes its fallback path.
@@ -25,9 +25,6 @@
 #define MORTISE_POLICY_SYNC_RECORDS_H
 
 #include "wait.h"
-#include <errno.h>
-#include <pthread.h>
-#include <sys/mman.h>
 
 #ifndef MT_SYNC_POOL_CHUNK
 #define MT_SYNC_POOL_CHUNK 1024
@@ -55,7 +52,7 @@ typedef struct {
     _Atomic(uint32_t) count;  /* records handed out fresh so far */
     _Atomic(mt_sync_rec *) chunk[MT_SYNC_POOL_CHUNKS];
     _Atomic(int) key_state;   /* 0 none, 1 being created, 2 ready, 3 failed */
-    pthread_key_t key;
+    mt_pal_key key;
 } mt_sync_pool;               /* zero-filled = empty and ready */
 
 /* Record i, or NULL if its chunk is not mapped (yet). */
@@ -83,16 +80,12 @@ MT_SLOW mt_sync_rec *mt_sync_pool_fresh(mt_sync_pool *p)
     _Atomic(mt_sync_rec *) *slot = &p->chunk[i / MT_SYNC_POOL_CHUNK];
     if (!mt_load_acquire(slot)) {
         size_t len = sizeof(mt_sync_rec) * MT_SYNC_POOL_CHUNK;
-        int saved = errno;
-        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED) {
-            errno = saved;
+        void *m = mt_pal_map(len);
+        if (!m)
             return NULL; /* index i stays unused; a later chunk install makes it idle */
-        }
         mt_sync_rec *expect = NULL;
         if (!mt_cas(slot, &expect, (mt_sync_rec *)m))
-            munmap(m, len); /* another thread mapped this chunk first */
-        errno = saved;
+            mt_pal_unmap(m, len); /* another thread mapped this chunk first */
     }
     mt_sync_rec *r = mt_sync_pool_at(p, i);
     r->index = i;
@@ -133,22 +126,22 @@ MT_INLINE void mt_sync_pool_put_mine(mt_sync_pool *p, mt_sync_rec **mine)
         mt_sync_pool_put(p, r);
 }
 
-/* Arrange for `done` to run when the calling thread exits (a pthread key
- * whose destructor gives the thread's record back). Called once per thread,
- * on its first request. pthread_setspecific allocates nothing for the first
- * 32 keys of a process (glibc); if the key cannot be made, the thread's
- * record is simply never given back. */
+/* Arrange for `done` to run when the calling thread exits (a thread-exit
+ * key whose destructor gives the thread's record back). Called once per
+ * thread, on its first request. Setting a key allocates nothing for the
+ * first 32 keys of a process (glibc); if the key cannot be made, the
+ * thread's record is simply never given back. */
 MT_SLOW void mt_sync_pool_bind(mt_sync_pool *p, void (*done)(void *))
 {
     int state = 0;
     if (mt_cas(&p->key_state, &state, 1)) {
-        state = pthread_key_create(&p->key, done) == 0 ? 2 : 3;
+        state = mt_pal_key_create(&p->key, done) ? 2 : 3;
         mt_store_release(&p->key_state, state);
     }
     for (unsigned i = 0; (state = mt_load_acquire(&p->key_state)) == 1 && i < 10000; i++)
         mt_yield(); /* bounded: a fork child may never see the creator finish */
     if (state == 2)
-        pthread_setspecific(p->key, (void *)1);
+        mt_pal_key_set(p->key, (void *)1);
 }
 
 #endif

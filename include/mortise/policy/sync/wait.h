@@ -6,12 +6,13 @@
  * policies of this folder:
  *
  *   mt_sync_backoff      exponential pause backoff for MT_SPIN_LIMIT rounds,
- *                        then sched_yield on every round (spinlock, posix_spin);
+ *                        then a yield (mt_pal_yield) every round (spinlock, posix_spin);
  *   mt_sync_futex_wait / _wake
- *                        sleep until a 32-bit word changes (Linux futex, raw
- *                        system call: no errno, no C library; elsewhere a
- *                        yield, which is correct because every caller
- *                        re-checks its condition in a loop);
+ *                        sleep until a 32-bit word changes (the port layer's
+ *                        mt_pal_futex: on Linux the raw system call, no errno,
+ *                        no C library; elsewhere a yield, which is correct
+ *                        because every caller re-checks its condition in a
+ *                        loop);
  *   mt_sync_futex_lock   a three-state mutex over one futex word (0 free,
  *                        1 held, 2 held with sleepers; Drepper, "Futexes are
  *                        tricky"): zero-filled is unlocked; used by
@@ -53,87 +54,34 @@ MT_INLINE void mt_sync_backoff_wait(mt_sync_backoff *b)
 
 /* ---- futex -------------------------------------------------------------- */
 
-#if defined(__linux__) && !defined(MT_FREESTANDING) && !defined(MT_NO_THREADS) && \
-    (defined(__x86_64__) || defined(__aarch64__))
-#define MT_SYNC_HAVE_FUTEX 1
-#else
-#define MT_SYNC_HAVE_FUTEX 0
-#endif
-
-enum {
-    MT_FUTEX_WAIT = 0,
-    MT_FUTEX_WAKE = 1,
-    MT_FUTEX_WAIT_BITSET = 9,
-    MT_FUTEX_WAKE_BITSET = 10,
-    MT_FUTEX_PRIVATE = 128,
-    MT_FUTEX_ETIMEDOUT = 110, /* Linux errno numbers, returned negated */
-};
-typedef struct { long sec, nsec; } mt_sync_timeout; /* the kernel's timespec (64-bit) */
-
-/* The futex system call without the C library: no errno is written (free()
- * must keep errno, POSIX) and the freestanding core stays free of libc.
- * Returns the kernel's result: >= 0, or -errno. */
-MT_INLINE long mt_sync_futex(_Atomic(uint32_t) *addr, long op, uint32_t val,
-                             const mt_sync_timeout *timeout, uint32_t bits)
-{
-#if MT_SYNC_HAVE_FUTEX && defined(__x86_64__)
-    register long r10 __asm__("r10") = (long)timeout;
-    register long r8 __asm__("r8") = 0;
-    register long r9 __asm__("r9") = (long)bits;
-    long r = 202; /* SYS_futex */
-    __asm__ __volatile__("syscall"
-                         : "+a"(r)
-                         : "D"(addr), "S"(op | MT_FUTEX_PRIVATE), "d"((long)val),
-                           "r"(r10), "r"(r8), "r"(r9)
-                         : "rcx", "r11", "memory");
-    return r;
-#elif MT_SYNC_HAVE_FUTEX && defined(__aarch64__)
-    register long x8 __asm__("x8") = 98; /* SYS_futex */
-    register long x0 __asm__("x0") = (long)addr;
-    register long x1 __asm__("x1") = op | MT_FUTEX_PRIVATE;
-    register long x2 __asm__("x2") = (long)val;
-    register long x3 __asm__("x3") = (long)timeout;
-    register long x4 __asm__("x4") = 0;
-    register long x5 __asm__("x5") = (long)bits;
-    __asm__ __volatile__("svc 0"
-                         : "+r"(x0)
-                         : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-                         : "memory");
-    return x0;
-#else
-    (void)addr, (void)op, (void)val, (void)timeout, (void)bits;
-    mt_yield(); /* no futex: the caller re-checks, so this is a polling wait */
-    return 0;
-#endif
-}
+/* The futex itself is the port layer's (pal.h: mt_pal_futex, a raw system
+ * call on Linux; where there is none a wait is one yield, a wake nothing). */
 
 /* Sleep while *addr == val (returns at once if it differs; may return
  * spuriously: callers loop). */
 MT_INLINE void mt_sync_futex_wait(_Atomic(uint32_t) *addr, uint32_t val)
 {
-    mt_sync_futex(addr, MT_FUTEX_WAIT, val, NULL, 0);
+    mt_pal_futex(addr, MT_PAL_FUTEX_WAIT, val, NULL, 0);
 }
 /* Same, for at most ns nanoseconds; true if the time ran out. */
 MT_INLINE bool mt_sync_futex_wait_for(_Atomic(uint32_t) *addr, uint32_t val, long ns)
 {
-    mt_sync_timeout t = { ns / 1000000000L, ns % 1000000000L };
-    return mt_sync_futex(addr, MT_FUTEX_WAIT, val, &t, 0) == -MT_FUTEX_ETIMEDOUT;
+    mt_pal_timeout t = { ns / 1000000000L, ns % 1000000000L };
+    return mt_pal_futex(addr, MT_PAL_FUTEX_WAIT, val, &t, 0) == -MT_PAL_ETIMEDOUT;
 }
 MT_INLINE void mt_sync_futex_wake(_Atomic(uint32_t) *addr, uint32_t count)
 {
-    if (MT_SYNC_HAVE_FUTEX)
-        mt_sync_futex(addr, MT_FUTEX_WAKE, count, NULL, 0);
+    mt_pal_futex(addr, MT_PAL_FUTEX_WAKE, count, NULL, 0);
 }
 /* Bitset forms: a waiter sleeps with a mask, a wake reaches only waiters
  * whose mask intersects (the ticket lock wakes exactly the next ticket). */
 MT_INLINE void mt_sync_futex_wait_bits(_Atomic(uint32_t) *addr, uint32_t val, uint32_t bits)
 {
-    mt_sync_futex(addr, MT_FUTEX_WAIT_BITSET, val, NULL, bits);
+    mt_pal_futex(addr, MT_PAL_FUTEX_WAIT_BITSET, val, NULL, bits);
 }
 MT_INLINE void mt_sync_futex_wake_bits(_Atomic(uint32_t) *addr, uint32_t bits)
 {
-    if (MT_SYNC_HAVE_FUTEX)
-        mt_sync_futex(addr, MT_FUTEX_WAKE_BITSET, 0x7fffffff, NULL, bits);
+    mt_pal_futex(addr, MT_PAL_FUTEX_WAKE_BITSET, 0x7fffffff, NULL, bits);
 }
 
 /* Poll *addr for MT_SYNC_SPIN rounds while it equals val; true if it changed. */

@@ -1,6 +1,6 @@
 /* tcache_core — tcache whose per-thread bound follows the core's cache
  * (thread_cache with coreaware_cachesize=1: sizes from MORTISE_CORE_CACHE or
- * sysfs, core/cpu.h). On a homogeneous machine it behaves as tcache unless
+ * sysfs, layers/cache/core_cache.h). On a homogeneous machine it behaves as tcache unless
  * MORTISE_CORE_CACHE emulates cores of different sizes.
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
  */

@@ -1,7 +1,7 @@
-/* The latency histogram of core/stats.h against known distributions, and the
+/* The latency histogram of stats/registry.h against known distributions, and the
  * writer's number formatting: every bucket edge, every quantile of random
  * and long-tailed samples compared with the exact nearest-rank value. */
-#include <mortise/core/stats.h>
+#include <mortise/stats/registry.h>
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -31,7 +31,7 @@
  *   small requests too wants a small minimum (instance buddy: 16 bytes).
  * Needs from below: granule-aligned chunks, and spans for large state
  *   maps (any OS layer), and free.
- * Structure: per chunk a record (layers/record_pool.h) with a state map
+ * Structure: per chunk a record (layers/glk/record_pool.h) with a state map
  *   out of line: one byte per smallest block telling what starts there (a
  *   used block of level k, a free block of level k and whether it is
  *   known zero-filled) or that it lies inside a block; the map is in the
@@ -74,7 +74,7 @@
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
-#include "record_pool.h"
+#include "glk/record_pool.h"
 
 #ifndef MT_NAME
 #define MT_NAME buddy_glk
@@ -496,7 +496,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_GLK_LOCK MT_SELF(state).lock
 #define MT_GLK_RECORDS MT_SELF(state).records
-#include "glk_fork.h" /* fork: the lock, then the record pool */
+#include "glk/fork.h" /* fork: the lock, then the record pool */
 
 /* ---- invariant checker ---- */
 

@@ -3,7 +3,7 @@
  * Serves: alloc requests in size_handle with alignment <= 16 from the
  *   magazine of the request's class on the CPU the request is for: the
  *   socket's CPU hint (ctx->cpu, cmalloc_socket) when it gives one, else the
- *   CPU the thread runs on (core/cpu.h: rseq's cpu_id, sched_getcpu()).
+ *   CPU the thread runs on (layers/cache/core_cache.h: rseq's cpu_id, sched_getcpu()).
  *   Frees of blocks whose class it covers go to that CPU's magazine. Threads
  *   that share a CPU share its cache, so the cache's memory follows the
  *   cores, not the threads (a program with 1000 threads on 8 cores keeps 8
@@ -58,7 +58,7 @@
  *     :: cmalloc_socket
  */
 #include "../core/layer.h"
-#include "../core/cpu.h"
+#include "cache/core_cache.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"

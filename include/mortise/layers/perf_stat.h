@@ -21,7 +21,7 @@
  *   (the cost of the thread cache's misses, and of the whole)
  */
 #include "../core/layer.h"
-#include "../core/stats.h"
+#include "../stats/registry.h"
 
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
@@ -90,7 +90,7 @@ static void MT_SELF(report)(mt_stats_out *o)
 {
     mt_perf_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS);
 }
-#include "stat_slots.h"
+#include "../stats/slots.h"
 
 MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 {

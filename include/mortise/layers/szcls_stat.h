@@ -24,7 +24,7 @@
  * Example: mmap_heap::segfit_lk::szcls_stat(sizeclass=tc)::malloc_socket
  */
 #include "../core/layer.h"
-#include "../core/stats.h"
+#include "../stats/registry.h"
 
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
@@ -130,7 +130,7 @@ static void MT_SELF(report)(mt_stats_out *o)
     }
     mt_so_end_layer(o);
 }
-#include "stat_slots.h"
+#include "../stats/slots.h"
 
 /* The class of a request size; MT__SZ_CLASSES above the last class. */
 MT_INLINE size_t MT_SELF(class_of)(size_t size)

@@ -27,7 +27,7 @@
  *   coreaware_cachesize=0|1 → MT_COREAWARE_CACHESIZE (0). With 1 the budget
  *                          follows the cache of the core the thread runs on:
  *                          cache_size × size(core) / size(largest core), the
- *                          sizes from MORTISE_CORE_CACHE or sysfs (core/cpu.h:
+ *                          sizes from MORTISE_CORE_CACHE or sysfs (layers/cache/core_cache.h:
  *                          e.g. MORTISE_CORE_CACHE=0-3:512K,4-7:2M). The core
  *                          is looked at when the thread starts caching and
  *                          again every MT_COREAWARE_INTERVAL (64) slow-path
@@ -101,7 +101,7 @@
  *     :: malloc_socket
  */
 #include "../core/layer.h"
-#include "../core/cpu.h"
+#include "cache/core_cache.h"
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
 #include "cache/batch.h"

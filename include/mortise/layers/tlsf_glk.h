@@ -35,7 +35,7 @@
  *   block's overhead is 8 bytes. Free blocks hold their list links. A region
  *   (adjacent chunks) ends in a 32-byte sentinel (size 0, used) that also
  *   links the regions for the checker. Each chunk has an out-of-line record
- *   (layers/record_pool.h: its neighbours in the region, the layer below's
+ *   (layers/glk/record_pool.h: its neighbours in the region, the layer below's
  *   page-map entry) that every granule of the chunk maps to.
  * Time: alloc, free, aligned alloc, resize: O(1) — a bounded number of steps
  *   (bitmap searches, list operations, one split, up to two merges) whatever
@@ -73,7 +73,7 @@
  */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
-#include "record_pool.h"
+#include "glk/record_pool.h"
 
 #ifndef MT_NAME
 #define MT_NAME tlsf_glk
@@ -714,7 +714,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_GLK_LOCK MT_SELF(state).lock
 #define MT_GLK_RECORDS MT_SELF(state).records
-#include "glk_fork.h" /* fork: the lock, then the record pool */
+#include "glk/fork.h" /* fork: the lock, then the record pool */
 
 /* ---- the invariant checker ---- */
 

@@ -30,7 +30,7 @@
  *   (instances/wcet_stat_malloc.c: measures whichever malloc is loaded next)
  */
 #include "../core/layer.h"
-#include "../core/stats.h"
+#include "../stats/registry.h"
 
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
@@ -162,7 +162,7 @@ static void MT_SELF(report)(mt_stats_out *o)
     mt_wcet_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS, MT_SAMPLE_EVERY,
                    mt_load_relaxed(&MT_SELF(state).pinned));
 }
-#include "stat_slots.h"
+#include "../stats/slots.h"
 
 /* Count the request; time it if it is the thread's sample_every-th. */
 MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)

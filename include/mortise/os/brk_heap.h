@@ -9,7 +9,7 @@
  * Slots (model language → macro, default):
  *   sync=POLICY → MT_SYNC (spinlock): guards the free ranges and the break.
  * Structure: freed granule ranges are kept in address order, first fit with
- *   coalescing (core/range_fit.h, whose list lives in the page map, so a free
+ *   coalescing (os/range_fit.h, whose list lives in the page map, so a free
  *   range costs no resident memory). A freed block gives its pages back at
  *   once (MADV_DONTNEED, RSS falls); when the free range at the top of the heap
  *   reaches the break, the break is lowered (sbrk with a negative increment).
@@ -39,7 +39,7 @@
  *          brk_heap::segfit_lk::malloc_socket             (instances/segfit_brk.c)
  */
 #include "../core/layer.h"
-#include "../core/range_fit.h"
+#include "range_fit.h"
 #include "../policy/sync/sync.h"
 #include "pagemap_mmap.h"
 

@@ -11,7 +11,7 @@
  *   sync=POLICY     → MT_SYNC (spinlock): the global lock around every
  *                     operation ("glk"); sync=none for single-threaded systems.
  * Structure: free granule ranges in address order, first fit with coalescing
- *   (core/range_fit.h, its list kept in the page map, so nothing is written
+ *   (os/range_fit.h, its list kept in the page map, so nothing is written
  *   into free memory). resize works in place: shrinking frees the tail,
  *   growing takes the free granules right after the block.
  * Page map: defines the composition's page map as a flat array of one word per
@@ -31,7 +31,7 @@
  * Example: sheap_glk(pool_size=4MB, sync=none)::segfit_lk(sync=none)::kernel_socket
  */
 #include "../core/layer.h"
-#include "../core/range_fit.h"
+#include "range_fit.h"
 #include "../policy/sync/sync.h"
 #include "os_stats.h"
 

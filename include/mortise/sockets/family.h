@@ -20,7 +20,7 @@
 #define MORTISE_SOCKETS_FAMILY_H
 
 #include "socket_core.h"
-#include "../core/stats.h"
+#include "../stats/registry.h"
 #include "../pal/libc.h" /* FILE, fprintf, struct mallinfo: the interface we implement */
 
 #ifndef MT_SOCKET_PREFIX
@@ -152,7 +152,7 @@ MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
 }
 #endif
 
-/* The statistics report, below (core/stats.h, docs/stats.md). */
+/* The statistics report, below (stats/registry.h, docs/stats.md). */
 enum { MT_STATS_TABLE, MT_STATS_JSON, MT_STATS_AT_EXIT };
 static int mt_stats_write(int how, int fd, const char *path);
 
@@ -195,7 +195,7 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
     return 0;
 }
 
-/* ---- statistics (core/stats.h, docs/stats.md): the report of the stats
+/* ---- statistics (stats/registry.h, docs/stats.md): the report of the stats
  * layers and lock_stat=1 locks, as a table or JSON, now or at exit ---- */
 
 #ifndef MT_STATS_PREFIX
@@ -205,7 +205,7 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
 /* The one function that names the composition's layers for a report, so
  * that two compositions' report code differs here alone (tests/zero_cost
  * leaves it out, as malloc_stats): the list is hidden from the optimizer
- * before it reaches core/stats.h, so no layer count is folded into it. */
+ * before it reaches stats/registry.h, so no layer count is folded into it. */
 MT_SLOW int mt_stats_write(int how, int fd, const char *path)
 {
     size_t layers;

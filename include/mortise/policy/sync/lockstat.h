@@ -28,7 +28,7 @@
  * Cost when on: two atomic read-modify-writes on the lock's cache line per
  * acquisition, two counter reads per contended one. Space: 56 bytes per
  * lock. init() (the fork child's reset) clears `inside` and keeps counts.
- * Hosted only (the timer of core/stats.h).
+ * Hosted only (the timer of stats/registry.h).
  * Example: mmap_heap::segfit_lk(sync=ticket, lock_stat=1)::malloc_socket
  *     #define MT_SYNC ticket
  *     #define MT_LOCK_STAT 1
@@ -37,7 +37,7 @@
 #ifndef MORTISE_POLICY_SYNC_LOCKSTAT_H
 #define MORTISE_POLICY_SYNC_LOCKSTAT_H
 
-#include "../../core/stats.h"
+#include "../../stats/registry.h"
 
 typedef struct mt_lockstat_rec {
     _Atomic(uint32_t) inside; /* threads holding or waiting */

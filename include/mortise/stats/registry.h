@@ -1,4 +1,4 @@
-/* mortise/core/stats.h — what the statistics layers share: the registry of
+/* mortise/stats/registry.h — what the statistics layers share: the registry of
  * reporters, the timer, per-thread counter slots, the latency histogram and
  * an allocation-free writer for the table and the JSON (docs/stats.md).
  *
@@ -20,10 +20,10 @@
  * port layer (mt_pal_write_all). Meant for hosted builds: freestanding, the
  * port has no clock, file or affinity, so reports go nowhere.
  */
-#ifndef MORTISE_CORE_STATS_H
-#define MORTISE_CORE_STATS_H
+#ifndef MORTISE_STATS_REGISTRY_H
+#define MORTISE_STATS_REGISTRY_H
 
-#include "platform.h"
+#include "../core/platform.h"
 #include <string.h>
 
 /* ---- timer ---- */

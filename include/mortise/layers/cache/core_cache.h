@@ -1,4 +1,4 @@
-/* mortise/core/cpu.h — what the platform says about CPUs, for core-aware
+/* mortise/layers/cache/core_cache.h — what the platform says about CPUs, for core-aware
  * layers: the CPU the calling thread runs on, and the size of each CPU's
  * own cache (the size a per-thread or per-CPU cache should be fitted to).
  *
@@ -39,10 +39,10 @@
  * errno is kept, and readers that race the first use wait for it (it runs
  * once). Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
  */
-#ifndef MORTISE_CORE_CPU_H
-#define MORTISE_CORE_CPU_H
+#ifndef MORTISE_LAYERS_CACHE_CORE_CACHE_H
+#define MORTISE_LAYERS_CACHE_CORE_CACHE_H
 
-#include "platform.h"
+#include "../../core/platform.h"
 
 #ifndef MT_CPU_CACHE_CPUS
 #define MT_CPU_CACHE_CPUS 256

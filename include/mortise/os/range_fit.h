@@ -1,4 +1,4 @@
-/* mortise/core/range_fit.h — first fit over free granule ranges, with
+/* mortise/os/range_fit.h — first fit over free granule ranges, with
  * coalescing, for OS layers that manage one address range themselves
  * (brk_heap's contiguous heap, sheap_glk's static pool).
  *
@@ -24,10 +24,10 @@
  * The page map entries of every granule of [base, end of managed memory) must
  * exist (mt_pagemap_set stores them) before it is used.
  */
-#ifndef MORTISE_CORE_RANGE_FIT_H
-#define MORTISE_CORE_RANGE_FIT_H
+#ifndef MORTISE_OS_RANGE_FIT_H
+#define MORTISE_OS_RANGE_FIT_H
 
-#include "pagemap.h"
+#include "../core/pagemap.h"
 
 typedef struct mt_range_fit {
     uintptr_t base;      /* granule 0 of the page-map encoding (an integer: brk_heap

@@ -1,7 +1,7 @@
-/* mortise/layers/stat_slots.h — the per-thread slots of a statistics layer
+/* mortise/stats/slots.h — the per-thread slots of a statistics layer
  * (wcet_stat, perf_stat, szcls_stat): claimed on a thread's first request,
  * given back by thread_exit, freed in a fork child; and the layer's entry in
- * the stats registry (core/stats.h).
+ * the stats registry (stats/registry.h).
  *
  * A template fragment, included inside the layer's header (MT_NAME defined)
  * after it has declared

@@ -1,4 +1,4 @@
-/* mortise/layers/record_pool.h — out-of-line metadata records for trunk
+/* mortise/layers/glk/record_pool.h — out-of-line metadata records for trunk
  * layers (buddy_glk's chunk records).
  *
  * A pool hands out records of one size, carved from granules it takes from
@@ -15,11 +15,11 @@
  * Time: O(1) per record; one call below per granule / record size records.
  * Fails: mt_record_get returns NULL when the layer below does.
  */
-#ifndef MORTISE_LAYERS_RECORD_POOL_H
-#define MORTISE_LAYERS_RECORD_POOL_H
+#ifndef MORTISE_LAYERS_GLK_RECORD_POOL_H
+#define MORTISE_LAYERS_GLK_RECORD_POOL_H
 
-#include "../core/ctx.h"
-#include "../policy/sync/spinlock.h"
+#include "../../core/ctx.h"
+#include "../../policy/sync/spinlock.h"
 
 typedef struct mt_record_pool {
     mt_sync_spinlock lock;

@@ -1,4 +1,4 @@
-/* mortise/layers/glk_fork.h — fork_prepare, fork_parent and fork_child of a
+/* mortise/layers/glk/fork.h — fork_prepare, fork_parent and fork_child of a
  * trunk layer whose state one lock of its sync policy guards ("glk": global
  * lock, as buddy_glk and tlsf_glk) and whose records come from a record pool
  * (record_pool.h).

@@ -9,11 +9,9 @@
 #define MT_SYNC none
 #include <mortise/os/sheap_glk.h>
 
-/* The socket: forwards every layer operation and offers three calls. */
+/* The socket: implements no layer operation (layer_end.h forwards them
+ * all) and offers three calls. */
 #define MT_NAME pool_socket
-#define MT__POOL_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__POOL_FORWARD)
-#undef MT__POOL_FORWARD
 #include <mortise/core/layer_end.h>
 #include <mortise/sockets/socket_core.h>
 #include <mortise/sockets/socket_threads.h>

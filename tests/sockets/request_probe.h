@@ -11,6 +11,7 @@ static struct {
     int allocs, frees;
 } probe_seen;
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *probe_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     probe_seen.alloc_cpu = ctx->cpu;
@@ -21,6 +22,7 @@ MT_INLINE void *probe_alloc(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *probe_free(mt_ctx *ctx, mt_lfunc *next)
 {
     probe_seen.free_cpu = ctx->cpu;
@@ -28,18 +30,11 @@ MT_INLINE void *probe_free(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *probe_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     probe_seen.resize_cpu = ctx->cpu;
     return next(ctx);
 }
 
-MT_FORWARD_OP(probe, create)
-MT_FORWARD_OP(probe, getmeta)
-MT_FORWARD_OP(probe, thread_exit)
-MT_FORWARD_OP(probe, fork_prepare)
-MT_FORWARD_OP(probe, fork_parent)
-MT_FORWARD_OP(probe, fork_child)
-MT_FORWARD_OP(probe, purge)
-
-#include <mortise/core/layer_end.h>
+#include <mortise/core/layer_end.h> /* forwards the rest */

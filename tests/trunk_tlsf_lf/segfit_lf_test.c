@@ -50,10 +50,9 @@ MT_INLINE void *quarantine_free(mt_ctx *ctx, mt_lfunc *next)
     }
     return next(ctx);
 }
-#define QUARANTINE_FORWARD(op) MT_FORWARD_OP(quarantine, op)
-QUARANTINE_FORWARD(create) QUARANTINE_FORWARD(alloc) QUARANTINE_FORWARD(getmeta)
-QUARANTINE_FORWARD(resize) QUARANTINE_FORWARD(thread_exit) QUARANTINE_FORWARD(fork_prepare)
-QUARANTINE_FORWARD(fork_parent) QUARANTINE_FORWARD(fork_child) QUARANTINE_FORWARD(purge)
+#define MT_IMPLEMENTS_free
+MT_LAYER_OPS_DEFAULTS(quarantine) /* forwards all but free */
+#undef MT_IMPLEMENTS_free
 
 #include <mortise/layers/segfit_lf.h>
 

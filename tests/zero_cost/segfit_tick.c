@@ -9,20 +9,12 @@
 #define MT_NAME tick
 #include <mortise/core/layer.h>
 static unsigned long tick_requests;
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *tick_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     tick_requests++;
     return next(ctx);
 }
-MT_FORWARD_OP(tick, create)
-MT_FORWARD_OP(tick, free)
-MT_FORWARD_OP(tick, getmeta)
-MT_FORWARD_OP(tick, resize)
-MT_FORWARD_OP(tick, thread_exit)
-MT_FORWARD_OP(tick, fork_prepare)
-MT_FORWARD_OP(tick, fork_parent)
-MT_FORWARD_OP(tick, fork_child)
-MT_FORWARD_OP(tick, purge)
 #include <mortise/core/layer_end.h>
 
 #include <mortise/sockets/malloc_socket.h>

@@ -40,13 +40,9 @@
 #define MT__TOP_OP(L, op)                                                          \
     MT_INLINE MT_UNUSED void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
-#define MT__FOR_OPS1(M, A)                                                         \
-    M(A, create) M(A, alloc) M(A, free) M(A, getmeta) M(A, resize)                 \
-    M(A, thread_exit) M(A, fork_prepare) M(A, fork_parent) M(A, fork_child) M(A, purge)
-#define MT__FOR_OPS2(M, A, B)                                                      \
-    M(A, B, create) M(A, B, alloc) M(A, B, free) M(A, B, getmeta) M(A, B, resize)  \
-    M(A, B, thread_exit) M(A, B, fork_prepare) M(A, B, fork_parent)                \
-    M(A, B, fork_child) M(A, B, purge)
+/* The operations come from the one list (core/ops.h). */
+#define MT__FOR_OPS1(M, A) MT_FOR_EACH_OP(M, A)
+#define MT__FOR_OPS2(M, A, B) MT_FOR_EACH_OP(M, A, B)
 
 #define MT__AT_OP(U, L, op)                                                        \
     MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }

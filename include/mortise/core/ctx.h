@@ -38,7 +38,10 @@
  *   fork_child    pass on, then reset the locks (only this thread survives).
  *   purge         return free memory to the layer below / the OS; returns
  *                 (void *)1 if anything was released by this layer or below.
- * A layer that has nothing to do for an operation forwards it (MT_FORWARD_OP).
+ * The list of operations is core/ops.h. A layer defines only the operations
+ * it implements, each after `#define MT_IMPLEMENTS_op`; its closing header
+ * (core/layer_end.h) forwards the others (`return next(ctx);`), so a layer
+ * with nothing to do for an operation writes nothing for it.
  *
  * Ownership routing (invariant 2): the socket reads the page map once per free /
  * getmeta / resize and puts the owner id and its payload into the context; each
@@ -49,6 +52,7 @@
 #define MORTISE_CORE_CTX_H
 
 #include "platform.h"
+#include "ops.h"
 
 typedef struct mt_ctx mt_ctx;
 typedef void *mt_lfunc(mt_ctx *ctx);
@@ -76,10 +80,8 @@ struct mt_ctx {
     MT_CTX_EXTRA
 };
 
-/* Every operation of the contract, in one list (X-macro). */
-#define MT_LAYER_OPS(X)                                                            \
-    X(create) X(alloc) X(free) X(getmeta) X(resize) X(thread_exit)                 \
-    X(fork_prepare) X(fork_parent) X(fork_child) X(purge)
+/* Every operation of the contract: MT_LAYER_OPS(X) / MT_FOR_EACH_OP(X, ...)
+ * (core/ops.h, the one list). */
 
 /* The end of the chain, below the OS layer: nothing more can serve anything. */
 #define MT_DEFINE_END_OP(op)                                                       \

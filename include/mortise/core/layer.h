@@ -9,9 +9,12 @@
  *     #define MT_SIZE_HANDLE 0, 65536
  *     #include <mortise/layers/segfit_lk.h>
  *
- * The header defines small_create, small_alloc, ... on real source lines (a
- * debugger steps through them) and #undefs every slot at its end, so the same
- * layer type can be instantiated again under another name with other policies.
+ * The header defines the operations it implements (small_alloc, ...) on real
+ * source lines (a debugger steps through them), each right after
+ * `#define MT_IMPLEMENTS_op`, and ends with core/layer_end.h, which forwards
+ * every operation it did not mark and #undefs every slot and marker, so the
+ * same layer type can be instantiated again under another name with other
+ * policies.
  * Slot macros are named after the model language: size_handle → MT_SIZE_HANDLE,
  * sync → MT_SYNC, slab_size → MT_SLAB_SIZE, and so on (layer_end.h lists them).
  *
@@ -37,7 +40,11 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
     return size >= lo && (size < hi || hi == SIZE_MAX);
 }
 
-/* A layer with nothing to do for an operation hands it to the next layer. */
+/* A layer with nothing to do for an operation hands it to the next layer.
+ * Layers do not write this: they mark what they implement
+ * (`#define MT_IMPLEMENTS_alloc` before NAME_alloc) and layer_end.h forwards
+ * the rest from the one operation list (core/ops.h). It remains for a layer
+ * written inline in a test or program that has no closing header. */
 #define MT_FORWARD_OP(name, op) MT__FORWARD_OP(name, op)
 #define MT__FORWARD_OP(name, op)                                                   \
     MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }

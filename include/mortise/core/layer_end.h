@@ -1,6 +1,17 @@
-/* mortise/core/layer_end.h — closes a layer template header: forgets the
- * instance name and every policy slot so the next instance starts clean.
- * (No include guard: included once at the end of every layer header.) */
+/* mortise/core/layer_end.h — closes a layer template header: forwards every
+ * operation the layer did not implement, then forgets the instance name,
+ * the MT_IMPLEMENTS_op markers and every policy slot so the next instance
+ * starts clean. (No include guard: included once at the end of every layer
+ * header.)
+ *
+ * The forwarders come from the one operation list (core/ops.h): for each
+ * operation without a marker, NAME_op(ctx, next) { return next(ctx); } —
+ * exactly what a hand-written forwarder was, so the machine code is the same. */
+MT_LAYER_OPS_DEFAULTS(MT_NAME)
+#define MT__OPS_CLEAR_MARKERS
+#include "ops.h"
+MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
+
 #undef MT_NAME
 #undef MT_SIZE_HANDLE
 #undef MT_SYNC

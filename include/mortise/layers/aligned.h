@@ -23,6 +23,7 @@
 #endif
 _Static_assert(mt_is_pow2_const(MT_ALIGNMENT), "aligned: alignment must be a power of two");
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (mt_size_in(ctx->size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE))) {
@@ -32,15 +33,5 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     }
     return next(ctx);
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, free)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
-MT_FORWARD_OP(MT_NAME, purge)
 
 #include "../core/layer_end.h"

@@ -112,6 +112,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfu
 }
 
 /* Hit: the owner's getmeta, a compare, three stores. */
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (!MT_BELOW(getmeta)(ctx) || !mt_size_in(ctx->usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE),
@@ -134,8 +135,6 @@ MT_SLOW void MT_SELF(stop)(void)
     MT_SELF(tl).cap = 0;
     MT_SELF(tl).state = mt_cache_off;
 }
-
-MT_FORWARD_OP(MT_NAME, alloc)
 
 #include "../core/layer_end.h"
 #undef MT_BATCH_SIZE

@@ -406,6 +406,7 @@ MT_SLOW void *MT_SELF(alloc_block)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size, align = ctx->align;
@@ -437,6 +438,7 @@ MT_SLOW void MT_SELF(free_block)(MT_SELF(chunk) *ch, void *p)
         MT_SELF(release)(gone);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -445,6 +447,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -472,6 +475,7 @@ MT_SLOW void *MT_SELF(resize_block)(mt_ctx *ctx)
     return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &a) ? ctx->ptr : NULL;
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -479,10 +483,8 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_COLD_CALL(ctx, copy, MT_SELF(resize_block)(&copy));
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-
 /* malloc_trim: every wholly free chunk goes back below. */
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;

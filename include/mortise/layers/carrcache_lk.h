@@ -183,6 +183,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int hint, mt_lfunc *next)
 }
 
 /* Hit: the CPU's record, lock, pop, unlock. */
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
@@ -202,6 +203,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* Hit: the owner's getmeta, the CPU's record, lock, push, unlock. */
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
@@ -243,18 +245,21 @@ MT_SLOW bool MT_SELF(flush_all)(void)
     return any;
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = MT_SELF(flush_all)();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     for (size_t k = 0; k < MT_CARRCACHE_CPUS; k++)
         MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(cpus)[k].lock);
     return next(ctx);
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -262,6 +267,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(cpus)[k].lock);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -269,11 +275,6 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(cpus)[k].lock);
     return NULL;
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, thread_exit)
 
 #include "../core/layer_end.h"
 #undef MT_CARRCACHE_CPUS

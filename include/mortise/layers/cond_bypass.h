@@ -54,22 +54,13 @@
 
 MT_DECLARE_CHAIN_AT(MT_TARGET, alloc)
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_PRED(ctx))
         return MT_CHAIN_AT(MT_TARGET, alloc)(ctx);
     return next(ctx);
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, free)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
-MT_FORWARD_OP(MT_NAME, purge)
 
 #include "../core/layer_end.h"
 #undef MT_PRED

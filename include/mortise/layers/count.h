@@ -57,6 +57,7 @@ MT_INLINE void MT_SELF(tally)(_Atomic(uint64_t) *counter, size_t usable)
                               memory_order_relaxed);
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     void *p = next(ctx);
@@ -65,6 +66,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_ctx q = *ctx; /* getmeta writes q.usable; the free goes on unchanged */
@@ -73,6 +75,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t before = MT_SELF(usable)(ctx->ptr);
@@ -84,14 +87,6 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     }
     return q;
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
-MT_FORWARD_OP(MT_NAME, purge)
 
 /* Allocs and frees counted in bucket k: usable sizes in [2^k, 2^(k+1)). */
 MT_UNUSED static mt_count_pair MT_SELF(bucket)(unsigned k)

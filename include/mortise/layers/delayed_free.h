@@ -352,6 +352,7 @@ MT_SLOW void MT_SELF(claim_far)(char *p, char *raw)
         mt_pagemap_set(p, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)raw >> MT_GRANULE_SHIFT));
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size, align = ctx->align;
@@ -639,6 +640,7 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
     }
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -675,6 +677,7 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
     }
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -717,6 +720,7 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
     return q;
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -725,6 +729,7 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 
 /* ---- thread life, purge, fork ---- */
 
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_SELF(q).state == mt_delayed_on) {
@@ -738,16 +743,12 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = MT_SELF(q).count ? MT_SELF(drain)() : false;
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 
 /* Bytes and blocks the calling thread holds in quarantine, and the ring
  * slot of its oldest block (for tests). */

@@ -12,8 +12,4 @@
 #define MT_NAME fake
 #endif
 
-#define MT__FAKE_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__FAKE_FORWARD)
-#undef MT__FAKE_FORWARD
-
 #include "../core/layer_end.h"

@@ -323,6 +323,7 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
 
 /* ---- the layer operations ---- */
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
@@ -344,6 +345,7 @@ MT_SLOW MT_UNUSED void MT_SELF(free_large)(uintptr_t meta, void *p)
     MT_SELF(push_chain)(&MT_SELF(state).cls[meta & 0xffff], p, p);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -355,6 +357,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -362,8 +365,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(class_meta)(ctx, ctx->meta & 0xffff);
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_lf_reader *r = MT_SELF(me);
@@ -433,6 +435,7 @@ MT_SLOW void MT_SELF(restore_span)(mt_lf_span *s, size_t cls)
     MT_SELF(push_chain)(&MT_SELF(state).cls[cls], first, last);
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_lf_span *release = NULL;
@@ -457,11 +460,13 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 
 /* ---- fork: alloc and free hold no lock; only purge's is taken ---- */
 
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_sync_spinlock_lock(&MT_SELF(state).purge_lock);
     return next(ctx);
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -470,6 +475,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 }
 /* Only the forking thread survives, and it is not inside a pop: the other
  * threads' announcement words are free again. */
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);

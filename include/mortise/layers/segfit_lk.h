@@ -143,6 +143,7 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     return p;
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
@@ -159,6 +160,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -172,15 +174,13 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     return MT_SELF(class_meta)(ctx, ((MT_SELF(span) *)ctx->meta)->cls);
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
 
 MT_INLINE MT_SELF(span) *MT_SELF(span_of)(void *block)
 {
@@ -227,6 +227,7 @@ MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *free_below)
     return any;
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
@@ -239,6 +240,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
@@ -246,6 +248,7 @@ MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
     mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
     return next(ctx);
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -254,6 +257,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);

@@ -446,6 +446,7 @@ MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     return p ? p : MT_SELF(alloc_slow)(ctx, index, next);
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
@@ -476,6 +477,7 @@ MT_SLOW void MT_SELF(free_batch)(void *p, MT_SELF(slab) *s)
     }
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -494,6 +496,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -504,10 +507,8 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(class_meta)(ctx, s->cls);
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-
 /* malloc_trim: every class's cached empty slab goes back below. */
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
@@ -522,12 +523,14 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
         MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
     return next(ctx);
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -535,6 +538,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);

@@ -845,6 +845,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* Fast path: a range check, the class index, a pop from the TLS bin. */
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
@@ -925,6 +926,7 @@ MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
 }
 
 /* Fast path: the block's slab is current in this thread's heap: a push. */
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -949,6 +951,7 @@ MT_SLOW size_t MT_SELF(usable_aligned)(const mt_slab_wf_slab *s, const void *p)
     return (uintptr_t)mt_slab_wf_unalign(s, p) + s->csize - (uintptr_t)p;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -966,11 +969,13 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* Blocks keep their class: the socket reallocates when the size leaves it. */
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
 }
 
+#define MT_IMPLEMENTS_create
 MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_SELF(tl).state == MT_SLAB_WF_NEW)
@@ -991,6 +996,7 @@ MT_SLOW void MT_SELF(exit_slow)(void)
     MT_SELF(disown)(h);
 }
 
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(exit_slow)();
@@ -1018,6 +1024,7 @@ MT_SLOW bool MT_SELF(purge_all)(void)
     return any;
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = MT_SELF(purge_all)();
@@ -1069,15 +1076,13 @@ MT_SLOW void MT_SELF(fork_repair)(void)
     MT_SELF(load)(h);
 }
 
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     MT_SELF(fork_repair)();
     return NULL;
 }
-
-MT_FORWARD_OP(MT_NAME, fork_prepare) /* no locks */
-MT_FORWARD_OP(MT_NAME, fork_parent)
 
 /* ---- for tests: counters, step maxima, the invariant checker ---- */
 

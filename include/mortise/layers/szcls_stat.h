@@ -139,6 +139,7 @@ MT_INLINE size_t MT_SELF(class_of)(size_t size)
     return c < MT__SZ_CLASSES ? c : MT__SZ_CLASSES;
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(slot_t) *s = MT_SELF(slot)();
@@ -146,6 +147,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(slot_t) *s = MT_SELF(slot)();
@@ -153,6 +155,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(slot_t) *s = MT_SELF(slot)();

@@ -276,6 +276,7 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size)
     return p;
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_UNLIKELY(!mt_chksum_key_if_set()))
@@ -333,6 +334,7 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
     next(ctx);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     char *p = ctx->ptr;
@@ -382,6 +384,7 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
     return p;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     uint64_t key = mt_chksum_key_if_set();
@@ -420,6 +423,7 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
  * or shrinks it within that size (a realloc-heavy program does little
  * else); an intact one too small goes to its owner's resize (moving is the
  * socket's); everything else the slow way. */
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     char *p = ctx->ptr;
@@ -435,12 +439,5 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(seal)(key, p, want, usable);
     return p;
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
-MT_FORWARD_OP(MT_NAME, purge)
 
 #include "../core/layer_end.h"

@@ -406,6 +406,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
 }
 
 /* Hit: a compare for the range, the class index, a pop. */
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
@@ -423,6 +424,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* Hit: the owner's getmeta, the class index, a push. */
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;

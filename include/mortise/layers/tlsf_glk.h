@@ -665,6 +665,7 @@ MT_SLOW void *MT_SELF(alloc_grow)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_grow), &r);
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (!mt_size_in(ctx->size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
@@ -677,6 +678,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -685,6 +687,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -693,6 +696,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     return ctx->ptr;
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
@@ -703,9 +707,7 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &r);
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     void *any = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_purge), NULL);

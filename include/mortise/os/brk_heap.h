@@ -202,6 +202,7 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 
 /* Freed pages were discarded when freed; what is left is the top of the heap
  * if the break could not be lowered then. */
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;

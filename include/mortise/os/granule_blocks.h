@@ -75,12 +75,11 @@ MT_SLOW void *MT_SELF(resize_chunk)(mt_ctx *ctx)
     return p;
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
     return MT_SELF(is_block)(ctx) ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_chunk)(&copy)) : NULL;
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
 #undef MT_OS_RESIZE_IN_PLACE

@@ -13,6 +13,7 @@
  * granule-aligned is an interior pointer, not a block, and is ignored.
  */
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -24,6 +25,7 @@ MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)
     return !MT_NOT_MINE(ctx, MT_SELF_ID) && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0;
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -32,6 +34,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -42,6 +45,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #if defined(MT_OS_LOCK)
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
@@ -49,6 +53,7 @@ MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
     MT_SYNC_FN(MT_SYNC, lock)(&MT_OS_LOCK);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
@@ -56,6 +61,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_OS_LOCK);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
@@ -63,10 +69,6 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     MT_SYNC_FN(MT_SYNC, init)(&MT_OS_LOCK);
     return NULL;
 }
-#else
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 #endif
 
 #undef MT_OS_LOCK

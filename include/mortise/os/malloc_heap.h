@@ -198,8 +198,6 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #define MT_OS_RESIZE_IN_PLACE 0
 #include "granule_blocks.h"
 
-/* Every free went straight back to the C library. */
-MT_FORWARD_OP(MT_NAME, purge)
 #endif /* MT_PASSTHROUGH */
 
 #include "../core/layer_end.h"

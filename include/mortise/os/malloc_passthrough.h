@@ -154,6 +154,7 @@ MT_SLOW void *MT_SELF(alloc_early)(mt_ctx *ctx)
     return p;
 }
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -162,6 +163,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(alloc_next)(ctx);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -174,6 +176,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#define MT_IMPLEMENTS_getmeta
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -189,6 +192,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 
 /* The next allocator's realloc (it may move the block); a bootstrap block
  * is moved by the socket. */
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
@@ -198,6 +202,7 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(next).realloc(ctx->ptr, ctx->size);
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
@@ -206,12 +211,6 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
         return NULL;
     return MT_SELF(next).trim(0) ? (void *)1 : NULL;
 }
-
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, thread_exit)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)
 
 #undef MT__PT_FIND
 #undef MT__PT_HEADER

@@ -277,15 +277,18 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
 #endif
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
     return MT_SELF(is_block)(ctx) ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_large)(&copy)) : NULL;
 }
 
+#define MT_IMPLEMENTS_create
 MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
 
 /* Hand this thread's unused region to the next thread that needs one. */
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
@@ -304,6 +307,7 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* Free chunks already gave their pages back when they were freed. */
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
 
 #undef MT_SELF_HUGE_RESERVE

@@ -149,7 +149,4 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #define MT_OS_LOCK MT_SELF(state).lock
 #include "granule_blocks.h"
 
-/* Nothing to give back: the pool is the program's. */
-MT_FORWARD_OP(MT_NAME, purge)
-
 #include "../core/layer_end.h"

@@ -29,9 +29,6 @@
 #ifndef MT_NAME
 #define MT_NAME cmalloc_socket
 #endif
-#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__SOCKET_FORWARD)
-#undef MT__SOCKET_FORWARD
 
 #include "cmalloc_api.h" /* the prototypes; MT_PREFIX defaults to none */
 #include "socket_core.h"

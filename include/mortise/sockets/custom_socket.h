@@ -16,9 +16,6 @@
 #ifndef MT_PREFIX
 #define MT_PREFIX mortise_
 #endif
-#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__SOCKET_FORWARD)
-#undef MT__SOCKET_FORWARD
 
 #define MT_SOCKET_PREFIX MT_PREFIX
 #define MT_SOCKET_ERROR_API MT_CAT(MT_PREFIX, set_error_handler) /* with a safety layer */

@@ -46,9 +46,6 @@
 #ifndef MT_KERNEL_MAX_ORDER
 #define MT_KERNEL_MAX_ORDER 10
 #endif
-#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__SOCKET_FORWARD)
-#undef MT__SOCKET_FORWARD
 
 #include "kernel_api.h" /* flags, mt_kmem_cache, prototypes; MT_PREFIX defaults to none */
 #include "socket_core.h"

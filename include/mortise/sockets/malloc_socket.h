@@ -17,9 +17,6 @@
 #ifndef MT_NAME
 #define MT_NAME malloc_socket
 #endif
-#define MT__SOCKET_FORWARD(op) MT_FORWARD_OP(MT_NAME, op)
-MT_LAYER_OPS(MT__SOCKET_FORWARD)
-#undef MT__SOCKET_FORWARD
 #include "../core/layer_end.h"
 
 #define MT_SOCKET_PREFIX

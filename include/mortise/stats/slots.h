@@ -60,6 +60,7 @@ MT_INLINE bool MT_SELF(shared)(const MT_STAT_SLOT_T *s)
     return mt_stats_slot_shared(MT_SELF(slots)(), s);
 }
 
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_stats_slot_release(MT_SELF(slots)(), MT_SELF(mine));
@@ -67,6 +68,7 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     void *r = next(ctx);
@@ -74,8 +76,3 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     return r;
 }
 
-MT_FORWARD_OP(MT_NAME, create)
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, purge)

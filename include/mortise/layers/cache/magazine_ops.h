@@ -25,6 +25,7 @@
  * MT_DECLARE_BELOW(getmeta) and MT_DECLARE_BELOW(free).
  */
 
+#define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
@@ -39,6 +40,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     return mt_magazine_pop(m, n);
 }
 
+#define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;

@@ -48,6 +48,7 @@ MT_SLOW bool MT_SELF(ready)(void)
     return MT_SELF(tl).state == mt_cache_on;
 }
 
+#define MT_IMPLEMENTS_create
 MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_SELF(tl).state == mt_cache_new)
@@ -55,20 +56,17 @@ MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SELF(stop)();
     return next(ctx);
 }
 
+#define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = MT_SELF(flush_all)();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
-MT_FORWARD_OP(MT_NAME, getmeta)
-MT_FORWARD_OP(MT_NAME, resize)
-MT_FORWARD_OP(MT_NAME, fork_prepare)
-MT_FORWARD_OP(MT_NAME, fork_parent)
-MT_FORWARD_OP(MT_NAME, fork_child)

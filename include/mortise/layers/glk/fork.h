@@ -12,12 +12,14 @@
  * them in that order before passing on; parent and child pass on first, then
  * release (child: reset) the pool's and the layer's.
  */
+#define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     MT_SYNC_FN(MT_SYNC, lock)(&MT_GLK_LOCK);
     mt_record_pool_lock(&MT_GLK_RECORDS);
     return next(ctx);
 }
+#define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
@@ -25,6 +27,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_GLK_LOCK);
     return NULL;
 }
+#define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);

@@ -66,6 +66,7 @@ MT_INLINE void *MT_SELF(class_meta)(mt_ctx *ctx, size_t cls)
     return ctx->ptr;
 }
 
+#define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;

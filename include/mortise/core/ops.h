@@ -1,0 +1,84 @@
+/* mortise/core/ops.h — the operations of the layer contract, in one list.
+ *
+ * Every place that needs "each operation" (the end of the chain, the
+ * socket's view of the chain, MT_COMPOSE's links, the default forwarders a
+ * layer gets for the operations it does not implement) expands this list,
+ * so adding an operation is:
+ *   1. one X(..., op) entry in MT_FOR_EACH_OP below, and one
+ *      `#undef MT_IMPLEMENTS_op` in the marker block at the end of this file
+ *      (tests/unit/ops_list_test.sh fails if the two disagree; a layer that
+ *      marks an operation the block does not clear fails to compile);
+ *   2. its meaning in the contract comment of core/ctx.h and the table of
+ *      docs/writing-a-layer.md;
+ *   3. `#define MT_IMPLEMENTS_op` plus the function in the layers that do
+ *      something for it. Every other layer forwards it without a line of its
+ *      own, so a new operation costs nothing where it is not implemented.
+ *
+ * How a layer says what it implements: right before defining NAME_op it
+ * writes `#define MT_IMPLEMENTS_op`. Its closing header (core/layer_end.h)
+ * then defines `NAME_op(ctx, next) { return next(ctx); }` for every
+ * operation not so marked, and clears the markers for the next instance.
+ * Markers are plain #defines (not a list in one macro) so that a layer can
+ * implement an operation under #if, and a shared helper header
+ * (layers/cache/thread_state.h) can mark what it defines.
+ *
+ * (No include guard around the marker block: layer_end.h includes this file
+ * again with MT__OPS_CLEAR_MARKERS defined to run it.)
+ */
+#ifndef MORTISE_CORE_OPS_H
+#define MORTISE_CORE_OPS_H
+
+/* X(args..., op) for every operation, in contract order. At least one
+ * argument: C11 does not allow an empty variable argument list. */
+#define MT_FOR_EACH_OP(X, ...)                                                     \
+    X(__VA_ARGS__, create) X(__VA_ARGS__, alloc) X(__VA_ARGS__, free)              \
+    X(__VA_ARGS__, getmeta) X(__VA_ARGS__, resize) X(__VA_ARGS__, thread_exit)     \
+    X(__VA_ARGS__, fork_prepare) X(__VA_ARGS__, fork_parent)                       \
+    X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge)
+
+/* X(op) for every operation. */
+#define MT_LAYER_OPS(X) MT_FOR_EACH_OP(MT__OPS_APPLY, X)
+#define MT__OPS_APPLY(X, op) X(op)
+
+/* MT__OP_MARKED(op): 1 if the layer being defined marked op (defined
+ * MT_IMPLEMENTS_op empty or as 1), else 0. A marker expands to nothing or
+ * 1, which pastes to a probe holding a comma; an unmarked one stays a lone
+ * identifier, so the second element of the list is the default 0. */
+#define MT__OP_MARKED(op) MT__OP_MARKED_(MT__OP_PROBE(MT_IMPLEMENTS_##op), 0, ~)
+#define MT__OP_PROBE(marker) MT__OP_PROBE_PASTE(marker)
+#define MT__OP_PROBE_PASTE(marker) MT__OP_PROBE_##marker
+#define MT__OP_MARKED_(...) MT__OP_SECOND(__VA_ARGS__)
+#define MT__OP_SECOND(a, b, ...) b
+#define MT__OP_PROBE_ ~, 1
+#define MT__OP_PROBE_1 ~, 1
+
+/* The forwarders of instance `name` for every operation it did not mark
+ * (layer_end.h). */
+#define MT_LAYER_OPS_DEFAULTS(name) MT_FOR_EACH_OP(MT__DEFAULT_OP, name)
+/* The forwarder of an operation the layer did not mark; nothing if it did. */
+#define MT__DEFAULT_OP(name, op) MT__DEFAULT_OP_IF(MT__OP_MARKED(op), name, op)
+#define MT__DEFAULT_OP_IF(marked, name, op) MT__DEFAULT_OP_PASTE(marked, name, op)
+#define MT__DEFAULT_OP_PASTE(marked, name, op) MT__DEFAULT_OP_##marked(name, op)
+#define MT__DEFAULT_OP_0(name, op) MT_FORWARD_OP(name, op)
+#define MT__DEFAULT_OP_1(name, op)
+
+/* layer_end.h, after clearing the markers: one still set is missing from the
+ * marker block below (it would leak into the next instance). */
+#define MT__OP_CLEARED(unused, op)                                                 \
+    _Static_assert(!MT__OP_MARKED(op), "core/ops.h: add #undef MT_IMPLEMENTS_" #op);
+
+#endif
+
+#ifdef MT__OPS_CLEAR_MARKERS
+#undef MT__OPS_CLEAR_MARKERS
+#undef MT_IMPLEMENTS_create
+#undef MT_IMPLEMENTS_alloc
+#undef MT_IMPLEMENTS_free
+#undef MT_IMPLEMENTS_getmeta
+#undef MT_IMPLEMENTS_resize
+#undef MT_IMPLEMENTS_thread_exit
+#undef MT_IMPLEMENTS_fork_prepare
+#undef MT_IMPLEMENTS_fork_parent
+#undef MT_IMPLEMENTS_fork_child
+#undef MT_IMPLEMENTS_purge
+#endif

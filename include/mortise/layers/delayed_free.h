@@ -303,10 +303,13 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
 /* The bytes between a small block's size and the 16 it has: the pattern,
  * checked on free (the only overflow check of delayed_free itself). Both
  * words at once, the program's bytes kept (calloc's zeroes). */
+#ifndef MORTISE_LAYERS_DELAYED_FREE_SLACK_ONCE /* the same for every instance */
+#define MORTISE_LAYERS_DELAYED_FREE_SLACK_ONCE
 MT_INLINE uint64_t mt_delayed_slack_mask(size_t size, size_t word)
 {
     return size <= word ? ~0ull : size >= word + 8 ? 0 : ~0ull << (8 * (size - word));
 }
+#endif
 
 #define MT_DELAYED_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) /* the masks' byte order */
 
@@ -413,6 +416,8 @@ MT_INLINE uint64_t MT_SELF(slot_code)(uint64_t v)
  * ranges (delayed_fill=SIZE_MAX) loop, and the empty asm keeps that loop a
  * loop (a store loop of unknown length becomes a string instruction, whose
  * start-up alone costs more than a few stores). */
+#ifndef MORTISE_LAYERS_DELAYED_FREE_V16_ONCE /* the same for every instance */
+#define MORTISE_LAYERS_DELAYED_FREE_V16_ONCE
 typedef uint64_t mt_delayed_v16 __attribute__((vector_size(16)));
 #define MT_DELAYED_UNROLLED ((size_t)192)
 
@@ -430,6 +435,7 @@ MT_INLINE mt_delayed_v16 mt_delayed_diff16(const char *at, mt_delayed_v16 v)
     __builtin_memcpy(&w, at, 16);
     return w ^ v;
 }
+#endif
 
 MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
 {

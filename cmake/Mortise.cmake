@@ -49,3 +49,15 @@ function(mortise_add_instance NAME SOURCE)
   set_target_properties(mortise-${NAME}-static PROPERTIES OUTPUT_NAME mortise-${NAME})
   set_property(GLOBAL APPEND PROPERTY MORTISE_INSTANCES ${NAME})
 endfunction()
+
+# mortise_debug_library(TARGET SOURCE): the allocator composed in SOURCE as
+# the shared library libTARGET.so, built at debug level 2 (MT_ASSERTs and the
+# layers' checks after slow paths, core/debug.h), for the debug tests.
+function(mortise_debug_library TARGET SOURCE)
+  add_library(${TARGET} SHARED ${SOURCE})
+  target_include_directories(${TARGET} PRIVATE ${MORTISE_INCLUDE_DIR})
+  target_compile_options(${TARGET} PRIVATE ${MORTISE_ALLOCATOR_FLAGS})
+  target_compile_definitions(${TARGET} PRIVATE MORTISE_DEBUG=2)
+  target_link_libraries(${TARGET} PUBLIC Threads::Threads ${CMAKE_DL_LIBS})
+  set_target_properties(${TARGET} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+endfunction()

@@ -52,6 +52,7 @@ int conf_report(void)
 extern void cfree(void *) __attribute__((weak));
 extern void free_sized(void *, size_t) __attribute__((weak));
 extern void free_aligned_sized(void *, size_t, size_t) __attribute__((weak));
+extern const char *mortise_check(void) __attribute__((weak));
 
 void *conf_symbol(const char *name)
 {
@@ -60,6 +61,7 @@ void *conf_symbol(const char *name)
         {"cfree", (void *)cfree},
         {"free_sized", (void *)free_sized},
         {"free_aligned_sized", (void *)free_aligned_sized},
+        {"mortise_check", (void *)mortise_check},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (!strcmp(table[i].name, name))

@@ -96,7 +96,7 @@ int main(void)
             bad += r == q;
     }
     CHECK(bad == 0);
-    CHECK(slab_lk_check() == 0);
+    CHECK(t_check() == NULL);
     slab_lk_slab *s = (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(p));
     CHECK(s->inuse == 1 + n + batch);
     /* nothing is left asked for after the request */
@@ -121,12 +121,12 @@ int main(void)
 #endif
     CHECK(freed == k && s->inuse == inuse - k);
     CHECK(mt_cache_batch.via == NULL && mt_cache_batch.chain == NULL && mt_cache_batch.got == 0);
-    CHECK(slab_lk_check() == 0);
+    CHECK(t_check() == NULL);
     t_free(p);
     t_free(warm);
     for (size_t i = 0; i < n; i++)
         t_free(drain[i]);
     t_malloc_trim(0);
-    CHECK(slab_lk_check() == 0);
+    CHECK(t_check() == NULL);
     return check_report(BATCH_BETWEEN ? "batch_test(count between)" : "batch_test");
 }

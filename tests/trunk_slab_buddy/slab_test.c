@@ -20,7 +20,7 @@ MT_COMPOSE(mmap_heap, slab_lk, custom_socket)
 #include "tsb.h"
 #include <sys/mman.h>
 
-static size_t check(void) { return slab_lk_check(); }
+static size_t check(void) { return tsb_check(); }
 static slab_lk_class *class_of_size(size_t size) { return &slab_lk_state.cls[mt_szcls_tc_index(size)]; }
 static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(p)); }
 

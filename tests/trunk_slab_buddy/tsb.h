@@ -13,6 +13,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The chain's check operation (t_check: every layer's invariants): 0 if
+ * they hold, else 1 after printing the first broken one. */
+static size_t tsb_check(void)
+{
+    const char *broken = t_check();
+    if (broken)
+        fprintf(stderr, "t_check: %s\n", broken);
+    return broken != NULL;
+}
+
 static uint64_t tsb_next(uint64_t *s)
 {
     uint64_t x = *s;

@@ -118,10 +118,10 @@ int main(void)
     time_t start = time(NULL);
     uint64_t bad = run_stress();
     CHECK(bad == 0);
-    CHECK(segfit_lf_check(NULL) == NULL);
+    CHECK(t_check() == NULL);
     /* all blocks are back: the class's stack holds exactly what was carved */
     mt_lf_stats st;
-    CHECK(segfit_lf_check(&st) == NULL && st.free_blocks >= THREADS * HELD * 4);
+    CHECK(segfit_lf_walk(&st) == NULL && st.free_blocks >= THREADS * HELD * 4);
     printf("segfit_lf_aba_test: %d threads x %d rounds x %d blocks in %ld s, %llu double hand-outs\n",
            THREADS, ROUNDS, HELD, (long)(time(NULL) - start), (unsigned long long)bad);
     return check_report("segfit_lf_aba_test");

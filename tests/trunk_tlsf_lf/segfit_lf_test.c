@@ -67,7 +67,7 @@ MT_COMPOSE(mmap_heap, quarantine, segfit_lf, custom_socket)
 #include <string.h>
 #include <time.h>
 
-static bool layer_ok(const char *when) { return invariants_hold("segfit_lf_check", segfit_lf_check(NULL), when); }
+static bool layer_ok(const char *when) { return invariants_hold("t_check", t_check(), when); }
 
 static void test_classes_and_alignment(void)
 {
@@ -157,7 +157,7 @@ static void test_purge(void)
         carving += b->s.ptr && (uintptr_t)b->s.ptr + segfit_lf_class_size(i) <= b->s.tag;
     }
     mt_lf_stats st;
-    CHECK(segfit_lf_check(&st) == NULL && st.spans_with_free <= carving + 1);
+    CHECK(segfit_lf_walk(&st) == NULL && st.spans_with_free <= carving + 1);
     t_free(keep);
     /* what is left still works */
     void *again = t_malloc(200);

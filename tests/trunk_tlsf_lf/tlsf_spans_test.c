@@ -26,7 +26,7 @@ MT_COMPOSE(mmap_heap, tlsf_glk, segfit_lf, custom_socket)
 #include "trunk_test.h"
 #include <string.h>
 
-static bool tlsf_ok(const char *when) { return invariants_hold("tlsf_glk_check", tlsf_glk_check(NULL), when); }
+static bool tlsf_ok(const char *when) { return invariants_hold("t_check", t_check(), when); }
 
 int main(void)
 {
@@ -44,7 +44,7 @@ int main(void)
     CHECK(owner_of(small[0]) == segfit_lf_id);
     CHECK(owner_of(segfit_lf_span_of(small[0])) == segfit_lf_id);
     CHECK(owner_of(pin[0]) == tlsf_glk_id);
-    CHECK(tlsf_glk_check(&s) == NULL && s.used_blocks >= SMALL / 8 + SMALL / 8);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.used_blocks >= SMALL / 8 + SMALL / 8);
     CHECK(tlsf_ok("spans taken by the layer above"));
 
     /* ... and go back on purge (the span's granules but the first cleared) */
@@ -53,7 +53,7 @@ int main(void)
     size_t spans = s.used_blocks;
     t_malloc_trim(0);
     CHECK(tlsf_ok("spans given back"));
-    CHECK(tlsf_glk_check(&s) == NULL && s.used_blocks < spans);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.used_blocks < spans);
     size_t held = s.used_blocks - SMALL / 8; /* the span segfit_lf is still carving */
 
     /* tlsf_glk's own blocks in that memory are its own again */
@@ -72,8 +72,8 @@ int main(void)
         t_free(big[i]);
     for (int i = 0; i < SMALL / 8; i++)
         t_free(pin[i]);
-    CHECK(tlsf_glk_check(&s) == NULL && s.used_blocks == held);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.used_blocks == held);
     t_malloc_trim(0);
-    CHECK(tlsf_glk_check(&s) == NULL && s.used_blocks == held && s.free_blocks <= 2 * s.regions);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.used_blocks == held && s.free_blocks <= 2 * s.regions);
     return check_report("tlsf_spans_test");
 }

@@ -53,7 +53,7 @@ static size_t random_size(void)
 static size_t heap_bytes(void)
 {
     mt_tlsf_stats s;
-    CHECK(tlsf_glk_check(&s) == NULL);
+    CHECK(tlsf_glk_walk(&s) == NULL);
     return s.heap_bytes;
 }
 
@@ -94,7 +94,7 @@ static void run(size_t heap, result *r, void **slot, size_t *len, size_t slots)
         slot[i] = NULL;
         live -= len[i];
     }
-    tlsf_glk_check(&s);
+    tlsf_glk_walk(&s);
     r->free_blocks_peak = s.free_blocks;
 
     /* random operations, at most 45 % of the heap in use */
@@ -120,7 +120,7 @@ static void run(size_t heap, result *r, void **slot, size_t *len, size_t slots)
             live += slot[k] ? size : 0;
         }
         if (op % 1000 == 0) {
-            tlsf_glk_check(&s);
+            tlsf_glk_walk(&s);
             if (s.free_blocks > r->free_blocks_peak)
                 r->free_blocks_peak = s.free_blocks;
         }
@@ -134,7 +134,7 @@ static void run(size_t heap, result *r, void **slot, size_t *len, size_t slots)
                 slot[i] = NULL;
             }
     r->grew = heap_bytes() - grown;
-    CHECK(tlsf_glk_check(&s) == NULL && s.used_blocks == 0 && s.free_blocks == s.regions);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.used_blocks == 0 && s.free_blocks == s.regions);
     t_malloc_trim(0);
     CHECK(heap_bytes() == 0);
 }

@@ -78,11 +78,11 @@ static bool intact(const unsigned char *p, size_t len, uint64_t id)
     return true;
 }
 
-static bool heap_ok(const char *when) { return invariants_hold("tlsf_glk_check", tlsf_glk_check(NULL), when); }
+static bool heap_ok(const char *when) { return invariants_hold("t_check", t_check(), when); }
 
 static bool all_free_merged(mt_tlsf_stats *s)
 {
-    return !tlsf_glk_check(s) && s->used_blocks == 0 && s->free_blocks == s->regions;
+    return !tlsf_glk_walk(s) && s->used_blocks == 0 && s->free_blocks == s->regions;
 }
 
 /* ---- random sequence against the checker ---- */
@@ -156,7 +156,7 @@ static void test_merge_to_one_block(void)
     for (int i = 0; i < N; i++)
         blocks[i] = t_malloc(16 + (size_t)(i * 37) % 3000);
     mt_tlsf_stats before;
-    CHECK(tlsf_glk_check(&before) == NULL && before.used_blocks >= N);
+    CHECK(tlsf_glk_walk(&before) == NULL && before.used_blocks >= N);
     for (int i = 0; i < N; i += 3)
         t_free(blocks[i]);
     for (int i = 2; i < N; i += 3)
@@ -180,13 +180,13 @@ static void test_purge(void)
     for (int i = 0; i < N; i++)
         big[i] = t_malloc(300 << 10);
     mt_tlsf_stats s;
-    CHECK(tlsf_glk_check(&s) == NULL && s.heap_bytes >= (size_t)N * (300 << 10));
+    CHECK(tlsf_glk_walk(&s) == NULL && s.heap_bytes >= (size_t)N * (300 << 10));
     for (int i = 0; i < N; i++)
         t_free(big[i]);
     mt_os_stats os0;
     mt_os_stats_read(&os0);
     CHECK(t_malloc_trim(0) == 1);
-    CHECK(tlsf_glk_check(&s) == NULL);
+    CHECK(tlsf_glk_walk(&s) == NULL);
     CHECK(s.regions == 0 && s.heap_bytes == 0 && s.free_blocks == 0);
     mt_os_stats os1;
     mt_os_stats_read(&os1);
@@ -202,11 +202,11 @@ static void test_purge(void)
     for (int i = 0; i < N; i++)
         t_free(big[i]);
     t_malloc_trim(0);
-    CHECK(tlsf_glk_check(&s) == NULL);
+    CHECK(tlsf_glk_walk(&s) == NULL);
     CHECK(s.used_blocks == 1 && s.heap_bytes <= 2 * POOL);
     t_free(keep);
     t_malloc_trim(0);
-    CHECK(tlsf_glk_check(&s) == NULL && s.heap_bytes == 0);
+    CHECK(tlsf_glk_walk(&s) == NULL && s.heap_bytes == 0);
 }
 
 /* ---- resize in place ---- */

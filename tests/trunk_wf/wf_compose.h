@@ -79,10 +79,13 @@ static inline mt_slab_wf_slab *slab_of(const void *p)
 static inline int wf_inconsistent(const char *where)
 {
     const char *why = NULL;
-    size_t bad = slab_wf_check(&why);
+    size_t bad = slab_wf_check_heaps(&why);
     if (bad)
-        fprintf(stderr, "%s: slab_wf_check: %zu heap(s) inconsistent: %s\n", where, bad, why);
-    return bad != 0;
+        fprintf(stderr, "%s: slab_wf_check_heaps: %zu heap(s) inconsistent: %s\n", where, bad, why);
+    const char *chain = w_check(); /* the same, through the chain's check operation */
+    if ((chain != NULL) != (bad != 0))
+        fprintf(stderr, "%s: w_check() says %s\n", where, chain ? chain : "all hold");
+    return bad != 0 || chain != NULL;
 }
 
 static inline size_t wf_handed_out(void)

@@ -38,6 +38,15 @@
  *   fork_child    pass on, then reset the locks (only this thread survives).
  *   purge         return free memory to the layer below / the OS; returns
  *                 (void *)1 if anything was released by this layer or below.
+ *   check         verify this layer's invariants (its shared state under its
+ *                 own locks, and the calling thread's per-thread state);
+ *                 returns a static string "NAME: what is broken" for the
+ *                 first one that fails, else next(ctx), so the chain's check
+ *                 walks every layer down to the OS layer and the end of the
+ *                 chain answers NULL: all hold. Safe while other threads are
+ *                 quiescent (not inside the allocator); never allocates.
+ *                 Debug builds run a layer's own part after its slow paths
+ *                 (core/debug.h).
  * The list of operations is core/ops.h. A layer defines only the operations
  * it implements, each after `#define MT_IMPLEMENTS_op`; its closing header
  * (core/layer_end.h) forwards the others (`return next(ctx);`), so a layer

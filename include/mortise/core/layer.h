@@ -26,6 +26,7 @@
 
 #include "ctx.h"
 #include "pagemap.h"
+#include "debug.h"
 
 #define MT_SELF(x) MT_CAT(MT_NAME, _##x)
 
@@ -48,6 +49,13 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
 #define MT_FORWARD_OP(name, op) MT__FORWARD_OP(name, op)
 #define MT__FORWARD_OP(name, op)                                                   \
     MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
+
+/* The end of a check operation: this layer's first broken invariant
+ * ("NAME: what", a static string), else the answer of the layers below. */
+MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
+{
+    return broken ? (void *)broken : next(ctx);
+}
 
 /* The chain below this instance for any operation, not only the one running:
  * free may need the block's usable size (MT_BELOW(getmeta)(ctx)), a flush in

@@ -34,7 +34,7 @@
     X(__VA_ARGS__, create) X(__VA_ARGS__, alloc) X(__VA_ARGS__, free)              \
     X(__VA_ARGS__, getmeta) X(__VA_ARGS__, resize) X(__VA_ARGS__, thread_exit)     \
     X(__VA_ARGS__, fork_prepare) X(__VA_ARGS__, fork_parent)                       \
-    X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge)
+    X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge) X(__VA_ARGS__, check)
 
 /* X(op) for every operation. */
 #define MT_LAYER_OPS(X) MT_FOR_EACH_OP(MT__OPS_APPLY, X)
@@ -81,4 +81,5 @@
 #undef MT_IMPLEMENTS_fork_parent
 #undef MT_IMPLEMENTS_fork_child
 #undef MT_IMPLEMENTS_purge
+#undef MT_IMPLEMENTS_check
 #endif

@@ -136,5 +136,32 @@ MT_SLOW void MT_SELF(stop)(void)
     MT_SELF(tl).state = mt_cache_off;
 }
 
+/* The calling thread's batch: within its bound, each pending block still
+ * routed to the owner the page map named when it was freed, the owner
+ * still answering for it (not freed below early), and listed once. */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    uint32_t n = MT_SELF(tl).n;
+    if (n > MT_SELF(tl).cap || MT_SELF(tl).cap > MT_BATCH_SIZE)
+        return MT_STR(MT_NAME) ": batch holds more than its bound";
+    for (uint32_t i = 0; i < n; i++) {
+        const MT_SELF(pending) *f = &MT_SELF(tl).pending[i];
+        mt_ctx q = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&q, f->ptr);
+        if (q.owner != f->owner || q.meta != f->meta || !MT_BELOW(getmeta)(&q))
+            return MT_STR(MT_NAME) ": pending block no longer routed to its owner";
+        for (uint32_t j = 0; j < i; j++)
+            if (MT_SELF(tl).pending[j].ptr == f->ptr)
+                return MT_STR(MT_NAME) ": a block pending twice (double free)";
+    }
+    return NULL;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+}
+
 #include "../core/layer_end.h"
 #undef MT_BATCH_SIZE

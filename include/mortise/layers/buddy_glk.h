@@ -63,8 +63,9 @@
  *   the layer below. fork_prepare takes the lock, then the pool's;
  *   parent/child release/reset them after the layers below.
  * Fails: only when the layer below fails (ctx->err from it).
- * Invariant checker: NAME_check() returns the number of violations found
- *   (0: block tiling, coalescing, free lists, counts and page map agree).
+ * Check (the contract's check operation; NAME_invariants() for this layer
+ *   alone): block tiling, coalescing, free lists, counts and the page map
+ *   agree; "NAME: what" names the first that does not.
  * Example:
  *   mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
  *     :: buddy_glk(sync=spinlock, sizeclass=tc, size_handle=[32768, SIZE_MAX])
@@ -484,6 +485,8 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* malloc_trim: every wholly free chunk goes back below. */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
+
 #define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -493,6 +496,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(release)(ch);
         any = true;
     }
+    MT_ASSERT_HOLDS(MT_SELF(invariants)());
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -500,29 +504,33 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 #define MT_GLK_RECORDS MT_SELF(state).records
 #include "glk/fork.h" /* fork: the lock, then the record pool */
 
-/* ---- invariant checker ---- */
+/* ---- invariant checker (the check operation) ---- */
 
-/* Violations in one chunk; adds its free blocks per level to `counted`. */
-MT_SLOW size_t MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
+#define MT__BUDDY_REQUIRE(cond, what)                                              \
+    do {                                                                           \
+        if (!(cond))                                                               \
+            return MT_STR(MT_NAME) ": " what;                                      \
+    } while (0)
+
+/* One chunk, the lock held; adds its free blocks per level to `counted`. */
+MT_SLOW const char *MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
 {
-    size_t bad = 0, free_pages = 0;
-    bad += ((uintptr_t)ch->base & (MT_GRANULE - 1)) != 0;
+    size_t free_pages = 0;
+    MT__BUDDY_REQUIRE(((uintptr_t)ch->base & (MT_GRANULE - 1)) == 0, "chunk not granule-aligned");
     for (size_t page = 0; page < MT_SELF(pages);) {
         unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
         size_t n = MT_SELF(span)(level);
-        /* every block starts with its state, aligned to its size, and the
-         * smallest blocks it covers start nothing */
-        if (!(st & (MT_BUDDY_USED | MT_BUDDY_FREE)) || level > MT_SELF_TOP || (page & (n - 1)) ||
-            ((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)))
-            return bad + 1; /* the tiling is broken: nothing after this is meaningful */
+        MT__BUDDY_REQUIRE((st & (MT_BUDDY_USED | MT_BUDDY_FREE)) && level <= MT_SELF_TOP && !(page & (n - 1)) &&
+                              !((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)),
+                          "blocks do not tile the chunk (state, level or alignment)");
         for (size_t i = 1; i < n; i++)
-            bad += MT_SELF(get)(ch, page + i) != 0;
+            MT__BUDDY_REQUIRE(MT_SELF(get)(ch, page + i) == 0, "a page inside a block starts a block");
         if (st & MT_BUDDY_FREE) {
             free_pages += n;
             counted[level]++;
-            /* coalesced: no free block has a free buddy of its level */
-            if (level < MT_SELF_TOP)
-                bad += (MT_SELF(get)(ch, page ^ n) & ~MT_BUDDY_ZERO) == (MT_BUDDY_FREE | level);
+            MT__BUDDY_REQUIRE(level >= MT_SELF_TOP ||
+                                  (MT_SELF(get)(ch, page ^ n) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level),
+                              "a free block with a free buddy (not coalesced)");
         }
         /* the page map names us for every granule, except granules of a
          * used block of at least a granule (a layer above may claim it) */
@@ -530,46 +538,66 @@ MT_SLOW size_t MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
         bool claimable = (st & MT_BUDDY_USED) && level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT;
         for (uintptr_t g = mt_align_up(at, MT_GRANULE); !claimable && g < at + (n << MT_BUDDY_MIN_SHIFT);
              g += MT_GRANULE)
-            bad += mt_pagemap_get((void *)g) != MT_SELF(entry)(ch);
+            MT__BUDDY_REQUIRE(mt_pagemap_get((void *)g) == MT_SELF(entry)(ch), "page map does not name the chunk");
         page += n;
     }
-    bad += free_pages != ch->free_pages;
-    return bad;
+    MT__BUDDY_REQUIRE(free_pages == ch->free_pages, "chunk's free-page count");
+    return NULL;
 }
 
-/* Number of violations of buddy_glk's invariants (0: they hold): the
- * blocks of every chunk tile it, free blocks are coalesced, the free
- * lists hold exactly the free blocks (each of its level, doubly linked),
- * counts agree, at most one wholly free chunk is kept, and the page map
- * names us where it must. Takes the lock; for tests and debugging. */
-MT_UNUSED static size_t MT_SELF(check)(void)
+/* Everything, the lock held. */
+MT_SLOW const char *MT_SELF(check_locked)(void)
 {
-    size_t bad = 0, chunks = 0, free_chunks = 0;
+    size_t chunks = 0, free_chunks = 0;
     size_t counted[MT_SELF(levels)] = {0};
-    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    const char *broken;
     MT_SELF(chunk) *prev = NULL;
-    for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch && chunks <= MT_SELF(state).chunks;
-         prev = ch, ch = ch->all_next, chunks++) {
-        bad += ch->all_prev != prev;
-        bad += MT_SELF(check_chunk)(ch, counted);
+    for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch; prev = ch, ch = ch->all_next, chunks++) {
+        MT__BUDDY_REQUIRE(chunks < MT_SELF(state).chunks && ch->all_prev == prev, "chunk list links or count");
+        if ((broken = MT_SELF(check_chunk)(ch, counted)))
+            return broken;
         free_chunks += ch->free_pages == MT_SELF(pages);
     }
-    bad += chunks != MT_SELF(state).chunks || free_chunks != MT_SELF(state).free_chunks;
-    bad += free_chunks > 1;
+    MT__BUDDY_REQUIRE(chunks == MT_SELF(state).chunks && free_chunks == MT_SELF(state).free_chunks,
+                      "chunk counts");
+    MT__BUDDY_REQUIRE(free_chunks <= 1, "more than one wholly free chunk kept");
     for (unsigned level = 0; level < MT_SELF(levels); level++) {
-        size_t n = 0, limit = counted[level] + 1;
+        size_t n = 0;
         MT_SELF(node) *p = NULL;
-        for (MT_SELF(node) *b = MT_SELF(state).free[level]; b && n <= limit; p = b, b = b->next, n++) {
+        for (MT_SELF(node) *b = MT_SELF(state).free[level]; b; p = b, b = b->next, n++) {
+            MT__BUDDY_REQUIRE(n < counted[level], "free list longer than the free blocks of its level");
             MT_SELF(chunk) *ch = MT_SELF(chunk_of)(b);
             uintptr_t off = (uintptr_t)b - (uintptr_t)ch->base;
-            bad += b->prev != p || off >= MT_SELF_CHUNK || (off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1));
-            if (off < MT_SELF_CHUNK)
-                bad += (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level);
+            MT__BUDDY_REQUIRE(b->prev == p, "free list links");
+            MT__BUDDY_REQUIRE(off < MT_SELF_CHUNK && !(off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1)) &&
+                                  (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) ==
+                                      (MT_BUDDY_FREE | level),
+                              "free list holds a block that is not a free block of its level");
         }
-        bad += n != counted[level] || !(MT_SELF(state).nonempty & ((uint32_t)1 << level)) != !n;
+        MT__BUDDY_REQUIRE(n == counted[level], "free block missing from its list");
+        MT__BUDDY_REQUIRE(!(MT_SELF(state).nonempty & ((uint32_t)1 << level)) == !n, "nonempty-levels mask");
     }
+    return NULL;
+}
+#undef MT__BUDDY_REQUIRE
+
+/* buddy_glk's invariants: the blocks of every chunk tile it, free blocks
+ * are coalesced, the free lists hold exactly the free blocks (each of its
+ * level, doubly linked), counts agree, at most one wholly free chunk is
+ * kept, and the page map names us where it must. Takes the lock. NULL if
+ * all hold, else "NAME: what". */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
+    const char *broken = MT_SELF(check_locked)();
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
-    return bad;
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

@@ -276,6 +276,28 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
+#include "cache/check.h" /* cached_in, check_magazine */
+
+/* Every CPU record's magazines, each under its record's lock. */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t k = 0; k < MT_CARRCACHE_CPUS && !broken; k++) {
+        MT_SELF(record) *r = &MT_SELF(cpus)[k];
+        MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
+        for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
+            broken = MT_SELF(check_magazine)(&r->mag[c], c);
+        MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
+    }
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+}
+
 #include "../core/layer_end.h"
 #undef MT_CARRCACHE_CPUS
 #undef MT_CARRCACHE_SLOTS

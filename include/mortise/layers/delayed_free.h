@@ -303,10 +303,13 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
 /* The bytes between a small block's size and the 16 it has: the pattern,
  * checked on free (the only overflow check of delayed_free itself). Both
  * words at once, the program's bytes kept (calloc's zeroes). */
+#ifndef MORTISE_LAYERS_DELAYED_FREE_SLACK_ONCE /* the same for every instance */
+#define MORTISE_LAYERS_DELAYED_FREE_SLACK_ONCE
 MT_INLINE uint64_t mt_delayed_slack_mask(size_t size, size_t word)
 {
     return size <= word ? ~0ull : size >= word + 8 ? 0 : ~0ull << (8 * (size - word));
 }
+#endif
 
 #define MT_DELAYED_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) /* the masks' byte order */
 
@@ -413,6 +416,8 @@ MT_INLINE uint64_t MT_SELF(slot_code)(uint64_t v)
  * ranges (delayed_fill=SIZE_MAX) loop, and the empty asm keeps that loop a
  * loop (a store loop of unknown length becomes a string instruction, whose
  * start-up alone costs more than a few stores). */
+#ifndef MORTISE_LAYERS_DELAYED_FREE_V16_ONCE /* the same for every instance */
+#define MORTISE_LAYERS_DELAYED_FREE_V16_ONCE
 typedef uint64_t mt_delayed_v16 __attribute__((vector_size(16)));
 #define MT_DELAYED_UNROLLED ((size_t)192)
 
@@ -430,6 +435,7 @@ MT_INLINE mt_delayed_v16 mt_delayed_diff16(const char *at, mt_delayed_v16 v)
     __builtin_memcpy(&w, at, 16);
     return w ^ v;
 }
+#endif
 
 MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
 {
@@ -566,9 +572,12 @@ MT_INLINE void MT_SELF(evict_one)(void)
     MT_SELF(release_routed)(p, offset, &b);
 }
 
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
+
 /* Verify and free every block of the calling thread's quarantine. */
 MT_SLOW bool MT_SELF(drain)(void)
 {
+    MT_ASSERT_HOLDS(MT_SELF(invariants)()); /* the whole ring, before it goes */
     bool any = MT_SELF(q).count != 0;
     while (MT_SELF(q).count)
         MT_SELF(evict_one)();
@@ -609,6 +618,7 @@ MT_SLOW void MT_SELF(quarantine)(char *p, uint64_t x)
     MT_SELF(fill)(p, room);
     while (MT_SELF(q).count && (MT_SELF(q).bytes + held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
         MT_SELF(evict_one)();
+    MT_ASSERT(MT_SELF(q).count < MT_DELAYED_SLOTS && MT_SELF(q).first < MT_DELAYED_SLOTS); /* a free slot */
     uint32_t last = MT_SELF(q).first + MT_SELF(q).count;
     if (last >= MT_DELAYED_SLOTS)
         last -= MT_DELAYED_SLOTS;
@@ -748,6 +758,42 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = MT_SELF(q).count ? MT_SELF(drain)() : false;
     return (next(ctx) || any) ? (void *)1 : NULL;
+}
+
+/* The calling thread's quarantine: the ring's bounds, and every block in
+ * it owned below, its header intact and saying "quarantined", its fill
+ * pattern intact (no write after free yet), its bytes adding up to the
+ * ring's count. Reads the blocks; writes nothing. */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    uint32_t first = MT_SELF(q).first, count = MT_SELF(q).count;
+    if (first >= MT_DELAYED_SLOTS || count > MT_DELAYED_SLOTS || (count && !MT_SELF(q).ring))
+        return MT_STR(MT_NAME) ": quarantine ring bounds";
+    size_t bytes = 0;
+    for (uint32_t k = 0, at = first; k < count; k++, at = at + 1 == MT_DELAYED_SLOTS ? 0 : at + 1) {
+        char *p = (char *)(uintptr_t)MT_SELF(slot_code)(MT_SELF(q).ring[at]);
+        if (!mt_entry_owner(mt_pagemap_get(p)) || !MT_SELF(header_readable)(p))
+            return MT_STR(MT_NAME) ": quarantine slot names no block of ours";
+        char *h = p - MT_DELAYED_HDR;
+        uint64_t sw = mt_safety_load(h);
+        if (mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR))
+            return MT_STR(MT_NAME) ": quarantined block's header is not \"quarantined\"";
+        uint64_t x = sw ^ MT_SELF(size_mask)(h);
+        size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
+        size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
+        if (!MT_SELF(fill_intact)(p, room))
+            return MT_STR(MT_NAME) ": quarantined block's fill pattern changed (write after free)";
+        bytes += offset + room;
+    }
+    if (bytes != MT_SELF(q).bytes)
+        return MT_STR(MT_NAME) ": quarantined bytes != the blocks' sizes";
+    return NULL;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 /* Bytes and blocks the calling thread holds in quarantine, and the ring

@@ -55,9 +55,10 @@
  *   layer below's. fork_child forgets the other threads' pop announcements.
  * Fails: alloc returns NULL with the layer below's ctx->err (ENOMEM) iff the
  *   class is empty and the layer below has no span.
- * Checker: NAME_check(&stats), when no other thread uses the layer: every
- *   free block is ours, in its class, at a block position inside its span,
- *   on no list twice (cycle check); NULL or the first broken invariant.
+ * Check (the contract's check operation; NAME_walk(&stats) also counts),
+ *   when no other thread uses the layer: every free block is ours, in its
+ *   class, at a block position inside its span, on no list twice (cycle
+ *   check); "NAME: what" names the first broken invariant.
  * Example: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)
  *            ::segfit_lf(sizeclass=log2b, size_handle=[65536, SIZE_MAX])
  *            ::slab_wf(sizeclass=prime, slab_size=64KB, size_handle=[0, 65536])
@@ -332,6 +333,8 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     void *p = MT_SELF(pop)(&MT_SELF(state).cls[index]);
     if (MT_UNLIKELY(!p))
         return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, index, next));
+    /* a popped link names a block of ours, of this class */
+    MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID && (mt_entry_payload(mt_pagemap_get(p)) & 0xffff) == index);
     return p;
 }
 
@@ -491,14 +494,14 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-/* ---- the invariant checker ---- */
+/* ---- the invariant checker (the check operation) ---- */
 
 /* Call it when no other thread uses the layer: every free block is ours,
  * of its class, at a block position of its span, and on its list once (a
  * block listed twice makes a cycle, which overflows its span's count); the
  * class's carving pair lies inside a span of the class. NULL if all hold,
- * else the first broken one. Fills *stats if not NULL. */
-MT_UNUSED static const char *MT_SELF(check)(mt_lf_stats *stats)
+ * else "NAME: the first broken one". Fills *stats if not NULL (tests). */
+MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
 {
     mt_lf_stats st = {0, 0, 0};
     const char *broken = NULL;
@@ -511,14 +514,14 @@ MT_UNUSED static const char *MT_SELF(check)(mt_lf_stats *stats)
             mt_lf_span *s = mt_lf_span_of(mt_entry_payload(e));
             size_t off = (size_t)((char *)b - (char *)s);
             if (mt_entry_owner(e) != MT_SELF_ID || (mt_entry_payload(e) & 0xffff) != i) {
-                broken = "free block not ours or in another class's list";
+                broken = MT_STR(MT_NAME) ": " "free block not ours or in another class's list";
                 break;
             }
             walked++;
             if (off < s->first || (off - s->first) % csize || (off - s->first) / csize >= s->blocks)
-                broken = "free block not at a block position of its span";
+                broken = MT_STR(MT_NAME) ": " "free block not at a block position of its span";
             else if (++s->free_count > s->blocks)
-                broken = "a block listed twice (a cycle) or more free blocks than the span holds";
+                broken = MT_STR(MT_NAME) ": " "a block listed twice (a cycle) or more free blocks than the span holds";
             st.spans_with_free += s->free_count == 1;
             st.free_blocks++;
             st.free_bytes += csize;
@@ -530,16 +533,25 @@ MT_UNUSED static const char *MT_SELF(check)(mt_lf_stats *stats)
         if (!broken && cur && (uintptr_t)cur + csize <= c->bump.s.tag) {
             uintptr_t e = mt_pagemap_get(cur - csize);
             mt_lf_span *s = mt_lf_span_of(mt_entry_payload(e));
-            if (mt_entry_owner(e) != MT_SELF_ID || (mt_entry_payload(e) & 0xffff) != i ||
-                c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
-                (uintptr_t)cur > c->bump.s.tag)
-                broken = "carving pair outside its span";
+            /* the last carved block names its span unless a layer above
+             * claimed it (slab_wf's slabs are segfit_lf blocks): then the
+             * page map cannot tell which span it is */
+            if (mt_entry_owner(e) == MT_SELF_ID &&
+                ((mt_entry_payload(e) & 0xffff) != i || c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
+                 (uintptr_t)cur > c->bump.s.tag))
+                broken = MT_STR(MT_NAME) ": " "carving pair outside its span";
         }
     }
     mt_sync_spinlock_unlock(&MT_SELF(state).purge_lock);
     if (stats)
         *stats = st;
     return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(walk)(NULL), ctx, next);
 }
 
 #include "../core/layer_end.h"

@@ -107,6 +107,8 @@ MT_SLOW void MT_SELF(drop_record)(MT_SELF(span) *s)
     mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
 }
 
+MT_SLOW const char *MT_SELF(check_class_locked)(size_t i);
+
 /* Class lock held. Take a block from the bump region, refilling it with a new
  * span from the next layer when it is used up. */
 MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
@@ -140,6 +142,7 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     c->bump_span->carved++;
     if (c->bump_span->zeroed)
         ctx->zeroed = p;
+    MT_ASSERT_HOLDS(MT_SELF(check_class_locked)(index)); /* its free list is empty: cheap */
     return p;
 }
 
@@ -152,9 +155,10 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(class) *c = &MT_SELF(state).cls[index];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
     void *p = c->free;
-    if (MT_LIKELY(p))
+    if (MT_LIKELY(p)) {
+        MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a free-list link into our span */
         c->free = *(void **)p;
-    else
+    } else
         p = MT_COLD_CALL(ctx, c2, MT_SELF(bump)(&c2, index, next));
     MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
     return p;
@@ -166,6 +170,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     MT_SELF(span) *s = (MT_SELF(span) *)ctx->meta;
+    MT_ASSERT(s->cls < MT_SELF(classes_used)()); /* class index in range */
     MT_SELF(class) *c = &MT_SELF(state).cls[s->cls];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
     *(void **)ctx->ptr = c->free;
@@ -265,6 +270,59 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
         MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
     return NULL;
+}
+
+/* Class i, its lock held: every free block is ours, of this class, at a
+ * block position its span has carved, and listed once (a block listed
+ * twice makes a cycle, which overflows its span's carved count); the bump
+ * region lies in its span and agrees with the span's carved count. */
+MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
+{
+    MT_SELF(class) *c = &MT_SELF(state).cls[i];
+    size_t csize = MT_SELF(class_size)(i), walked = 0;
+    const char *broken = NULL;
+    for (void *b = c->free; b && !broken; b = *(void **)b) {
+        uintptr_t e = mt_pagemap_get(b);
+        MT_SELF(span) *s = (MT_SELF(span) *)mt_entry_payload(e);
+        if (mt_entry_owner(e) != MT_SELF_ID || s->cls != i) {
+            broken = MT_STR(MT_NAME) ": free block not ours or in another class's list";
+            break;
+        }
+        walked++;
+        size_t off = (size_t)((char *)b - s->base);
+        if (off % csize || off / csize >= s->carved)
+            broken = MT_STR(MT_NAME) ": free block not at a carved block position of its span";
+        else if (++s->free_count > s->carved)
+            broken = MT_STR(MT_NAME) ": a block listed twice (a cycle)";
+    }
+    void *b = c->free; /* reset the scratch of exactly the blocks counted */
+    for (size_t k = 0; k < walked; k++, b = *(void **)b)
+        MT_SELF(span_of)(b)->free_count = 0;
+    MT_SELF(span) *s = c->bump_span;
+    if (!broken && s &&
+        (s->cls != i || c->bump < s->base || c->bump > c->bump_end || c->bump_end > s->base + s->len ||
+         (size_t)(c->bump - s->base) != (size_t)s->carved * csize))
+        broken = MT_STR(MT_NAME) ": bump region outside its span or off its carved count";
+    return broken;
+}
+
+/* segfit_lk's invariants, each class under its lock: NULL if they hold,
+ * else "NAME: what". */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t i = 0; i < MT_SELF(classes_used)() && !broken; i++) {
+        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+        broken = MT_SELF(check_class_locked)(i);
+        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    }
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

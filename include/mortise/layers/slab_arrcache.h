@@ -290,6 +290,37 @@ MT_SLOW bool MT_SELF(flush_all)(void)
     return any != 0;
 }
 
+#include "cache/check.h" /* cached_in, check_magazine */
+
+/* One group of class c: its magazine, and every block of the slab the
+ * group is filed under. */
+MT_SLOW const char *MT_SELF(check_group)(const MT_SELF(group) *g, size_t c)
+{
+    const char *broken = MT_SELF(check_magazine)(&g->mag, c);
+    for (uint32_t i = 0; !broken && i < g->mag.n; i++)
+        if (MT_SELF(slab_of)(g->mag.slot[i]) != g->slab)
+            broken = MT_STR(MT_NAME) ": a block filed under another slab's group";
+    return broken;
+}
+
+/* The calling thread's groups (other threads check their own). */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++) {
+        broken = MT_SELF(check_group)(&MT_SELF(tl).front[c], c);
+        for (size_t i = 0; MT_SELF(tl).store && i < MT_SELF(backs) && !broken; i++)
+            broken = MT_SELF(check_group)(&MT_SELF(backs_of)(c)[i], c);
+    }
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+}
+
 #include "../core/layer_end.h"
 #undef MT_SLAB_ARRCACHE_GROUPS
 #undef MT_SLAB_ARRCACHE_SLOTS

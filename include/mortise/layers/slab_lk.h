@@ -56,8 +56,9 @@
  *   the classes it can serve ([0, classes_used)) in index order;
  *   parent/child release/reset them after the layers below.
  * Fails: only when the layer below fails (ctx->err from it).
- * Invariant checker: NAME_check() returns the number of violations found
- *   (0: lists, counts, free lists, bump pointers and page map agree).
+ * Check (the contract's check operation; NAME_invariants() for this layer
+ *   alone): lists, counts, free lists, bump pointers and the page map agree;
+ *   "NAME: what" names the first that does not.
  * Example:
  *   mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
  *     :: buddy_glk(sync=spinlock, size_handle=[32768, SIZE_MAX])
@@ -240,6 +241,8 @@ MT_SLOW MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) *c, MT_SELF(slab) *s)
 
 /* ---- critical sections (run through MT_SYNC's exec) ---- */
 
+MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where);
+
 /* A block from the head partial slab; NULL when the class has none. */
 MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
 {
@@ -247,10 +250,13 @@ MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
     MT_SELF(slab) *s = c->partial;
     if (MT_UNLIKELY(!s))
         return NULL;
+    MT_ASSERT(s->where == MT_SLAB_PARTIAL && s->inuse < s->capacity);
     void *p = s->free;
     if (MT_LIKELY(p)) {
+        MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
         s->free = *(void **)p;
     } else {
+        MT_ASSERT(s->bump + s->csize <= s->base + s->used);
         p = s->bump;
         s->bump += s->csize;
     }
@@ -309,7 +315,9 @@ static void *MT_SELF(cs_install)(void *arg)
     MT_SELF(args) *a = arg;
     MT_SELF(push)(&a->c->partial, a->s, MT_SLAB_PARTIAL);
     a->c->npartial++;
-    return MT_SELF(cs_alloc)(a->c);
+    void *p = MT_SELF(cs_alloc)(a->c);
+    MT_ASSERT_HOLDS(MT_SELF(check_slab)(a->s, a->s->cls, a->s->where)); /* the new slab, as installed */
+    return p;
 }
 
 /* Returns the slab to give back below, or NULL. */
@@ -318,6 +326,7 @@ MT_INLINE void *MT_SELF(cs_free)(void *arg)
     MT_SELF(args) *a = arg;
     MT_SELF(slab) *s = a->s;
     MT_SELF(class) *c = a->c;
+    MT_ASSERT(s->inuse > 0 && s->where != MT_SLAB_EMPTY); /* a count that cannot go negative */
     *(void **)a->p = s->free;
     s->free = a->p;
     if (MT_UNLIKELY(s->inuse-- == s->capacity) && s->inuse) {
@@ -547,61 +556,103 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-/* ---- invariant checker ---- */
+/* ---- invariant checker (the check operation) ---- */
 
-/* Violations in one slab of class i found on a list marked `where`. */
-MT_SLOW size_t MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where)
+#define MT__SLAB_REQUIRE(cond, what)                                               \
+    do {                                                                           \
+        if (!(cond))                                                               \
+            return MT_STR(MT_NAME) ": " what;                                      \
+    } while (0)
+
+/* The first broken invariant of one slab of class i found on a list marked
+ * `where`, or NULL. Class lock held. */
+MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where)
 {
-    size_t bad = 0, freed = 0;
+    size_t freed = 0;
     char *end = s->base + s->used;
-    bad += s->where != where || s->cls != i;
-    bad += (char *)s != s->base + s->len - MT_SELF(record) || s->csize != MT_SELF(class_size)(i);
-    bad += s->capacity != (s->len - MT_SELF(record)) / s->csize || s->used != s->capacity * s->csize;
-    bad += s->bump < s->base || s->bump > end || (size_t)(s->bump - s->base) % s->csize != 0;
-    for (void *b = s->free; b && freed <= s->capacity; b = *(void **)b, freed++)
-        bad += !MT_SELF(is_block)(s, b) || (char *)b >= s->bump;
-    bad += freed + (size_t)(end - s->bump) / s->csize + s->inuse != s->capacity;
-    for (size_t g = 0; g < s->len; g += MT_GRANULE)
-        bad += mt_pagemap_get(s->base + g) != mt_entry(MT_SELF_ID, (uintptr_t)s);
-    if (where == MT_SLAB_PARTIAL)
-        bad += s->inuse == 0 || s->inuse >= s->capacity;
-    else if (where == MT_SLAB_FULL)
-        bad += s->inuse != s->capacity || s->free != NULL;
-    else
-        bad += s->inuse != 0;
-    return bad;
-}
-
-/* Violations of one list; *count gets its length. */
-MT_SLOW size_t MT_SELF(check_list)(const MT_SELF(slab) *head, size_t i, uint8_t where, size_t *count)
-{
-    size_t bad = 0, n = 0;
-    const MT_SELF(slab) *prev = NULL;
-    for (const MT_SELF(slab) *s = head; s && n < ((size_t)1 << 32); prev = s, s = s->next, n++)
-        bad += (s->prev != prev) + MT_SELF(check_slab)(s, i, where);
-    *count = n;
-    return bad;
-}
-
-/* Number of violations of slab_lk's invariants (0: they hold). Takes each
- * class lock in turn; for tests and debugging. */
-MT_UNUSED static size_t MT_SELF(check)(void)
-{
-    size_t bad = 0;
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS); i++) {
-        MT_SELF(class) *c = &MT_SELF(state).cls[i];
-        size_t np, nf;
-        MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
-        bool served = i < MT_SELF(classes_used)();
-        bad += MT_SELF(check_list)(c->partial, i, MT_SLAB_PARTIAL, &np);
-        bad += MT_SELF(check_list)(c->full, i, MT_SLAB_FULL, &nf);
-        bad += np != c->npartial || nf != c->nfull;
-        if (c->empty)
-            bad += MT_SELF(check_slab)(c->empty, i, MT_SLAB_EMPTY) + (c->empty->next != NULL);
-        bad += !served && (np || nf || c->empty);
-        MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
+    MT__SLAB_REQUIRE(s->where == where && s->cls == i, "slab on the list of another state or class");
+    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(record) && s->csize == MT_SELF(class_size)(i) &&
+                         s->capacity == (s->len - MT_SELF(record)) / s->csize &&
+                         s->used == s->capacity * s->csize,
+                     "slab geometry");
+    MT__SLAB_REQUIRE(s->bump >= s->base && s->bump <= end && (size_t)(s->bump - s->base) % s->csize == 0,
+                     "bump pointer outside its slab or off a block boundary");
+    for (void *b = s->free; b; b = *(void **)b) {
+        MT__SLAB_REQUIRE(++freed <= s->capacity, "free list longer than the slab (a cycle)");
+        MT__SLAB_REQUIRE(MT_SELF(is_block)(s, b) && (char *)b < s->bump,
+                         "free-list block outside its slab's carved blocks");
     }
-    return bad;
+    MT__SLAB_REQUIRE(freed + (size_t)(end - s->bump) / s->csize + s->inuse == s->capacity,
+                     "free + uncarved + in-use blocks != capacity");
+    for (size_t g = 0; g < s->len; g += MT_GRANULE)
+        MT__SLAB_REQUIRE(mt_pagemap_get(s->base + g) == mt_entry(MT_SELF_ID, (uintptr_t)s),
+                         "page map does not name the slab");
+    if (where == MT_SLAB_PARTIAL)
+        MT__SLAB_REQUIRE(s->inuse != 0 && s->inuse < s->capacity, "partial slab empty or full");
+    else if (where == MT_SLAB_FULL)
+        MT__SLAB_REQUIRE(s->inuse == s->capacity && s->free == NULL, "full slab with free blocks");
+    else
+        MT__SLAB_REQUIRE(s->inuse == 0, "cached empty slab has blocks in use");
+    return NULL;
+}
+
+/* One list of class i; *count gets its length. */
+MT_SLOW const char *MT_SELF(check_list)(const MT_SELF(slab) *head, size_t i, uint8_t where, size_t *count)
+{
+    const char *broken = NULL;
+    const MT_SELF(slab) *prev = NULL;
+    size_t n = 0;
+    for (const MT_SELF(slab) *s = head; s && !broken; prev = s, s = s->next, n++) {
+        if (s->prev != prev || n >= ((size_t)1 << 32))
+            broken = MT_STR(MT_NAME) ": slab list links";
+        else
+            broken = MT_SELF(check_slab)(s, i, where);
+    }
+    *count = n;
+    return broken;
+}
+
+/* Class i's lists and counts, its lock held. */
+MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
+{
+    MT_SELF(class) *c = &MT_SELF(state).cls[i];
+    const char *broken;
+    size_t np, nf;
+    if ((broken = MT_SELF(check_list)(c->partial, i, MT_SLAB_PARTIAL, &np)) ||
+        (broken = MT_SELF(check_list)(c->full, i, MT_SLAB_FULL, &nf)))
+        return broken;
+    MT__SLAB_REQUIRE(np == c->npartial && nf == c->nfull, "list lengths != counts");
+    if (c->empty) {
+        MT__SLAB_REQUIRE(c->empty->next == NULL, "more than one cached empty slab");
+        if ((broken = MT_SELF(check_slab)(c->empty, i, MT_SLAB_EMPTY)))
+            return broken;
+    }
+    MT__SLAB_REQUIRE(i < MT_SELF(classes_used)() || (!np && !nf && !c->empty),
+                     "slabs in a class the layer does not serve");
+    return NULL;
+}
+#undef MT__SLAB_REQUIRE
+
+/* slab_lk's invariants: per class, the partial and full lists are doubly
+ * linked and counted, every slab on them (and the cached empty one) has
+ * its state, geometry, a free list inside its carved blocks, free +
+ * uncarved + in-use == capacity, and the page map names it. Takes each
+ * class lock in turn. NULL if all hold, else "NAME: what". */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS) && !broken; i++) {
+        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+        broken = MT_SELF(check_class_locked)(i);
+        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    }
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

@@ -73,9 +73,10 @@
  * Fails: alloc returns NULL with ctx->err from below (ENOMEM) only when a new
  *   slab or heap is needed and the layer below fails. A pointer whose page-map
  *   entry is not this layer's is passed on untouched.
- * Checker: NAME_check(&why) — 0 if every reachable slab of the calling
- *   thread's heap and of every abandoned heap is consistent (call it while no
- *   other thread frees into them); NAME_stat() counts slabs and heaps.
+ * Check (the contract's check operation; NAME_check_heaps(&why) also
+ *   counts the bad heaps): every reachable slab of the calling thread's heap
+ *   and of every abandoned heap is consistent (call it while no other
+ *   thread frees into them); NAME_stat() counts slabs and heaps.
  * Example (the paper's wfslab, with segfit_lf below for large blocks):
  *   mmap_heap(threadlocal_heap_size=256MB)
  *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
@@ -856,6 +857,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         void *p = mt_slab_wf_bin_at(bins, off)->free;
         if (MT_LIKELY(p)) {
             void *rest = *(void **)p;
+            MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
             mt_slab_wf_fs_relative(off);
             mt_slab_wf_bin_at(bins, off)->free = rest;
             mt_slab_wf_bin_at(bins, off)->used++;
@@ -1127,28 +1129,28 @@ static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_sl
     uintptr_t st = mt_load_relaxed(&s->ostate);
     size_t len = (size_t)s->granules << MT_GRANULE_SHIFT;
     if ((st & ~(uintptr_t)MT_SLAB_WF_TAGS) != (uintptr_t)h)
-        return "slab of another heap";
+        return MT_STR(MT_NAME) ": slab of another heap";
     if (state >= 0 && (st & MT_SLAB_WF_STATE) != (uintptr_t)state)
-        return "slab state does not match its list";
+        return MT_STR(MT_NAME) ": slab state does not match its list";
     if (s->cls != c || s->csize != MT_SELF(class_size)(c) || len != MT_SELF(slab_len)(c) ||
         s->capacity != (len - MT_SLAB_WF_HDR) / s->csize || s->carved > s->capacity)
-        return "slab geometry";
+        return MT_STR(MT_NAME) ": slab geometry";
     uintptr_t entry = mt_entry(MT_SELF_ID, (uintptr_t)s);
     if (mt_pagemap_get((void *)mt_slab_wf_base(s)) != entry || mt_pagemap_get(s) != entry)
-        return "page map does not name the slab";
+        return MT_STR(MT_NAME) ": page map does not name the slab";
     uint32_t a = MT_SELF(check_list)(s, bin ? bin->free : s->free, seen);
     uint32_t b = MT_SELF(check_list)(s, s->rchain, seen);
     uint32_t r = MT_SELF(check_list)(s, mt_load_relaxed(&s->rhead), seen);
     if (a == UINT32_MAX || b == UINT32_MAX || r == UINT32_MAX)
-        return "free list holds a foreign, duplicate or never-carved block";
+        return MT_STR(MT_NAME) ": free list holds a foreign, duplicate or never-carved block";
     uint32_t used = bin ? bin->used : s->used;
     if (mt_slab_wf_in_use(s, used) + a + b + r != s->carved)
-        return "blocks in use + free blocks != blocks carved";
+        return MT_STR(MT_NAME) ": blocks in use + free blocks != blocks carved";
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL && !s->marked && !s->notify_pending)
-        return "full slab nobody will be told about";
+        return MT_STR(MT_NAME) ": full slab nobody will be told about";
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_EMPTY &&
         (mt_slab_wf_in_use(s, used) || s->marked || s->notify_pending))
-        return "cached slab is not free";
+        return MT_STR(MT_NAME) ": cached slab is not free";
     return NULL;
 }
 
@@ -1161,12 +1163,12 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
         if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_CUR, bin)))
             return why;
         if (!cur && bin && (bin->free || bin->used))
-            return "blocks in the bin of a class without a current slab";
+            return MT_STR(MT_NAME) ": blocks in the bin of a class without a current slab";
         size_t n = 0, limit = mt_load_relaxed(&MT_SELF(state).slabs);
         mt_slab_wf_slab *first = h->partial[c];
         for (s = first; s; s = s->next == first ? NULL : s->next) {
             if (++n > limit || s->next->prev != s)
-                return "partial list broken";
+                return MT_STR(MT_NAME) ": partial list broken";
             if ((why = MT_SELF(check_slab)(h, c, s, MT_SLAB_WF_PARTIAL, NULL)))
                 return why;
         }
@@ -1174,7 +1176,7 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
             s = i ? mt_load_relaxed(&h->notify[c]) : h->nchain[c];
             for (n = 0; s; s = mt_load_relaxed(&s->nnext)) {
                 if (++n > limit || s == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING)
-                    return "notification stack broken";
+                    return MT_STR(MT_NAME) ": notification stack broken";
                 if ((why = MT_SELF(check_slab)(h, c, s, -1, s == cur ? bin : NULL)))
                     return why;
             }
@@ -1183,14 +1185,14 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
     uint32_t n = 0;
     for (mt_slab_wf_slab *s = h->empty; s; s = s->next)
         if (++n > MT_TLLABS || (why = MT_SELF(check_slab)(h, s->cls, s, MT_SLAB_WF_EMPTY, NULL)))
-            return why ? why : "more empty slabs than tllabs";
-    return n == h->nempty ? NULL : "empty slab count";
+            return why ? why : MT_STR(MT_NAME) ": more empty slabs than tllabs";
+    return n == h->nempty ? NULL : MT_STR(MT_NAME) ": empty slab count";
 }
 
 /* 0 if the calling thread's heap and every abandoned heap are consistent,
- * else the number of inconsistent heaps (*why: the first problem). Call it
- * while no other thread frees into these heaps. */
-MT_UNUSED static size_t MT_SELF(check)(const char **why)
+ * else the number of inconsistent heaps (*why: "NAME: the first problem").
+ * Call it while no other thread frees into these heaps. */
+MT_SLOW MT_UNUSED size_t MT_SELF(check_heaps)(const char **why)
 {
     size_t bad = 0;
     const char *first = NULL, *w;
@@ -1208,6 +1210,13 @@ MT_UNUSED static size_t MT_SELF(check)(const char **why)
     if (why)
         *why = first;
     return bad;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    const char *why = NULL;
+    return mt_check_then(MT_SELF(check_heaps)(&why) ? why : NULL, ctx, next);
 }
 
 #include "../core/layer_end.h"

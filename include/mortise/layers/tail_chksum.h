@@ -65,7 +65,9 @@
  *   against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
  *   word and size word), plus the rounding of the layer below.
  * Thread safety: no state but the per-process key; all operations on any
- *   thread. No locks, nothing at fork.
+ *   thread. No locks, nothing at fork. Check: forwarded — the layer keeps
+ *   no record of its blocks to walk; each block's words are verified on
+ *   its free, realloc and getmeta.
  * Fails: only when the layer below fails (ctx->err from it).
  * Example (wfslabs: wfslab + tail_chksum(chksum=xor, err_handle=default)):
  *     #include <mortise/layers/slab_wf.h>          // ... wfslab's layers
@@ -129,7 +131,7 @@ MT_INLINE uint64_t MT_SELF(size_mask)(uint64_t key, const void *p)
     return key ^ ((uint64_t)(uintptr_t)p << 12);
 }
 
-MT_INLINE uint64_t MT_SELF(check)(uint64_t key, const void *p, size_t size)
+MT_INLINE uint64_t MT_SELF(check_word)(uint64_t key, const void *p, size_t size)
 {
     return MT_CHKSUM_FN(MT_CHKSUM, keyed)(key, (uintptr_t)p, size);
 }
@@ -137,7 +139,7 @@ MT_INLINE uint64_t MT_SELF(check)(uint64_t key, const void *p, size_t size)
 /* Write the check word after `size` bytes and the size word at the end. */
 MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t size, size_t usable)
 {
-    mt_safety_store(p + size, MT_SELF(check)(key, p, size));
+    mt_safety_store(p + size, MT_SELF(check_word)(key, p, size));
     mt_safety_store(p + usable - MT_TAIL_WORD, size ^ MT_SELF(size_mask)(key, p));
 }
 
@@ -165,7 +167,7 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
     size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p);
     if (MT_UNLIKELY(size > usable - MT_TAIL_OVERHEAD))
         return SIZE_MAX;
-    if (MT_UNLIKELY(mt_safety_load(p + size) != MT_SELF(check)(key, p, size)))
+    if (MT_UNLIKELY(mt_safety_load(p + size) != MT_SELF(check_word)(key, p, size)))
         return SIZE_MAX;
     return size;
 }
@@ -183,7 +185,7 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
     if (s > usable - MT_TAIL_OVERHEAD || !mt_safety_word_readable(p, p + s))
         return MT_TAIL_WRECKED;
     *size = s;
-    uint64_t want = MT_SELF(check)(key, p, s), got = mt_safety_load(p + s);
+    uint64_t want = MT_SELF(check_word)(key, p, s), got = mt_safety_load(p + s);
     if (got == want)
         return MT_TAIL_OK;
     if (got == (want ^ MT_TAIL_FREED))
@@ -330,7 +332,7 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
             return;
         break;
     }
-    mt_safety_store(p + size, MT_SELF(check)(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
+    mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
     next(ctx);
 }
 
@@ -348,7 +350,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
             MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
         return NULL;
     }
-    mt_safety_store(p + size, MT_SELF(check)(key, p, size) ^ MT_TAIL_FREED);
+    mt_safety_store(p + size, MT_SELF(check_word)(key, p, size) ^ MT_TAIL_FREED);
     return next(ctx);
 }
 
@@ -375,7 +377,7 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
     default:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");
         /* reported once: reseal, or condemn so that free leaks it quietly */
-        mt_safety_store(p + size, MT_SELF(check)(mt_chksum_key(), p, size) ^
+        mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^
                                       (MT_ERR_LEAKS(MT_ERR_HANDLE) ? MT_TAIL_CONDEMNED : 0));
         break;
     }

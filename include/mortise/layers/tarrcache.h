@@ -141,5 +141,22 @@ MT_SLOW bool MT_SELF(flush_all)(void)
     return any != 0;
 }
 
+#include "cache/check.h" /* cached_in, check_magazine */
+
+/* The calling thread's magazines (other threads check their own). */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
+        broken = MT_SELF(check_magazine)(&MT_SELF(tl).mag[c], c);
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+}
+
 #include "../core/layer_end.h"
 #undef MT_TARRCACHE_SLOTS

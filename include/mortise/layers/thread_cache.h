@@ -272,6 +272,8 @@ MT_INLINE void *MT_SELF(take_handoff)(size_t c)
     return first;
 }
 
+MT_SLOW const char *MT_SELF(check_bin)(size_t c); /* debug level 2, after a slow path */
+
 /* coreaware: the thread is on another CPU now. Fit every class's bound to
  * that CPU's budget; blocks above a smaller bound go back below. */
 MT_SLOW void MT_SELF(refit)(int cpu)
@@ -380,6 +382,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
         b->head = p;
         b->room--;
     }
+    MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
     return first;
 }
 
@@ -397,9 +400,11 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
             else
                 MT_SELF(flush)(c, half, next);
         }
+        MT_ASSERT(b->room > 0); /* the flush above made room */
         *(void **)p = b->head;
         b->head = p;
         b->room--;
+        MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
         return;
     }
     mt_cache_free_block(p, next);
@@ -462,6 +467,41 @@ MT_SLOW void MT_SELF(stop)(void)
     MT_SELF(tl).state = mt_cache_off;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         MT_SELF(tl).bin[c].room = 0;
+}
+
+#include "cache/check.h" /* cached_in, check_magazine */
+
+/* Class c of the calling thread's cache: its list holds at most the
+ * class's capacity (no cycle), blocks owned below in this class, and blocks
+ * + room == capacity while the thread caches (nothing, no room, when it
+ * does not). */
+MT_SLOW const char *MT_SELF(check_bin)(size_t c)
+{
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    size_t cap = MT_SELF(tl).state == mt_cache_on ? MT_SELF(capacity)(c) : 0, n = 0;
+    for (void *p = b->head; p; p = *(void **)p) {
+        if (++n > cap)
+            return MT_STR(MT_NAME) ": list longer than its capacity (a cycle or a lost count)";
+        if (!MT_SELF(cached_in)(p, c))
+            return MT_STR(MT_NAME) ": cached block not owned below or of another class";
+    }
+    return n + b->room == cap ? NULL : MT_STR(MT_NAME) ": cached blocks + room != capacity";
+}
+
+/* The calling thread's cache (other threads' lists are theirs: they check
+ * them themselves). */
+MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+{
+    const char *broken = NULL;
+    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
+        broken = MT_SELF(check_bin)(c);
+    return broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

@@ -64,8 +64,9 @@
  * Fails: alloc returns NULL with the layer below's ctx->err (ENOMEM) iff no
  *   free block fits and the layer below cannot give a chunk large enough (and
  *   a granule for chunk records when the pool needs one).
- * Checker: NAME_check(&stats) walks every region and list under the lock and
- *   returns NULL or the first broken invariant (tests call it).
+ * Check (the contract's check operation; NAME_walk(&stats) also counts)
+ *   walks every region and list under the lock; "NAME: what" names the
+ *   first broken invariant.
  * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket   (instance tlsf)
  *          #define MT_SYNC spinlock
  *          #include <mortise/layers/tlsf_glk.h>
@@ -707,10 +708,15 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &r);
 }
 
+MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_tlsf_stats *stats);
+
+/* Level 2 walks the heap after a purge, not after a growth: a walk is
+ * O(heap), and a heap grows O(heap) times. */
 #define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     void *any = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_purge), NULL);
+    MT_ASSERT_HOLDS(MT_SELF(walk)(NULL));
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -718,7 +724,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 #define MT_GLK_RECORDS MT_SELF(state).records
 #include "glk/fork.h" /* fork: the lock, then the record pool */
 
-/* ---- the invariant checker ---- */
+/* ---- the invariant checker (the check operation) ---- */
 
 typedef struct {
     mt_tlsf_stats stats;
@@ -728,7 +734,7 @@ typedef struct {
 #define MT__TLSF_REQUIRE(cond, what)                                               \
     do {                                                                           \
         if (!(cond)) {                                                             \
-            res->broken = what;                                                    \
+            res->broken = MT_STR(MT_NAME) ": " what;                               \
             return res;                                                            \
         }                                                                          \
     } while (0)
@@ -818,15 +824,22 @@ static void *MT_SELF(cs_check)(void *arg)
 }
 #undef MT__TLSF_REQUIRE
 
-/* Check every invariant under the lock: NULL if they all hold, else the
- * first one broken. Fills *stats (if not NULL) with what the walk counted. */
-MT_UNUSED static const char *MT_SELF(check)(mt_tlsf_stats *stats)
+/* Check every invariant under the lock: NULL if they all hold, else "NAME:
+ * the first one broken". Fills *stats (if not NULL) with what the walk
+ * counted (tests). */
+MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_tlsf_stats *stats)
 {
     MT_SELF(check_result) res = {{0}, NULL};
     MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_check), &res);
     if (stats)
         *stats = res.stats;
     return res.broken;
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(walk)(NULL), ctx, next);
 }
 
 #include "../core/layer_end.h"

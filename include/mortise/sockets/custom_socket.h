@@ -4,6 +4,9 @@
  *   family and behaviour as malloc_socket (sockets/family.h), without C++
  *   operators, so a Mortise allocator lives beside the system's malloc:
  *     custom_socket(prefix=myheap_)  →  myheap_malloc(), myheap_free(), ...
+ *   and PREFIXcheck(): NULL if every layer's invariants hold, else "layer:
+ *   what is broken" (the chain's check operation; call it while no other
+ *   thread is inside the allocator).
  * Slots: prefix=IDENT → MT_PREFIX (mortise_).
  * Threads: per-thread create/exit and fork handlers (core/thread.h).
  * Example: mmap_heap::segfit_lk::custom_socket(prefix=myheap_)
@@ -19,6 +22,7 @@
 
 #define MT_SOCKET_PREFIX MT_PREFIX
 #define MT_SOCKET_ERROR_API MT_CAT(MT_PREFIX, set_error_handler) /* with a safety layer */
+#define MT_SOCKET_CHECK_API MT_CAT(MT_PREFIX, check) /* PREFIXcheck(): the chain's invariants */
 #define MT_STATS_PREFIX MT_PREFIX /* PREFIXstats_print, PREFIXstats_json */
 #include "../core/thread.h"
 #include "family.h"

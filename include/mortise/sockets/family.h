@@ -15,6 +15,13 @@
  * err_handle=callback (policy/err/callback.h):
  *     void mortise_set_error_handler(mortise_error_handler *fn, void *arg);
  * (PREFIXset_error_handler under custom_socket: MT_SOCKET_ERROR_API).
+ * Every composition exports the chain's invariant check (the contract's
+ * check operation, every layer down to the OS layer):
+ *     const char *mortise_check(void);
+ * (PREFIXcheck under custom_socket: MT_SOCKET_CHECK_API): NULL when every
+ * layer's invariants hold, else a static string "layer: what is broken".
+ * Call it while no other thread is inside the allocator; it checks the
+ * calling thread's caches and the shared state, and never allocates.
  */
 #ifndef MORTISE_SOCKETS_FAMILY_H
 #define MORTISE_SOCKETS_FAMILY_H
@@ -108,6 +115,15 @@ MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
 #endif
 MT_EXPORT void MT_SOCKET_ERROR_API(mortise_error_handler *fn, void *arg) { mt_report_set_handler(fn, arg); }
 #endif
+
+#ifndef MT_SOCKET_CHECK_API
+#define MT_SOCKET_CHECK_API mortise_check
+#endif
+MT_EXPORT const char *MT_SOCKET_CHECK_API(void)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(0, 1);
+    return (const char *)mt_chain_check(&ctx);
+}
 
 /* ---- glibc extensions, answered from what the layers really know ---- */
 

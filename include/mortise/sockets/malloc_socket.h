@@ -5,7 +5,10 @@
  *   pvalloc, malloc_usable_size, cfree, free_sized, free_aligned_sized, the glibc
  *   extensions malloc_trim, mallinfo, mallinfo2, malloc_stats, malloc_info,
  *   mallopt, and C++ operator new/delete in all their forms (sockets/family.h
- *   and sockets/cxx_new.h give each one's exact behaviour).
+ *   and sockets/cxx_new.h give each one's exact behaviour); and
+ *   mortise_check(): NULL if every layer's invariants hold, else "layer:
+ *   what is broken" (the chain's check operation; call it while no other
+ *   thread is inside the allocator).
  * Threads: per-thread create/exit and fork handlers (core/thread.h).
  * Slots: none. Layer operations: all forwarded (the socket is the top).
  * Use: include last (the entry points call the chain, which MT_COMPOSE then

@@ -20,10 +20,7 @@
 #ifndef MORTISE_CORE_DEBUG_H
 #define MORTISE_CORE_DEBUG_H
 
-#include "report.h"
-#if !defined(MT_FREESTANDING)
-#include <stdlib.h>
-#endif
+#include "report.h" /* the line's writer; the port layer's write and abort */
 
 #ifndef MORTISE_DEBUG
 #define MORTISE_DEBUG 0
@@ -48,14 +45,10 @@ MT_SLOW MT_UNUSED __attribute__((noreturn)) void mt_assert_fail(const char *what
     buf[at] = 0;
 #if defined(MT_REPORT_WRITE)
     MT_REPORT_WRITE(buf, at);
-#elif !defined(MT_FREESTANDING)
-    MT_REPORT_WRITE_DEFAULT(buf, at);
-#endif
-#if defined(MT_FREESTANDING)
-    __builtin_trap();
 #else
-    abort();
+    mt_pal_write_all(2, buf, at);
 #endif
+    mt_pal_abort();
 }
 
 #define MT__ASSERT_AT(cond, what)                                                  \

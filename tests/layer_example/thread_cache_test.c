@@ -124,11 +124,11 @@ int main(void)
     size_t held = cached(c), below = free_below(c);
     CHECK(held >= 6);
     for (size_t i = 0; i < thread_cache_slots; i++)
-        thread_cache_shed(c, 1, mt_below_thread_cache_free);
+        thread_cache_shed(c, 1);
     for (size_t i = 0; i < thread_cache_slots; i++)
         CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == 1);
     CHECK(cached(c) == held - 4 && free_below(c) == below);
-    thread_cache_shed(c, 2, mt_below_thread_cache_free);
+    thread_cache_shed(c, 2);
     CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][0])) == 2);
     CHECK(cached(c) == held - 6 && free_below(c) == below + 1);
     for (int i = 0; i < 400; i++)

@@ -22,6 +22,26 @@
  *                 MT_CHAIN_NEEDS_OWNER: the socket then drops owner 0 first.
  *                 An add-on reads a block's size only through MT_BELOW(getmeta),
  *                 which answers NULL for owner 0.
+ *   alloc_batch   alloc, and up to ctx->count more blocks of the same size and
+ *                 alignment pushed onto the list ctx->chain (linked through
+ *                 their first words; the first pushed ends up at the head,
+ *                 so a cache popping the list hands fresh blocks out in the
+ *                 order the layer produced them); returns the one block or
+ *                 NULL, and sets ctx->chain to the list's new head and
+ *                 ctx->count to the number pushed. Asked by a cache that
+ *                 refills many blocks at once (thread_cache).
+ *   free_batch    free ctx->ptr (owner and meta set, as for free), then blocks
+ *                 of the NULL-terminated list ctx->chain from its head for as
+ *                 long as the layer can take them (each routed through the
+ *                 page map by the layer itself); sets ctx->chain to the
+ *                 blocks not taken and ctx->count to how many were; returns
+ *                 NULL. The caller frees the rest.
+ *                 Both batch operations are implemented by a trunk that
+ *                 serves a run of blocks under one lock (slab_lk). Every
+ *                 other layer gets a default (core/ops.h): one that
+ *                 implements alloc (free) serves the batch as one alloc
+ *                 (free) of its own with count 0, so no layer misses a
+ *                 block; one that implements neither passes it on.
  *   getmeta       for an owned ctx->ptr set ctx->usable; returns ctx->ptr, or
  *                 passes on. The end of the chain returns NULL: not ours.
  *                 A size-class owner may also report the block's class index
@@ -86,6 +106,10 @@ struct mt_ctx {
     void *zeroed;     /* out: set by the layer that returned a block known to be
                          zero-filled (fresh from the OS); calloc skips memset
                          when it equals the block returned */
+    void *chain;      /* in/out (alloc_batch, free_batch): a list of blocks
+                         linked through their first words, NULL-terminated */
+    size_t count;     /* in (alloc_batch): extra blocks wanted; out: blocks
+                         pushed onto / freed from chain */
     MT_CTX_EXTRA
 };
 
@@ -125,23 +149,22 @@ static void mt_thread_attach(void);
  * copied changes the register choice of the fast paths around it, which the
  * zero-cost proof (tests/zero_cost) compares instruction by instruction.
  *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
-#define MT_COLD_CALL(ctx, copy, call)                                              \
+#define MT_COLD_CALL(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_CALL_OUTPUTS)
+#define MT_COLD_GETMETA(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_GETMETA_OUTPUTS)
+#define MT__TAKE_CALL_OUTPUTS(to, from)                                            \
+    (to)->err = (from).err;                                                        \
+    (to)->zeroed = (from).zeroed;                                                  \
+    (to)->usable = (from).usable;
+#define MT__TAKE_GETMETA_OUTPUTS(to, from)                                         \
+    (to)->err = (from).err;                                                        \
+    (to)->usable = (from).usable;                                                  \
+    (to)->szcls = (from).szcls;                                                    \
+    (to)->szcls_key = (from).szcls_key;
+#define MT__COLD(ctx, copy, call, take_outputs)                                    \
     __extension__({                                                                \
         mt_ctx copy = *(ctx);                                                      \
         __typeof__(call) mt__result = (call);                                      \
-        (ctx)->err = copy.err;                                                     \
-        (ctx)->zeroed = copy.zeroed;                                               \
-        (ctx)->usable = copy.usable;                                               \
-        mt__result;                                                                \
-    })
-#define MT_COLD_GETMETA(ctx, copy, call)                                           \
-    __extension__({                                                                \
-        mt_ctx copy = *(ctx);                                                      \
-        __typeof__(call) mt__result = (call);                                      \
-        (ctx)->err = copy.err;                                                     \
-        (ctx)->usable = copy.usable;                                               \
-        (ctx)->szcls = copy.szcls;                                                 \
-        (ctx)->szcls_key = copy.szcls_key;                                         \
+        take_outputs(ctx, copy)                                                    \
         mt__result;                                                                \
     })
 

@@ -50,6 +50,31 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
 #define MT__FORWARD_OP(name, op)                                                   \
     MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 
+/* The default of a batch operation (alloc_batch, free_batch) in a layer
+ * that implements the single form (alloc, free) but not the batch: one
+ * request through the layer's own single operation and the chain below it
+ * for that operation, no extra block taken or freed (ctx->count = 0, the
+ * list in ctx->chain untouched). layer_end.h emits it (core/ops.h). */
+#define MT_ONE_AT_A_TIME_OP(name, op, single) MT__ONE_AT_A_TIME_OP(name, op, single)
+#define MT__ONE_AT_A_TIME_OP(name, op, single)                                     \
+    MT_INLINE void *mt_below_##name##_##single(mt_ctx *ctx);                       \
+    MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next)                       \
+    {                                                                              \
+        (void)next;                                                                \
+        ctx->count = 0;                                                            \
+        return name##_##single(ctx, mt_below_##name##_##single);                   \
+    }
+
+/* The check operation of a layer that marks MT_HAS_INVARIANTS: its own
+ * invariants (NAME_invariants(), NULL or "NAME: what is broken"), then the
+ * layers below. layer_end.h emits it (core/ops.h). */
+#define MT_CHECK_INVARIANTS_OP(name) MT__CHECK_INVARIANTS_OP(name)
+#define MT__CHECK_INVARIANTS_OP(name)                                              \
+    MT_INLINE void *name##_check(mt_ctx *ctx, mt_lfunc *next)                      \
+    {                                                                              \
+        return mt_check_then(name##_invariants(), ctx, next);                      \
+    }
+
 /* The end of a check operation: this layer's first broken invariant
  * ("NAME: what", a static string), else the answer of the layers below. */
 MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)

@@ -32,6 +32,7 @@
  * argument: C11 does not allow an empty variable argument list. */
 #define MT_FOR_EACH_OP(X, ...)                                                     \
     X(__VA_ARGS__, create) X(__VA_ARGS__, alloc) X(__VA_ARGS__, free)              \
+    X(__VA_ARGS__, alloc_batch) X(__VA_ARGS__, free_batch)                         \
     X(__VA_ARGS__, getmeta) X(__VA_ARGS__, resize) X(__VA_ARGS__, thread_exit)     \
     X(__VA_ARGS__, fork_prepare) X(__VA_ARGS__, fork_parent)                       \
     X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge) X(__VA_ARGS__, check)
@@ -59,8 +60,45 @@
 #define MT__DEFAULT_OP(name, op) MT__DEFAULT_OP_IF(MT__OP_MARKED(op), name, op)
 #define MT__DEFAULT_OP_IF(marked, name, op) MT__DEFAULT_OP_PASTE(marked, name, op)
 #define MT__DEFAULT_OP_PASTE(marked, name, op) MT__DEFAULT_OP_##marked(name, op)
-#define MT__DEFAULT_OP_0(name, op) MT_FORWARD_OP(name, op)
+#define MT__DEFAULT_OP_0(name, op) MT__DEFAULT_OP_KIND(MT__OP_SPECIAL(op), name, op)
 #define MT__DEFAULT_OP_1(name, op)
+
+/* Which default an unmarked operation gets. Most are forwarded.
+ * check: a layer that defines `NAME_invariants(void)` (returning NULL or
+ * "NAME: what is broken") and says so with `#define MT_HAS_INVARIANTS`
+ * gets `return mt_check_then(NAME_invariants(), ctx, next);`; without it,
+ * check is forwarded like the others. A batch
+ * operation (alloc_batch, free_batch) is forwarded only by a layer that
+ * does not implement its single form either (alloc, free): such a layer
+ * never sees those requests, so batches passing it change nothing for it.
+ * A layer that implements the single form but not the batch serves the
+ * batch as one request through its own alloc/free (no extra blocks), so a
+ * statistics or safety layer between a cache and a trunk still sees every
+ * block, and the trunk below gets single requests. */
+#define MT__OP_SPECIAL(op) MT__OP_MARKED_(MT__OP_PROBE(MT__OP_SPECIAL_##op), 0, ~)
+#define MT__OP_SPECIAL_alloc_batch 1
+#define MT__OP_SPECIAL_free_batch 1
+#define MT__OP_SPECIAL_check 1
+#define MT__DEFAULT_OP_KIND(special, name, op) MT__DEFAULT_OP_KIND_(special, name, op)
+#define MT__DEFAULT_OP_KIND_(special, name, op) MT__DEFAULT_OP_KIND_##special(name, op)
+#define MT__DEFAULT_OP_KIND_0(name, op) MT_FORWARD_OP(name, op)
+#define MT__DEFAULT_OP_KIND_1(name, op) MT__DEFAULT_SPECIAL_##op(name)
+#define MT__DEFAULT_SPECIAL_check(name)                                            \
+    MT__DEFAULT_CHECK_IF(MT__OP_MARKED_(MT__OP_PROBE(MT_HAS_INVARIANTS), 0, ~), name)
+#define MT__DEFAULT_CHECK_IF(has, name) MT__DEFAULT_CHECK_IF_(has, name)
+#define MT__DEFAULT_CHECK_IF_(has, name) MT__DEFAULT_CHECK_##has(name)
+#define MT__DEFAULT_CHECK_0(name) MT_FORWARD_OP(name, check)
+#define MT__DEFAULT_CHECK_1(name) MT_CHECK_INVARIANTS_OP(name)
+#define MT__DEFAULT_SPECIAL_alloc_batch(name)                                        \
+    MT__DEFAULT_BATCH_IF(MT__OP_MARKED(alloc), name, alloc_batch, alloc)
+#define MT__DEFAULT_SPECIAL_free_batch(name)                                         \
+    MT__DEFAULT_BATCH_IF(MT__OP_MARKED(free), name, free_batch, free)
+#define MT__DEFAULT_BATCH_IF(single_marked, name, op, single)                      \
+    MT__DEFAULT_BATCH_IF_(single_marked, name, op, single)
+#define MT__DEFAULT_BATCH_IF_(single_marked, name, op, single)                     \
+    MT__DEFAULT_BATCH_##single_marked(name, op, single)
+#define MT__DEFAULT_BATCH_0(name, op, single) MT_FORWARD_OP(name, op)
+#define MT__DEFAULT_BATCH_1(name, op, single) MT_ONE_AT_A_TIME_OP(name, op, single)
 
 /* layer_end.h, after clearing the markers: one still set is missing from the
  * marker block below (it would leak into the next instance). */
@@ -74,6 +112,8 @@
 #undef MT_IMPLEMENTS_create
 #undef MT_IMPLEMENTS_alloc
 #undef MT_IMPLEMENTS_free
+#undef MT_IMPLEMENTS_alloc_batch
+#undef MT_IMPLEMENTS_free_batch
 #undef MT_IMPLEMENTS_getmeta
 #undef MT_IMPLEMENTS_resize
 #undef MT_IMPLEMENTS_thread_exit

@@ -139,6 +139,7 @@ MT_SLOW void MT_SELF(stop)(void)
 /* The calling thread's batch: within its bound, each pending block still
  * routed to the owner the page map named when it was freed, the owner
  * still answering for it (not freed below early), and listed once. */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
     uint32_t n = MT_SELF(tl).n;
@@ -155,12 +156,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
                 return MT_STR(MT_NAME) ": a block pending twice (double free)";
     }
     return NULL;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

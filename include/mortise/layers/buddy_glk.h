@@ -485,6 +485,7 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* malloc_trim: every wholly free chunk goes back below. */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
 
 #define MT_IMPLEMENTS_purge
@@ -592,12 +593,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     const char *broken = MT_SELF(check_locked)();
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
     return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

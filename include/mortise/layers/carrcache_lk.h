@@ -279,6 +279,7 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 #include "cache/check.h" /* cached_in, check_magazine */
 
 /* Every CPU record's magazines, each under its record's lock. */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
     const char *broken = NULL;
@@ -290,12 +291,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
     }
     return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

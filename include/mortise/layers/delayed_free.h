@@ -572,6 +572,7 @@ MT_INLINE void MT_SELF(evict_one)(void)
     MT_SELF(release_routed)(p, offset, &b);
 }
 
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
 
 /* Verify and free every block of the calling thread's quarantine. */
@@ -790,11 +791,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     return NULL;
 }
 
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
-}
 
 /* Bytes and blocks the calling thread holds in quarantine, and the ring
  * slot of its oldest block (for tests). */

@@ -245,11 +245,12 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
+#include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
+
 #define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(lock_classes)();
     mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
     return next(ctx);
 }
@@ -258,8 +259,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(unlock_classes)();
     return NULL;
 }
 #define MT_IMPLEMENTS_fork_child
@@ -267,8 +267,7 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     mt_sync_spinlock_init(&MT_SELF(state).records_lock);
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(reset_classes)();
     return NULL;
 }
 
@@ -308,21 +307,10 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
 
 /* segfit_lk's invariants, each class under its lock: NULL if they hold,
  * else "NAME: what". */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
-    const char *broken = NULL;
-    for (size_t i = 0; i < MT_SELF(classes_used)() && !broken; i++) {
-        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
-        broken = MT_SELF(check_class_locked)(i);
-        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
-    }
-    return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+    return MT_SELF(check_classes)(MT_SELF(classes_used)());
 }
 
 #include "../core/layer_end.h"

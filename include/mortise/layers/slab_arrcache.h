@@ -304,6 +304,7 @@ MT_SLOW const char *MT_SELF(check_group)(const MT_SELF(group) *g, size_t c)
 }
 
 /* The calling thread's groups (other threads check their own). */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
     const char *broken = NULL;
@@ -313,12 +314,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
             broken = MT_SELF(check_group)(&MT_SELF(backs_of)(c)[i], c);
     }
     return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

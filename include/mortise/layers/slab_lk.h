@@ -40,10 +40,12 @@
  *   list of full slabs, and at most one cached empty slab; a slab that
  *   empties while one is cached goes back to the layer below at once.
  * Time: alloc/free O(1) under the class lock (a pop or push, a count, a list
- *   move when a slab fills, unfills or empties). Batches for a cache
- *   directly above (layers/cache/batch.h: thread_cache): a refill of n
- *   blocks and the free of a chain of n blocks of one class take the class
- *   lock once, O(n) under it. A new slab costs one
+ *   move when a slab fills, unfills or empties). alloc_batch and
+ *   free_batch (core/ctx.h; asked by thread_cache): a refill of n blocks
+ *   and the free of a chain of n blocks of one class take the class lock
+ *   once, O(n) under it (a refill that needs a new slab: twice). Fresh
+ *   blocks come out in ascending addresses, one at a time and in batches.
+ *   A new slab costs one
  *   call below, outside the lock; giving one back costs one free below,
  *   outside the lock. purge: O(classes) — the cached empty slab of every
  *   class goes back below.
@@ -68,7 +70,6 @@
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
-#include "cache/batch.h"
 
 #ifndef MT_NAME
 #define MT_NAME slab_lk
@@ -99,13 +100,8 @@ _Static_assert((MT_SLAB_SIZE) <= ((size_t)1 << 28), "slab_lk: slab_size at most 
 
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
-MT_DECLARE_BELOW(free) /* emptied slabs go back through the free chain */
-/* This instance's own link function (MT_COMPOSE): a cache asking for a
- * batch names the chain below it; only this one means us, directly. */
-#define MT_SLAB_LK_LINK_ALLOC MT_CAT(MT_CAT(mt_link_, MT_NAME), _alloc)
-#define MT_SLAB_LK_LINK_FREE MT_CAT(MT_CAT(mt_link_, MT_NAME), _free)
-MT_INLINE void *MT_SLAB_LK_LINK_ALLOC(mt_ctx *ctx);
-MT_INLINE void *MT_SLAB_LK_LINK_FREE(mt_ctx *ctx);
+MT_DECLARE_BELOW(free)  /* emptied slabs go back through the free chain */
+MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
 #include "../policy/sizeclass/slot.h"
 #define MT_SEGFIT_CAP SIZE_MAX
 #include "segfit/classes.h" /* class_for, class_meta, resize: as segfit_lk's classes */
@@ -267,28 +263,42 @@ MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
 
 typedef struct {
     MT_SELF(class) *c;
-    size_t want;
-    mt_cache_batch_req *out;
+    size_t want;  /* extra blocks asked for */
+    void *chain;  /* in: the list to push onto; out: its new head */
+    size_t got;   /* extra blocks pushed */
 } MT_SELF(batch_args);
 
-/* A block and up to `want` more for the cache directly above, under one
- * lock acquisition: from the head partial slab, then the next ones. */
+/* Up to want - got blocks from the class's partial slabs onto a->chain, in
+ * the order cs_alloc hands them out (the first at the head: a cache popping
+ * the list goes up through fresh slab memory, as a prefetcher expects). */
+MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
+{
+    void *head = NULL, **link = &head;
+    while (a->got < a->want && a->c->partial) {
+        void *p = MT_SELF(cs_alloc)(a->c);
+        *link = p;
+        link = (void **)p;
+        a->got++;
+    }
+    *link = a->chain;
+    a->chain = head;
+}
+
+/* One block and the batch after it, under one lock acquisition. */
 static void *MT_SELF(cs_alloc_batch)(void *arg)
 {
     MT_SELF(batch_args) *a = arg;
-    void *first = MT_SELF(cs_alloc)(a->c), *chain = NULL, *tail = NULL;
-    size_t got = 0;
-    while (first && got < a->want && a->c->partial) {
-        void *p = MT_SELF(cs_alloc)(a->c);
-        *(void **)p = chain;
-        chain = p;
-        tail = tail ? tail : p;
-        got++;
-    }
-    a->out->chain = chain;
-    a->out->tail = tail;
-    a->out->got = got;
+    void *first = MT_SELF(cs_alloc)(a->c);
+    if (first)
+        MT_SELF(cs_take)(a);
     return first;
+}
+
+/* The batch alone (after a new slab served the first block). */
+static void *MT_SELF(cs_take_locked)(void *arg)
+{
+    MT_SELF(cs_take)(arg);
+    return NULL;
 }
 
 /* cs_alloc after putting the cached empty slab (if any) on the partial list. */
@@ -349,10 +359,10 @@ typedef struct {
     MT_SELF(slab) *gone; /* out: slabs to give back below, through ->next */
 } MT_SELF(batch_free_args);
 
-/* p and then the blocks of the cache's chain, under one acquisition of
- * p's class lock, as long as they are block starts of slab_lk's slabs of
- * that class (the first that is not stops the batch: the cache frees it
- * and the rest the usual way). */
+/* p and then the blocks of the chain, under one acquisition of p's class
+ * lock, as long as they are block starts of this instance's slabs of that
+ * class (the first that is not stops the batch: the caller frees it and
+ * the rest the usual way). */
 static void *MT_SELF(cs_free_batch)(void *arg)
 {
     MT_SELF(batch_free_args) *a = arg;
@@ -445,45 +455,17 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     return p;
 }
 
-/* A cache directly above asked for a batch (cache/batch.h). A class with
- * no partial slab serves the one block the usual way (a new slab). */
-MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, size_t index, mt_lfunc *next)
-{
-    MT_SELF(batch_args) a = {&MT_SELF(state).cls[index], mt_cache_batch.want, &mt_cache_batch};
-    mt_cache_batch.via = NULL;
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_alloc_batch), &a);
-    return p ? p : MT_SELF(alloc_slow)(ctx, index, next);
-}
-
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
-    if (MT_UNLIKELY(mt_cache_batch.via == MT_SLAB_LK_LINK_ALLOC))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_batch)(&copy, index, next));
     MT_SELF(class) *c = &MT_SELF(state).cls[index];
     void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_alloc), c);
     if (MT_UNLIKELY(!p))
         return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, index, next));
     return p;
-}
-
-/* A cache directly above frees a chain of blocks (cache/batch.h). */
-MT_SLOW void MT_SELF(free_batch)(void *p, MT_SELF(slab) *s)
-{
-    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, p, mt_cache_batch.chain, 0, NULL};
-    mt_cache_batch.via = NULL;
-    MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free_batch), &a);
-    mt_cache_batch.chain = a.chain;
-    mt_cache_batch.got = a.got;
-    while (a.gone) {
-        MT_SELF(slab) *gone = a.gone;
-        a.gone = gone->next;
-        gone->next = NULL;
-        MT_SELF(release)(gone);
-    }
 }
 
 #define MT_IMPLEMENTS_free
@@ -494,14 +476,57 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored */
-    if (MT_UNLIKELY(mt_cache_batch.via == MT_SLAB_LK_LINK_FREE)) {
-        MT_SELF(free_batch)(ctx->ptr, s);
-        return NULL;
-    }
     MT_SELF(args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr};
     MT_SELF(slab) *gone = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free), &a);
     if (MT_UNLIKELY(gone))
         MT_SELF(release)(gone);
+    return NULL;
+}
+
+/* A cache's refill (core/ctx.h): one block and up to ctx->count more of
+ * its class under one lock acquisition, from the partial slabs; a class
+ * with none serves the block the usual way (the cached empty slab or a new
+ * one) and the batch from that slab, under a second acquisition. */
+#define MT_IMPLEMENTS_alloc_batch
+MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    if (index == SIZE_MAX)
+        return next(ctx);
+    MT_SELF(batch_args) a = {&MT_SELF(state).cls[index], ctx->count, ctx->chain, 0};
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_alloc_batch), &a);
+    if (!p) {
+        p = MT_SELF(alloc_slow)(ctx, index, MT_BELOW(alloc));
+        if (p && a.want)
+            MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_take_locked), &a);
+    }
+    ctx->chain = a.chain;
+    ctx->count = a.got;
+    return p;
+}
+
+/* A cache's flush (core/ctx.h): ctx->ptr and the run of the chain that
+ * follows it in the same class, under one lock acquisition; slabs that
+ * empty go back below after the lock is dropped. */
+#define MT_IMPLEMENTS_free_batch
+MT_SLOW void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_NOT_MINE(ctx, MT_SELF_ID))
+        return next(ctx);
+    MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
+    ctx->count = 0;
+    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+        return NULL; /* inside a slab but not a block: ignored, as by free */
+    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr, ctx->chain, 0, NULL};
+    MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free_batch), &a);
+    ctx->chain = a.chain;
+    ctx->count = a.got;
+    while (a.gone) {
+        MT_SELF(slab) *gone = a.gone;
+        a.gone = gone->next;
+        gone->next = NULL;
+        MT_SELF(release)(gone);
+    }
     return NULL;
 }
 
@@ -532,27 +557,27 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
+MT_SLOW const char *MT_SELF(check_class_locked)(size_t i);
+#include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
+
 #define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(lock_classes)();
     return next(ctx);
 }
 #define MT_IMPLEMENTS_fork_parent
 MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(unlock_classes)();
     return NULL;
 }
 #define MT_IMPLEMENTS_fork_child
 MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(state).cls[i].lock);
+    MT_SELF(reset_classes)();
     return NULL;
 }
 
@@ -638,21 +663,10 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
  * its state, geometry, a free list inside its carved blocks, free +
  * uncarved + in-use == capacity, and the page map names it. Takes each
  * class lock in turn. NULL if all hold, else "NAME: what". */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
-    const char *broken = NULL;
-    for (size_t i = 0; i < MT_SZCLS_CLASSES(MT_SIZECLASS) && !broken; i++) {
-        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).cls[i].lock);
-        broken = MT_SELF(check_class_locked)(i);
-        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).cls[i].lock);
-    }
-    return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
+    return MT_SELF(check_classes)(MT_SZCLS_CLASSES(MT_SIZECLASS)); /* the unused ones too: empty */
 }
 
 #include "../core/layer_end.h"

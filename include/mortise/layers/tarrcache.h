@@ -144,18 +144,13 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 #include "cache/check.h" /* cached_in, check_magazine */
 
 /* The calling thread's magazines (other threads check their own). */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
     const char *broken = NULL;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
         broken = MT_SELF(check_magazine)(&MT_SELF(tl).mag[c], c);
     return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

@@ -38,10 +38,12 @@
  *                          bounds go back below at once. Costs nothing on a
  *                          hit; with 0 the code is that of no slot at all.
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
- *   miss takes from the layer below (at most half the class bound), in
- *   one request when the layer directly below takes batches
- *   (cache/batch.h: slab_lk, one lock acquisition), else one by one; a
- *   chain freed below is offered the same way;
+ *   miss takes from the layer below (at most half the class bound), asked
+ *   in one alloc_batch request (core/ctx.h; slab_lk serves it under one
+ *   lock acquisition; a chain without such a trunk answers one block, and
+ *   the rest are taken one alloc at a time); blocks going below (a full
+ *   list without hand-off, purge, thread exit) go as free_batch requests
+ *   the same way;
  *   MT_THREAD_CACHE_HANDOFF (4): hand-off slots per class; a list that
  *   overflows hands the half it sheds to the next thread that misses on
  *   the class (below, "Hand-off"), 0 sends it block by block below;
@@ -54,7 +56,7 @@
  *   so blocks of any layer below are safe to reuse whatever its classes; an
  *   owner with the same size-class policy reports the class itself (getmeta's
  *   class hint, core/ctx.h) and the cache takes it as is.
- * Hand-off: producer/consumer patterns (blocks malloc'd by one thread, freed
+ * Hand-off (layers/cache/handoff.h): producer/consumer patterns (blocks malloc'd by one thread, freed
  *   by another) otherwise cost every block one class-lock round trip below on
  *   each side. Per class, MT_THREAD_CACHE_HANDOFF process-wide slots hold
  *   one chain of blocks each (a transfer cache, as tcmalloc's between its
@@ -104,7 +106,6 @@
 #include "cache/core_cache.h"
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
-#include "cache/batch.h"
 
 #ifndef MT_NAME
 #define MT_NAME thread_cache
@@ -133,6 +134,8 @@
 
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(alloc_batch)
+MT_DECLARE_BELOW(free_batch)
 
 #include "../policy/sizeclass/slot.h"
 #include "cache/classes.h" /* which classes are cached, class_of, share */
@@ -149,12 +152,6 @@ static MT_TLS struct {
     unsigned events; /* coreaware: slow-path events since the last look */
     size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
 } MT_SELF(tl);
-
-/* Hand-off: per class, MT_THREAD_CACHE_HANDOFF slots, each empty or holding
- * a chain a full list shed (NULL-terminated through the blocks' first
- * words), for the next threads that miss on the class. */
-enum { MT_SELF(slots) = MT_THREAD_CACHE_HANDOFF ? MT_THREAD_CACHE_HANDOFF : 1 };
-static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
 
 #include "cache/thread_state.h" /* ready(); create, thread_exit, purge, ... */
 
@@ -181,96 +178,51 @@ MT_SLOW void MT_SELF(start)(void)
     MT_SELF(tl).state = mt_cache_on;
 }
 
-/* Free `n` blocks of class c to the layer below; `free_below` is the free
- * chain below this layer. Returns the number freed. */
-static size_t MT_SELF(flush)(size_t c, size_t n, mt_lfunc *free_below)
-{
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    size_t done = 0;
-    while (done < n && b->head) {
-        void *p = b->head;
-        b->head = *(void **)p;
-        mt_cache_free_block(p, free_below);
-        done++;
-    }
-    b->room += done;
-    return done;
-}
-
 /* Free a NULL-terminated chain of blocks below; returns how many. Each
- * free offers the rest of the chain to a layer directly below that can
- * take many blocks in one free (cache/batch.h: slab_lk, one lock for a
- * run of one class). */
-static size_t MT_SELF(free_chain)(void *p, mt_lfunc *free_below)
+ * request frees one block and offers the rest of the chain with it
+ * (free_batch): a trunk that frees a run of one class under one lock
+ * (slab_lk) takes what it can, any other chain just the one block. */
+static size_t MT_SELF(free_chain)(void *p)
 {
     size_t n = 0;
     while (p) {
-        void *next = *(void **)p;
-        mt_cache_batch = (mt_cache_batch_req){free_below, 0, next, NULL, 0};
-        mt_cache_free_block(p, free_below);
-        mt_cache_batch.via = NULL;
-        p = mt_cache_batch.chain;
-        n += 1 + mt_cache_batch.got;
-        mt_cache_batch.chain = NULL;
-        mt_cache_batch.got = 0;
+        mt_ctx sub = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&sub, p);
+        sub.chain = *(void **)p;
+        MT_BELOW(free_batch)(&sub);
+        p = sub.chain;
+        n += 1 + sub.count;
     }
     return n;
 }
 
-/* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
- * (a compare-and-swap from NULL: no ABA); when every slot is full, they
- * replace the chain of the first, which (older, colder) goes below. */
-MT_SLOW void MT_SELF(shed)(size_t c, size_t n, mt_lfunc *free_below)
+/* The newest (at most) n blocks of class c off its list, as a chain;
+ * *cut is how many. */
+MT_INLINE void *MT_SELF(cut)(size_t c, size_t n, size_t *cut)
 {
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *chain = b->head, *last = chain;
-    size_t k = 1;
-    if (!chain || !n)
-        return;
-    for (; k < n && *(void **)last; k++)
-        last = *(void **)last;
+    void *chain = b->head, *last = NULL;
+    size_t k = 0;
+    for (void *p = chain; p && k < n; p = *(void **)p, k++)
+        last = p;
+    *cut = k;
+    if (!last)
+        return NULL;
     b->head = *(void **)last;
     *(void **)last = NULL;
     b->room += k;
-    for (size_t i = 0; i < MT_SELF(slots); i++) {
-        void *empty = NULL;
-        if (!mt_load_relaxed(&MT_SELF(handoff)[c][i]) &&
-            atomic_compare_exchange_strong_explicit(&MT_SELF(handoff)[c][i], &empty, chain,
-                                                    memory_order_acq_rel, memory_order_relaxed))
-            return;
-    }
-    void *old = atomic_exchange_explicit(&MT_SELF(handoff)[c][0], chain, memory_order_acq_rel);
-    MT_SELF(free_chain)(old, free_below);
+    return chain;
 }
 
-/* Hand-off, miss on class c (empty list): the chain of the first full slot,
- * if any. Its first block is returned; the rest, up to the list's room,
- * becomes the list (no writes: the chain is cut once); blocks beyond the
- * room go below. */
-MT_INLINE void *MT_SELF(take_handoff)(size_t c)
+/* Free the newest (at most) n blocks of class c below; returns how many. */
+static size_t MT_SELF(flush)(size_t c, size_t n)
 {
-    void *first = NULL;
-    for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < MT_SELF(slots) && !first; i++)
-        if (mt_load_relaxed(&MT_SELF(handoff)[c][i]))
-            first = atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL, memory_order_acq_rel);
-    if (!first)
-        return NULL;
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *rest = *(void **)first, *last = NULL;
-    size_t k = 0;
-    for (void *p = rest; p && k < b->room; p = *(void **)p, k++)
-        last = p;
-    if (last) {
-        void *beyond = *(void **)last;
-        *(void **)last = b->head;
-        b->head = rest;
-        b->room -= k;
-        MT_SELF(free_chain)(beyond, MT_BELOW(free));
-    } else {
-        MT_SELF(free_chain)(rest, MT_BELOW(free)); /* no room at all */
-    }
-    return first;
+    size_t k;
+    MT_SELF(free_chain)(MT_SELF(cut)(c, n, &k));
+    return k;
 }
+
+#include "cache/handoff.h" /* shed, take_handoff, empty_handoff: the transfer cache */
 
 MT_SLOW const char *MT_SELF(check_bin)(size_t c); /* debug level 2, after a slow path */
 
@@ -286,7 +238,7 @@ MT_SLOW void MT_SELF(refit)(int cpu)
         size_t held = MT_SELF(share)(old_budget, c) - b->room;
         size_t cap = MT_SELF(capacity)(c);
         if (held > cap)
-            held -= MT_SELF(flush)(c, held - cap, MT_BELOW(free));
+            held -= MT_SELF(flush)(c, held - cap);
         b->room = cap - held;
     }
 }
@@ -361,26 +313,30 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     size_t half = MT_SELF(capacity)(c) / 2;
     size_t want = half < MT_THREAD_CACHE_BATCH ? half : MT_THREAD_CACHE_BATCH;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
-    if (want > 1 && b->room) /* the extra blocks in one request, if below can (cache/batch.h) */
-        mt_cache_batch = (mt_cache_batch_req){next, (want - 1 < b->room ? want - 1 : b->room), NULL, NULL, 0};
-    void *first = next(ctx);
-    mt_cache_batch.via = NULL;
-    size_t i = 1;
-    if (mt_cache_batch.got) {
-        *(void **)mt_cache_batch.tail = b->head;
-        b->head = mt_cache_batch.chain;
-        b->room -= mt_cache_batch.got;
-        i += mt_cache_batch.got;
-        mt_cache_batch.got = 0;
-    }
-    for (; first && i < want && b->room; i++) {
-        mt_ctx sub = mt_ctx_for_alloc(csize, 1);
-        void *p = next(&sub);
-        if (!p)
-            break;
-        *(void **)p = b->head;
-        b->head = p;
-        b->room--;
+    if (want < 2 || !b->room)
+        return next(ctx);
+    ctx->chain = b->head;
+    ctx->count = want - 1 < b->room ? want - 1 : b->room;
+    void *first = MT_BELOW(alloc_batch)(ctx);
+    if (!first)
+        return NULL;
+    b->head = ctx->chain;
+    b->room -= ctx->count;
+    if (!ctx->count) {
+        /* Nothing below serves batches: the rest one alloc at a time, kept
+         * in the order they come (ascending from a fresh slab or span). */
+        void *more = NULL, **link = &more;
+        for (size_t i = 1; i < want && b->room; i++) {
+            mt_ctx sub = mt_ctx_for_alloc(csize, 1);
+            void *p = next(&sub);
+            if (!p)
+                break;
+            *link = p;
+            link = (void **)p;
+            b->room--;
+        }
+        *link = b->head;
+        b->head = more;
     }
     MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
     return first;
@@ -396,9 +352,9 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
         if (!b->room) {
             size_t half = (MT_SELF(capacity)(c) + 1) / 2;
             if (MT_THREAD_CACHE_HANDOFF)
-                MT_SELF(shed)(c, half, next);
+                MT_SELF(shed)(c, half);
             else
-                MT_SELF(flush)(c, half, next);
+                MT_SELF(flush)(c, half);
         }
         MT_ASSERT(b->room > 0); /* the flush above made room */
         *(void **)p = b->head;
@@ -450,12 +406,8 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 {
     size_t any = 0;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        any += MT_SELF(flush)(c, SIZE_MAX, MT_BELOW(free));
-        for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < MT_SELF(slots); i++)
-            if (mt_load_relaxed(&MT_SELF(handoff)[c][i]))
-                any += MT_SELF(free_chain)(atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL,
-                                                                    memory_order_acq_rel),
-                                           MT_BELOW(free));
+        any += MT_SELF(flush)(c, SIZE_MAX);
+        any += MT_SELF(empty_handoff)(c);
     }
     return any != 0;
 }
@@ -490,18 +442,13 @@ MT_SLOW const char *MT_SELF(check_bin)(size_t c)
 
 /* The calling thread's cache (other threads' lists are theirs: they check
  * them themselves). */
+#define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
 MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 {
     const char *broken = NULL;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
         broken = MT_SELF(check_bin)(c);
     return broken;
-}
-
-#define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return mt_check_then(MT_SELF(invariants)(), ctx, next);
 }
 
 #include "../core/layer_end.h"

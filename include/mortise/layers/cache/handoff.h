@@ -1,0 +1,88 @@
+/* mortise/layers/cache/handoff.h — thread_cache's hand-off slots: a small
+ * process-wide transfer cache between the threads' lists of one class.
+ *
+ * Producer/consumer patterns (blocks malloc'd by one thread, freed by
+ * another) would otherwise cost every block one class-lock round trip below
+ * on each side: the consumer's list overflows while the producer's runs
+ * dry. Per class, MT_THREAD_CACHE_HANDOFF slots each hold one chain (NULL-
+ * terminated through the blocks' first words). Only compare-and-swaps from
+ * NULL and exchanges touch a slot, so there is no ABA and nothing to do at
+ * fork (a chain in a slot is valid in the child). The blocks stay allocated
+ * for the layer below, like cached ones.
+ *
+ * Template part (no include guard), included once by thread_cache after
+ * its per-thread lists. Needs: MT_SELF(tl).bin[c] (head, room),
+ * MT_SELF(bins), MT_SELF(cut)(c, n, &k), MT_SELF(free_chain)(chain),
+ * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
+ * Defines:
+ *   MT_SELF(shed)(c, n)        a full list's newest n blocks into a slot
+ *   MT_SELF(take_handoff)(c)   a miss: the first full slot's chain, or NULL
+ *   MT_SELF(empty_handoff)(c)  purge/exit: every slot's chain below; how many
+ * Time: shed O(n) to cut the list plus a CAS per slot; take_handoff a load
+ * per slot, one exchange, O(room) to splice; empty_handoff O(blocks).
+ */
+/* Hand-off: per class, MT_THREAD_CACHE_HANDOFF slots, each empty or holding
+ * a chain a full list shed (NULL-terminated through the blocks' first
+ * words), for the next threads that miss on the class. */
+enum { MT_SELF(slots) = MT_THREAD_CACHE_HANDOFF ? MT_THREAD_CACHE_HANDOFF : 1 };
+static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
+
+/* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
+ * (a compare-and-swap from NULL: no ABA); when every slot is full, they
+ * replace the chain of the first, which (older, colder) goes below. */
+MT_SLOW void MT_SELF(shed)(size_t c, size_t n)
+{
+    size_t k;
+    void *chain = MT_SELF(cut)(c, n, &k);
+    if (!chain)
+        return;
+    for (size_t i = 0; i < MT_SELF(slots); i++) {
+        void *empty = NULL;
+        if (!mt_load_relaxed(&MT_SELF(handoff)[c][i]) &&
+            atomic_compare_exchange_strong_explicit(&MT_SELF(handoff)[c][i], &empty, chain,
+                                                    memory_order_acq_rel, memory_order_relaxed))
+            return;
+    }
+    void *old = atomic_exchange_explicit(&MT_SELF(handoff)[c][0], chain, memory_order_acq_rel);
+    MT_SELF(free_chain)(old);
+}
+
+/* Hand-off, miss on class c (empty list): the chain of the first full slot,
+ * if any. Its first block is returned; the rest, up to the list's room,
+ * becomes the list (no writes: the chain is cut once); blocks beyond the
+ * room go below. */
+MT_INLINE void *MT_SELF(take_handoff)(size_t c)
+{
+    void *first = NULL;
+    for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < MT_SELF(slots) && !first; i++)
+        if (mt_load_relaxed(&MT_SELF(handoff)[c][i]))
+            first = atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL, memory_order_acq_rel);
+    if (!first)
+        return NULL;
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    void *rest = *(void **)first, *last = NULL;
+    size_t k = 0;
+    for (void *p = rest; p && k < b->room; p = *(void **)p, k++)
+        last = p;
+    if (last) {
+        void *beyond = *(void **)last;
+        *(void **)last = b->head;
+        b->head = rest;
+        b->room -= k;
+        MT_SELF(free_chain)(beyond);
+    } else {
+        MT_SELF(free_chain)(rest); /* no room at all */
+    }
+    return first;
+}
+
+/* Every slot of class c emptied below (thread exit, purge); how many blocks. */
+MT_SLOW size_t MT_SELF(empty_handoff)(size_t c)
+{
+    size_t n = 0;
+    for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < MT_SELF(slots); i++)
+        if (mt_load_relaxed(&MT_SELF(handoff)[c][i]))
+            n += MT_SELF(free_chain)(
+                atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL, memory_order_acq_rel));
+    return n;
+}

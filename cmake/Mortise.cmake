@@ -9,7 +9,7 @@
 # in linked mode only and no real programs, so `make test` stays within its
 # time budget; configure with -DMORTISE_FULL_TESTS=ON to give variants every
 # mode and program too. LIGHT marks a ready allocator whose machine code is
-# proved identical to another's (tests/zero_cost: wfslabfl is wfslab's): it
+# proved identical to another's (tests/suites/zero_cost: wfslabfl is wfslab's): it
 # runs the conformance cases api, random and threads in every mode and only
 # the `preload` program (MORTISE_FULL_TESTS=ON: everything). Other ready
 # allocators always get everything.
@@ -26,7 +26,7 @@ set(MORTISE_ALLOCATOR_FLAGS
   # inlinable call per early-inliner iteration (default: 1), so without this
   # a chain with more layers (even fake ones) reaches the late inliner in a
   # different shape and helpers such as realloc compile differently
-  # (tests/zero_cost). MT_COMPOSE links at most 16 instances.
+  # (tests/suites/zero_cost). MT_COMPOSE links at most 16 instances.
   $<$<C_COMPILER_ID:GNU>:--param=max-early-inliner-iterations=32>
   # segfit_lf swaps a pointer and its ABA tag together with cmpxchg16b.
   $<$<STREQUAL:${CMAKE_SYSTEM_PROCESSOR},x86_64>:-mcx16>)

@@ -1,5 +1,5 @@
 /* segfit_fake — segfit with a fake layer above every non-OS layer; exists to
- * prove zero-cost composition (tests/zero_cost compares its machine code with
+ * prove zero-cost composition (tests/suites/zero_cost compares its machine code with
  * segfit's).
  * model: mmap_heap::fake::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::fake::malloc_socket
  */

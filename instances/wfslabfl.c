@@ -1,5 +1,5 @@
 /* wfslabfl — wfslab with a fake layer above every non-OS layer (paper
- * section 4.1): proves that composition costs nothing; tests/zero_cost
+ * section 4.1): proves that composition costs nothing; tests/suites/zero_cost
  * checks that it compiles to wfslab's machine code.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::fake::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX])::fake::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536])::fake::malloc_socket
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/disasm_functions.sh — the machine code of a shared library, one
 # normalized line per function, for comparing two builds of an allocator
-# (tests/zero_cost/zero_cost.sh, tools/zero_overhead.sh).
+# (tests/suites/zero_cost/zero_cost.sh, tools/zero_overhead.sh).
 set -euo pipefail
 
 usage() {

@@ -14,9 +14,9 @@ Needs BUILD_DIR/lib/libmortise-{wfslab,wfslabfl,wfslabm}.so. Also builds
 wfslabm_socket: bench/baselines/wfslabm.c with -DWFSLABM_AS_SOCKET=1 (the socket's former
 size guard, owner-0 filter and inlined frees; the head of wfslabm.c), with
 the compiler and flags BUILD_DIR used for wfslabm.
-1. Machine code (tools/disasm_functions.sh, the normalizer of tests/zero_cost):
+1. Machine code (tools/disasm_functions.sh, the normalizer of tests/suites/zero_cost):
    instructions of malloc, free, calloc, realloc and their .cold parts in each
-   library; wfslab vs wfslabfl through tests/zero_cost/zero_cost.sh (every
+   library; wfslab vs wfslabfl through tests/suites/zero_cost/zero_cost.sh (every
    function must be identical); wfslab vs wfslabm with symbol names dropped
    (--anonymous): the opcodes of malloc and free only one side has.
 2. Instructions per warm malloc+free pair under callgrind (tools/fastpath.sh
@@ -95,8 +95,8 @@ for f in malloc malloc.cold free free.cold calloc calloc.cold realloc; do
 done
 
 echo
-echo "-- wfslab vs wfslabfl: every function (tests/zero_cost/zero_cost.sh) --"
-if "$root/tests/zero_cost/zero_cost.sh" "${reports[@]}" "$(lib wfslab)" "$(lib wfslabfl)" >"$tmp/zc" 2>&1; then
+echo "-- wfslab vs wfslabfl: every function (tests/suites/zero_cost/zero_cost.sh) --"
+if "$root/tests/suites/zero_cost/zero_cost.sh" "${reports[@]}" "$(lib wfslab)" "$(lib wfslabfl)" >"$tmp/zc" 2>&1; then
     tail -1 "$tmp/zc" | sed 's/^/  /'
 else
     sed 's/^/  /' "$tmp/zc"

@@ -12,7 +12,7 @@ runs after the first one measure the program, not the generator),
 MORTISE_BENCH_RUNSTAT (bench/runstat, which launches the measured program;
 without it this driver forks the program and the RSS has the driver's size
 as a floor). The inputs and checks are those of the conformance suite's
-real-program tests (tests/programs/run_program.py), scaled by -s.
+real-program tests (tests/suites/programs/run_program.py), scaled by -s.
 
 Last stdout line: `ok wall_s=S maxrss_kb=K ...` for the measured program
 (tools/bench.py takes these instead of its own numbers for the driver), or
@@ -28,7 +28,7 @@ import time
 
 sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "tests", "programs"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "suites", "programs"))
 import run_program as rp  # noqa: E402
 
 TIMEOUT = 600
@@ -117,7 +117,7 @@ def bench_python(a, work):
     n = int(100000 * a.scale)
     want = cached(work, "python-%d" % n, lambda: py_workload.run(n))
     env = dict(os.environ, PYTHONMALLOC="malloc", PYTHONHASHSEED="0")
-    m = Measured([rp.python3(), os.path.join(ROOT, "tests", "programs", "py_workload.py"), str(n)], work, env)
+    m = Measured([rp.python3(), os.path.join(ROOT, "tests", "suites", "programs", "py_workload.py"), str(n)], work, env)
     status, wall, rss, out, err = m.wait()
     exited_zero(status, "python3", err)
     expect(out.strip() == "checksum %d" % want, "python3 printed %r, expected checksum %d" % (out.strip()[:80], want))

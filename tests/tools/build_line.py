@@ -4,7 +4,7 @@
     build_line.py --paper NAME        a block of tests/tools/paper_lines.txt
     build_line.py --instance FILE.c   the "model:" line of a composition file
     --compare LIB.so                  also compare the machine code with LIB.so
-                                      (tests/zero_cost/zero_cost.sh)
+                                      (tests/suites/zero_cost/zero_cost.sh)
 $CC and $MORTISE_TEST_OPT (the build's compiler and optimisation flags, set
 by tests/tools/CMakeLists.txt) go to `mortise build`, with -Werror.
 
@@ -24,7 +24,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 MORTISE = ROOT / "tools" / "mortise"
-ZERO_COST = ROOT / "tests" / "zero_cost" / "zero_cost.sh"
+ZERO_COST = ROOT / "tests" / "suites" / "zero_cost" / "zero_cost.sh"
 sys.path.insert(0, str(ROOT / "tools"))
 from mortise_lib.registry import instance_model_line  # noqa: E402
 

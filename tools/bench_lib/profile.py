@@ -32,7 +32,7 @@ TOP_FUNCTIONS = 12
 OP_KEYS = ["blocks", "nodes", "objects", "reallocs", "pairs"]
 
 # Where the docs explain each target: (file, heading) pairs; the anchor is
-# computed from the heading, and tests/bench_harness checks the heading exists.
+# computed from the heading, and tests/bench/harness checks the heading exists.
 DOC_POINTERS = {
     "tlsfcc": [("docs/sync.md", "tlsfcc against tlsf on 2 cores")],
     "hslab": [("docs/instances.md", "hslab against tcmalloc"),

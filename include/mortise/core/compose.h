@@ -12,7 +12,7 @@
  * operation needs another (free asking getmeta for the block's size).
  * All of these are always-inline, so the compiler folds the whole chain into
  * the socket's entry points: adding a forwarding layer adds no instruction
- * (tests/zero_cost checks this on the machine code). GCC resolves one level
+ * (tests/suites/zero_cost checks this on the machine code). GCC resolves one level
  * of `next` per early-inliner iteration; cmake/Mortise.cmake raises the limit
  * (--param=max-early-inliner-iterations) so that deep chains fold the same as
  * shallow ones, in helpers that are not always-inline too.

@@ -147,7 +147,7 @@ static void mt_thread_attach(void);
  * stay its own, as they would after a layer's `next` call. Each macro takes
  * back exactly its operation's outputs and no more: every further field
  * copied changes the register choice of the fast paths around it, which the
- * zero-cost proof (tests/zero_cost) compares instruction by instruction.
+ * zero-cost proof (tests/suites/zero_cost) compares instruction by instruction.
  *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
 #define MT_COLD_CALL(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_CALL_OUTPUTS)
 #define MT_COLD_GETMETA(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_GETMETA_OUTPUTS)

@@ -4,7 +4,7 @@
  * -DMORTISE_DEBUG=N to every target; default 0):
  *   0  release: MT_ASSERT and MT_ASSERT_EXPENSIVE compile to nothing (the
  *      condition is not evaluated; the machine code is that of a build
- *      without them — tests/zero_cost and tools/fastpath.sh hold it to that).
+ *      without them — tests/suites/zero_cost and tools/fastpath.sh hold it to that).
  *   1  MT_ASSERT(cond): cheap checks of a layer's local assumptions where
  *      they are relied on (a popped free-list link inside its slab, a class
  *      index in range, a count that cannot go negative, a lock held).

@@ -6,7 +6,7 @@
  * so adding an operation is:
  *   1. one X(..., op) entry in MT_FOR_EACH_OP below, and one
  *      `#undef MT_IMPLEMENTS_op` in the marker block at the end of this file
- *      (tests/unit/ops_list_test.sh fails if the two disagree; a layer that
+ *      (tests/core/ops_list_test.sh fails if the two disagree; a layer that
  *      marks an operation the block does not clear fails to compile);
  *   2. its meaning in the contract comment of core/ctx.h and the table of
  *      docs/writing-a-layer.md;

@@ -3,7 +3,7 @@
  * Serves: nothing; forwards every operation unchanged to the next layer.
  * Slots: none. Time and space: zero — it exists to prove that composition is
  * free: inserting fake layers must leave the machine code of malloc and free
- * identical (tests/zero_cost). Thread safety: stateless.
+ * identical (tests/suites/zero_cost). Thread safety: stateless.
  * Example: mmap_heap::fake::segfit_lk::fake::malloc_socket
  */
 #include "../core/layer.h"

@@ -41,7 +41,7 @@
  *   stack by CAS, so no new pop can reach those blocks, (2) keeps the blocks
  *   of spans that still have blocks out and pushes them back, (3) waits until
  *   every thread seen inside a pop has moved on, and only then (4) releases
- *   the spans whose blocks were all free (tests/trunk_tlsf_lf/segfit_lf_test
+ *   the spans whose blocks were all free (tests/layers/segfit_lf/segfit_lf_test
  *   parks a pop inside its window to show it). The seq_cst store before a pop's
  *   head load and purge's seq_cst detach before its scan order the two: a pop
  *   either is seen by the scan or loads the head after the detach. Threads
@@ -89,7 +89,7 @@
 /* Tests only: what a pop does at stage 0, after loading the top, and at
  * stage 1, after reading its next pointer — the windows of the two races a
  * pop runs (a purge releasing the top's span; ABA), which tests widen — and
- * the tag increment (0 shows what the tag prevents). tests/trunk_tlsf_lf/. */
+ * the tag increment (0 shows what the tag prevents). tests/layers/segfit_lf/. */
 #ifndef MT_SEGFIT_LF_POP_HOOK
 #define MT_SEGFIT_LF_POP_HOOK(stage) ((void)0)
 #endif

@@ -32,7 +32,7 @@
  *   MT_SLAB_WF_MIN_BLOCKS (8);
  *   MT_SLAB_WF_BINS (class count, at most 128) the size of the per-thread
  *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
- *   (tests/trunk_wf); 0 compiles the counting away.
+ *   (tests/layers/slab_wf); 0 compiles the counting away.
  * Structure: a slab is [blocks | 128-byte header] — the header at the end so
  *   that blocks sit at multiples of their size from the 64 KiB-aligned start.
  *   Every granule of a slab maps to this layer with the header's address as
@@ -44,7 +44,7 @@
  * Needs from below: granule-aligned spans (mmap_heap, ideally with
  *   threadlocal_heap_size) and their free; one granule per thread heap.
  * Time (in the calling thread's own steps, whatever other threads do; the
- *   constants are MT_SELF(bound_*) and tests/trunk_wf checks them under
+ *   constants are MT_SELF(bound_*) and tests/layers/slab_wf checks them under
  *   contention):
  *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2) + SWEEP
  *   + classes): before a class asks below for a slab, reclaim moves slabs

@@ -40,7 +40,7 @@
  * Time: alloc, free, aligned alloc, resize: O(1) — a bounded number of steps
  *   (bitmap searches, list operations, one split, up to two merges) whatever
  *   the heap's size or state: malloc 5, aligned 7, free 5, resize 4;
- *   tests/trunk_tlsf_lf/tlsf_steps_test measures it (MT_TLSF_STEP).
+ *   tests/layers/tlsf_glk/tlsf_steps_test measures it (MT_TLSF_STEP).
  *   Growing the heap adds one call to the layer below and O(chunk granules)
  *   page-map writes; a block a layer above used as a span costs O(granules)
  *   page-map writes when it comes back (as its claim and release did).

@@ -26,7 +26,7 @@
  * Fails: returns NULL with ctx->err = ENOMEM iff no free range holds the
  *   request (pool exhausted or too fragmented); never calls anything.
  * Freestanding: compiles with -ffreestanding -DMT_FREESTANDING -DMT_NO_THREADS
- *   and no C library (tests/os_layers checks the object has no undefined
+ *   and no C library (tests/layers/os checks the object has no undefined
  *   symbols but memcpy/memset) when paired with a socket that needs no libc.
  * Example: sheap_glk(pool_size=4MB, sync=none)::segfit_lk(sync=none)::kernel_socket
  */

@@ -4,7 +4,7 @@
  * contract is pal.h; here every service that needs an OS is a stub that
  * fails cleanly (map NULL, cpu -1, getenv NULL, write nothing), so the
  * layers' fallbacks run. Compiles with only the compiler's own headers and
- * references no external symbol (tests/os_layers checks the objects).
+ * references no external symbol (tests/layers/os checks the objects).
  * Single-threaded unless the embedder brings threads: the locks are flags.
  */
 #ifndef MORTISE_PAL_PAL_FREESTANDING_H

@@ -219,7 +219,7 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
 #endif
 
 /* The one function that names the composition's layers for a report, so
- * that two compositions' report code differs here alone (tests/zero_cost
+ * that two compositions' report code differs here alone (tests/suites/zero_cost
  * leaves it out, as malloc_stats): the list is hidden from the optimizer
  * before it reaches stats/registry.h, so no layer count is folded into it. */
 MT_SLOW int mt_stats_write(int how, int fd, const char *path)

@@ -19,7 +19,7 @@
  *     (from about 2 KiB up always), by a prime gap below that: 144, 176,
  *     208, 240, 272, 304, 368, 464, 496, ... 272848 (17053 units), the first
  *     class of at least 256 KiB: 78 classes.
- * Worst internal fragmentation (measured by tests/unit/sizeclass_test):
+ * Worst internal fragmentation (measured by tests/policies/sizeclass/sizeclass_test):
  *   15 bytes up to 128 B; 25.7 % above 128 B (369 B -> 464 B: 23 and 29
  *   units, a prime gap); 12.4 % above 2 KiB.
  * Sizes above 272848 have no class (index returns MT_SZCLS_prime_CLASSES).

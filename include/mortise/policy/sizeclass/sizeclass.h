@@ -4,7 +4,7 @@
  *     size_t mt_szcls_NAME_index(size_t size);   smallest class holding size
  *     size_t mt_szcls_NAME_size(size_t index);   the class's block size
  *     MT_SZCLS_NAME_CLASSES                      number of classes (array bound)
- * Properties every policy keeps (tests/sizeclass_test checks them):
+ * Properties every policy keeps (tests/policies/sizeclass/sizeclass_test checks them):
  * index is monotonic in size, size(index(s)) >= s, index(size(i)) == i, and
  * every class size is a multiple of MT_MIN_ALIGN. A size above the last
  * class has no class: index returns the class count (the table policies tc,

@@ -24,7 +24,7 @@
  *     2 MiB chunk. Larger ("huge") objects are whole chunks there, not
  *     classes: sizes above 1044480 have no class here (index returns
  *     MT_SZCLS_supermalloc_CLASSES).
- * Worst internal fragmentation (measured by tests/unit/sizeclass_test):
+ * Worst internal fragmentation (measured by tests/policies/sizeclass/sizeclass_test):
  *   15 bytes up to 128 B; 24.0 % up to 256 B (129 B -> 160 B); 42.0 % from
  *   257 B to 16 KiB (10049 B -> 14272 B); 101.5 % above (258049 B ->
  *   520192 B; 99.9 % for 16385 B -> 32768 B): SuperMalloc accepts it

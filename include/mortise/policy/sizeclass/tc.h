@@ -12,7 +12,7 @@
  * 20480, 24576, 26624, 32768). Ours: 8 KiB pages, 16 bytes first (tcmalloc
  * has an 8-byte class: every Mortise class is a multiple of 16), up to
  * tcmalloc's kMaxSize, 256 KiB: 86 classes, as tcmalloc has.
- * Worst internal fragmentation (measured by tests/unit/sizeclass_test):
+ * Worst internal fragmentation (measured by tests/policies/sizeclass/sizeclass_test):
  *   15 bytes up to 128 B; 23.0 % from 129 B to 16 KiB (3329 B -> 4096 B);
  *   24.9 % above (16385 B -> 20480 B).
  * Sizes above 256 KiB have no class (index returns MT_SZCLS_tc_CLASSES).

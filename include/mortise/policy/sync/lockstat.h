@@ -14,7 +14,7 @@
  * MT_SYNC_FN(MT_SYNC, op) (sync.h), which pick mt_lockstat_POLICY (below)
  * when the instance's MT_LOCK_STAT is 1 and mt_sync_POLICY otherwise.
  * lock_stat=0 (or absent) expands to exactly the tokens it did before: the
- * same machine code (tests/stats checks it with objdump).
+ * same machine code (tests/layers/stats checks it with objdump).
  *
  * How: the lock object becomes {the policy's lock, a record}. Arriving, a
  * thread adds 1 to the record's `inside` count (threads holding or waiting);

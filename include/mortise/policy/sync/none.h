@@ -6,7 +6,7 @@
  * Time: zero instructions; exec calls cs(arg).
  * Space: one byte per lock object (C has no empty struct).
  * Thread safety: none — two threads in one lock's critical section at once
- *   corrupt the layer; tests/sync runs only its single-threaded cases.
+ *   corrupt the layer; tests/policies/sync runs only its single-threaded cases.
  * Fails: never.
  * Example:
  *     // sheap_glk(pool_size=1MB, sync=none)::kernel_socket (single-threaded)

@@ -5,7 +5,7 @@
  * Slots: none. Needs: POSIX threads (not freestanding).
  * Time: uncontended lock and unlock = one locked instruction each, behind a
  *   call into the C library. Fairness: none guaranteed (a running thread
- *   usually retakes the lock before a woken sleeper runs: tests/sync's bypass
+ *   usually retakes the lock before a woken sleeper runs: tests/policies/sync's bypass
  *   case measures thousands); worst case unbounded.
  * Space: sizeof(pthread_mutex_t) (40 bytes on x86-64 glibc). Nesting
  *   unlimited.

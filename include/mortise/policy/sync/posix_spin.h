@@ -9,7 +9,7 @@
  *   time slice on every round (wait.h, as sync=spinlock does).
  * Zero-filled: not a valid pthread spin lock everywhere — glibc on x86-64
  *   writes 1 for "unlocked" (its lock is a decrement to 0), so a zero word
- *   reads as held (tests/sync checks what pthread_spin_init writes). The lock
+ *   reads as held (tests/policies/sync checks what pthread_spin_init writes). The lock
  *   therefore carries a `ready` word: zero-filled means "not initialised",
  *   and the first lock or exec runs pthread_spin_init once (a CAS elects the
  *   initialiser; the others wait the few instructions it takes). Afterwards

@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""Unit tests of the benchmark harness's parts (tools/bench_lib): the
+arithmetic, the output protocol, the progress line, manifests and selection,
+one run's outcome, the targets, the missed targets' profiles (a fake
+valgrind, callgrind_annotate on the file it writes). ctest:
+bench_harness.unit."""
+import io
+import os
+import re
+import shutil
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+from bench_lib import profile, report, runner, stats, suite, wcet  # noqa: E402
+from bench_lib.allocators import Allocator  # noqa: E402
+from bench_lib.results import Results  # noqa: E402
+
+PLAIN_LINE = re.compile(r"^\[ *\d+/\d+\] \S+ × \S+ run \d+/\d+: \d+\.\d{3} s \d+ KB "
+                        r"(ok|failed|crashed|timeout)( \(.*\))? \| ETA \d+:\d\d$")
+
+
+class Math(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 3, 2]), 2.5)
+        with self.assertRaises(ValueError):
+            stats.median([])
+
+    def test_geomean_known_values(self):
+        self.assertAlmostEqual(stats.geomean([1, 4, 16]), 4.0)
+        self.assertAlmostEqual(stats.geomean([2, 8]), 4.0)
+        self.assertAlmostEqual(stats.geomean([0.5, 2.0]), 1.0)
+        with self.assertRaises(ValueError):
+            stats.geomean([1, 0])
+        with self.assertRaises(ValueError):
+            stats.geomean([])
+
+    def test_ratio_geomean_leaves_out_missing_pairs(self):
+        med = {("a", "x"): 2.0, ("a", "glibc"): 1.0, ("b", "x"): 1.0, ("b", "glibc"): 4.0,
+               ("c", "glibc"): 3.0}  # c: x failed
+        g, used, left = stats.ratio_geomean(med, "x", "glibc", ["a", "b", "c"])
+        self.assertAlmostEqual(g, (2.0 * 0.25) ** 0.5)
+        self.assertEqual(used, ["a", "b"])
+        self.assertEqual(left, ["c"])
+        self.assertEqual(stats.ratio_geomean(med, "y", "glibc", ["a"])[0], None)
+
+
+class OkLine(unittest.TestCase):
+    def test_protocol(self):
+        self.assertEqual(runner.parse_ok_line("noise\nok checksum=ab n=3\n"),
+                         ("ok", "checksum=ab n=3", {"checksum": "ab", "n": "3"}))
+        status, detail, _ = runner.parse_ok_line("FAIL sum 3, expected 4\n")
+        self.assertEqual((status, detail), ("failed", "FAIL sum 3, expected 4"))
+        self.assertEqual(runner.parse_ok_line("")[0], "failed")
+        self.assertEqual(runner.parse_ok_line("ok\nsomething after\n")[0], "failed")
+
+
+class ProgressLine(unittest.TestCase):
+    def test_plain_lines_when_not_a_tty(self):
+        out = io.StringIO()
+        p = runner.Progress(12, out, tty=False)
+        p.starting("larson", "wfslab", 1, 3, 75)  # nothing on a log
+        self.assertEqual(out.getvalue(), "")
+        p.finished("larson", "wfslab", 1, 3, runner.RunResult("ok", 1.5, 2048), 75)
+        p.finished("larson", "glibc", 1, 3, runner.RunResult("crashed", 0.25, 900, "killed by SIGSEGV"), 3725)
+        lines = out.getvalue().splitlines()
+        self.assertEqual(lines[0], "[ 1/12] larson × wfslab run 1/3: 1.500 s 2048 KB ok | ETA 1:15")
+        self.assertEqual(lines[1], "[ 2/12] larson × glibc run 1/3: 0.250 s 900 KB crashed "
+                                   "(killed by SIGSEGV) | ETA 1:02:05")
+        self.assertTrue(PLAIN_LINE.match(lines[0]), lines[0])
+        self.assertNotIn("\r", out.getvalue())
+
+    def test_live_line_on_a_tty(self):
+        out = io.StringIO()
+        p = runner.Progress(2, out, tty=True)
+        p.starting("strbuf", "mimalloc", 2, 2, 61)
+        self.assertRegex(out.getvalue(), r"^\r\[1/2\] strbuf × mimalloc run 2/2  elapsed 0:00  ETA 1:01")
+        p.finished("strbuf", "mimalloc", 2, 2, runner.RunResult("ok", 1.0, 1), 0)
+        self.assertNotIn("\n", out.getvalue())  # an ok run leaves no line behind
+
+    def test_eta_uses_the_same_benchmark_first(self):
+        e = runner.Estimator(guess=9)
+        self.assertEqual(e.remaining(["a", "b"]), 18)
+        e.add("a", 2)
+        e.add("b", 4)
+        e.add("a", 4)
+        self.assertEqual(e.expect("a"), 3)
+        self.assertAlmostEqual(e.expect("c"), 10 / 3)
+
+    def test_eta_family_then_prior(self):
+        e = runner.Estimator(priors={"program": 2.0, "workload": 0.5})
+        self.assertEqual(e.remaining([("redis", "program"), ("bignum", "workload")]), 2.5)
+        e.add("python", 4.0, "program")
+        self.assertEqual(e.expect("redis", "program"), 4.0)  # a finished program beats the prior
+        self.assertEqual(e.expect("bignum", "workload"), 0.5)
+
+
+class Manifests(unittest.TestCase):
+    def write(self, text):
+        f = tempfile.NamedTemporaryFile("w", suffix=".tsv", delete=False)
+        f.write(text)
+        f.close()
+        self.addCleanup(os.unlink, f.name)
+        return f.name
+
+    def test_threads_and_variants(self):
+        path = self.write("# comment\nchurn\tst\tsmall churn\t-s 1\t-s 10\n"
+                          "larson\tmt\tserver\t-s 2 -t 7\t-s 20\n")
+        quick = suite.manifest_benches(path, suite.WORKLOAD, lambda n: "/b/bench_" + n, 2, False, None)
+        self.assertEqual([(b.name, b.argv, b.threads) for b in quick],
+                         [("churn", ["/b/bench_churn", "-s", "1", "-t", "1"], 1),
+                          ("larson", ["/b/bench_larson", "-s", "2", "-t", "2"], 2)])
+        full = suite.manifest_benches(path, suite.WORKLOAD, lambda n: n, 2, True, 0.5)
+        self.assertEqual([(b.name, b.argv) for b in full],
+                         [("churn", ["churn", "-s", "0.5", "-t", "1"]), ("larson", ["larson", "-s", "0.5", "-t", "2"]),
+                          ("larson@4t", ["larson", "-s", "0.5", "-t", "4"])])
+        # profiled at a fifth of the quick -s whatever the mode and --scale, at most 2 threads
+        self.assertEqual([profile.profile_argv(b) for b in full],
+                         [["churn", "-s", "0.2", "-t", "1"], ["larson", "-s", "0.4", "-t", "2"],
+                          ["larson", "-s", "0.4", "-t", "2"]])
+
+    def test_bad_manifest(self):
+        with self.assertRaises(ValueError):
+            suite.read_manifest(self.write("a\tst\tonly three\n"))
+        with self.assertRaises(ValueError):
+            suite.read_manifest(self.write("a\tpar\td\t\t\n"))
+
+    def test_select(self):
+        bs = [suite.Bench("churn", suite.WORKLOAD, "st", [], 1), suite.Bench("larson", suite.WORKLOAD, "mt", [], 2),
+              suite.Bench("larson@4t", suite.WORKLOAD, "mt", [], 4), suite.Bench("redis", suite.PROGRAM, "st", [], 1),
+              suite.Bench("malloc_test:256@2t", suite.SWEEP, "mt", [], 2)]
+        names = lambda spec: [b.name for b in suite.select(bs, spec)]  # noqa: E731
+        self.assertEqual(names("larson"), ["larson", "larson@4t"])
+        self.assertEqual(names("mt"), ["larson", "larson@4t"])
+        self.assertEqual(names("-larson,-programs"), ["churn", "malloc_test:256@2t"])
+        self.assertEqual(names("malloc_test,churn"), ["malloc_test:256@2t", "churn"])
+        with self.assertRaises(ValueError):
+            suite.select(bs, "nosuch")
+
+
+class OneRun(unittest.TestCase):
+    def run_sh(self, script, timeout=30):
+        d = tempfile.mkdtemp()
+        return runner.run_once(["/bin/sh", "-c", script], dict(os.environ), timeout, d)
+
+    def test_outcomes(self):
+        r = self.run_sh("echo ok n=1")
+        self.assertEqual((r.status, r.metrics), ("ok", {"n": "1"}))
+        self.assertGreater(r.maxrss_kb, 0)
+        r = self.run_sh("echo FAIL wrong sum; exit 1")
+        self.assertEqual((r.status, r.detail), ("failed", "exit 1: FAIL wrong sum"))
+        r = self.run_sh("echo ok; kill -SEGV $$")
+        self.assertEqual((r.status, r.detail), ("crashed", "killed by SIGSEGV"))
+        r = self.run_sh("echo ok; exit 3")
+        self.assertEqual(r.status, "failed")
+        r = self.run_sh("echo not the protocol")
+        self.assertEqual(r.status, "failed")
+        r = self.run_sh("sleep 30 & sleep 30; echo ok", timeout=0.5)  # the whole group is killed
+        self.assertEqual(r.status, "timeout")
+        self.assertLess(r.wall_s, 10)
+
+    def test_driver_reported_numbers_replace_wait4(self):
+        r = self.run_sh("echo ok wall_s=1.25 maxrss_kb=777 requests=9")
+        self.assertEqual((r.wall_s, r.maxrss_kb, r.source), (1.25, 777, "driver"))
+
+
+class WcetJson(unittest.TestCase):
+    def test_percentiles_in_microseconds(self):
+        ops = {op: {"count": 80, "samples": 10, "max_ns": 9000,
+                    "percentiles_ns": {"p90": 1000 * k, "p99.9999": 8000 * k}}
+               for op, k in (("alloc", 1), ("free", 2))}
+        ops["resize"] = {"count": 0, "samples": 0, "max_ns": 0, "percentiles_ns": {}}
+        doc = {"mortise_stats": 1, "layers": [{"kind": "perf_stat", "ops": {}},
+                                              {"kind": "wcet_stat", "ops": ops}]}
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            import json
+            json.dump(doc, f)
+        self.addCleanup(os.unlink, f.name)
+        got = wcet.percentiles(f.name)
+        self.assertEqual((got["malloc_p90"], got["malloc_p99.9999"], got["free_p99.9999"], got["free_max"]),
+                         (1.0, 8.0, 16.0, 9.0))
+        doc["layers"].pop()
+        with open(f.name, "w") as g:
+            json.dump(doc, g)
+        with self.assertRaises(ValueError):
+            wcet.percentiles(f.name)
+
+    def test_lowest_tail_target(self):
+        table = {"wcet_test@2t": {"wfslab": {"malloc_p99.9999": 5.0, "free_p99.9999": 9.0},
+                                  "mimalloc": {"malloc_p99.9999": 7.0, "free_p99.9999": 3.0}}}
+        rows = report.wcet_targets(table)
+        self.assertEqual(rows[0][3], "met")
+        self.assertIn("missed", rows[1][3])
+        self.assertIn("3.00× the lowest", rows[1][3])
+
+
+def fake_results(times, families=None):
+    """Results of one ok run per (bench, kind, alloc): time. families: {bench:
+    family} for those that are not workloads."""
+    res = Results()
+    allocs, benches = {}, {}
+    for (bench, kind, alloc), t in times.items():
+        a = allocs.setdefault(alloc, Allocator(alloc, "peer"))
+        b = benches.setdefault(bench, suite.Bench(bench, (families or {}).get(bench, suite.WORKLOAD), kind,
+                                                  ["/bin/bench_" + bench, "-s", "0.1", "-t", "2"], 2))
+        res.add(suite.Job(b, a, 1, 1), runner.RunResult("ok", t, int(1000 * t)))
+    return res
+
+
+class Targets(unittest.TestCase):
+    def test_speedup_met_and_hslab_missed(self):
+        res = fake_results({("x", "mt", "tlsf"): 4.0, ("x", "mt", "tlsfcc"): 2.0,
+                            ("y", "mt", "tlsf"): 3.0, ("y", "mt", "tlsfcc"): 1.5,
+                            ("z", "st", "tlsf"): 1.0, ("z", "st", "tlsfcc"): 1.0,
+                            ("x", "mt", "hslab"): 1.0, ("x", "mt", "tcmalloc"): 1.0,
+                            ("y", "mt", "hslab"): 1.0, ("y", "mt", "tcmalloc"): 1.0,
+                            ("z", "st", "hslab"): 1.0, ("z", "st", "tcmalloc"): 1.0})
+        an = report.Analysis(res)
+        rows = {r[0].split(" (")[0]: r for r in an.targets({}, {})[1]}
+        speed = rows["tlsfcc speed-up over tlsf"]
+        self.assertTrue(speed[1].startswith("2.000× over 2 benchmarks"), speed)  # st workload z left out
+        self.assertEqual(speed[3], "met")
+        hs = rows["hslab time / tcmalloc time"]
+        self.assertTrue(hs[1].startswith("1.000×"))
+        self.assertIn("missed", hs[3])
+        self.assertIn("17.6 %", hs[3])  # 1.0 / 0.85 - 1
+        self.assertIn("not measured", rows["wfslab time / mimalloc time"][3])
+
+    def test_failed_pair_left_out_of_the_geomean(self):
+        res = fake_results({("a", "st", "glibc"): 1.0, ("a", "st", "x"): 2.0,
+                            ("b", "st", "glibc"): 1.0, ("b", "st", "x"): 0.5})
+        x = [a for a in res.allocators() if a.name == "x"][0]
+        res.add(suite.Job(res.benches()[1], x, 2, 2), runner.RunResult("crashed", 0.1, 1, "killed by SIGSEGV"))
+        an = report.Analysis(res)
+        g, used, left = an.geo("x", "glibc")
+        self.assertEqual((g, used, left), (2.0, ["a"], ["b"]))
+
+
+class MissedTargets(unittest.TestCase):
+    def test_worst_workload_first_and_profiled(self):
+        res = fake_results({("x", "mt", "hslab"): 1.0, ("x", "mt", "tcmalloc"): 1.0,
+                            ("y", "mt", "hslab"): 3.0, ("y", "mt", "tcmalloc"): 1.0,
+                            ("redis", "st", "hslab"): 5.0, ("redis", "st", "tcmalloc"): 1.0,
+                            ("z", "st", "hslab"): 1.5, ("z", "st", "tcmalloc"): 1.0},
+                           families={"redis": suite.PROGRAM})
+        an = report.Analysis(res)
+        an.targets({}, {})
+        [miss] = an.misses
+        self.assertEqual((miss.mine, miss.ref, miss.doc), ("hslab", "tcmalloc", "hslab"))
+        self.assertEqual([b for b, _ in miss.contributions], ["redis", "y", "z", "x"])
+        self.assertEqual(miss.contributions[0][1], "5.000")
+        self.assertEqual(miss.bench.name, "y")  # redis is a real program: the worst workload instead
+        self.assertIn("real program", miss.why_not)
+
+    def test_speedup_worst_is_the_smallest(self):
+        res = fake_results({("x", "mt", "tlsf"): 1.0, ("x", "mt", "tlsfcc"): 0.5,
+                            ("y", "mt", "tlsf"): 1.0, ("y", "mt", "tlsfcc"): 1.25})
+        an = report.Analysis(res)
+        an.targets({}, {})
+        [miss] = an.misses
+        self.assertEqual(miss.contributions, [("y", "0.800"), ("x", "2.000")])
+        self.assertEqual((miss.bench.name, miss.mine, miss.ref), ("y", "tlsfcc", "tlsf"))
+
+    def test_met_targets_and_rss_misses(self):
+        res = fake_results({("x", "mt", "wfslab"): 1.0, ("x", "mt", "mimalloc"): 1.0,
+                            ("x", "mt", "wfslabs"): 1.05})
+        res.records[0][1].maxrss_kb = 5000  # wfslab's RSS 5x mimalloc's
+        an = report.Analysis(res)
+        an.targets({}, {})
+        self.assertEqual([m.title for m in an.misses], ["wfslab max RSS / mimalloc max RSS"])
+        self.assertIsNone(an.misses[0].bench)
+        self.assertIn("not resident pages", an.misses[0].why_not)
+
+    def test_zero_overhead_miss_either_way_and_fastpath(self):
+        res = fake_results({("x", "mt", "wfslab"): 1.0, ("x", "mt", "wfslabm"): 0.9})
+        res.add(suite.Job(suite.Bench("fastpath", suite.FASTPATH, "st", ["fastpath.sh", "--only", "NAME", "/b"], 1),
+                          Allocator("hslab", "mortise"), 1, 1), runner.RunResult("ok", 1, 1))
+        an = report.Analysis(res)
+        rows = an.targets({}, {"hslab": 62.0, "mimalloc": 52.9, "wfslab": 52.0})[1]
+        fast_rows = [r for r in rows if r[0].startswith("fast path")]
+        verdicts = {r[0].split()[2]: r[3] for r in fast_rows}  # one row per ready instance
+        self.assertEqual(list(verdicts), ["tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs",
+                                          "hslabd", "tlsfccsd"])
+        self.assertEqual((verdicts["hslab"], verdicts["wfslab"]), ("**missed** by 9.1 instructions", "met"))
+        self.assertEqual(verdicts["tlsf"], "not measured: tlsf not in this run")
+        self.assertEqual(verdicts["wfslabm"], "not measured: no wfslabm count")  # ran, but its count failed
+        self.assertEqual(report.fastpath_targets({})[0][3], "not measured: no fast-path counts")
+        titles = [m.title for m in an.misses]
+        self.assertEqual(titles, ["zero overhead: wfslabm time / wfslab time",
+                                  "fast path: hslab instructions per pair (in-call)"])
+        fast = an.misses[1]
+        self.assertEqual((fast.mine, fast.ref, fast.ops), ("hslab", "mimalloc", profile.FASTPATH_ITERATIONS * 64))
+        self.assertEqual(profile.profile_argv(fast.bench), ["/b/bin/fastpath", str(profile.FASTPATH_ITERATIONS)])
+
+    def test_latency_miss_profiles_wcet_against_the_lowest(self):
+        res = fake_results({})
+        res.add(suite.Job(suite.Bench("wcet_test@2t", suite.WCET, "mt", ["/b/bench_wcet_test", "-t", "2", "-s", "4"],
+                                      2), Allocator("wfslab", "mortise"), 1, 1), runner.RunResult("ok", 1, 1))
+        misses = []
+        report.wcet_targets({"wcet_test@2t": {"wfslab": {"malloc_p99.9999": 9.0},
+                                              "tcmalloc": {"malloc_p99.9999": 3.0}}}, misses, res)
+        [miss] = misses
+        self.assertEqual((miss.mine, miss.ref, miss.bench.name), ("wfslab", "tcmalloc", "wcet_test@2t"))
+        self.assertEqual(profile.profile_argv(miss.bench), ["/b/bench_wcet_test", "-s", "0.02", "-t", "2"])
+
+    def test_ir_in_the_library_counts_unmapped_code(self):
+        p = profile.Profile("tcmalloc", "/l/libtc.so.4", functions=[("free", "???", 30), ("x", "libtc.so.4", 10),
+                                                                   ("y", "libc.so.6", 60)], total=100)
+        self.assertEqual(p.in_library(p.lib), (40, 30))
+        self.assertIsNone(p.in_library(None))  # glibc: nothing preloaded
+
+    def test_doc_pointers_name_real_headings(self):
+        self.assertEqual(profile.anchor("Targets (docs/design.md §6: ≥ 1.5×)"),
+                         "targets-docsdesignmd-6--15")
+        for key, pointers in profile.DOC_POINTERS.items():
+            for path, heading in pointers:
+                with open(os.path.join(ROOT, path)) as f:
+                    heads = [line.lstrip("#").strip() for line in f if line.startswith("#")]
+                self.assertIn(heading, heads, "%s: %s has no heading %r" % (key, path, heading))
+
+
+@unittest.skipUnless(shutil.which("callgrind_annotate"), "callgrind_annotate not installed")
+class Profiling(unittest.TestCase):
+    VALGRIND = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fake_valgrind.sh")
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        os.environ.pop("FAKE_VALGRIND_HANG", None)
+        self.tmp.cleanup()
+
+    @staticmethod
+    def miss(title="safety: hslabd time / hslab time", mine="hslabd", ref="hslab"):
+        bench = suite.Bench("server", suite.WORKLOAD, "mt", ["/bin/true", "-s", "1.5", "-t", "4"], 4)
+        return profile.Miss(title, "**missed** by 50 %", mine, ref, "safety", [("server", "1.650")], bench)
+
+    def test_pair_profiled_at_small_scale_and_reused(self):
+        allocs = {"hslabd": Allocator("hslabd", "mortise", "/x/libmortise-hslabd.so"),
+                  "hslab": Allocator("hslab", "mortise", "/x/libmortise-hslab.so")}
+        first, second = self.miss(), self.miss("other target", "hslab", "hslabd")  # shares both runs
+        profile.run_profiles([first, second], allocs, self.tmp.name, None, valgrind=self.VALGRIND)
+        p = first.profiles["hslabd"]
+        self.assertTrue(p.ok, p.detail)
+        self.assertEqual(p.total, 1000)
+        # the two file:function rows of one function are added up
+        self.assertEqual(p.functions[0], ("work_in_libmortise-hslabd.so", "libmortise-hslabd.so", 800))
+        self.assertEqual((p.ops, p.ops_key, p.per_op(p.total)), (50.0, "blocks", 20.0))
+        folder = os.path.join(self.tmp.name, "profiles", first.slug)
+        self.assertTrue(os.path.exists(os.path.join(folder, "hslab.callgrind.out")))
+        with open(os.path.join(folder, "runs", "hslab", "stdout")) as f:
+            self.assertIn("/bin/true_-s_0.02_-t_2", f.read())  # the profiling scale, 2 threads
+        self.assertIs(second.profiles["hslab"].shared_with, first.profiles["hslab"])
+        self.assertTrue(os.path.islink(os.path.join(self.tmp.name, "profiles", second.slug, "hslab.callgrind.out")))
+        text = profile.section([first], self.tmp.name, "", report.md_table)
+        self.assertIn("## Missed targets: where the time goes", text)
+        self.assertIn("| hslabd | 1,000 | 20.0 per block | 800 (80.0 %%), 16.0 per block | "
+                      "`profiles/%s/hslabd.callgrind.out` |" % first.slug, text)
+        self.assertIn("hslabd executes 1.00× hslab's instructions per operation", text)
+        self.assertIn("| work_in_libmortise-hslabd.so (libmortise-hslabd.so) | 800 | 80.0 % | 16.0 |", text)
+        self.assertIn("docs/bench.md#safety-layers-the-cost-of-delayed_free", text)
+        self.assertIn("Largest differences (hslabd − hslab, self Ir per op): ", text)
+        self.assertIn("work_in_libmortise-hslabd.so +16.0", text)
+        self.assertIn("work_in_libmortise-hslab.so −16.0", text)
+        self.assertEqual(profile.base_function("tlsf_glk_cs_free.isra.0"), "tlsf_glk_cs_free")
+        self.assertEqual(profile.base_function("slab_wf_serve.constprop.0.cold"), "slab_wf_serve")
+
+    def test_timeout_recorded(self):
+        os.environ["FAKE_VALGRIND_HANG"] = "1"
+        miss = self.miss()
+        profile.run_profiles([miss], {"hslabd": Allocator("hslabd", "peer"), "hslab": Allocator("hslab", "peer")},
+                             self.tmp.name, None, valgrind=self.VALGRIND, timeout=0.5)
+        self.assertEqual(miss.profiles["hslabd"].status, "timeout")
+        self.assertIn("**timeout**: callgrind still running after 0.5 s, killed",
+                      profile.section([miss], self.tmp.name, "", report.md_table))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)

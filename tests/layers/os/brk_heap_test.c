@@ -1,0 +1,194 @@
+/* brk_heap white-box: blocks straight from the OS layer (no trunk layer), so
+ * every t_malloc is one granule block of the heap. Checks alignment, page-map
+ * ownership, first-fit reuse and coalescing, zero-filled reuse, RSS falling
+ * after free, the break lowered when the top is freed, sharing the break
+ * with a foreign sbrk, in-place resize, errno, and a two-thread stress with
+ * the free-range invariant checked at the end. */
+#include <mortise/mortise.h>
+#include <mortise/os/brk_heap.h>
+
+#define MT_PREFIX t_
+#include <mortise/sockets/custom_socket.h>
+
+MT_COMPOSE(brk_heap, custom_socket)
+
+#include "../../common/check.h"
+#include "os_test.h"
+#include <string.h>
+#include <unistd.h>
+
+#define G MT_GRANULE
+
+static bool holds(void) { return mt_range_fit_holds(&brk_heap_state.free); }
+
+static void test_alignment_and_ownership(void)
+{
+    char *a = t_malloc(1), *b = t_malloc(G + 1), *c = t_aligned_alloc(1 << 20, 100);
+    CHECK(a && b && c);
+    CHECK(is_granule_aligned(a) && is_granule_aligned(b));
+    CHECK(((uintptr_t)c & ((1 << 20) - 1)) == 0);
+    CHECK(owner_of(a) == brk_heap_id && payload_of(a) == 1);
+    CHECK(owner_of(b) == brk_heap_id && payload_of(b) == 2);
+    CHECK(t_malloc_usable_size(a) == G && t_malloc_usable_size(b) == 2 * G);
+    /* interior pointers are not blocks: no size, and free ignores them */
+    CHECK(t_malloc_usable_size(a + 16) == 0);
+    CHECK(t_malloc_usable_size(b + G) == 0);
+    t_free(b + 16);
+    CHECK(owner_of(b) == brk_heap_id);
+    /* the heap is contiguous: a and b come from the break region */
+    CHECK((char *)sbrk(0) >= c + G);
+    t_free(a);
+    t_free(b);
+    t_free(c);
+    CHECK(owner_of(a) == 0 && owner_of(b) == 0 && owner_of(c) == 0);
+    CHECK(holds());
+}
+
+static void test_reuse_and_coalescing(void)
+{
+    char *a = t_malloc(G), *b = t_malloc(G), *c = t_malloc(G), *guard = t_malloc(G);
+    CHECK(a && b && c && guard && b == a + G && c == b + G);
+    memset(b, 0x5a, G);
+    t_free(b);
+    CHECK(holds());
+    char *b2 = t_malloc(G);
+    CHECK(b2 == b); /* first fit takes the hole back */
+    CHECK(is_zero(b2, G)); /* its pages were discarded on free */
+    t_free(a);
+    t_free(b2);
+    t_free(c);
+    CHECK(holds());
+    char *abc = t_malloc(3 * G); /* the three holes merged into one range */
+    CHECK(abc == a);
+    t_free(abc);
+    t_free(guard);
+    CHECK(holds());
+}
+
+static void test_rss_falls_after_free(void)
+{
+    size_t len = 64u << 20;
+    char *big = t_malloc(len), *guard = t_malloc(1); /* guard: big is not on top */
+    CHECK(big && guard && guard > big);
+    memset(big, 1, len);
+    size_t touched = rss_bytes();
+    t_free(big);
+    size_t after = rss_bytes();
+    CHECK(touched > after && touched - after >= len - (4u << 20));
+    t_free(guard);
+    CHECK(holds());
+}
+
+static void test_break_lowered_when_top_freed(void)
+{
+    /* every block freed so far was on top or merged with it: all given back */
+    CHECK(brk_heap_state.free.ranges == 0 && brk_heap_state.top == (char *)sbrk(0));
+    char *before = sbrk(0);
+    char *p = t_malloc(8 * G);
+    CHECK(p && (char *)sbrk(0) >= p + 8 * G);
+    t_free(p);
+    CHECK((char *)sbrk(0) <= before + G); /* the heap's top went back */
+    CHECK(brk_heap_state.top == (char *)sbrk(0));
+    CHECK(holds());
+}
+
+static void test_foreign_break(void)
+{
+    char *a = t_malloc(G);
+    char *foreign = sbrk(1000); /* someone else (libc) moves the break, unaligned */
+    char *foreign_end = foreign + 1000;
+    char *b = t_malloc(G);
+    CHECK(a && b && is_granule_aligned(b) && b >= foreign_end);
+    t_free(b);
+    CHECK((char *)sbrk(0) >= foreign_end); /* never lowered below someone else's memory */
+    t_free(a);
+    /* a is below the foreign part: it stays a free range, the break stays */
+    CHECK((char *)sbrk(0) >= foreign_end);
+    CHECK(holds());
+    char *a2 = t_malloc(G);
+    CHECK(a2 == a);
+    t_free(a2);
+}
+
+static void test_resize_in_place(void)
+{
+    char *p = t_malloc(4 * G);
+    CHECK(p);
+    memset(p, 7, 4 * G);
+    char *q = t_realloc(p, 12 * G); /* on top: the break moves */
+    CHECK(q == p && t_malloc_usable_size(q) == 12 * G && q[4 * G - 1] == 7);
+    q = t_realloc(q, G); /* shrink: the tail goes back */
+    CHECK(q == p && t_malloc_usable_size(q) == G && q[0] == 7);
+    char *next = t_malloc(2 * G), *guard = t_malloc(G);
+    CHECK(next == p + G); /* the heap continues where the tail was */
+    t_free(next);
+    q = t_realloc(q, 3 * G); /* grows into the free granules after it */
+    CHECK(q == p && t_malloc_usable_size(q) == 3 * G);
+    t_free(q);
+    t_free(guard);
+    CHECK(holds());
+}
+
+static void test_errors(void)
+{
+    errno = 0;
+    CHECK(t_malloc((size_t)1 << 46) == NULL && errno == ENOMEM); /* 64 TiB: the break cannot move */
+    errno = 1234;
+    char *p = t_malloc(G);
+    t_free(p);
+    CHECK(errno == 1234); /* free (madvise, sbrk) leaves errno alone */
+    CHECK(holds());
+}
+
+enum { STRESS_SLOTS = 16, STRESS_ROUNDS = 3000 };
+
+static void *stress(void *arg)
+{
+    uintptr_t tag = (uintptr_t)arg;
+    unsigned seed = (unsigned)tag * 7919u + 1;
+    char *slot[STRESS_SLOTS] = {0};
+    size_t len[STRESS_SLOTS] = {0};
+    long bad = 0;
+    for (int round = 0; round < STRESS_ROUNDS; round++) {
+        int i = (int)(next_random(&seed) % STRESS_SLOTS);
+        if (slot[i]) {
+            for (size_t k = 0; k < len[i]; k += 4096)
+                bad += slot[i][k] != (char)(tag + i);
+            t_free(slot[i]);
+            slot[i] = NULL;
+        } else {
+            len[i] = (1 + next_random(&seed) % 4) * G;
+            slot[i] = t_malloc(len[i]);
+            if (!slot[i] || !is_zero(slot[i], len[i]))
+                bad++;
+            else
+                for (size_t k = 0; k < len[i]; k += 4096)
+                    slot[i][k] = (char)(tag + i);
+        }
+    }
+    for (int i = 0; i < STRESS_SLOTS; i++)
+        t_free(slot[i]);
+    return (void *)bad;
+}
+
+static void test_threads(void)
+{
+    CHECK(on_two_threads(stress, 1));
+    CHECK(holds());
+    mt_os_stats s;
+    mt_os_stats_read(&s);
+    CHECK(s.handed_out == 0);
+}
+
+int main(void)
+{
+    test_alignment_and_ownership();
+    test_reuse_and_coalescing();
+    test_rss_falls_after_free();
+    test_break_lowered_when_top_freed();
+    test_foreign_break();
+    test_resize_in_place();
+    test_errors();
+    test_threads();
+    return check_report("brk_heap_test");
+}

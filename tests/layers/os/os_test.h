@@ -1,0 +1,65 @@
+/* tests/layers/os/os_test.h — what the OS-layer white-box tests look at:
+ * the page map, memory contents, the process's resident set. Included after
+ * the composition (the page map is the composition's). */
+#ifndef MORTISE_TEST_OS_TEST_H
+#define MORTISE_TEST_OS_TEST_H
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline uintptr_t owner_of(const void *p) { return mt_entry_owner(mt_pagemap_get(p)); }
+static inline uintptr_t payload_of(const void *p) { return mt_entry_payload(mt_pagemap_get(p)); }
+static inline bool is_granule_aligned(const void *p) { return ((uintptr_t)p & (MT_GRANULE - 1)) == 0; }
+
+static inline bool is_zero(const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        if (b[i])
+            return false;
+    return true;
+}
+
+/* Resident bytes of this process (/proc/self/statm, second field). Read
+ * with plain system calls: stdio would allocate, and the C library's malloc
+ * moving the program break would disturb brk_heap's tests. */
+static inline size_t rss_bytes(void)
+{
+    char text[128] = {0};
+    int fd = open("/proc/self/statm", O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    const char *field = strchr(text, ' ');
+    return field ? (size_t)strtoul(field + 1, NULL, 10) * (size_t)sysconf(_SC_PAGESIZE) : 0;
+}
+
+/* A small deterministic generator (xorshift) for stress tests. */
+static inline unsigned next_random(unsigned *state)
+{
+    unsigned x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+/* Run body(seed + i) on two threads at once (the machine has two cores);
+ * true iff both returned NULL, i.e. found nothing wrong. */
+static inline bool on_two_threads(void *(*body)(void *), uintptr_t seed)
+{
+    pthread_t thread[2];
+    void *bad[2] = {(void *)1, (void *)1};
+    for (uintptr_t i = 0; i < 2; i++)
+        if (pthread_create(&thread[i], NULL, body, (void *)(seed + i)) != 0)
+            return false;
+    for (int i = 0; i < 2; i++)
+        pthread_join(thread[i], &bad[i]);
+    return bad[0] == NULL && bad[1] == NULL;
+}
+#endif

@@ -1,0 +1,93 @@
+/* tests/suites/badinput/badinput.h — what every program of the bad-input corpus
+ * shares (docs/badinput.md).
+ *
+ * Each program commits one memory bug against the malloc family it gets
+ * from LD_PRELOAD and tells the driver (run_case.py) what it did on stdout:
+ *   block 0x<address> size <n>   the block the bug is about, before the bug
+ *                                (the safety layers' report must name it);
+ *   result <text>                the answer of a call that must be refused
+ *                                (NULL and errno, a return code, a size);
+ *   reached end                  the program survived; it then exits 0.
+ * stdout is flushed at every line: a report or an abort must find the lines
+ * before it already written.
+ *
+ * The compiler must not see the bug: it would warn (-Werror) or fold the
+ * call away. Pointers pass through bi_hide(), sizes through volatile
+ * variables, and the family is called through test_family, a volatile table
+ * (tests/common/family_calls.h). */
+#ifndef MORTISE_TESTS_BADINPUT_H
+#define MORTISE_TESTS_BADINPUT_H
+
+#include <errno.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/family_calls.h"
+
+static inline void *bi_hide(void *p)
+{
+    __asm__ volatile("" : "+r"(p));
+    return p;
+}
+
+static volatile size_t bi_size_max = SIZE_MAX;
+
+
+static inline void bi_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#include <stdarg.h>
+static inline void bi_line(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+/* The block the bug is about: its address and the size asked for. */
+static inline void bi_block(const void *p, size_t size)
+{
+    bi_line("block %#lx size %zu", (unsigned long)(uintptr_t)p, size);
+}
+
+static inline const char *bi_errno_name(int e)
+{
+    switch (e) {
+    case 0: return "0";
+    case ENOMEM: return "ENOMEM";
+    case EINVAL: return "EINVAL";
+    default: return "other";
+    }
+}
+
+/* The answer of an allocation call that must fail: "result NULL ENOMEM".
+ * BI_RESULT reads errno after the call (an argument list would not order
+ * the two). */
+#define BI_RESULT(call)                                                                            \
+    __extension__({                                                                                \
+        errno = 0;                                                                                 \
+        void *bi_answer = (call);                                                                  \
+        bi_result_ptr(bi_answer, errno);                                                           \
+    })
+
+static inline void *bi_result_ptr(void *p, int err)
+{
+    if (p)
+        bi_line("result block");
+    else
+        bi_line("result NULL %s", bi_errno_name(err));
+    return p;
+}
+
+static inline int bi_end(void)
+{
+    bi_line("reached end");
+    return 0;
+}
+
+#endif

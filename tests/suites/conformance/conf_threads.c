@@ -1,0 +1,563 @@
+/* tests/suites/conformance/conf_threads.c — the multithreaded cases:
+ *   threads  >= 8 threads exchange blocks through shared slots (cross-thread
+ *            frees and reallocs) for ~5 s, every block's pattern verified;
+ *   churn    2000 short threads allocate (small and large blocks), hand one
+ *            block to the next thread and exit: RSS stays bounded;
+ *   fork     4 threads allocate and exchange while the main thread forks 1000
+ *            times; each child reallocates and frees parent-era blocks, then
+ *            allocates its own, and must _exit(0) within 2 s;
+ *   trim     4 threads allocate 256 MiB in 64..256-byte blocks, free it all
+ *            (half by another thread), malloc_trim(0): RSS returns to within
+ *            16 MiB of the start within 1 s.
+ * A "stamped" block carries its id and size in its first 16 bytes and the
+ * pattern of its id after them, so any thread (or a fork child) can check a
+ * block it did not allocate. */
+#include "conformance.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- stamped blocks ---- */
+typedef struct { uint64_t id; size_t size; } stamp;
+#define STAMP_MIN sizeof(stamp)
+
+/* A new stamped block of 16 + [0, max] bytes from malloc, calloc or an
+ * aligned entry point; NULL if the allocator failed. */
+static char *stamp_new(conf_rng *r, uint64_t id, size_t max)
+{
+    size_t size = STAMP_MIN + conf_size(r, max);
+    size_t roll = conf_range(r, 0, 9);
+    char *p;
+    if (roll < 6)
+        p = malloc(size);
+    else if (roll < 8)
+        p = calloc(1, size);
+    else
+        p = aligned_alloc((size_t)64 << conf_range(r, 0, 6), size);
+    if (!p)
+        return NULL;
+    stamp s = {id, size};
+    memcpy(p, &s, sizeof s);
+    conf_fill(p, STAMP_MIN, size, id);
+    return p;
+}
+
+/* 1 if p is an intact stamped block. */
+static int stamp_ok(const char *p)
+{
+    stamp s;
+    memcpy(&s, p, sizeof s);
+    if (s.size < STAMP_MIN || s.size > malloc_usable_size((void *)p))
+        return 0;
+    return conf_verify(p, STAMP_MIN, s.size, s.id) == SIZE_MAX;
+}
+
+/* Verify, realloc to a new size, verify the kept bytes and restamp. Returns
+ * the block (NULL only if realloc failed, p then still valid). */
+static char *stamp_realloc(conf_rng *r, char *p, size_t max, int *bad)
+{
+    stamp s;
+    memcpy(&s, p, sizeof s);
+    size_t size = STAMP_MIN + conf_size(r, max), keep = size < s.size ? size : s.size;
+    char *q = realloc(p, size);
+    if (!q)
+        return NULL;
+    stamp t;
+    memcpy(&t, q, sizeof t);
+    if (t.id != s.id || conf_verify(q, STAMP_MIN, keep, s.id) != SIZE_MAX)
+        *bad = 1;
+    s.size = size;
+    memcpy(q, &s, sizeof s);
+    conf_fill(q, keep, size, s.id);
+    return q;
+}
+
+static void conf_sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms * 1e6) % 1000000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- block exchange through shared slots (threads and fork) ---- */
+enum { XSLOTS = 512, XSTASH = 32 };
+static _Atomic(char *) xslot[XSLOTS];
+static atomic_bool xstop;
+static atomic_int xbad_reported;
+
+typedef struct {
+    int index;
+    double until;          /* stop at this time, or when xstop is set */
+    size_t max_size;
+    pthread_mutex_t *publish; /* held while filling and publishing (fork) */
+    unsigned pause_every;     /* nap after this many operations (0: never) */
+    uint64_t ops, failures;
+} xworker;
+
+static void xreport(const xworker *w, const char *what, const void *p)
+{
+    if (atomic_fetch_add(&xbad_reported, 1) < 10)
+        fprintf(stderr, "thread %d: %s (block %p)\n", w->index, what, p);
+}
+
+static void *xworker_run(void *arg)
+{
+    xworker *w = arg;
+    conf_rng r = {0xC0FFEEull * (uint64_t)(w->index + 1)};
+    char *stash[XSTASH] = {0};
+    uint64_t serial = 0;
+    while (!atomic_load_explicit(&xstop, memory_order_relaxed)) {
+        if ((w->ops & 255) == 0 && conf_now() > w->until)
+            break;
+        w->ops++;
+        if (w->pause_every && w->ops % w->pause_every == 0)
+            conf_sleep_ms(0.02); /* leave the forked children some CPU */
+        uint64_t id = ((uint64_t)(w->index + 1) << 40) | ++serial;
+        size_t roll = conf_range(&r, 0, 9);
+        if (roll < 6) { /* publish a new block, take and check whatever was there */
+            char *mine = NULL, *got;
+            if (w->publish) {
+                /* allocate outside the publish lock: fork may find us in malloc */
+                char *fresh = malloc(STAMP_MIN + conf_size(&r, w->max_size));
+                pthread_mutex_lock(w->publish);
+                free(fresh); /* freed under the lock too: any mix must work */
+                mine = stamp_new(&r, id, w->max_size);
+                got = mine ? atomic_exchange(&xslot[conf_range(&r, 0, XSLOTS - 1)], mine) : NULL;
+                pthread_mutex_unlock(w->publish);
+            } else {
+                mine = stamp_new(&r, id, w->max_size);
+                got = mine ? atomic_exchange(&xslot[conf_range(&r, 0, XSLOTS - 1)], mine) : NULL;
+            }
+            if (!mine) {
+                w->failures++, xreport(w, "allocation failed", NULL);
+                continue;
+            }
+            if (got && !stamp_ok(got))
+                w->failures++, xreport(w, "block from another thread corrupted", got);
+            if (got && conf_range(&r, 0, 3) == 0) { /* realloc another thread's block */
+                int bad = 0;
+                char *q = stamp_realloc(&r, got, w->max_size, &bad);
+                if (!q || bad)
+                    w->failures++, xreport(w, "cross-thread realloc", got);
+                got = q ? q : got;
+            }
+            free(got);
+        } else { /* thread-local churn through a small stash */
+            size_t k = conf_range(&r, 0, XSTASH - 1);
+            if (stash[k]) {
+                if (!stamp_ok(stash[k]))
+                    w->failures++, xreport(w, "own block corrupted", stash[k]);
+                free(stash[k]);
+            }
+            stash[k] = stamp_new(&r, id, w->max_size);
+        }
+    }
+    for (size_t k = 0; k < XSTASH; k++) {
+        if (stash[k] && !stamp_ok(stash[k]))
+            w->failures++, xreport(w, "own block corrupted", stash[k]);
+        free(stash[k]);
+    }
+    return NULL;
+}
+
+/* Check and free whatever the slots hold; returns the number of bad blocks. */
+static size_t xslots_drain(void)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < XSLOTS; i++) {
+        char *p = atomic_exchange(&xslot[i], NULL);
+        if (p && !stamp_ok(p))
+            bad++;
+        free(p);
+    }
+    return bad;
+}
+
+static int xworkers_start(pthread_t *t, xworker *w, int n, double seconds, size_t max_size,
+                          pthread_mutex_t *publish)
+{
+    atomic_store(&xstop, false);
+    for (int i = 0; i < n; i++) {
+        w[i] = (xworker){.index = i, .until = conf_now() + seconds, .max_size = max_size,
+                         .publish = publish ? &publish[i] : NULL, .pause_every = publish ? 32 : 0};
+        if (pthread_create(&t[i], NULL, xworker_run, &w[i]) != 0)
+            return i;
+    }
+    return n;
+}
+
+/* Join the workers (telling them to stop now if `stop`, else at their
+ * deadline); returns their failed operations and adds up their operations. */
+static uint64_t xworkers_join(pthread_t *t, xworker *w, int n, bool stop, uint64_t *ops)
+{
+    uint64_t failures = 0;
+    if (stop)
+        atomic_store(&xstop, true);
+    for (int i = 0; i < n; i++) {
+        pthread_join(t[i], NULL);
+        failures += w[i].failures;
+        *ops += w[i].ops;
+    }
+    return failures;
+}
+
+/* ---- threads ---- */
+enum { STRESS_THREADS = 10 };
+
+void conf_case_threads(void)
+{
+    pthread_t t[STRESS_THREADS];
+    xworker w[STRESS_THREADS];
+    uint64_t ops = 0;
+    int started = xworkers_start(t, w, STRESS_THREADS, conf_seconds(5.0), CONF_MIB, NULL);
+    CHECK(started == STRESS_THREADS);
+    uint64_t failures = xworkers_join(t, w, started, false, &ops);
+    size_t bad = xslots_drain();
+    CHECKF(failures == 0 && bad == 0, "%llu failed operations, %zu corrupted blocks left",
+           (unsigned long long)failures, bad);
+    CHECKF(ops > 10000, "only %llu operations", (unsigned long long)ops);
+    printf("threads: %d threads, %llu operations\n", started, (unsigned long long)ops);
+}
+
+/* ---- churn ---- */
+enum { CHURN_THREADS = 2000, CHURN_WAVE = 8, CHURN_SMALL = 64, CHURN_WARMUP = 250 };
+static _Atomic(char *) churn_handoff;
+static atomic_int churn_failures;
+
+static void *churn_run(void *arg)
+{
+    uintptr_t index = (uintptr_t)arg;
+    conf_rng r = {0xC4u + index};
+    char *small[CHURN_SMALL];
+    int bad = 0;
+    for (int i = 0; i < CHURN_SMALL; i++)
+        small[i] = stamp_new(&r, index << 8 | (uint64_t)i, 2048);
+    /* a few large blocks, touched at both ends and in the middle */
+    size_t large[2] = {CONF_MIB + 4096 * (index % 7), 5 * CONF_MIB};
+    for (int i = 0; i < 2; i++) {
+        char *p = malloc(large[i]);
+        if (!p) {
+            bad++;
+            continue;
+        }
+        p[0] = p[large[i] / 2] = p[large[i] - 1] = 1;
+        free(p);
+    }
+    for (int i = 1; i < CHURN_SMALL; i++) {
+        bad += !small[i] || !stamp_ok(small[i]);
+        free(small[i]);
+    }
+    /* one block outlives its thread: the next thread frees it */
+    char *prev = small[0] ? atomic_exchange(&churn_handoff, small[0]) : NULL;
+    if (prev) {
+        bad += !stamp_ok(prev);
+        free(prev);
+    }
+    if (bad)
+        atomic_fetch_add(&churn_failures, bad);
+    return NULL;
+}
+
+void conf_case_churn(void)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * CONF_KIB);
+    size_t base = 0, peak = 0, created = 0;
+    for (size_t wave = 0; wave < CHURN_THREADS / CHURN_WAVE; wave++) {
+        pthread_t t[CHURN_WAVE];
+        int n = 0;
+        for (; n < CHURN_WAVE; n++)
+            if (pthread_create(&t[n], &attr, churn_run, (void *)(uintptr_t)(created + (size_t)n)) != 0)
+                break;
+        for (int i = 0; i < n; i++)
+            pthread_join(t[i], NULL);
+        created += (size_t)n;
+        size_t rss = conf_rss();
+        if (created <= CHURN_WARMUP)
+            base = rss;
+        else if (rss > peak)
+            peak = rss;
+    }
+    pthread_attr_destroy(&attr);
+    char *last = atomic_exchange(&churn_handoff, NULL);
+    CHECK(!last || stamp_ok(last));
+    free(last);
+    CHECK(created == CHURN_THREADS);
+    CHECKF(atomic_load(&churn_failures) == 0, "%d bad blocks", atomic_load(&churn_failures));
+    CHECKF(peak <= base + 16 * CONF_MIB, "RSS grew from %zu KiB after %d threads to %zu KiB",
+           base >> 10, CHURN_WARMUP, peak >> 10);
+    printf("churn: %zu threads, RSS %zu KiB after %d, peak %zu KiB after\n", created, base >> 10,
+           CHURN_WARMUP, peak >> 10);
+}
+
+/* ---- fork ---- */
+enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 64 };
+#define FORK_CHILD_LIMIT 2.0 /* seconds */
+
+static pthread_mutex_t fork_publish[FORK_WORKERS];
+static atomic_bool fork_case_active;
+
+/* The test's own handlers run before Mortise's (registered later, so called
+ * first): no worker is half-way through publishing a block when the child's
+ * memory is copied, while workers may be anywhere inside the allocator. */
+static void fork_prepare(void)
+{
+    if (atomic_load(&fork_case_active))
+        for (int i = 0; i < FORK_WORKERS; i++)
+            pthread_mutex_lock(&fork_publish[i]);
+}
+static void fork_parent(void)
+{
+    if (atomic_load(&fork_case_active))
+        for (int i = FORK_WORKERS - 1; i >= 0; i--)
+            pthread_mutex_unlock(&fork_publish[i]);
+}
+static void fork_child(void)
+{
+    if (atomic_load(&fork_case_active))
+        for (int i = 0; i < FORK_WORKERS; i++)
+            pthread_mutex_init(&fork_publish[i], NULL);
+}
+
+/* In the child: only this thread exists. Exit status 0 = all good. */
+static int fork_child_work(char **parent_blocks, uint64_t seed)
+{
+    conf_rng r = {seed};
+    int bad = 0;
+    for (int i = 0; i < FORK_PARENT_BLOCKS; i++) { /* parent-era blocks */
+        char *p = parent_blocks[i];
+        if (!p || !stamp_ok(p))
+            return 2;
+        if (i & 1) {
+            char *q = stamp_realloc(&r, p, 64 * CONF_KIB, &bad);
+            if (!q || bad)
+                return 3;
+            p = q;
+        }
+        free(p);
+    }
+    for (size_t i = 0; i < XSLOTS; i += 3) { /* blocks of the parent's threads */
+        char *p = atomic_load(&xslot[i]);
+        if (p && !stamp_ok(p))
+            return 4;
+        if (p && (i & 1)) {
+            char *q = stamp_realloc(&r, p, 4096, &bad);
+            if (!q || bad)
+                return 5;
+            p = q;
+        }
+        free(p);
+    }
+    char *own[32];
+    for (int i = 0; i < 32; i++)
+        if (!(own[i] = stamp_new(&r, seed + (uint64_t)i, i == 0 ? CONF_MIB : 8192)))
+            return 6;
+    for (int i = 0; i < 32; i++) {
+        char *q = stamp_realloc(&r, own[i], i == 1 ? CONF_MIB : 8192, &bad);
+        if (!q || bad)
+            return 7;
+        if (!stamp_ok(q))
+            return 8;
+        free(q);
+    }
+    char *big = malloc(300000); /* and a large block, moved by realloc */
+    if (!big)
+        return 9;
+    memset(big, 0x6B, 4096);
+    char *bigger = realloc(big, 5 * CONF_MIB);
+    if (!bigger || conf_first_nonzero(bigger, 1) != 0 || bigger[4095] != 0x6B)
+        return 10;
+    free(bigger);
+    return 0;
+}
+
+typedef struct { pid_t pid; double start; } fork_child_slot;
+
+void conf_case_fork(void)
+{
+    static atomic_bool registered;
+    if (!atomic_exchange(&registered, true))
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    for (int i = 0; i < FORK_WORKERS; i++)
+        pthread_mutex_init(&fork_publish[i], NULL);
+    atomic_store(&fork_case_active, true);
+
+    conf_rng r = {0xF0Cull};
+    char *parent_blocks[FORK_PARENT_BLOCKS];
+    for (int i = 0; i < FORK_PARENT_BLOCKS; i++)
+        parent_blocks[i] = stamp_new(&r, 0xFA000000ull + (uint64_t)i, i == 0 ? 2 * CONF_MIB : 4096);
+
+    pthread_t t[FORK_WORKERS];
+    xworker w[FORK_WORKERS];
+    int started = xworkers_start(t, w, FORK_WORKERS, 1e9, 64 * CONF_KIB, fork_publish);
+    CHECK(started == FORK_WORKERS);
+
+    fork_child_slot inflight[FORK_INFLIGHT] = {{0, 0}};
+    int forks = 0, ok = 0, failed = 0, hung = 0, fork_errors = 0, busy = 0;
+    double deadline = conf_now() + conf_seconds(90.0);
+    while ((forks < FORKS || busy) && conf_now() < deadline) {
+        int progress = 0;
+        for (int k = 0; k < FORK_INFLIGHT; k++) {
+            fork_child_slot *c = &inflight[k];
+            if (c->pid) {
+                int status;
+                pid_t got = waitpid(c->pid, &status, WNOHANG);
+                if (got == c->pid) {
+                    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+                        ok++;
+                    else if (failed++ < 10)
+                        fprintf(stderr, "fork child %d: %s %d\n", (int)c->pid,
+                                WIFEXITED(status) ? "exit status" : "killed by signal",
+                                WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+                    c->pid = 0, busy--, progress = 1;
+                } else if (conf_now() - c->start > FORK_CHILD_LIMIT) {
+                    kill(c->pid, SIGKILL);
+                    waitpid(c->pid, &status, 0);
+                    if (hung++ < 10)
+                        fprintf(stderr, "fork child %d: still running after %.1f s, killed\n",
+                                (int)c->pid, FORK_CHILD_LIMIT);
+                    c->pid = 0, busy--, progress = 1;
+                }
+            }
+            if (!c->pid && forks < FORKS) {
+                uint64_t seed = 0x5EED0000ull + (uint64_t)forks;
+                pid_t pid = fork();
+                if (pid == 0)
+                    _exit(fork_child_work(parent_blocks, seed));
+                forks++;
+                if (pid < 0) {
+                    fork_errors++;
+                    continue;
+                }
+                *c = (fork_child_slot){pid, conf_now()};
+                busy++, progress = 1;
+            }
+        }
+        if (!progress)
+            conf_sleep_ms(0.2);
+    }
+    uint64_t ops = 0, failures = xworkers_join(t, w, started, true, &ops);
+    atomic_store(&fork_case_active, false);
+    for (int k = 0; k < FORK_INFLIGHT; k++) /* only after the overall deadline */
+        if (inflight[k].pid) {
+            kill(inflight[k].pid, SIGKILL);
+            waitpid(inflight[k].pid, NULL, 0);
+            hung++;
+        }
+    size_t bad = xslots_drain();
+    for (int i = 0; i < FORK_PARENT_BLOCKS; i++) {
+        bad += !parent_blocks[i] || !stamp_ok(parent_blocks[i]);
+        free(parent_blocks[i]);
+    }
+    CHECKF(forks == FORKS && ok == FORKS, "%d forks, %d children ok", forks, ok);
+    CHECKF(failed == 0 && hung == 0 && fork_errors == 0, "%d children failed, %d hung, %d fork errors",
+           failed, hung, fork_errors);
+    CHECKF(failures == 0 && bad == 0, "parent: %llu failed operations, %zu corrupted blocks",
+           (unsigned long long)failures, bad);
+    printf("fork: %d forks, %d children ok, workers did %llu operations\n", forks, ok,
+           (unsigned long long)ops);
+}
+
+/* ---- trim ---- */
+enum { TRIM_THREADS = 4 };
+#define TRIM_TOTAL (256 * CONF_MIB)
+#define TRIM_SLACK (16 * CONF_MIB)
+
+typedef struct trim_node { struct trim_node *next; uint64_t tag; } trim_node;
+typedef struct {
+    int index;
+    trim_node *newer, *older; /* the two halves of this thread's blocks */
+    size_t bad;
+} trim_list;
+
+static trim_list trim_lists[TRIM_THREADS];
+static pthread_barrier_t trim_barrier;
+
+static void trim_free_chain(trim_node *n, trim_node *stop, uint64_t tag, size_t *bad)
+{
+    while (n != stop) {
+        trim_node *next = n->next;
+        *bad += n->tag != tag;
+        free(n);
+        n = next;
+    }
+}
+
+static void *trim_run(void *arg)
+{
+    trim_list *l = arg, *neighbour = &trim_lists[(l->index + 1) % TRIM_THREADS];
+    conf_rng r = {0x7819ull + (uint64_t)l->index};
+    size_t bytes = 0, goal = TRIM_TOTAL / TRIM_THREADS;
+    trim_node *head = NULL, *mid = NULL;
+    uint64_t tag = 0x7A6000ull + (uint64_t)l->index;
+    while (bytes < goal) {
+        size_t size = conf_range(&r, 64, 256);
+        trim_node *n = malloc(size);
+        if (!n) {
+            l->bad++;
+            break;
+        }
+        memset(n, 0x3C, size);
+        n->next = head, n->tag = tag;
+        head = n;
+        bytes += malloc_usable_size(n);
+        if (!mid && bytes >= goal / 2)
+            mid = n;
+    }
+    l->newer = head, l->older = mid;
+    pthread_barrier_wait(&trim_barrier); /* all allocated: main reads the peak RSS */
+    pthread_barrier_wait(&trim_barrier);
+    /* own older half here; the newer half of the neighbour's blocks */
+    trim_free_chain(l->older, NULL, tag, &l->bad);
+    trim_free_chain(neighbour->newer, neighbour->older, 0x7A6000ull + (uint64_t)neighbour->index,
+                    &l->bad);
+    return NULL;
+}
+
+void conf_case_trim(void)
+{
+    pthread_t t[TRIM_THREADS];
+    size_t start = conf_rss(), peak;
+    pthread_barrier_init(&trim_barrier, NULL, TRIM_THREADS + 1);
+    for (int i = 0; i < TRIM_THREADS; i++) {
+        trim_lists[i] = (trim_list){.index = i};
+        if (pthread_create(&t[i], NULL, trim_run, &trim_lists[i]) != 0) {
+            CHECK(!"pthread_create");
+            return; /* the barrier would never open */
+        }
+    }
+    pthread_barrier_wait(&trim_barrier); /* everything allocated */
+    peak = conf_rss();
+    pthread_barrier_wait(&trim_barrier); /* now free it */
+    size_t bad = 0;
+    for (int i = 0; i < TRIM_THREADS; i++) {
+        pthread_join(t[i], NULL);
+        bad += trim_lists[i].bad;
+    }
+    pthread_barrier_destroy(&trim_barrier);
+    double t0 = conf_now();
+    int trimmed = malloc_trim(0);
+    size_t rss = conf_rss();
+    while (rss > start + TRIM_SLACK && conf_now() - t0 < 1.0) {
+        conf_sleep_ms(10);
+        rss = conf_rss();
+    }
+    double took = conf_now() - t0;
+    CHECKF(bad == 0, "%zu blocks failed or corrupted", bad);
+    CHECKF(peak >= start + TRIM_TOTAL / 2, "RSS only %zu -> %zu KiB with 256 MiB live", start >> 10,
+           peak >> 10);
+    CHECKF(rss <= start + TRIM_SLACK, "RSS %zu KiB at start, %zu KiB at peak, %zu KiB %.2f s after malloc_trim",
+           start >> 10, peak >> 10, rss >> 10, took);
+    CHECK(trimmed == 0 || trimmed == 1);
+    printf("trim: RSS %zu KiB -> %zu KiB -> %zu KiB (%.3f s after malloc_trim)\n", start >> 10,
+           peak >> 10, rss >> 10, took);
+}

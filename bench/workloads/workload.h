@@ -179,6 +179,69 @@ static inline void *wl_malloc(size_t size, const char *where) {
   return p;
 }
 
+/* Slots of a random-replacement working set (churn, larson, server).
+ * A slot remembers its block's id, so blocks of 8 to 15 bytes, too small
+ * for a seal, can still be checked: they hold just the seal word, which a
+ * damaged block no longer matches. */
+#define WL_MIN_TAGGED 8
+struct wl_slot {
+  void *p;
+  size_t size;
+  uint64_t id;
+};
+
+/* What a thread allocated and freed: counts and sums of block ids. The
+ * threads' tallies are added into one ledger, which must balance at the
+ * end: every block allocated was freed, and none twice. */
+struct wl_tally {
+  uint64_t made, made_sum, freed, freed_sum;
+};
+
+/* Gives an empty slot a new sealed block of `size` ≥ WL_MIN_TAGGED bytes. */
+static inline void wl_slot_fill(struct wl_slot *s, size_t size, uint64_t id, struct wl_tally *tl,
+                                const char *where) {
+  s->p = wl_malloc(size, where);
+  s->size = size;
+  s->id = id;
+  if (size >= WL_MIN_SEALED) {
+    wl_seal(s->p, size, id);
+  } else {
+    uint64_t w = wl_seal_word(id, size);
+    memcpy(s->p, &w, 8);
+  }
+  tl->made++;
+  tl->made_sum += id;
+}
+
+/* Checks the slot's block (intact, and the block the slot was given),
+ * frees it and empties the slot. */
+static inline void wl_slot_free(struct wl_slot *s, struct wl_tally *tl, const char *where) {
+  if (s->size >= WL_MIN_SEALED) {
+    if (wl_open(s->p, s->size, where) != s->id)
+      wl_fail("%s: block %p holds another block's id", where, s->p);
+  } else {
+    uint64_t w;
+    memcpy(&w, s->p, 8);
+    if (w != wl_seal_word(s->id, s->size))
+      wl_fail("%s: block %p of %zu bytes overwritten", where, s->p, s->size);
+  }
+  free(s->p);
+  s->p = NULL;
+  tl->freed++;
+  tl->freed_sum += s->id;
+}
+
+/* One step of a working set of n slots: a random slot's block (if any)
+ * is checked and freed, and a block of a random size in [lo, hi] takes
+ * its place. */
+static inline void wl_slot_replace(struct wl_slot *set, size_t n, struct wl_rng *r, size_t lo, size_t hi,
+                                   uint64_t id, struct wl_tally *tl, const char *where) {
+  struct wl_slot *s = &set[wl_below(r, n)];
+  if (s->p)
+    wl_slot_free(s, tl, where);
+  wl_slot_fill(s, wl_range(r, lo, hi), id, tl, where);
+}
+
 /* Runs fn(i, arg) on n threads and joins them all. */
 struct wl_thread_start {
   void (*fn)(int, void *);
@@ -209,17 +272,66 @@ static inline void wl_run_threads(int n, void (*fn)(int, void *), void *arg) {
   free(st);
 }
 
+/* Chains of short-lived threads, larson's hand-over: a thread runs one
+ * step of its chain and, while step returns nonzero, starts a fresh thread
+ * for the next step on the same arg, then exits. So each step's frees land
+ * in the heap of a thread that has exited. */
+struct wl_chains {
+  pthread_mutex_t lock;
+  pthread_cond_t done;
+  int running;
+};
+struct wl_chain {
+  struct wl_chains *all;
+  int (*step)(void *arg);
+  void *arg;
+};
+
+static inline void *wl_chain_main(void *p);
+static inline void wl_chain_start(struct wl_chain *c) {
+  pthread_t tid;
+  int e = pthread_create(&tid, NULL, wl_chain_main, c);
+  if (e)
+    wl_fail("pthread_create: %s", strerror(e));
+  pthread_detach(tid);
+}
+static inline void *wl_chain_main(void *p) {
+  struct wl_chain *c = p;
+  if (c->step(c->arg)) {
+    wl_chain_start(c);
+    return NULL;
+  }
+  pthread_mutex_lock(&c->all->lock);
+  c->all->running--;
+  pthread_cond_signal(&c->all->done);
+  pthread_mutex_unlock(&c->all->lock);
+  return NULL;
+}
+
+/* Runs n chains at once, the i-th on args[i], until every one has ended. */
+static inline void wl_run_chains(int n, int (*step)(void *), void *args, size_t arg_size) {
+  struct wl_chains all = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, n};
+  struct wl_chain *c = calloc((size_t)n, sizeof *c);
+  if (!c)
+    wl_fail("no memory for %d chains", n);
+  for (int i = 0; i < n; i++) {
+    c[i].all = &all;
+    c[i].step = step;
+    c[i].arg = (char *)args + (size_t)i * arg_size;
+    wl_chain_start(&c[i]);
+  }
+  pthread_mutex_lock(&all.lock);
+  while (all.running > 0)
+    pthread_cond_wait(&all.done, &all.lock);
+  pthread_mutex_unlock(&all.lock);
+  free(c);
+}
+
 /* The share of `total` items thread `i` of `n` handles. */
 static inline size_t wl_share(size_t total, int i, int n) {
   return total / (size_t)n + ((size_t)i < total % (size_t)n ? 1 : 0);
 }
 
-/* What a thread allocated and freed: counts and sums of block ids. The
- * threads' tallies are added into one ledger, which must balance at the
- * end: every block allocated was freed, and none twice. */
-struct wl_tally {
-  uint64_t made, made_sum, freed, freed_sum;
-};
 struct wl_ledger {
   _Atomic uint64_t made, made_sum, freed, freed_sum;
 };

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 # docs/design.md §4: the ready instances, in the paper's order. The default set is
-# those of them the build has, plus every peer found.
+# those of them the build has, plus glibc and the peers (TARGET_PEERS, or all in --full).
 READY = ["tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs", "hslabd", "tlsfccsd"]
 
 # name, Debian package, library to preload (tbbmalloc replaces malloc through
@@ -21,6 +21,11 @@ PEERS = [
 ]
 # scudo is compared where present (docs/design.md §5) but never installed for it.
 OPTIONAL_PEERS = [("scudo", None, "libclang_rt.scudo_standalone-x86_64.so")]
+# The peers of the quick suite's default set: those the targets of
+# docs/design.md §6 compare with. The others (jemalloc, tbbmalloc, scudo)
+# join in --full: three runs of 0.3 s and more under 14 allocators would not
+# fit the quick suite's 10 minutes on a loaded 2-core machine (docs/bench.md).
+TARGET_PEERS = ["tcmalloc", "mimalloc"]
 LIB_DIRS = ["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
             "/usr/local/lib"]
 SYSTEM = "glibc"
@@ -119,8 +124,12 @@ def resolve(spec, build, install, log, say, full=False):
     an unknown name is an error (ValueError)."""
     items = [s.strip() for s in (spec or "default").split(",") if s.strip()]
     peer_names = [p[0] for p in PEERS + OPTIONAL_PEERS]
-    needs_peers = any(i in ("default", "peers") or i in peer_names for i in items)
-    peers, notes = (find_peers(install, log, say) if needs_peers else ({}, []))
+    default_peers = peer_names if full else TARGET_PEERS
+    wanted = set()
+    for i in items:
+        wanted |= set(default_peers if i == "default" else peer_names if i == "peers" else
+                      [i] if i in peer_names else [])
+    peers, notes = (find_peers(install, log, say, wanted) if wanted else ({}, []))
     built = mortise_instances(build)
     chosen, seen = [], set()
 
@@ -143,9 +152,8 @@ def resolve(spec, build, install, log, say, full=False):
                 else:
                     notes.append("instance %s not built: skipped" % n)
             add(Allocator(SYSTEM, "system", None, "the C library's malloc"))
-            for name in peer_names:
-                # scudo only in full mode: it is a hardened allocator, not a peer of the bars
-                if name in peers and (name != "scudo" or full):
+            for name in default_peers:
+                if name in peers:
                     add(peers[name])
         elif item == "instances":
             for n in built:

@@ -19,6 +19,30 @@ def md_table(headers, rows):
     return "\n".join(out)
 
 
+def pct(x):
+    return "%.1f %%" % (100 * x)
+
+
+def spread_cell(spread):
+    return "— (one run)" if spread is None else pct(spread)
+
+
+def ratio_cell(ratio, spread):
+    """A ratio of two allocators, marked when it is nearer 1 than their spread."""
+    if ratio is None:
+        return fmt(None)
+    return fmt(ratio) + (" (noise)" if stats.within_noise(ratio, 1.0, spread) else "")
+
+
+def judge(value, bar, met, spread, miss):
+    """The verdict on a value against a bar: 'noise' when the value is nearer
+    the bar than the run-to-run spread (stats.within_noise), else met or the
+    miss text. Returns (verdict, is_miss)."""
+    if stats.within_noise(value, bar, spread):
+        return ("noise: %s from the bar, inside the %s spread" % (pct(abs(value / bar - 1)), pct(spread)), False)
+    return ("met", False) if met else (miss, True)
+
+
 def text_table(headers, rows):
     cells = [headers] + [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
@@ -37,6 +61,8 @@ class Analysis:
         self.geo_benches = [b for b in results.benches() if b.in_geomean]
         self.time = results.medians("wall_s")
         self.rss = results.medians("maxrss_kb")
+        self.time_spread = results.spreads("wall_s")
+        self.rss_spread = results.spreads("maxrss_kb")
 
     def names(self, kind=None):
         return [b.name for b in self.geo_benches if kind is None or b.kind == kind]
@@ -45,18 +71,41 @@ class Analysis:
         med = self.time if attr == "time" else self.rss
         return stats.ratio_geomean(med, alloc, base, self.names(kind))
 
+    def spread(self, a, b, attr, used):
+        """The run-to-run spread a comparison of a with b over `used` is judged against."""
+        return stats.pair_spread(self.time_spread if attr == "time" else self.rss_spread, a, b, used)
+
+    def own_spread(self, alloc):
+        """Median over the benchmarks of alloc's time spread (None: one run each)."""
+        xs = [v for (b, a), v in self.time_spread.items() if a == alloc and v is not None and b in self.names()]
+        return stats.median(xs) if xs else None
+
+    def spread_summary(self):
+        """One sentence on the run-to-run spread of the times, over every
+        (benchmark, allocator) pair of the means."""
+        xs = [(v, b, a) for (b, a), v in self.time_spread.items() if v is not None and b in self.names()]
+        if not xs:
+            return ("Run-to-run spread: unknown, one run per measurement; no verdict below can be called "
+                    "noise (two or more runs, e.g. `--runs 3`, measure it).")
+        worst = max(xs)
+        return ("Run-to-run spread of the times, (max − min) / median of a pair's runs: median %s over %d "
+                "benchmark × allocator pairs, largest %s (%s × %s). A ratio or target nearer its bar than "
+                "the spread is noise." % (pct(stats.median([v for v, _, _ in xs])), len(xs), pct(worst[0]),
+                                          worst[1], worst[2]))
+
     def table4(self):
         """Rows: allocator, time and RSS geomeans vs glibc and vs mimalloc, coverage."""
         rows = []
         for a in self.allocs:
-            t, used, left = self.geo(a, BASE, "time")
-            r, _, _ = self.geo(a, BASE, "rss")
-            tm, _, _ = self.geo(a, REFERENCE, "time")
-            rm, _, _ = self.geo(a, REFERENCE, "rss")
-            rows.append([a, fmt(t), fmt(r), fmt(tm), fmt(rm),
-                         "%d/%d" % (len(used), len(self.names()))])
+            cells = []
+            for base in (BASE, REFERENCE):
+                for attr in ("time", "rss"):
+                    g, used, _ = self.geo(a, base, attr)
+                    cells.append(ratio_cell(g, self.spread(a, base, attr, used) if a != base else None))
+            used = self.geo(a, BASE, "time")[1]
+            rows.append([a] + cells + ["%d/%d" % (len(used), len(self.names())), spread_cell(self.own_spread(a))])
         return ["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE, "time ×%s" % REFERENCE,
-                "RSS ×%s" % REFERENCE, "benchmarks"], rows
+                "RSS ×%s" % REFERENCE, "benchmarks", "time spread"], rows
 
     # ---- targets (docs/design.md §6) ----
     def have(self, *names):
@@ -66,21 +115,22 @@ class Analysis:
     def ratio_target(self, what, a, b, bar, attr="time", kind=None, invert=False, doc=None):
         """A target 'a vs b' on a geomean; invert: the measured number is b/a (a speedup).
         A miss is kept in self.misses with the per-benchmark ratios (doc: its
-        key in profile.DOC_POINTERS)."""
+        key in profile.DOC_POINTERS); a value inside the spread is noise, no miss."""
         missing = self.have(a, b)
         if missing:
-            return [what, "—", bar, missing]
+            return [what, "—", bar, missing, "—"]
         g, used, left = self.geo(a, b, attr, kind)
         if g is None:
             return [what, "—", bar, "not measured: no %sbenchmark where both succeeded"
-                    % ("multithreaded " if kind == "mt" else "")]
+                    % ("multithreaded " if kind == "mt" else ""), "—"]
         value = 1.0 / g if invert else g
         limit = float(bar.split()[-1].rstrip("×"))
+        spread = self.spread(a, b, attr, used)
         met = value >= limit if bar.startswith("≥") else value <= limit
         note = " over %d benchmarks" % len(used) + (" (left out: %s)" % ", ".join(left) if left else "")
-        verdict = "met" if met else "**missed** by %.1f %%" % (abs(value / limit - 1) * 100)
-        row = [what, "%.3f×%s" % (value, note), bar, verdict]
-        if not met and doc:
+        verdict, miss = judge(value, limit, met, spread, "**missed** by %s" % pct(abs(value / limit - 1)))
+        row = [what, "%.3f×%s" % (value, note), bar, verdict, spread_cell(spread)]
+        if miss and doc:
             self.add_ratio_miss(row, a, b, attr, used, invert, value > limit, doc)
         return row
 
@@ -127,17 +177,20 @@ class Analysis:
             rows.append(self.ratio_target("safety: %s time / %s time" % (safe, base), safe, base, "≤ 1.1×",
                                           doc="safety"))
         for twin in ("wfslabm", "wfslabfl"):
+            # the twins share wfslab's machine code: a gap either way is the miss
             row = self.ratio_target("zero overhead: %s time / wfslab time" % twin, twin, "wfslab", "≤ 1.03×")
-            row[2] = "within 3 % (noise)"
+            row[2] = "within 3 %"
             if row[1] != "—":
                 g, used, _ = self.geo(twin, "wfslab")
-                row[3] = "met" if abs(g - 1) <= 0.03 else "**missed**: %+.1f %%" % ((g - 1) * 100)
-                if row[3] != "met":
+                spread = self.spread(twin, "wfslab", "time", used)
+                row[3], miss = judge(g, 1.03 if g >= 1 else 0.97, abs(g - 1) <= 0.03, spread,
+                                     "**missed**: %+.1f %%" % ((g - 1) * 100))
+                if miss:
                     self.add_ratio_miss(row, twin, "wfslab", "time", used, False, g > 1, "zero-overhead")
             rows.append(row)
         rows += wcet_targets(wcet, self.misses, self.results)
         rows += fastpath_targets(fastpath, self.misses, self.results)
-        return ["target", "measured", "bar", "verdict"], rows
+        return ["target", "measured", "bar", "verdict", "spread"], rows
 
 
 def bench_named(results, name):
@@ -146,23 +199,35 @@ def bench_named(results, name):
 
 def wcet_targets(wcet, misses=None, results=None):
     """wfslab: the lowest 99.9999 % latency of all allocators, malloc and free.
-    A miss goes to misses, profiled on that wcet_test against the lowest."""
+    A miss goes to misses, profiled on that wcet_test against the lowest.
+    With runs to compare, a gap to the nearest other allocator inside their
+    run-to-run spread is noise."""
     rows = []
     if not wcet:
-        return [["wfslab lowest 99.9999 % latency (wcet_test)", "—", "lowest", "not measured: wcet_test not run"]]
+        return [["wfslab lowest 99.9999 % latency (wcet_test)", "—", "lowest", "not measured: wcet_test not run",
+                 "—"]]
+    spreads = wcet_spreads(results) if results else {}
     for bench, per_alloc in sorted(wcet.items()):
         for op in ("malloc", "free"):
-            vals = {a: v.get("%s_p99.9999" % op) for a, v in per_alloc.items() if v.get("%s_p99.9999" % op)}
+            key = "%s_p99.9999" % op
+            vals = {a: v.get(key) for a, v in per_alloc.items() if v.get(key)}
             what = "wfslab lowest %s 99.9999 %% latency (%s)" % (op, bench)
             if "wfslab" not in vals:
-                rows.append([what, "—", "lowest", "not measured: no wfslab result"])
+                rows.append([what, "—", "lowest", "not measured: no wfslab result", "—"])
                 continue
             best = min(vals, key=vals.get)
             mine = vals["wfslab"]
+            others = sorted((v, a) for a, v in vals.items() if a != "wfslab")
+            rival = best if best != "wfslab" else (others[0][1] if others else None)
+            spread = None
+            if rival:
+                pair = [spreads.get(bench, {}).get(a, {}).get(key) for a in ("wfslab", rival)]
+                spread = None if None in pair else max(pair)
             measured = "%.2f µs (lowest: %s %.2f µs)" % (mine, best, vals[best])
-            verdict = "met" if mine <= vals[best] else "**missed**: %.2f× the lowest" % (mine / vals[best])
-            rows.append([what, measured, "lowest", verdict])
-            if verdict != "met" and misses is not None:
+            verdict, miss = judge(mine, vals[rival], mine <= vals[best], spread,
+                                  "**missed**: %.2f× the lowest" % (mine / vals[best])) if rival else ("met", False)
+            rows.append([what, measured, "lowest", verdict, spread_cell(spread) if rival else "—"])
+            if miss and misses is not None:
                 misses.append(profile.Miss(
                     what, "%s: %.2f µs against %s's %.2f µs" % (verdict, mine, best, vals[best]), "wfslab", best,
                     "wfslab-latency",
@@ -186,10 +251,10 @@ def fastpath_targets(fastpath, misses=None, results=None):
             why = ("%s not in this run" % name if results and name not in ran and fastpath
                    else "no fast-path counts" if not fastpath
                    else "no %s count" % (name if mine is None else REFERENCE))
-            rows.append([what, "—", "≤ mimalloc", "not measured: " + why])
+            rows.append([what, "—", "≤ mimalloc", "not measured: " + why, "—"])
             continue
         verdict = "met" if mine <= ref else "**missed** by %.1f instructions" % (mine - ref)
-        rows.append([what, "%.1f (mimalloc %.1f)" % (mine, ref), "≤ mimalloc", verdict])
+        rows.append([what, "%.1f (mimalloc %.1f)" % (mine, ref), "≤ mimalloc", verdict, "none (a count)"])
         if verdict != "met" and misses is not None:
             misses.append(profile.Miss(
                 what, "%s: %.1f against %.1f" % (verdict, mine, ref), name, REFERENCE, "fastpath",
@@ -199,22 +264,31 @@ def fastpath_targets(fastpath, misses=None, results=None):
     return rows
 
 
-def wcet_table(results):
-    """{bench: {alloc: {"malloc_p99": median µs, ...}}} over the ok runs."""
+def wcet_values(results):
+    """{bench: {alloc: {"malloc_p99": [µs of each ok run], ...}}}."""
     out = {}
     for b in results.benches(suite.WCET):
         for a in results.allocators():
             runs = [r for r in results.runs(b.name, a.name) if r.ok]
-            vals = {}
             for op in ("malloc", "free"):
                 for p in PERCENTILES + ["samples"]:
                     key = "%s_p%s" % (op, p) if p != "samples" else "%s_samples" % op
                     xs = [float(r.metrics[key]) for r in runs if key in r.metrics]
                     if xs:
-                        vals[key] = stats.median(xs)
-            if vals:
-                out.setdefault(b.name, {})[a.name] = vals
+                        out.setdefault(b.name, {}).setdefault(a.name, {})[key] = xs
     return out
+
+
+def wcet_table(results):
+    """{bench: {alloc: {"malloc_p99": median µs, ...}}} over the ok runs."""
+    return {b: {a: {k: stats.median(xs) for k, xs in v.items()} for a, v in pa.items()}
+            for b, pa in wcet_values(results).items()}
+
+
+def wcet_spreads(results):
+    """wcet_table's layout with each value's run-to-run spread (None: one run)."""
+    return {b: {a: {k: stats.rel_spread(xs) for k, xs in v.items()} for a, v in pa.items()}
+            for b, pa in wcet_values(results).items()}
 
 
 def fastpath_counts(results):
@@ -241,6 +315,8 @@ def bench_section(results, an, b):
     rows = []
     base_t, base_r = an.time.get((b.name, BASE)), an.rss.get((b.name, BASE))
     for a in an.allocs:
+        t_spread = stats.pair_spread(an.time_spread, a, BASE, [b.name]) if a != BASE else None
+        r_spread = stats.pair_spread(an.rss_spread, a, BASE, [b.name]) if a != BASE else None
         runs = results.runs(b.name, a)
         if not runs:
             continue
@@ -249,11 +325,12 @@ def bench_section(results, an, b):
         rss = stats.median([r.maxrss_kb for r in ok]) if ok else None
         lo, hi = stats.spread([r.wall_s for r in ok])
         rows.append([a, fmt(t), "%s–%s" % (fmt(lo), fmt(hi)) if ok else "—",
-                     fmt(t / base_t) if t and base_t else "—",
+                     spread_cell(stats.rel_spread([r.wall_s for r in ok])) if ok else "—",
+                     ratio_cell(t / base_t, t_spread) if t and base_t else "—",
                      "%d" % rss if rss is not None else "—",
-                     fmt(rss / base_r) if rss and base_r else "—", runs_cell(runs)])
-    lines.append(md_table(["allocator", "time (s)", "min–max", "×%s" % BASE, "max RSS (KB)", "×%s" % BASE,
-                           "runs"], rows))
+                     ratio_cell(rss / base_r, r_spread) if rss and base_r else "—", runs_cell(runs)])
+    lines.append(md_table(["allocator", "time (s)", "min–max", "spread", "×%s" % BASE, "max RSS (KB)",
+                           "×%s" % BASE, "runs"], rows))
     return "\n".join(lines)
 
 
@@ -328,18 +405,25 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
             "Geometric mean over the workloads and programs of each allocator's median time and median max "
             "RSS, divided by %s's (first two columns) and by %s's (last two). Below 1 is faster / smaller. "
             "A benchmark where either side had a failed run is left out of that pair's mean (see "
-            "'benchmarks': used of all)." % (BASE, REFERENCE), "", md_table(headers, rows)]
+            "'benchmarks': used of all); 'time spread' is the median of the allocator's run-to-run "
+            "spreads; '(noise)' marks a ratio nearer 1 than the spread of the two allocators' runs (the "
+            "median over the benchmarks of the larger of their spreads): no difference is shown."
+            % (BASE, REFERENCE), "", an.spread_summary(), "", md_table(headers, rows)]
     for kind, label in (("mt", "multithreaded"), ("st", "single-threaded")):
         names = an.names(kind)
         if names:
-            r = [[a, fmt(an.geo(a, BASE, "time", kind)[0]), fmt(an.geo(a, BASE, "rss", kind)[0])]
+            r = [[a] + [ratio_cell(g, an.spread(a, BASE, attr, used) if a != BASE else None)
+                        for attr in ("time", "rss") for g, used, _ in [an.geo(a, BASE, attr, kind)]]
                  for a in an.allocs]
             out += ["", "%s workloads only (%s):" % (label.capitalize(), ", ".join(names)), "",
                     md_table(["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE], r)]
     th, tr = an.targets(wcet, fast)
     out += ["", "## Targets (docs/design.md §6)", "",
             "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
-            "absent.", "", md_table(th, tr)]
+            "absent. 'spread' is the run-to-run spread the verdict was judged against: for a geometric "
+            "mean, the median over its benchmarks of the larger of the two allocators' spreads. A value "
+            "nearer its bar than that spread is 'noise', neither met nor missed (docs/bench.md, "
+            "\"Noise\").", "", md_table(th, tr)]
     why = profile.section(an.misses if misses is None else misses, os.path.dirname(os.path.abspath(path)),
                           profile_note, md_table)
     if why:
@@ -355,7 +439,9 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
     geo = [b for b in results.benches() if b.in_geomean]
     if geo:
         out += ["", "## Per benchmark", "",
-                "Median of the runs; min–max of the times shows the noise; ×%s is the ratio of medians." % BASE]
+                "Median of the runs; min–max of the times and their spread, (max − min) / median, show "
+                "the noise; ×%s is the ratio of medians, '(noise)' when it is nearer 1 than the larger "
+                "of the two allocators' spreads." % BASE]
         for b in geo:
             out += ["", bench_section(results, an, b)]
     for section in (sweep_section(results, an), wcet_section(wcet), fastpath_section(results)):
@@ -389,7 +475,7 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
 def summary_text(results, an, wcet, fast, report_path):
     headers, rows = an.table4()
     lines = ["", "== Mortise benchmark summary: normalized geometric means (time and max RSS; < 1 is better)",
-             text_table(headers, rows), ""]
+             text_table(headers, rows), an.spread_summary(), ""]
     th, tr = an.targets(wcet, fast)
     lines.append("== Targets (docs/design.md §6)")
     lines.append(text_table(th, [[c.replace("**", "") for c in r] for r in tr]))
@@ -398,6 +484,9 @@ def summary_text(results, an, wcet, fast, report_path):
     lines.append("failed runs: %d%s" % (len(fails), "" if not fails else " — " + "; ".join(
         "%s × %s run %d: %s" % (j.bench.name, j.alloc.name, j.run, r.status) for j, r in fails[:8])
         + (" ..." if len(fails) > 8 else "")))
+    noise = sum(1 for r in tr if r[3].startswith("noise"))
+    if noise:
+        lines.append("targets inside the noise: %d (neither met nor missed: repeat with more runs)" % noise)
     if an.misses:
         lines.append("missed targets: %d (where the time goes: the report's 'Missed targets' section)" % len(an.misses))
     lines.append("report: %s" % report_path)

@@ -63,13 +63,22 @@ class Results:
     def medians(self, attr, only_complete=True):
         """{(bench, alloc): median of attr over the ok runs} (pairs with a
         failed run left out when only_complete)."""
+        return self._per_pair(attr, stats.median, only_complete)
+
+    def spreads(self, attr="wall_s"):
+        """{(bench, alloc): run-to-run spread of attr, (max - min) / median
+        over the runs of a pair whose every run succeeded}; None for a pair
+        of one run."""
+        return self._per_pair(attr, stats.rel_spread, True)
+
+    def _per_pair(self, attr, summary, only_complete):
         out, groups = {}, {}
         for j, r in self.records:
             groups.setdefault((j.bench.name, j.alloc.name), []).append(r)
         for key, rs in groups.items():
             ok = [getattr(r, attr) for r in rs if r.ok]
             if ok and (not only_complete or len(ok) == len(rs)):
-                out[key] = stats.median(ok)
+                out[key] = summary(ok)
         return out
 
     def metric_medians(self, key):

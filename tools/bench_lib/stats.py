@@ -49,3 +49,31 @@ def spread(values):
     """(min, max) of the runs behind a median, to show the noise next to it."""
     xs = list(values)
     return (min(xs), max(xs)) if xs else (None, None)
+
+
+def rel_spread(values):
+    """Run-to-run spread of a measurement: (max - min) / median of its runs,
+    0.1 for 10 %. None with fewer than two runs (no spread to know)."""
+    xs = list(values)
+    if len(xs) < 2:
+        return None
+    m = median(xs)
+    return (max(xs) - min(xs)) / m if m > 0 else None
+
+
+def pair_spread(spreads, a, b, benches):
+    """The spread of comparing allocators a and b over `benches`: for each
+    benchmark the larger of the two spreads (a ratio of medians is no
+    steadier than its noisier side), then their median over the benchmarks.
+    spreads maps (bench, allocator) to rel_spread; None when no benchmark
+    has both."""
+    per = [max(spreads[(n, a)], spreads[(n, b)]) for n in benches
+           if spreads.get((n, a)) is not None and spreads.get((n, b)) is not None]
+    return median(per) if per else None
+
+
+def within_noise(value, bar, spread):
+    """True when value is nearer the bar than the spread: |value/bar - 1|
+    < spread, so the runs cannot tell on which side of the bar it is.
+    False when the spread is unknown (one run)."""
+    return spread is not None and bar > 0 and abs(value / bar - 1) < spread

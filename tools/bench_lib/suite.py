@@ -4,6 +4,8 @@ and the fast-path counts) and the jobs (benchmark × allocator × run).
 """
 import shlex
 
+from . import needs as needs_mod
+
 # family: how a benchmark runs and where its numbers go in the report
 WORKLOAD, PROGRAM, SWEEP, WCET, FASTPATH = "workload", "program", "malloc_test", "wcet_test", "fastpath"
 
@@ -23,6 +25,7 @@ class Bench:
         self.env = env or {}            # extra environment for the measured program
         self.runs = None                # runs of this benchmark when not the run's default
         self.profile_scale = None       # -s when profiled under callgrind (profile.py), None: its default
+        self.needs = []                 # (command, package) it runs besides its program (bench_lib/needs.py)
 
     @property
     def in_geomean(self):
@@ -37,7 +40,8 @@ class Job:
 
 def read_manifest(path):
     """Rows of a manifest (tab-separated: name, kind, description, quick
-    args, full args; '#' starts a comment line)."""
+    args, full args, and optionally the commands it needs as
+    `command:package ...`; '#' starts a comment line)."""
     rows = []
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
@@ -51,7 +55,8 @@ def read_manifest(path):
             name, kind, desc, quick, full = (c.strip() for c in cols[:5])
             if kind not in ("st", "mt"):
                 raise ValueError("%s:%d: kind must be st or mt, not %r" % (path, lineno, kind))
-            rows.append({"name": name, "kind": kind, "description": desc, "quick": quick, "full": full})
+            rows.append({"name": name, "kind": kind, "description": desc, "quick": quick, "full": full,
+                         "needs": needs_mod.parse(cols[5]) if len(cols) > 5 else []})
     return rows
 
 
@@ -96,8 +101,9 @@ def scale_of(args):
 
 
 # A profiled workload runs at this fraction of its quick -s: the manifest sizes
-# the quick args so the workloads' runs take alike, and so do their profiles.
-PROFILE_FRACTION = 0.2
+# the quick args so the workloads' runs take alike (about 0.3-0.5 s under
+# glibc), and so do their profiles (1-2 s under callgrind's ~50x slow-down).
+PROFILE_FRACTION = 0.05
 
 
 def manifest_benches(path, family, program_for, threads, full, scale):
@@ -110,6 +116,7 @@ def manifest_benches(path, family, program_for, threads, full, scale):
         for t in counts:
             name = row["name"] if t == counts[0] else "%s@%dt" % (row["name"], t)
             b = Bench(name, family, row["kind"], [program] + args + ["-t", str(t)], t, row["description"])
+            b.needs = row["needs"]
             if quick_scale:
                 b.profile_scale = round(quick_scale * PROFILE_FRACTION, 6)
             benches.append(b)

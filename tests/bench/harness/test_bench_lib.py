@@ -16,7 +16,7 @@ sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from bench_lib import profile, report, runner, stats, suite, wcet  # noqa: E402
+from bench_lib import allocators, needs, profile, report, runner, stats, suite, wcet  # noqa: E402
 from bench_lib.allocators import Allocator  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
@@ -119,10 +119,43 @@ class Manifests(unittest.TestCase):
         self.assertEqual([(b.name, b.argv) for b in full],
                          [("churn", ["churn", "-s", "0.5", "-t", "1"]), ("larson", ["larson", "-s", "0.5", "-t", "2"]),
                           ("larson@4t", ["larson", "-s", "0.5", "-t", "4"])])
-        # profiled at a fifth of the quick -s whatever the mode and --scale, at most 2 threads
+        # profiled at a twentieth of the quick -s whatever the mode and --scale, at most 2 threads
         self.assertEqual([profile.profile_argv(b) for b in full],
-                         [["churn", "-s", "0.2", "-t", "1"], ["larson", "-s", "0.4", "-t", "2"],
-                          ["larson", "-s", "0.4", "-t", "2"]])
+                         [["churn", "-s", "0.05", "-t", "1"], ["larson", "-s", "0.1", "-t", "2"],
+                          ["larson", "-s", "0.1", "-t", "2"]])
+
+    def test_programs_need_their_commands(self):
+        path = self.write("prog\tst\td\t-s 1\t-s 2\tno-such-cmd-x:no-such-pkg-x sh\nplain\tst\td\t-s 1\t-s 2\n")
+        benches = suite.manifest_benches(path, suite.PROGRAM, lambda n: n + ".sh", 2, False, None)
+        self.assertEqual([b.needs for b in benches], [[("no-such-cmd-x", "no-such-pkg-x"), ("sh", "sh")], []])
+        calls, notes = [], []
+        real = (allocators.may_install, allocators.apt_install)
+        self.addCleanup(setattr, allocators, "may_install", real[0])
+        self.addCleanup(setattr, allocators, "apt_install", real[1])
+        allocators.apt_install = lambda pkgs, log: calls.append(pkgs) or True
+        # installing off: not run, and the note names the package
+        kept = needs.runnable(benches, False, "/dev/null", lambda m: None, notes)
+        self.assertEqual([b.name for b in kept], ["plain"])
+        self.assertEqual(notes, ["prog not run: no-such-cmd-x not installed "
+                                 "(package no-such-pkg-x; installing is off)"])
+        # not root: the same, with why nothing was installed
+        allocators.may_install = lambda: False
+        notes.clear()
+        self.assertEqual([b.name for b in needs.runnable(benches, True, "/dev/null", lambda m: None, notes)], ["plain"])
+        self.assertEqual(notes, ["not root or no apt-get: cannot install no-such-pkg-x",
+                                 "prog not run: no-such-cmd-x not installed (package no-such-pkg-x)"])
+        # root with apt-get: the missing package is installed (apt_install runs apt-get update first)
+        allocators.may_install = lambda: True
+        notes.clear()
+        needs.runnable(benches, True, "/dev/null", lambda m: None, notes)
+        self.assertEqual(calls, [["no-such-pkg-x"]])
+
+    def test_program_manifest_names_the_packages(self):
+        rows = {r["name"]: r["needs"] for r in suite.read_manifest(os.path.join(ROOT, "bench", "programs",
+                                                                                "programs.tsv"))}
+        self.assertEqual(rows["redis"], [("redis-server", "redis-server"), ("redis-cli", "redis-tools"),
+                                         ("redis-benchmark", "redis-tools")])
+        self.assertEqual(rows["sqlite"], [("sqlite3", "sqlite3")])
 
     def test_bad_manifest(self):
         with self.assertRaises(ValueError):
@@ -200,16 +233,108 @@ class WcetJson(unittest.TestCase):
 
 
 def fake_results(times, families=None):
-    """Results of one ok run per (bench, kind, alloc): time. families: {bench:
-    family} for those that are not workloads."""
+    """Results of ok runs per (bench, kind, alloc): a time (one run) or a
+    list of times (one run each). families: {bench: family} for those that
+    are not workloads."""
     res = Results()
     allocs, benches = {}, {}
-    for (bench, kind, alloc), t in times.items():
+    for (bench, kind, alloc), ts in times.items():
         a = allocs.setdefault(alloc, Allocator(alloc, "peer"))
         b = benches.setdefault(bench, suite.Bench(bench, (families or {}).get(bench, suite.WORKLOAD), kind,
                                                   ["/bin/bench_" + bench, "-s", "0.1", "-t", "2"], 2))
-        res.add(suite.Job(b, a, 1, 1), runner.RunResult("ok", t, int(1000 * t)))
+        ts = ts if isinstance(ts, list) else [ts]
+        for run, t in enumerate(ts, 1):
+            res.add(suite.Job(b, a, run, len(ts)), runner.RunResult("ok", t, int(1000 * t)))
     return res
+
+
+class Noise(unittest.TestCase):
+    """A difference nearer its bar than the run-to-run spread is noise, not met or missed."""
+
+    def test_spread_arithmetic(self):
+        self.assertAlmostEqual(stats.rel_spread([0.9, 1.0, 1.1]), 0.2)
+        self.assertAlmostEqual(stats.rel_spread([2.0, 3.0]), 0.4)  # median 2.5
+        self.assertIsNone(stats.rel_spread([1.0]))
+        spreads = {("x", "a"): 0.1, ("x", "b"): 0.3, ("y", "a"): 0.05, ("y", "b"): 0.02, ("z", "a"): None}
+        self.assertAlmostEqual(stats.pair_spread(spreads, "a", "b", ["x", "y", "z"]), (0.3 + 0.05) / 2)
+        self.assertIsNone(stats.pair_spread(spreads, "a", "b", ["z"]))
+        self.assertTrue(stats.within_noise(1.047, 1.03, 0.1))
+        self.assertFalse(stats.within_noise(1.047, 1.03, 0.01))
+        self.assertFalse(stats.within_noise(1.047, 1.03, None))  # one run: the verdict stands
+
+    @staticmethod
+    def rows(times):
+        an = report.Analysis(fake_results(times))
+        rows = {r[0].split(" (")[0]: r for r in an.targets({}, {})[1]}
+        return an, rows
+
+    def test_twin_gap_inside_the_spread_is_noise(self):
+        # wfslabfl 4.7 % faster than wfslab, whose runs spread over 20 %
+        an, rows = self.rows({("x", "mt", "wfslab"): [0.9, 1.0, 1.1], ("x", "mt", "wfslabfl"): [0.952, 0.953, 0.954]})
+        row = rows["zero overhead: wfslabfl time / wfslab time"]
+        self.assertEqual(row[3], "noise: 1.8 % from the bar, inside the 20.0 % spread")  # 0.953 / 0.97
+        self.assertEqual(row[4], "20.0 %")
+        self.assertEqual(an.misses, [])
+
+    def test_twin_gap_outside_the_spread_is_missed(self):
+        an, rows = self.rows({("x", "mt", "wfslab"): [0.995, 1.0, 1.005],
+                              ("x", "mt", "wfslabfl"): [0.952, 0.953, 0.954]})
+        row = rows["zero overhead: wfslabfl time / wfslab time"]
+        self.assertEqual((row[3], row[4]), ("**missed**: -4.7 %", "1.0 %"))
+        self.assertEqual([m.title for m in an.misses], ["zero overhead: wfslabfl time / wfslab time"])
+
+    def test_twin_within_the_bar_and_the_spread_is_met(self):
+        _, rows = self.rows({("x", "mt", "wfslab"): [0.999, 1.0, 1.001], ("x", "mt", "wfslabfl"): [1.0, 1.0, 1.0]})
+        self.assertEqual(rows["zero overhead: wfslabfl time / wfslab time"][3], "met")
+
+    def test_ratio_target_miss_inside_the_spread_is_noise(self):
+        # hslab = tcmalloc: 17.6 % above the 0.85 bar; runs spread 30 % on one side, 5 % on the other
+        an, rows = self.rows({("x", "mt", "hslab"): [0.85, 1.0, 1.15], ("x", "mt", "tcmalloc"): [0.98, 1.0, 1.03],
+                              ("y", "st", "hslab"): [0.85, 1.0, 1.15], ("y", "st", "tcmalloc"): [0.98, 1.0, 1.03]})
+        row = rows["hslab time / tcmalloc time"]
+        self.assertEqual(row[3], "noise: 17.6 % from the bar, inside the 30.0 % spread")
+        self.assertEqual(an.misses, [])
+
+    def test_ratio_target_outside_the_spread_is_met_or_missed(self):
+        an, rows = self.rows({("x", "mt", "hslab"): [0.98, 1.0, 1.02], ("x", "mt", "tcmalloc"): [0.99, 1.0, 1.01],
+                              ("x", "mt", "tlsf"): [3.9, 4.0, 4.1], ("x", "mt", "tlsfcc"): [1.95, 2.0, 2.05]})
+        self.assertEqual(rows["hslab time / tcmalloc time"][3:], ["**missed** by 17.6 %", "4.0 %"])
+        self.assertEqual(rows["tlsfcc speed-up over tlsf"][3:], ["met", "5.0 %"])  # 2.0× is 33 % over 1.5×
+        self.assertEqual([m.title for m in an.misses], ["hslab time / tcmalloc time"])
+
+    def test_met_inside_the_spread_is_noise_too(self):
+        _, rows = self.rows({("x", "mt", "tlsf"): [3.0, 4.0, 5.0], ("x", "mt", "tlsfcc"): [1.95, 2.0, 2.05]})
+        self.assertEqual(rows["tlsfcc speed-up over tlsf"][3], "noise: 33.3 % from the bar, inside the 50.0 % spread")
+
+    def test_one_run_keeps_the_verdict(self):
+        _, rows = self.rows({("x", "mt", "hslab"): 1.0, ("x", "mt", "tcmalloc"): 1.0})
+        self.assertEqual(rows["hslab time / tcmalloc time"][3:], ["**missed** by 17.6 %", "— (one run)"])
+
+    def test_latency_gap_inside_the_spread_is_noise(self):
+        res = fake_results({})
+        bench = suite.Bench("wcet_test@2t", suite.WCET, "mt", ["/b/bench_wcet_test"], 2)
+        for alloc, xs in (("wfslab", [5.0, 6.0, 7.0]), ("mimalloc", [5.9, 6.0, 6.1]), ("hslab", [9.0, 9.1, 9.2])):
+            for run, x in enumerate(xs, 1):
+                res.add(suite.Job(bench, Allocator(alloc, "peer"), run, 3),
+                        runner.RunResult("ok", 1, 1, metrics={"malloc_p99.9999": str(x), "free_p99.9999": str(x)}))
+        wcet = report.wcet_table(res)
+        rows = report.wcet_targets(wcet, [], res)
+        self.assertEqual(rows[0][3:], ["noise: 0.0 % from the bar, inside the 33.3 % spread", "33.3 %"])
+        self.assertEqual(report.wcet_targets(wcet)[0][3:], ["met", "— (one run)"])  # no runs known: no spread
+
+    def test_report_states_the_spread(self):
+        an = report.Analysis(fake_results({("x", "mt", "glibc"): [0.9, 1.0, 1.1], ("x", "mt", "wfslab"): [1.0, 1.0]}))
+        self.assertIn("median 10.0 % over 2 benchmark × allocator pairs, largest 20.0 % (x × glibc)",
+                      an.spread_summary())
+        headers, rows = an.table4()
+        self.assertEqual((headers[-1], rows[0][-1], rows[1][-1]), ("time spread", "20.0 %", "0.0 %"))
+        self.assertEqual(rows[1][1], "1.000 (noise)")  # wfslab = glibc inside glibc's 20 %
+        self.assertEqual(rows[0][1], "1.000")  # glibc against itself: nothing to judge
+        an = report.Analysis(fake_results({("x", "mt", "glibc"): [0.99, 1.0, 1.01], ("x", "mt", "wfslab"): [2.0, 2.0]}))
+        self.assertEqual(an.table4()[1][1][1], "2.000")
+        self.assertIn("| wfslab | 2.000 | 2.000–2.000 | 0.0 % | 2.000 |", report.bench_section(an.results, an,
+                                                                                         an.geo_benches[0]))
+        self.assertIn("unknown, one run", report.Analysis(fake_results({("x", "mt", "glibc"): 1.0})).spread_summary())
 
 
 class Targets(unittest.TestCase):

@@ -128,7 +128,8 @@ def main():
         files = [os.path.join(out, "profiles", slug, "%s.callgrind.out" % n) for n in ("wfslabs", "wfslab")]
         check(all(os.path.getsize(f) > 0 for f in files if os.path.exists(f)) and all(map(os.path.exists, files)),
               "real callgrind: one profile per allocator of the pair", repr(os.listdir(out)))
-        check("profiled on: stub (`bench_stub -s 0.4 -t 2`)" in why, "profiled on the stub at a fifth of its quick -s 2", why)
+        check("profiled on: stub (`bench_stub -s 0.1 -t 2`)" in why,
+              "profiled on the stub at a twentieth of its quick -s 2", why)
         check(re.search(r"\| wfslabs \| [\d,]+ \| [\d.,]+ per block \| [\d,]+ \([\d.]+ %\)", why) is not None
               and re.search(r"\| wfslab \| [\d,]+ \| [\d.,]+ per block \|", why) is not None,
               "both profiles: total Ir, Ir per block, Ir in the library", why)

@@ -9,17 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define CHECKF(cond, ...)                                                          \
-    do {                                                                           \
-        if (cond) {                                                                \
-            check_passed++;                                                        \
-        } else {                                                                   \
-            check_failed++;                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: ", __FILE__, __LINE__);          \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
-    } while (0)
+#define CHECKF CHECK_MSG /* the message names the bug; the condition comes first */
 
 static struct {
     int count;

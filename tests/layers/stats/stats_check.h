@@ -1,16 +1,5 @@
-/* tests/layers/stats: CHECK of tests/common/check.h, also printing the values
- * that failed (cond is evaluated once). */
+/* tests/layers/stats: the harness of tests/common/check.h (CHECK_MSG prints
+ * the values that failed) and a cast for printing counters. */
 #include "../../common/check.h"
 
-#define CHECK_MSG(cond, ...)                                                       \
-    do {                                                                           \
-        if (cond) {                                                                \
-            check_passed++;                                                        \
-        } else {                                                                   \
-            check_failed++;                                                        \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
-    } while (0)
 #define ULL(x) ((unsigned long long)(x))

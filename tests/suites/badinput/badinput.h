@@ -90,4 +90,36 @@ static inline int bi_end(void)
     return 0;
 }
 
+/* The bugs several programs commit, each on a block of `size` bytes from
+ * malloc, named by a block line first. */
+
+/* One byte past the request flipped, then the block freed. */
+static inline void bi_overflow_1(size_t size)
+{
+    unsigned char *p = test_family.malloc(size);
+    bi_block(p, size);
+    ((unsigned char *)bi_hide(p))[size] ^= 0x5a;
+    test_family.free(p);
+}
+
+/* The block freed twice in a row; returns it (dangling). */
+static inline void *bi_double_free(size_t size)
+{
+    void *p = test_family.malloc(size);
+    bi_block(p, size);
+    test_family.free(p);
+    test_family.free(bi_hide(p));
+    return p;
+}
+
+/* free of a pointer `offset` bytes inside a live block, then of the block. */
+static inline void bi_free_inside(size_t size, size_t offset)
+{
+    unsigned char *p = test_family.malloc(size);
+    void *inside = p + offset;
+    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
+    test_family.free(bi_hide(inside));
+    test_family.free(p);
+}
+
 #endif

@@ -3,10 +3,6 @@
 
 int main(void)
 {
-    size_t size = 48;
-    void *p = test_family.malloc(size);
-    bi_block(p, size);
-    test_family.free(p);
-    test_family.free(bi_hide(p));
+    bi_double_free(48);
     return bi_end();
 }

@@ -7,10 +7,7 @@
 int main(void)
 {
     size_t size = 48;
-    void *p = test_family.malloc(size);
-    bi_block(p, size);
-    test_family.free(p);
-    test_family.free(bi_hide(p));
+    bi_double_free(size);
     void *a = test_family.malloc(size);
     void *b = test_family.malloc(size);
     bi_line("result %s", a == b ? "same" : "distinct");

@@ -3,10 +3,6 @@
 
 int main(void)
 {
-    unsigned char *p = test_family.malloc(64);
-    void *inside = p + 16;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
-    test_family.free(bi_hide(inside));
-    test_family.free(p);
+    bi_free_inside(64, 16);
     return bi_end();
 }

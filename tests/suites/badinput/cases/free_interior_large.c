@@ -3,10 +3,6 @@
 
 int main(void)
 {
-    unsigned char *p = test_family.malloc(300000);
-    void *inside = p + 4096;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
-    test_family.free(bi_hide(inside));
-    test_family.free(p);
+    bi_free_inside(300000, 4096);
     return bi_end();
 }

@@ -3,10 +3,6 @@
 
 int main(void)
 {
-    unsigned char *p = test_family.malloc(32);
-    void *odd = p + 1;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)odd);
-    test_family.free(bi_hide(odd));
-    test_family.free(p);
+    bi_free_inside(32, 1);
     return bi_end();
 }

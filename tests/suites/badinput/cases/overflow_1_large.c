@@ -4,10 +4,6 @@
 
 int main(void)
 {
-    size_t size = 200000;
-    unsigned char *p = test_family.malloc(size);
-    bi_block(p, size);
-    ((unsigned char *)bi_hide(p))[size] ^= 0x5a;
-    test_family.free(p);
+    bi_overflow_1(200000);
     return bi_end();
 }

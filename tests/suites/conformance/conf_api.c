@@ -325,6 +325,31 @@ void conf_case_api(void)
     conf_api_info();
 }
 
+/* ---- order: fresh blocks of one size come out in ascending addresses ---- */
+
+/* A program that builds a list and walks it in allocation order walks
+ * memory upward only if consecutive mallocs of one size from fresh memory
+ * ascend (hardware prefetchers follow ascending streams). At the start of
+ * a process every class is fresh; a new slab or span may lie below the
+ * last one, so a few steps down are allowed: at least 90 % up. */
+void conf_case_order(void)
+{
+    static const size_t sizes[] = {24, 48, 96, 200, 480};
+    enum { N = 128 };
+    void *blocks[N];
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t up = 0;
+        for (size_t i = 0; i < N; i++) {
+            blocks[i] = test_family.malloc(sizes[k]);
+            CHECK(blocks[i] != NULL);
+            up += i && (uintptr_t)blocks[i] > (uintptr_t)blocks[i - 1];
+        }
+        CHECKF(up * 10 >= (N - 1) * 9, "%zu-byte blocks: %zu of %d steps up", sizes[k], up, N - 1);
+        for (size_t i = 0; i < N; i++)
+            test_family.free(blocks[i]);
+    }
+}
+
 /* ---- align: 1 B to 64 KiB through each aligned entry point ---- */
 
 enum { CONF_ALIGN_SIZES = 8, CONF_ALIGN_WAYS = 3 };

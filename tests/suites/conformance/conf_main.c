@@ -27,6 +27,7 @@ static const struct {
     {"churn", conf_case_churn, 120},
     {"fork", conf_case_fork, 120},
     {"trim", conf_case_trim, 120},
+    {"order", conf_case_order, 60},
 };
 #define CONF_NCASES (sizeof conf_cases / sizeof conf_cases[0])
 

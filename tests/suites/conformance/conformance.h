@@ -94,6 +94,7 @@ void conf_case_threads(void);
 void conf_case_churn(void);
 void conf_case_fork(void);
 void conf_case_trim(void);
+void conf_case_order(void);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,7 @@ if [ ! -x "$conformance" ] || [ ! -x "$cxx" ]; then
     echo "$0: $conformance or $cxx missing; build first (make BUILD=$build)" >&2
     exit 2
 fi
-cases=${*:-"api align errno bad random threads churn fork trim cxx_new"}
+cases=${*:-"api align errno bad random threads churn fork trim order cxx_new"}
 
 passed=0
 failed=0

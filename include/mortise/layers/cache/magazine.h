@@ -12,7 +12,8 @@
  *                                            free it to the chain below
  *   mt_cache_take(out, want, size, below)    up to `want` blocks of `size`
  *                                            bytes from the alloc chain
- *                                            below into out[]: how many
+ *                                            below into out[], the last
+ *                                            taken first: how many
  *   mt_cache_give(blocks, n, free_below)     free n blocks below
  *   mt_magazine_pop(m, n), mt_magazine_push(m, n, p)   the fast paths
  *   mt_magazine_drain(m, count, free_below)  free the `count` oldest blocks
@@ -70,6 +71,14 @@ MT_UNUSED static size_t mt_cache_take(void **out, size_t want, size_t size, mt_l
         if (!p)
             break;
         out[got++] = p;
+    }
+    /* Newest first: a magazine filled from out[0] pops the blocks in the
+     * order below handed them out, ascending from fresh memory, the order
+     * a hardware prefetcher follows. */
+    for (size_t i = 0, j = got; i + 1 < j; i++, j--) {
+        void *t = out[i];
+        out[i] = out[j - 1];
+        out[j - 1] = t;
     }
     return got;
 }

@@ -389,11 +389,13 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    if (MT_UNLIKELY(!MT_SELF(covers)(c) || !b->room)) {
+    /* the range check first: bin[c] of a class not covered (SIZE_MAX for a
+     * block nobody owns) is not an element to take the address of */
+    if (MT_UNLIKELY(!MT_SELF(covers)(c) || !MT_SELF(tl).bin[c].room)) {
         MT_SELF(free_slow)(ctx->ptr, c, ctx->cpu, next);
         return NULL;
     }
+    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     *(void **)ctx->ptr = b->head;
     b->head = ctx->ptr;
     b->room--;

@@ -44,14 +44,15 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
-    mt_magazine *m = MT_SELF(magazine)(c);
     uint32_t n;
+    /* covers(c) first: the magazine of a class not covered (SIZE_MAX for a
+     * block nobody owns) is no element of the table */
     if (MT_UNLIKELY(!MT_SELF(covers)(c) || !MT_SELF(accepts)(c, ctx->ptr) ||
-                    (n = m->n) >= m->cap)) {
+                    (n = MT_SELF(magazine)(c)->n) >= MT_SELF(magazine)(c)->cap)) {
         MT_SELF(free_slow)(ctx->ptr, c, next);
         return NULL;
     }
-    mt_magazine_push(m, n, ctx->ptr);
+    mt_magazine_push(MT_SELF(magazine)(c), n, ctx->ptr);
     return NULL;
 }
 

@@ -671,5 +671,3 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 
 #include "../core/layer_end.h"
 #undef MT_SLAB_LK_CHECK
-#undef MT_SLAB_LK_LINK_ALLOC
-#undef MT_SLAB_LK_LINK_FREE

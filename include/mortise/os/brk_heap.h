@@ -5,14 +5,24 @@
  *   shrinks at the program break: the address space split/merge layers such
  *   as tlsf_glk want, where neighbouring blocks can merge. Memory it returns
  *   is zero-filled (ctx->zeroed is set to the block): fresh break pages are
- *   zero and freed ones are discarded.
+ *   zero and freed ones are discarded; a large block reused from the keep
+ *   (below) is not.
  * Slots (model language → macro, default):
- *   sync=POLICY → MT_SYNC (spinlock): guards the free ranges and the break.
+ *   sync=POLICY → MT_SYNC (spinlock): guards the free ranges and the break
+ *     (and, a lock of its own, the keep).
+ *   large_keep=BYTES → MT_LARGE_KEEP (32 MiB; 0 = off): freed blocks of
+ *     256 KiB (MT_LARGE_KEEP_MIN) up to this size keep their pages, up to this
+ *     many bytes in all, and serve later requests that fit without a page
+ *     fault (os/large_keep.h: best fit, split and merge, bounded waste).
+ *   large_decay_ms=N → MT_LARGE_DECAY_MS (1000; 0 = no limit): a kept block
+ *     unused this long goes back to the OS (checked on the OS layer's slow
+ *     paths); malloc_trim gives back every kept block at once.
  * Structure: freed granule ranges are kept in address order, first fit with
  *   coalescing (os/range_fit.h, whose list lives in the page map, so a free
- *   range costs no resident memory). A freed block gives its pages back at
- *   once (MADV_DONTNEED, RSS falls); when the free range at the top of the heap
- *   reaches the break, the break is lowered (sbrk with a negative increment).
+ *   range costs no resident memory). A freed block the keep does not take
+ *   gives its pages back at once (MADV_DONTNEED, RSS falls); when the free
+ *   range at the top of the heap reaches the break, the break is lowered
+ *   (sbrk with a negative increment).
  *   resize works in place: shrinking frees the tail, growing takes the free
  *   granules after the block or moves the break when the block is on top.
  * Sharing the break: the C library's malloc or the program may move the break
@@ -30,7 +40,10 @@
  *   are no blocks outside the heap).
  * Time: alloc, free and resize are O(free ranges) under the lock, plus a
  *   system call when the break moves or pages are given back; O(granules)
- *   page-map writes when the heap grows. Thread safety: all operations.
+ *   page-map writes when the heap grows; a large block kept or reused:
+ *   O(32 kept blocks) under the keep's lock and no system call. Thread
+ *   safety: all operations. Space: at most large_keep bytes of freed blocks
+ *   stay resident (and keep the break from being lowered over them).
  * Fails: returns NULL with ctx->err = ENOMEM when the break cannot move
  *   (RLIMIT_DATA, address space taken) and no free range fits.
  * Needs: a port with a program break (mt_pal_brk: sbrk on Linux) and
@@ -198,17 +211,19 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 
 #define MT_OS_RESIZE_IN_PLACE 1
 #define MT_OS_LOCK MT_SELF(state).lock
+#define MT_OS_KEEPS
 #include "granule_blocks.h"
 
-/* Freed pages were discarded when freed; what is left is the top of the heap
- * if the break could not be lowered then. */
+/* Freed pages were discarded when freed; what is left is the keep and the
+ * top of the heap if the break could not be lowered then. */
 #define MT_IMPLEMENTS_purge
 MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
+    bool kept = MT_SELF(keep_purge)();
     MT_SELF(lock)();
-    bool moved = MT_SELF(shrink)();
+    bool moved = MT_SELF(shrink)() || kept;
     MT_SELF(unlock)();
     return moved ? (void *)1 : NULL;
 }

@@ -7,17 +7,22 @@
  *     MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules);
  * and, optionally, MT_OS_LOCK: the layer's MT_SYNC lock object, which the
  * fork operations take (prepare), release (parent) and reset (child).
+ * A layer that defines MT_OS_KEEPS too gets the large-block keep
+ * (large_keep.h: the slots large_keep and large_decay_ms): alloc and free go
+ * through it, and fork_prepare takes its lock before MT_OS_LOCK.
  *
  * The block convention: the page-map entry of a block's first granule is
  * mt_entry(MT_SELF_ID, granule count). A pointer under our entry that is not
  * granule-aligned is an interior pointer, not a block, and is ignored.
  */
 
+#include "large_keep.h"
+
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_chunk)(&copy));
+    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_kept)(&copy));
 }
 
 MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)
@@ -30,7 +35,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
     if (MT_SELF(is_block)(ctx))
-        MT_SELF(free_chunk)(ctx->ptr, ctx->meta);
+        MT_SELF(free_kept)(ctx->ptr, ctx->meta);
     return NULL;
 }
 
@@ -50,6 +55,7 @@ MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
+    MT_SELF(keep_fork)(0);
     MT_SYNC_FN(MT_SYNC, lock)(&MT_OS_LOCK);
     return NULL;
 }
@@ -58,6 +64,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
+    MT_SELF(keep_fork)(1);
     MT_SYNC_FN(MT_SYNC, unlock)(&MT_OS_LOCK);
     return NULL;
 }
@@ -66,6 +73,7 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
+    MT_SELF(keep_fork)(2);
     MT_SYNC_FN(MT_SYNC, init)(&MT_OS_LOCK);
     return NULL;
 }

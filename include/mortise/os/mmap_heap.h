@@ -2,8 +2,9 @@
  *
  * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
  *   requested alignment if larger. Memory it returns is zero-filled
- *   (ctx->zeroed is set to the block). It is the last layer of every chain it
- *   heads, so it serves what no trunk layer took.
+ *   (ctx->zeroed is set to the block) unless it is a large block reused from
+ *   the keep (below). It is the last layer of every chain it heads, so it
+ *   serves what no trunk layer took.
  * Slots (model language → macro, default):
  *   faa_heap_growth=0|1 → MT_FAA_HEAP_GROWTH (0): carve chunks from one large
  *     reserved arena by an atomic fetch-and-add instead of one mmap per chunk.
@@ -15,8 +16,18 @@
  *     the 2 MiB units of a thread's region that hold dense chunks (see
  *     "Dense and sparse chunks"), and only once the thread has carved 2 MiB of
  *     them; otherwise for every reservation, as the slot always did.
- *   sync=POLICY → MT_SYNC (spinlock): guards the chunk cache and region lists.
- * Reuse and return: a freed chunk of up to MT_MMAP_CACHE_GRANULES (4 MiB) has
+ *   sync=POLICY → MT_SYNC (spinlock): guards the chunk cache and region lists
+ *     (and, a lock of its own, the keep).
+ *   large_keep=BYTES → MT_LARGE_KEEP (32 MiB; 0 = off): freed blocks of
+ *     256 KiB (MT_LARGE_KEEP_MIN) up to this size keep their pages, up to this
+ *     many bytes in all, and serve later requests that fit without a page
+ *     fault (os/large_keep.h: best fit, split and merge, bounded waste).
+ *   large_decay_ms=N → MT_LARGE_DECAY_MS (1000; 0 = no limit): a kept block
+ *     unused this long goes back to the OS (checked on the OS layer's slow
+ *     paths); malloc_trim gives back every kept block at once.
+ * Reuse and return: a freed block the keep does not take (too small, too
+ *   large, or pushed out by newer ones: least recently freed first) goes on
+ *   as follows: a freed chunk of up to MT_MMAP_CACHE_GRANULES (4 MiB) has
  *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
  *   range kept for reuse by size; larger blocks are unmapped. The free-range
  *   lists live in the page map itself (entries with owner 0), so keeping a free
@@ -38,8 +49,14 @@
  *   core/pagemap_radix.h) and mt_os_stats_read.
  * Time: O(1) per chunk plus one system call when a chunk is fresh or freed
  *   (and one madvise per 2 MiB of dense chunks with huge_page=1);
- *   O(granules) page-map writes. Thread safety: all operations; the chunk cache
- *   takes one lock (MT_SYNC), thread-local carving none.
+ *   O(granules) page-map writes; a large block kept or reused: O(32 kept
+ *   blocks) under the keep's lock and no system call. Thread safety: all
+ *   operations; the chunk cache takes one lock (MT_SYNC), thread-local carving
+ *   none, the keep its own (taken only for blocks of 256 KiB or more, and
+ *   briefly on other slow paths once a kept block is due to decay).
+ * Space: at most large_keep bytes of freed blocks stay resident; one unused
+ *   for large_decay_ms goes back at the next large free or the next request
+ *   the keep does not serve.
  * Fails: returns NULL with ctx->err = ENOMEM when the OS refuses memory.
  * Example: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::segfit_lk::malloc_socket
  */
@@ -232,7 +249,9 @@ MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
 }
 
 #define MT_OS_LOCK MT_SELF(state).lock
-#include "granule_owner.h" /* alloc, free, getmeta, fork */
+#define MT_OS_KEEPS
+#define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
+#include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
  * a granule-aligned destination. Cached-size chunks are left to the socket. */
@@ -306,9 +325,15 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-/* Free chunks already gave their pages back when they were freed. */
+/* Free chunks already gave their pages back when they were freed; kept
+ * large blocks go now. */
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    return MT_SELF(keep_purge)() ? (void *)1 : NULL;
+}
 
 #undef MT_SELF_HUGE_RESERVE
 #include "../core/layer_end.h"

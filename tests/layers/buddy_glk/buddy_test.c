@@ -7,9 +7,10 @@
  * purge without new mappings. Built per sync policy
  * (TSB_SYNC) and smallest block (TSB_BUDDY_MIN: 12, the state map in the
  * record; 4, a map span of its own).
- * model: mmap_heap::buddy_glk(sync=TSB_SYNC, size_handle=[0, SIZE_MAX])::custom_socket(prefix=t_)
+ * model: mmap_heap(large_keep=0)::buddy_glk(sync=TSB_SYNC, size_handle=[0, SIZE_MAX])::custom_socket(prefix=t_)
  *        with MT_BUDDY_MIN_SHIFT=TSB_BUDDY_MIN */
 #include <mortise/mortise.h>
+#define MT_LARGE_KEEP 0 /* chunks given back reach the OS at once: RSS shows it */
 #include <mortise/os/mmap_heap.h>
 
 #define MT_SYNC TSB_SYNC

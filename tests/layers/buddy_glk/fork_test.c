@@ -1,7 +1,8 @@
 /* The fork handlers of slab_lk and buddy_glk, with a sync policy that
  * records every init, lock and unlock (in all three layers): fork_prepare
  * takes slab_lk's class locks (the classes it serves, in index order),
- * then buddy_glk's lock, then mmap_heap's, each exactly once (and
+ * then buddy_glk's lock, then mmap_heap's (its large-block keep's, then its
+ * own), each exactly once (and
  * buddy_glk's record pool lock); fork_parent releases each once and
  * fork_child re-initialises each once, the layers below first. Every
  * critical section pairs its lock and unlock under threads. Then real
@@ -102,19 +103,21 @@ static bool all_free(void)
     for (size_t i = 0; i < MT_SZCLS_tc_CLASSES; i++)
         ok &= slab_lk_state.cls[i].lock.depth == 0;
     ok &= !mt_load_relaxed(&buddy_glk_state.records.lock.held);
-    ok &= mmap_heap_state.lock.depth == 0;
+    ok &= mmap_heap_state.lock.depth == 0 && mmap_heap_keep.lock.depth == 0;
     return ok;
 }
 
-/* The probe locks in request order: slab_lk's classes, buddy_glk's lock,
- * mmap_heap's lock. */
-static size_t request_order(const void **order)
+/* The probe locks in request order, each with its layer (0 slab_lk, 1
+ * buddy_glk, 2 mmap_heap): slab_lk's classes, buddy_glk's lock, mmap_heap's
+ * large-block keep and then its own lock. */
+static size_t request_order(const void **order, int *layer)
 {
     size_t n = 0;
     for (size_t i = 0; i < slab_lk_classes_used(); i++)
-        order[n++] = &slab_lk_state.cls[i].lock;
-    order[n++] = &buddy_glk_state.lock;
-    order[n++] = &mmap_heap_state.lock;
+        layer[n] = 0, order[n++] = &slab_lk_state.cls[i].lock;
+    layer[n] = 1, order[n++] = &buddy_glk_state.lock;
+    layer[n] = 2, order[n++] = &mmap_heap_keep.lock;
+    layer[n] = 2, order[n++] = &mmap_heap_state.lock;
     return n;
 }
 
@@ -123,12 +126,16 @@ static size_t request_order(const void **order)
  * layer passes on first, then releases its own locks in its own order). */
 static size_t order_errors(size_t logged, char op, bool below_first)
 {
-    const void *order[MT_SZCLS_tc_CLASSES + 2], *want[MT_SZCLS_tc_CLASSES + 2];
-    size_t n = request_order(order), bad = 0;
+    enum { LOCKS = MT_SZCLS_tc_CLASSES + 3 };
+    const void *order[LOCKS], *want[LOCKS];
+    int layer[LOCKS];
+    size_t n = request_order(order, layer), bad = 0, k = 0;
     if (logged != n)
         return 1000 + logged;
-    for (size_t i = 0; i < n; i++) /* below_first: mmap, buddy, then the classes in index order */
-        want[i] = !below_first ? order[i] : i == 0 ? order[n - 1] : i == 1 ? order[n - 2] : order[i - 2];
+    for (int l = below_first ? 2 : 0; below_first ? l >= 0 : l <= 2; l += below_first ? -1 : 1)
+        for (size_t i = 0; i < n; i++)
+            if (layer[i] == l)
+                want[k++] = order[i];
     for (size_t i = 0; i < n; i++)
         bad += probe_log[i].lock != want[i] || probe_log[i].op != op;
     return bad;
@@ -142,7 +149,8 @@ static void test_handler_order(void)
     probe_start();
     mt_chain_fork_prepare(&ctx);
     CHECK(order_errors(probe_stop(), 'l', false) == 0);
-    CHECK(mt_load_relaxed(&buddy_glk_state.records.lock.held) && mmap_heap_state.lock.depth == 1);
+    CHECK(mt_load_relaxed(&buddy_glk_state.records.lock.held) && mmap_heap_state.lock.depth == 1 &&
+          mmap_heap_keep.lock.depth == 1);
     CHECK(slab_lk_classes_used() == mt_szcls_tc_index(32767) + 1); /* every class to 32 KiB */
     probe_start();
     mt_chain_fork_parent(&ctx);

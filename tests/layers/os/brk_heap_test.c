@@ -5,6 +5,7 @@
  * with a foreign sbrk, in-place resize, errno, and a two-thread stress with
  * the free-range invariant checked at the end. */
 #include <mortise/mortise.h>
+#define MT_LARGE_KEEP 0 /* the heap's own behaviour; the keep: large_keep_test.c */
 #include <mortise/os/brk_heap.h>
 
 #define MT_PREFIX t_

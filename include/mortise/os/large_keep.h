@@ -1,0 +1,392 @@
+/* mortise/os/large_keep.h — the large-block keep of the hosted OS layers
+ * (slots large_keep and large_decay_ms of mmap_heap and brk_heap).
+ *
+ * Why: an OS layer gives a freed block's pages back at once (munmap, or
+ * MADV_DONTNEED for the ranges it keeps), so a program that frees and
+ * allocates blocks of several MiB in a loop pays one page fault per page per
+ * round: the time goes into the kernel zeroing pages, not into the program.
+ * The keep holds on to recently freed large blocks with their pages and
+ * hands them out again, bounded in bytes and in idle time, so the resident
+ * set still falls back once the program stops asking.
+ *
+ * A template fragment, included by granule_owner.h (so inside an OS layer's
+ * header, MT_NAME and MT_SELF_ID defined, after its alloc_chunk and
+ * free_chunk). A layer that offers the keep defines before including
+ * granule_owner.h (without MT_OS_KEEPS, alloc and free call alloc_chunk and
+ * free_chunk as they always did):
+ *   MT_OS_KEEPS        the layer has the keep (and an MT_OS_LOCK);
+ *   MT_LARGE_KEEP      (optional: 32 MiB, the slot's default for both
+ *                      layers) bytes the keep may hold, any constant
+ *                      expression (0: no keep; the wrappers fold to
+ *                      always-inline calls of alloc_chunk and free_chunk, the
+ *                      machine code of a layer without it);
+ *   MT_LARGE_DECAY_MS  (optional: 1000) how long a kept block may stay
+ *                      unused, in milliseconds (0: no limit);
+ *   MT_SYNC            the policy of the keep's own lock;
+ *   MT_OS_LARGE_GRANULES (optional) blocks longer than this many granules
+ *                      count in mt_os_counters.large (mmap_heap's directly
+ *                      mapped blocks); undefined: none do.
+ * Tuning (not model slots): MT_LARGE_KEEP_MIN (256 KiB), the shortest block
+ * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once.
+ *
+ * Policy:
+ *   - free of a block of at least MT_LARGE_KEEP_MIN and at most MT_LARGE_KEEP
+ *     bytes: its page-map entry is cleared (a second free finds nobody) and
+ *     it joins the keep, merged with a kept block right before or after it
+ *     (so a block split by an earlier reuse is whole again); the least
+ *     recently freed blocks make room (back to the OS through free_chunk).
+ *   - alloc of such a size: the smallest kept block that fits (and starts
+ *     aligned as asked) is reused; a remainder of more than 1/8 of the
+ *     request is split off (kept when it is MT_LARGE_KEEP_MIN or longer,
+ *     else given back), a smaller one stays with the block. A reused block
+ *     is not zero-filled: ctx->zeroed is left unset, so calloc clears it.
+ *   - decay: blocks unused for MT_LARGE_DECAY_MS go back (mt_pal_clock_ns;
+ *     a port without a clock never decays them) at the next large free, and
+ *     at any other alloc or free reaching the OS layer that the keep does
+ *     not serve (a miss, the slab and span refills of the layers above) once
+ *     the oldest block is due: one relaxed load while nothing is due. A program that
+ *     stops reaching the OS layer altogether keeps at most MT_LARGE_KEEP
+ *     bytes until it next does, calls malloc_trim, or exits.
+ *   - purge (malloc_trim) gives back everything kept.
+ * Bound: kept bytes ≤ MT_LARGE_KEEP at every moment (checked by the check
+ *   operation with the number of blocks, their sum, their extents and their
+ *   page-map entries). Time: O(MT_LARGE_KEEP_SLOTS) under the keep's lock
+ *   per large alloc or free; system calls (giving blocks back) run after the
+ *   lock is released. Thread safety: one lock of its own (MT_SYNC), taken
+ *   only here and never while the OS layer's lock is held; fork_prepare
+ *   takes it before the OS layer's lock (granule_owner.h), so a fork child
+ *   finds the list consistent and the lock reset. Fails: never; a block it
+ *   cannot keep goes back to the OS as before.
+ * Counters: a kept block is mapped, neither handed out nor large, and not
+ *   yet returned; mallinfo counts it in fordblks.
+ */
+#ifndef MT_LARGE_KEEP_MIN
+#define MT_LARGE_KEEP_MIN ((size_t)256 << 10)
+#endif
+#ifndef MT_LARGE_KEEP_SLOTS
+#define MT_LARGE_KEEP_SLOTS 32
+#endif
+
+#ifndef MORTISE_OS_LARGE_KEEP_TYPES
+#define MORTISE_OS_LARGE_KEEP_TYPES
+typedef struct { char *p; size_t granules; uint64_t stamp; } mt_keep_entry;
+typedef struct { char *p; size_t granules; } mt_keep_range;
+#endif
+
+#if defined(MT_OS_KEEPS)
+#if !defined(MT_OS_LOCK)
+#error "large_keep: the OS layer names its lock (MT_OS_LOCK), so that fork holds the keep's lock too"
+#endif
+
+#ifndef MT_LARGE_KEEP
+#define MT_LARGE_KEEP ((size_t)32 << 20)
+#endif
+#ifndef MT_LARGE_DECAY_MS
+#define MT_LARGE_DECAY_MS 1000
+#endif
+
+_Static_assert(MT_LARGE_KEEP_MIN >= MT_GRANULE, "large_keep: MT_LARGE_KEEP_MIN is at least a granule");
+
+static struct {
+    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    _Atomic(size_t) bytes;   /* sum of the entries' lengths: written under the lock, read without */
+    _Atomic(uint64_t) due;   /* clock at which the oldest entry decays; 0: none */
+    unsigned count;
+    mt_keep_entry e[MT_LARGE_KEEP_SLOTS];
+} MT_SELF(keep);
+
+static const size_t MT_SELF(keep_max) = (size_t)(MT_LARGE_KEEP);
+static const uint64_t MT_SELF(keep_decay_ns) = (uint64_t)(MT_LARGE_DECAY_MS) * 1000000u;
+
+static void MT_SELF(keep_lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(keep).lock); }
+static void MT_SELF(keep_unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(keep).lock); }
+
+MT_INLINE bool MT_SELF(keep_fits)(size_t len)
+{
+    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_max);
+}
+
+/* What handing a block out or taking it back does to the counters: kept
+ * bytes stay mapped but are neither handed out nor large. */
+static void MT_SELF(keep_count)(size_t granules, bool out)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    bool large = false;
+#ifdef MT_OS_LARGE_GRANULES
+    large = granules > (size_t)(MT_OS_LARGE_GRANULES);
+#endif
+    if (out) {
+        atomic_fetch_add(&mt_os_counters.handed_out, len);
+        if (large)
+            atomic_fetch_add(&mt_os_counters.large, len);
+    } else {
+        atomic_fetch_sub(&mt_os_counters.handed_out, len);
+        if (large)
+            atomic_fetch_sub(&mt_os_counters.large, len);
+    }
+}
+
+/* Give ranges back to the OS, outside the lock. free_chunk does the
+ * accounting of a handed-out block, so they are handed out for a moment. */
+static void MT_SELF(keep_give_back)(mt_keep_range *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        MT_SELF(keep_count)(r[i].granules, true);
+        MT_SELF(free_chunk)(r[i].p, r[i].granules);
+    }
+}
+
+/* Lock held: the kept bytes change by delta (modulo 2^64: a size_t). */
+static void MT_SELF(keep_add)(size_t delta)
+{
+    mt_store_relaxed(&MT_SELF(keep).bytes, mt_load_relaxed(&MT_SELF(keep).bytes) + delta);
+}
+
+/* Lock held: entry i leaves the keep (into out, if given). */
+static void MT_SELF(keep_drop)(unsigned i, mt_keep_range *out, unsigned *n)
+{
+    mt_keep_entry e = MT_SELF(keep).e[i];
+    MT_SELF(keep).e[i] = MT_SELF(keep).e[--MT_SELF(keep).count];
+    MT_SELF(keep_add)(-(e.granules << MT_GRANULE_SHIFT));
+    if (out)
+        out[(*n)++] = (mt_keep_range){e.p, e.granules};
+}
+
+/* Lock held: the index of the least recently freed entry (count > 0). */
+static unsigned MT_SELF(keep_oldest)(void)
+{
+    unsigned old = 0;
+    for (unsigned i = 1; i < MT_SELF(keep).count; i++)
+        if (MT_SELF(keep).e[i].stamp < MT_SELF(keep).e[old].stamp)
+            old = i;
+    return old;
+}
+
+/* Lock held: drop the entries unused for the decay time, then note when the
+ * next one is due (never later than it is: nothing is due before then). */
+static void MT_SELF(keep_expire)(uint64_t now, mt_keep_range *out, unsigned *n)
+{
+    if (!MT_SELF(keep_decay_ns) || now < mt_load_relaxed(&MT_SELF(keep).due))
+        return;
+    for (unsigned i = 0; i < MT_SELF(keep).count;)
+        if (now >= MT_SELF(keep).e[i].stamp && now - MT_SELF(keep).e[i].stamp >= MT_SELF(keep_decay_ns))
+            MT_SELF(keep_drop)(i, out, n);
+        else
+            i++;
+    uint64_t due = 0;
+    if (MT_SELF(keep).count)
+        due = MT_SELF(keep).e[MT_SELF(keep_oldest)()].stamp + MT_SELF(keep_decay_ns);
+    mt_store_relaxed(&MT_SELF(keep).due, due);
+}
+
+/* Any slow path of the OS layer: give back what has decayed. */
+static void MT_SELF(keep_tick)(void)
+{
+    uint64_t due = mt_load_relaxed(&MT_SELF(keep).due), now;
+    if (!due || (now = mt_pal_clock_ns()) < due)
+        return;
+    mt_keep_range out[MT_LARGE_KEEP_SLOTS];
+    unsigned n = 0;
+    MT_SELF(keep_lock)();
+    MT_SELF(keep_expire)(now, out, &n);
+    MT_SELF(keep_unlock)();
+    MT_SELF(keep_give_back)(out, n);
+}
+
+/* The keep's invariants, under its lock: NULL if they hold. */
+static const char *MT_SELF(keep_invariants)(void)
+{
+    const char *broken = NULL;
+    size_t sum = 0;
+    MT_SELF(keep_lock)();
+    unsigned count = MT_SELF(keep).count;
+    if (count > MT_LARGE_KEEP_SLOTS)
+        broken = MT_STR(MT_NAME) ": large_keep count above its slots";
+    for (unsigned i = 0; !broken && i < count; i++) {
+        const mt_keep_entry *e = &MT_SELF(keep).e[i];
+        size_t len = e->granules << MT_GRANULE_SHIFT;
+        if (((uintptr_t)e->p & (MT_GRANULE - 1)) || len < MT_LARGE_KEEP_MIN || len > MT_SELF(keep_max))
+            broken = MT_STR(MT_NAME) ": large_keep block misaligned or out of its size range";
+        else if (mt_entry_owner(mt_pagemap_get(e->p)))
+            broken = MT_STR(MT_NAME) ": large_keep block still owned in the page map";
+        for (unsigned j = 0; !broken && j < i; j++) {
+            const mt_keep_entry *f = &MT_SELF(keep).e[j];
+            if (f->p < e->p + len && e->p < f->p + (f->granules << MT_GRANULE_SHIFT))
+                broken = MT_STR(MT_NAME) ": large_keep blocks overlap";
+        }
+        sum += len;
+    }
+    if (!broken && sum != mt_load_relaxed(&MT_SELF(keep).bytes))
+        broken = MT_STR(MT_NAME) ": large_keep bytes differ from its blocks' sum";
+    if (!broken && sum > MT_SELF(keep_max))
+        broken = MT_STR(MT_NAME) ": large_keep holds more than its bound";
+    MT_SELF(keep_unlock)();
+    return broken;
+}
+
+/* A kept block for ctx, or NULL. No clock read: a hit is the keep in use;
+ * what decays goes at the next free or miss (keep_put, keep_tick). */
+MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
+{
+    size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
+    size_t granules = len >> MT_GRANULE_SHIFT;
+    if (!MT_SELF(keep_fits)(len) || !mt_load_relaxed(&MT_SELF(keep).bytes))
+        return NULL;
+    size_t align = ctx->align > MT_GRANULE ? ctx->align : MT_GRANULE;
+    mt_keep_range out[2]; /* a short rest, a block without a leaf */
+    unsigned n = 0;
+    char *p = NULL;
+    MT_SELF(keep_lock)();
+    unsigned best = MT_SELF(keep).count;
+    for (unsigned i = 0; i < MT_SELF(keep).count; i++) {
+        mt_keep_entry *e = &MT_SELF(keep).e[i];
+        if (e->granules >= granules && ((uintptr_t)e->p & (align - 1)) == 0 &&
+            (best == MT_SELF(keep).count || e->granules < MT_SELF(keep).e[best].granules))
+            best = i;
+    }
+    if (best < MT_SELF(keep).count) {
+        mt_keep_entry *e = &MT_SELF(keep).e[best];
+        size_t rest = e->granules - granules;
+        p = e->p;
+        if (rest * 8 <= granules) { /* a remainder this small stays with the block */
+            granules = e->granules;
+            MT_SELF(keep_drop)(best, NULL, NULL);
+        } else if (rest << MT_GRANULE_SHIFT >= MT_LARGE_KEEP_MIN) {
+            e->p += len; /* the remainder stays kept, as idle as before */
+            e->granules = rest;
+            MT_SELF(keep_add)(-len);
+        } else {
+            MT_SELF(keep_drop)(best, NULL, NULL);
+            out[n++] = (mt_keep_range){p + len, rest};
+        }
+    }
+    MT_SELF(keep_unlock)();
+    if (p && !mt_pagemap_set_checked(p, MT_GRANULE, mt_entry(MT_SELF_ID, granules))) {
+        out[n++] = (mt_keep_range){p, granules}; /* no leaf for it: let the OS layer try */
+        p = NULL;
+    }
+    MT_SELF(keep_give_back)(out, n);
+    if (p)
+        MT_SELF(keep_count)(granules, true);
+    MT_ASSERT_HOLDS(MT_SELF(keep_invariants)());
+    return p;
+}
+
+/* Keep the freed block [p, granules) if it is large; false: the caller
+ * frees it as usual. */
+MT_SLOW bool MT_SELF(keep_put)(char *p, size_t granules)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    if (!MT_SELF(keep_fits)(len))
+        return false;
+    uint64_t now = mt_pal_clock_ns();
+    mt_keep_range out[MT_LARGE_KEEP_SLOTS]; /* each kept block leaves at most once */
+    unsigned n = 0;
+    mt_pagemap_set(p, MT_GRANULE, 0); /* no longer a block: a second free finds nobody */
+    MT_SELF(keep_count)(granules, false);
+    MT_SELF(keep_lock)();
+    MT_SELF(keep_expire)(now, out, &n);
+    /* whole again with the remainder of an earlier split, if both fit */
+    for (unsigned i = 0; i < MT_SELF(keep).count;) {
+        mt_keep_entry e = MT_SELF(keep).e[i];
+        size_t elen = e.granules << MT_GRANULE_SHIFT;
+        if ((e.p + elen == p || p + len == e.p) && len + elen <= MT_SELF(keep_max)) {
+            MT_SELF(keep_drop)(i, NULL, NULL);
+            p = e.p < p ? e.p : p;
+            granules += e.granules;
+            len += elen;
+        } else {
+            i++;
+        }
+    }
+    while (MT_SELF(keep).count &&
+           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > MT_SELF(keep_max)))
+        MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, &n);
+    MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
+    MT_SELF(keep_add)(len);
+    if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
+        mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+    MT_SELF(keep_unlock)();
+    MT_SELF(keep_give_back)(out, n);
+    MT_ASSERT_HOLDS(MT_SELF(keep_invariants)());
+    return true;
+}
+
+/* malloc_trim: everything kept goes back. True if anything did. */
+static bool MT_SELF(keep_purge)(void)
+{
+    mt_keep_range out[MT_LARGE_KEEP_SLOTS];
+    unsigned n = 0;
+    if (!MT_SELF(keep_max))
+        return false;
+    MT_SELF(keep_lock)();
+    while (MT_SELF(keep).count)
+        MT_SELF(keep_drop)(0, out, &n);
+    mt_store_relaxed(&MT_SELF(keep).due, 0);
+    MT_SELF(keep_unlock)();
+    MT_SELF(keep_give_back)(out, n);
+    return n > 0;
+}
+
+/* fork: 0 prepare (take the lock), 1 parent (release it), 2 child (reset it). */
+static void MT_SELF(keep_fork)(int phase)
+{
+    if (!MT_SELF(keep_max))
+        return;
+    if (phase == 0)
+        MT_SELF(keep_lock)();
+    else if (phase == 1)
+        MT_SELF(keep_unlock)();
+    else
+        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(keep).lock);
+}
+
+MT_SLOW void *MT_SELF(alloc_through_keep)(mt_ctx *ctx)
+{
+    char *p = MT_SELF(keep_take)(ctx);
+    if (p)
+        return p;
+    MT_SELF(keep_tick)();
+    return MT_SELF(alloc_chunk)(ctx);
+}
+
+MT_SLOW void MT_SELF(free_through_keep)(char *p, size_t granules)
+{
+    if (!MT_SELF(keep_put)(p, granules)) {
+        MT_SELF(keep_tick)();
+        MT_SELF(free_chunk)(p, granules);
+    }
+}
+
+/* The OS layer's alloc and free (granule_owner.h); large_keep=0 folds to
+ * its own paths. */
+MT_INLINE void *MT_SELF(alloc_kept)(mt_ctx *ctx)
+{
+    return MT_SELF(keep_max) ? MT_SELF(alloc_through_keep)(ctx) : MT_SELF(alloc_chunk)(ctx);
+}
+
+MT_INLINE void MT_SELF(free_kept)(char *p, size_t granules)
+{
+    if (MT_SELF(keep_max))
+        MT_SELF(free_through_keep)(p, granules);
+    else
+        MT_SELF(free_chunk)(p, granules);
+}
+
+#define MT_IMPLEMENTS_check
+MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return mt_check_then(MT_SELF(keep_invariants)(), ctx, next);
+}
+
+#else /* no keep: the OS layer's own paths, inlined */
+
+MT_INLINE void *MT_SELF(alloc_kept)(mt_ctx *ctx) { return MT_SELF(alloc_chunk)(ctx); }
+MT_INLINE void MT_SELF(free_kept)(char *p, size_t granules) { MT_SELF(free_chunk)(p, granules); }
+MT_INLINE bool MT_SELF(keep_purge)(void) { return false; }
+MT_INLINE void MT_SELF(keep_fork)(int phase) { (void)phase; }
+
+#endif
+
+#undef MT_OS_LARGE_GRANULES
+#undef MT_OS_KEEPS

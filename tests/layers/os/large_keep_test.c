@@ -1,0 +1,278 @@
+/* The large-block keep of the OS layers (os/large_keep.h), white-box, over
+ * mmap_heap or, built with -DKEEP_OVER_BRK, brk_heap, with a 16 MiB bound
+ * and a 1 s decay; every t_malloc is one block of the OS layer. Checks
+ * that a freed large block is reused (same address, nothing mapped), that
+ * calloc still clears it, best fit with split and merge, the byte bound at
+ * every step, decay and malloc_trim giving the pages back (RSS falls), the
+ * counters, fork children using the keep while a thread churns large
+ * blocks, two threads at once, and that the check operation catches a
+ * broken keep. */
+#include <mortise/mortise.h>
+
+#define MT_LARGE_KEEP ((size_t)16 << 20)
+#define DECAY_MS 1000
+#define MT_LARGE_DECAY_MS DECAY_MS
+#ifdef KEEP_OVER_BRK
+#include <mortise/os/brk_heap.h>
+#define OS brk_heap
+#else
+#include <mortise/os/mmap_heap.h>
+#define OS mmap_heap
+#endif
+
+#define MT_PREFIX t_
+#include <mortise/sockets/custom_socket.h>
+
+MT_COMPOSE(OS, custom_socket)
+
+#include "../../common/check.h"
+#include "os_test.h"
+#include <sys/wait.h>
+#include <time.h>
+
+#define KEEP MT_CAT(OS, _keep)
+#define MIB ((size_t)1 << 20)
+#define BOUND ((size_t)16 << 20)
+
+static size_t kept(void) { return mt_load_relaxed(&KEEP.bytes); }
+static size_t handed_out(void) { return mt_load_relaxed(&mt_os_counters.handed_out); }
+static size_t mapped(void) { return mt_load_relaxed(&mt_os_counters.mapped); }
+
+static void touch(char *p, size_t len, char v)
+{
+    for (size_t i = 0; i < len; i += 4096)
+        p[i] = v;
+}
+
+static bool all(const char *p, size_t len, char v)
+{
+    for (size_t i = 0; i < len; i += 4096)
+        if (p[i] != v)
+            return false;
+    return true;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_reuse(void)
+{
+    char *p = t_malloc(6 * MIB), *guard = t_malloc(1);
+    CHECK(p && guard);
+    touch(p, 6 * MIB, 5);
+    size_t m = mapped(), out = handed_out(), rss = rss_bytes();
+    t_free(p);
+    CHECK(kept() == 6 * MIB);
+    CHECK(handed_out() == out - 6 * MIB); /* kept bytes are not in use */
+    CHECK(owner_of(p) == 0 && t_malloc_usable_size(p) == 0); /* no longer a block */
+    CHECK(rss_bytes() + MIB > rss);                          /* its pages stay */
+    char *q = t_malloc(6 * MIB - 100);
+    CHECK(q == p && mapped() == m && kept() == 0); /* the same block, nothing mapped */
+    CHECK(t_malloc_usable_size(q) == 6 * MIB && owner_of(q) == MT_CAT(OS, _id));
+    CHECK(all(q, 6 * MIB, 5)); /* not cleared: no page fault either */
+    t_free(q);
+    /* calloc of a reused block is cleared all the same */
+    char *z = t_calloc(1, 6 * MIB);
+    CHECK(z == p && is_zero(z, 6 * MIB));
+    t_free(z);
+    t_free(guard);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+static void test_split_and_merge(void)
+{
+    char *p = t_malloc(8 * MIB);
+    CHECK(p);
+    touch(p, 8 * MIB, 1);
+    t_free(p);
+    char *a = t_malloc(3 * MIB); /* best fit splits: the 5 MiB after it stay */
+    CHECK(a == p && KEEP.count == 1 && kept() == 5 * MIB);
+    char *b = t_malloc(5 * MIB);
+    CHECK(b == p + 3 * MIB && kept() == 0 && all(b, 5 * MIB, 1));
+    t_free(a);
+    t_free(b); /* merged with a: one 8 MiB block again */
+    CHECK(KEEP.count == 1 && kept() == 8 * MIB);
+    char *w = t_malloc(7 * MIB + 600 * 1024); /* within 1/8: the whole block */
+    CHECK(w == p && t_malloc_usable_size(w) == 8 * MIB && kept() == 0);
+    t_free(w);
+    char *s = t_malloc(6 * MIB + 768 * 1024); /* a 1280 KiB rest is kept apart */
+    CHECK(s == p && t_malloc_usable_size(s) == 6 * MIB + 768 * 1024 && kept() == 1280 * 1024);
+    t_free(s);
+    CHECK(KEEP.count == 1 && kept() == 8 * MIB);
+    char *big = t_malloc(9 * MIB); /* nothing fits: fresh memory */
+    CHECK(big && (big + 9 * MIB <= p || big >= p + 8 * MIB) && kept() == 8 * MIB);
+    t_free(big);
+    CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+    /* a rest above 1/8 of the request but too short to keep goes back */
+    char *m = t_malloc(MIB);
+    CHECK(m != NULL);
+    t_free(m);
+    char *n = t_malloc(832 * 1024);
+    CHECK(n == m && t_malloc_usable_size(n) == 832 * 1024 && kept() == 0);
+    t_free(n);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+static void test_bound(void)
+{
+    enum { N = 12 };
+    char *b[N];
+    for (int i = 0; i < N; i++) {
+        b[i] = t_malloc(3 * MIB);
+        CHECK(b[i] != NULL);
+        touch(b[i], 3 * MIB, 2);
+    }
+    size_t rss = rss_bytes();
+    for (int i = 0; i < N; i++) {
+        t_free(b[i]);
+        CHECK(kept() <= BOUND && KEEP.count <= MT_LARGE_KEEP_SLOTS);
+    }
+    size_t k = kept(); /* what stays resident is what is kept */
+    CHECK(k > 0 && k <= BOUND);
+    CHECK(rss_bytes() + (size_t)N * 3 * MIB <= rss + k + 2 * MIB);
+    CHECK(handed_out() < MIB);
+    /* too small or larger than the bound: not kept, pages go back at once */
+    size_t before = kept();
+    char *small = t_malloc(128 * 1024), *huge = t_malloc(20 * MIB);
+    CHECK(small && huge);
+    touch(huge, 20 * MIB, 3);
+    rss = rss_bytes();
+    t_free(small);
+    t_free(huge);
+    CHECK(kept() == before && rss_bytes() + 18 * MIB < rss);
+    CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+static void test_decay_and_trim(void)
+{
+    char *p = t_malloc(8 * MIB), *guard = t_malloc(1);
+    CHECK(p && guard);
+    touch(p, 8 * MIB, 4);
+    size_t rss = rss_bytes();
+    t_free(p);
+    CHECK(kept() == 8 * MIB);
+    sleep_ms(DECAY_MS * 3 / 10);
+    t_free(t_malloc(1)); /* not due yet: a small request leaves it */
+    CHECK(kept() == 8 * MIB);
+    sleep_ms(DECAY_MS * 9 / 10);
+    t_free(t_malloc(1)); /* any slow path of the OS layer gives back what decayed */
+    CHECK(kept() == 0 && rss_bytes() + 7 * MIB < rss);
+    /* malloc_trim gives back the rest at once */
+    p = t_malloc(8 * MIB);
+    touch(p, 8 * MIB, 4);
+    rss = rss_bytes();
+    t_free(p);
+    CHECK(kept() == 8 * MIB && rss_bytes() + MIB > rss);
+    CHECK(t_malloc_trim(0) == 1);
+    CHECK(kept() == 0 && rss_bytes() + 7 * MIB < rss);
+    CHECK(t_malloc_trim(0) == 0 || kept() == 0);
+    t_free(guard);
+}
+
+/* ---- threads and fork ---- */
+static atomic_bool stop;
+
+static void *churn(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    long bad = 0;
+    for (int round = 0; round < 400 && !atomic_load(&stop); round++) {
+        size_t len = (1 + next_random(&seed) % 6) * MIB + next_random(&seed) % 100000;
+        char *p = t_malloc(len);
+        if (!p) {
+            bad++;
+            continue;
+        }
+        char v = (char)(seed | 1);
+        touch(p, len, v);
+        bad += !all(p, len, v);
+        t_free(p);
+        bad += kept() > BOUND;
+    }
+    return (void *)bad;
+}
+
+static void test_threads(void)
+{
+    CHECK(on_two_threads(churn, 11));
+    CHECK(kept() <= BOUND && t_check() == NULL);
+    CHECK(handed_out() < MIB);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+static void test_fork(void)
+{
+    pthread_t t;
+    atomic_store(&stop, false);
+    CHECK(pthread_create(&t, NULL, churn, (void *)77) == 0);
+    int failures = 0;
+    for (int i = 0; i < 40; i++) {
+        char *p = t_malloc(4 * MIB);
+        touch(p, 4 * MIB, 9);
+        t_free(p);
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* the child's keep is the parent's at the fork, consistent */
+            int bad = t_check() != NULL;
+            for (int k = 0; k < 20; k++) {
+                char *q = t_malloc((size_t)(2 + k % 5) * MIB);
+                bad += q == NULL;
+                if (q) {
+                    touch(q, 2 * MIB, 6);
+                    bad += !all(q, 2 * MIB, 6);
+                    t_free(q);
+                }
+            }
+            bad += kept() > BOUND || t_check() != NULL;
+            _exit(bad ? 1 : 0);
+        }
+        int status = 0;
+        failures += pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status);
+    }
+    atomic_store(&stop, true);
+    void *bad = (void *)1;
+    pthread_join(t, &bad);
+    CHECK(failures == 0 && bad == NULL);
+    CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+/* the check operation sees a broken keep, and nothing once it is repaired */
+static void test_check_catches(void)
+{
+    char *p = t_malloc(2 * MIB);
+    t_free(p);
+    CHECK(t_check() == NULL);
+    atomic_fetch_add(&KEEP.bytes, MT_GRANULE);
+    const char *msg = t_check();
+    CHECK(msg && strstr(msg, "large_keep"));
+    atomic_fetch_sub(&KEEP.bytes, MT_GRANULE);
+    KEEP.e[0].granules = 1; /* shorter than any block it keeps */
+    msg = t_check();
+    CHECK(msg && strstr(msg, "large_keep"));
+    KEEP.e[0].granules = (2 * MIB) >> MT_GRANULE_SHIFT;
+    mt_pagemap_set(p, MT_GRANULE, mt_entry(MT_CAT(OS, _id), 32)); /* still a block? */
+    msg = t_check();
+    CHECK(msg && strstr(msg, "large_keep"));
+    mt_pagemap_set(p, MT_GRANULE, 0);
+    CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+int main(void)
+{
+    test_reuse();
+    test_split_and_merge();
+    test_bound();
+    test_decay_and_trim();
+    test_threads();
+    test_fork();
+    test_check_catches();
+    CHECK(handed_out() < MIB);
+    return check_report(MT_STR(OS) "_large_keep_test");
+}

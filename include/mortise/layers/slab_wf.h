@@ -895,8 +895,18 @@ static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
     MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_REMOTE);
 }
 
+/* One of the thread's own slabs that is not current lost a block: back to
+ * the heap's empty cache or below if no block is in use any more. */
+MT_SLOW void MT_SELF(release_if_empty)(MT_SELF(heap) *h, mt_slab_wf_slab *s)
+{
+    if (MT_SELF(releasable)(s)) {
+        MT_SELF(partial_remove)(h, s->cls, s);
+        MT_SELF(empty_put)(h, s, MT_BELOW(free));
+    }
+}
+
 /* A block the fast path did not take: an aligned address, a remote block, or
- * one of the thread's own slabs that is not current. */
+ * one of the thread's own slabs that is full. */
 MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
 {
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -919,15 +929,16 @@ MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
         s->used--;
         if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
             MT_SELF(partial_add)(h, c, s, true);
-        if (MT_SELF(releasable)(s)) {
-            MT_SELF(partial_remove)(h, c, s);
-            MT_SELF(empty_put)(h, s, MT_BELOW(free));
-        }
+        MT_SELF(release_if_empty)(h, s);
     }
     MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
 }
 
-/* Fast path: the block's slab is current in this thread's heap: a push. */
+/* Fast path: the block's slab is current in this thread's heap: a push on
+ * the TLS bin. A partial slab of the same heap (a program that frees in
+ * random order frees a third of its blocks there) is a push on the slab's
+ * own list, inline too: only a full slab (which must be listed), an aligned
+ * address and another heap's block take the call. */
 #define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -936,14 +947,21 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     mt_slab_wf_slab *s = (mt_slab_wf_slab *)ctx->meta;
     void *p = ctx->ptr;
     MT_SELF(step_begin)();
-    if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) != MT_SELF(tl).tag)) {
+    uintptr_t st = mt_load_relaxed(&s->ostate), tag = MT_SELF(tl).tag;
+    if (MT_LIKELY(st == tag)) {
+        mt_slab_wf_bin *b = &MT_SELF(tl).bin[s->cls];
+        *(void **)p = b->free;
+        b->free = p;
+        b->used--;
+    } else if (st == tag + (MT_SLAB_WF_PARTIAL - MT_SLAB_WF_CUR)) { /* tag 0: no heap, no match */
+        *(void **)p = s->free;
+        s->free = p;
+        if (MT_UNLIKELY(mt_slab_wf_in_use(s, --s->used) == 0))
+            MT_SELF(release_if_empty)(MT_SELF(tl).heap, s);
+    } else {
         MT_SELF(free_slow)(s, p);
         return NULL;
     }
-    mt_slab_wf_bin *b = &MT_SELF(tl).bin[s->cls];
-    *(void **)p = b->free;
-    b->free = p;
-    b->used--;
     MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
     return NULL;
 }

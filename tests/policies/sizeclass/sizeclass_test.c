@@ -213,6 +213,12 @@ static void print_table(const char *name, size_t (*rule)(uint32_t *))
     printf("\n};\nMT_UNUSED static const uint8_t mt_szcls_%s_first[%zu] = {", name, bins);
     for (size_t b = 0; b < bins; b++)
         printf("%s%u,", b % 16 ? " " : "\n    ", first[b]);
+    printf("\n};\nMT_UNUSED static const uint8_t mt_szcls_%s_small[MT_SZCLS_SMALL_ENTRIES] = {", name);
+    for (size_t j = 0, i = 0; j < MT_SZCLS_SMALL_ENTRIES; j++) {
+        while (sizes[i] < 16 * j)
+            i++;
+        printf("%s%zu,", j % 16 ? " " : "\n    ", i);
+    }
     printf("\n};\n");
 }
 
@@ -265,8 +271,8 @@ int main(int argc, char **argv)
     CHECK(mt_szcls_prime_index(mt_szcls_prime_size(MT_SZCLS_prime_CLASSES - 1) + 1) ==
           MT_SZCLS_prime_CLASSES);
 
-    /* table.h answers sizes up to 128 without its table: every table
-     * policy's first classes must be 16, 32, ... 128 */
+    /* every table policy's first classes are 16, 32, ... 128: at most 15
+     * bytes of waste below 129 bytes */
     for (size_t i = 0; i < 8; i++)
         CHECK(mt_szcls_tc_size(i) == 16 * (i + 1) && mt_szcls_supermalloc_size(i) == 16 * (i + 1) &&
               mt_szcls_prime_size(i) == 16 * (i + 1));

@@ -54,6 +54,13 @@ MT_UNUSED static const uint8_t mt_szcls_prime_first[97] = {
     65, 66, 67, 68, 69, 69, 70, 71, 71, 72, 73, 74, 75, 75, 76, 77,
     77,
 };
+MT_UNUSED static const uint8_t mt_szcls_prime_small[MT_SZCLS_SMALL_ENTRIES] = {
+    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11,
+    12, 12, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 16, 16,
+    17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 20,
+    21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
+    24,
+};
 
 MT_SZCLS_TABLE_POLICY(prime)
 #endif

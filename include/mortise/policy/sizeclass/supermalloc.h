@@ -56,6 +56,13 @@ MT_UNUSED static const uint8_t mt_szcls_supermalloc_first[112] = {
     34, 34, 34, 34, 34, 34, 34, 34, 35, 35, 35, 35, 35, 35, 35, 35,
     36, 36, 36, 36, 36, 36, 36, 36, 37, 37, 37, 37, 37, 37, 37, 37,
 };
+MT_UNUSED static const uint8_t mt_szcls_supermalloc_small[MT_SZCLS_SMALL_ENTRIES] = {
+    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9, 9, 10, 10, 11,
+    11, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13, 14, 14, 14,
+    14, 15, 15, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 17, 17, 17,
+    17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 18, 18, 18,
+    18,
+};
 
 MT_SZCLS_TABLE_POLICY(supermalloc)
 #endif

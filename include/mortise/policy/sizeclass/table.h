@@ -1,15 +1,18 @@
 /* mortise/policy/sizeclass/table.h — the lookup shared by the size-class
  * policies whose classes are a table (tc, supermalloc, prime).
  *
- * A size first falls into a fine bin: 16-byte steps up to 128 bytes, then
- * eight equal bins per power of two, (2^k, 2^(k+1)] cut at multiples of
- * 2^(k-3) (one clz, as log2b with 8 bins). A policy's `first` table gives,
- * per fine bin, the smallest class holding the smallest size of the bin;
- * index() starts there and steps over the classes that end inside the bin
- * (at most one for tc and supermalloc, two for prime: sizeclass_test
- * counts them). So index is O(1): a compare, a clz, a byte load and one or
- * two compares with class sizes; up to 128 bytes, where every table policy
- * has the classes 16, 32, ... 128, a shift. size is one load.
+ * Sizes up to MT_SZCLS_SMALL_MAX (1024) are one byte load: the policy's
+ * `small` table gives the class of every size in 16-byte units. No branch
+ * depends on where the size falls, so a program whose sizes are random
+ * pays no mispredicted branch for them (the fine-bin walk below took one
+ * to two per lookup on uniformly random sizes of 8-500 bytes).
+ * Larger sizes first fall into a fine bin: eight equal bins per power of
+ * two, (2^k, 2^(k+1)] cut at multiples of 2^(k-3) (one clz, as log2b with
+ * 8 bins). A policy's `first` table gives, per fine bin, the smallest class
+ * holding the smallest size of the bin; index() starts there and steps
+ * over the classes that end inside the bin (at most one for tc and
+ * supermalloc, two for prime: sizeclass_test counts them). So index is
+ * O(1) everywhere; size is one load.
  * Sizes above the policy's last class have no class: index returns the
  * class count (layers bound their size_handle by the last class size).
  * The tables are written by `sizeclass_test --tables` from each policy's
@@ -27,11 +30,14 @@ MT_INLINE size_t mt_szcls_fine_bin(size_t size)
     return 8 + (size_t)(k - 7) * 8 + (((size - 1) >> (k - 3)) & 7);
 }
 
+#define MT_SZCLS_SMALL_MAX 1024
+#define MT_SZCLS_SMALL_ENTRIES (MT_SZCLS_SMALL_MAX / 16 + 1)
+
 MT_INLINE size_t mt_szcls_table_index(size_t size, const uint32_t *sizes, size_t classes,
-                                      const uint8_t *first)
+                                      const uint8_t *first, const uint8_t *small)
 {
-    if (size <= 128) /* every table policy's first classes are 16, 32, ... 128 */
-        return size <= 16 ? 0 : (size - 1) >> 4;
+    if (MT_LIKELY(size <= MT_SZCLS_SMALL_MAX))
+        return small[(size + 15) >> 4];
     if (MT_UNLIKELY(size > sizes[classes - 1]))
         return classes;
     size_t i = first[mt_szcls_fine_bin(size)];
@@ -40,14 +46,15 @@ MT_INLINE size_t mt_szcls_table_index(size_t size, const uint32_t *sizes, size_t
     return i;
 }
 
-/* A table policy NAME defines MT_SZCLS_NAME_CLASSES, mt_szcls_NAME_sizes and
- * mt_szcls_NAME_first, then gets the slot's functions from this. */
+/* A table policy NAME defines MT_SZCLS_NAME_CLASSES, mt_szcls_NAME_sizes,
+ * mt_szcls_NAME_first and mt_szcls_NAME_small, then gets the slot's functions from this. */
 #define MT_SZCLS_TABLE_POLICY(name)                                                \
     MT_INLINE size_t mt_szcls_##name##_size(size_t index) { return mt_szcls_##name##_sizes[index]; } \
     MT_INLINE size_t mt_szcls_##name##_index(size_t size)                          \
     {                                                                              \
         return mt_szcls_table_index(size, mt_szcls_##name##_sizes,                 \
-                                    MT_SZCLS_##name##_CLASSES, mt_szcls_##name##_first); \
+                                    MT_SZCLS_##name##_CLASSES, mt_szcls_##name##_first,  \
+                                    mt_szcls_##name##_small);                      \
     }
 
 #endif

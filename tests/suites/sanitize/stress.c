@@ -1,11 +1,12 @@
-/* tests/suites/sanitize/stress.c — the san_ allocator (san_alloc.c) under heavy use,
- * built twice by tests/suites/sanitize/CMakeLists.txt:
- *   sanitize.asan_ubsan  (-fsanitize=address,undefined): every phase —
+/* tests/suites/sanitize/stress.c — a san_ allocator (one composition: san_alloc.c
+ * or an instance under the san_ prefix) under heavy use, built twice per
+ * composition by tests/suites/sanitize/CMakeLists.txt:
+ *   sanitize.NAME.asan_ubsan  (-fsanitize=address,undefined): every phase —
  *       edge cases and errno, every alignment, realloc chains through every
  *       layer, random operations on a large and a small table, then threads
  *       with cross-thread frees and forks while they run;
- *   sanitize.tsan        (-fsanitize=thread): the threaded phase only, 8
- *       threads for a bounded time.
+ *   sanitize.NAME.tsan        (-fsanitize=thread): the threaded phase only,
+ *       8 threads for a bounded time.
  * Every operation is checked by the engine in ops.h; any sanitizer report
  * stops the run (halt_on_error / -fno-sanitize-recover) with a non-zero exit.
  *

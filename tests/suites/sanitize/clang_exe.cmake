@@ -72,15 +72,22 @@ function(mortise_clang_executable name)
 endfunction()
 
 # mortise_clang_test(TEST <ctest name> EXE <mortise_clang_executable name>
-#                    LABEL <label> ENV <VAR=value...> ARGS <arguments...>)
+#                    LABEL <label> ENV <VAR=value...> ARGS <arguments...>
+#                    [EMPTY_DIR <dir>])
 # Registers the test, failing on any sanitizer report in its output too; if
 # the executable could not be built here, a test that fails saying why.
+# EMPTY_DIR: a directory emptied before every run (the fuzzer's work corpus,
+# so a run replays what it is given and no more than it found last time).
 set(MORTISE_SANITIZER_REPORTS
   "ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer|ERROR: LeakSanitizer|CHECK FAILED")
 function(mortise_clang_test)
-  cmake_parse_arguments(A "" "TEST;EXE;LABEL" "ENV;ARGS" ${ARGN})
+  cmake_parse_arguments(A "" "TEST;EXE;LABEL;EMPTY_DIR" "ENV;ARGS" ${ARGN})
   if(${A_EXE}_PATH)
-    add_test(NAME ${A_TEST} COMMAND ${${A_EXE}_PATH} ${A_ARGS})
+    set(launcher "")
+    if(A_EMPTY_DIR)
+      set(launcher sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && exec \"$@\"" ${A_EMPTY_DIR})
+    endif()
+    add_test(NAME ${A_TEST} COMMAND ${launcher} ${${A_EXE}_PATH} ${A_ARGS})
     set_tests_properties(${A_TEST} PROPERTIES TIMEOUT 600 LABELS ${A_LABEL}
       FAIL_REGULAR_EXPRESSION "${MORTISE_SANITIZER_REPORTS}" ENVIRONMENT "${A_ENV}")
   else()

@@ -1,5 +1,6 @@
 /* tests/suites/fuzz/fuzz_ops.c — libFuzzer target: the input is a sequence of
- * operations on the prefixed allocator of tests/suites/sanitize/san_alloc.c, each
+ * operations on a san_ allocator (linked with one composition: san_alloc.c or
+ * an instance under the san_ prefix, tests/suites/fuzz/CMakeLists.txt), each
  * checked against a shadow of the live blocks by the engine in
  * tests/suites/sanitize/ops.h (alignment, usable size, zeroed calloc, realloc keeps
  * its prefix, every block keeps its own pattern, no two live blocks overlap).

@@ -1,4 +1,5 @@
-# mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...> [FLAGS <more flags>])
+# mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...>
+#                          [FLAGS <more flags>] [INCLUDES <dirs searched first>])
 # Builds tests/.../NAME with clang and the given sanitizers, outside the main
 # (unsanitized, any-compiler) build: one clang command compiles and links
 # the sources with the allocator flags (cmake/Mortise.cmake). Sets
@@ -12,22 +13,30 @@ set(MORTISE_SANITIZE_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB_RECURSE MORTISE_ALL_HEADERS ${MORTISE_INCLUDE_DIR}/*.h)
 
 function(mortise_clang_executable name)
-  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS" ${ARGN})
+  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS;INCLUDES" ${ARGN})
   if(NOT MORTISE_CLANG)
     set(${name}_PROBLEM "clang not found (install clang and libclang-rt-14-dev)" PARENT_SCOPE)
     return()
   endif()
-  # can clang link a program with these sanitizers? (runtime libraries present)
-  set(probe_dir ${CMAKE_CURRENT_BINARY_DIR}/probe-${name})
-  file(MAKE_DIRECTORY ${probe_dir})
-  if(A_SANITIZE MATCHES fuzzer)
-    file(WRITE ${probe_dir}/probe.c
-      "#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
-  else()
-    file(WRITE ${probe_dir}/probe.c "int main(void) { return 0; }\n")
+  # can clang link a program with these sanitizers? (runtime libraries
+  # present; asked once per set of flags, not once per composition)
+  string(MAKE_C_IDENTIFIER "${A_SANITIZE}" probe_key)
+  get_property(probe_rc GLOBAL PROPERTY MORTISE_CLANG_PROBE_${probe_key})
+  get_property(probe_err GLOBAL PROPERTY MORTISE_CLANG_PROBE_ERR_${probe_key})
+  if("${probe_rc}" STREQUAL "")
+    set(probe_dir ${CMAKE_BINARY_DIR}/sanitizer-probes/${probe_key})
+    file(MAKE_DIRECTORY ${probe_dir})
+    if(A_SANITIZE MATCHES fuzzer)
+      file(WRITE ${probe_dir}/probe.c
+        "#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n")
+    else()
+      file(WRITE ${probe_dir}/probe.c "int main(void) { return 0; }\n")
+    endif()
+    execute_process(COMMAND ${MORTISE_CLANG} ${A_SANITIZE} ${probe_dir}/probe.c -o ${probe_dir}/probe
+      RESULT_VARIABLE probe_rc OUTPUT_QUIET ERROR_VARIABLE probe_err)
+    set_property(GLOBAL PROPERTY MORTISE_CLANG_PROBE_${probe_key} "${probe_rc}")
+    set_property(GLOBAL PROPERTY MORTISE_CLANG_PROBE_ERR_${probe_key} "${probe_err}")
   endif()
-  execute_process(COMMAND ${MORTISE_CLANG} ${A_SANITIZE} ${probe_dir}/probe.c -o ${probe_dir}/probe
-    RESULT_VARIABLE probe_rc OUTPUT_QUIET ERROR_VARIABLE probe_err)
   if(NOT probe_rc EQUAL 0)
     string(REPLACE "\n" " " probe_err "${probe_err}")
     set(${name}_PROBLEM "clang cannot build with ${A_SANITIZE} (install libclang-rt-14-dev): ${probe_err}" PARENT_SCOPE)
@@ -37,15 +46,23 @@ function(mortise_clang_executable name)
   if(MORTISE_WERROR)
     set(werror -Werror)
   endif()
-  # the allocator flags, less the ones for another compiler (generator expressions)
+  # the allocator flags, less the ones for another compiler (the rest, e.g.
+  # -mcx16 on x86-64, are generator expressions the command evaluates)
   set(alloc_flags ${MORTISE_ALLOCATOR_FLAGS})
-  list(FILTER alloc_flags EXCLUDE REGEX "^\\$<")
+  list(FILTER alloc_flags EXCLUDE REGEX "C_COMPILER_ID")
+  set(includes "")
+  set(include_headers "")
+  foreach(dir ${A_INCLUDES})
+    list(APPEND includes -I${dir})
+    file(GLOB_RECURSE dir_headers ${dir}/*.h)
+    list(APPEND include_headers ${dir_headers})
+  endforeach()
   set(out ${CMAKE_CURRENT_BINARY_DIR}/${name})
   add_custom_command(OUTPUT ${out}
     COMMAND ${MORTISE_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra ${werror}
-            -I${MORTISE_INCLUDE_DIR} -O1 -g -fno-omit-frame-pointer -pthread
+            ${includes} -I${MORTISE_INCLUDE_DIR} -O1 -g -fno-omit-frame-pointer -pthread
             ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} -o ${out}
-    DEPENDS ${A_SOURCES} ${MORTISE_ALL_HEADERS} ${MORTISE_SANITIZE_DIR}/ops.h
+    DEPENDS ${A_SOURCES} ${MORTISE_ALL_HEADERS} ${include_headers} ${MORTISE_SANITIZE_DIR}/ops.h
             ${MORTISE_SANITIZE_DIR}/san_alloc.h
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
     COMMENT "clang ${A_SANITIZE}: ${name}"
@@ -55,19 +72,61 @@ function(mortise_clang_executable name)
 endfunction()
 
 # mortise_clang_test(TEST <ctest name> EXE <mortise_clang_executable name>
-#                    LABEL <label> ENV <VAR=value...> ARGS <arguments...>)
+#                    LABEL <label> ENV <VAR=value...> ARGS <arguments...>
+#                    [EMPTY_DIR <dir>])
 # Registers the test, failing on any sanitizer report in its output too; if
 # the executable could not be built here, a test that fails saying why.
+# EMPTY_DIR: a directory emptied before every run (the fuzzer's work corpus,
+# so a run replays what it is given and no more than it found last time).
 set(MORTISE_SANITIZER_REPORTS
   "ERROR: AddressSanitizer|runtime error:|WARNING: ThreadSanitizer|ERROR: LeakSanitizer|CHECK FAILED")
 function(mortise_clang_test)
-  cmake_parse_arguments(A "" "TEST;EXE;LABEL" "ENV;ARGS" ${ARGN})
+  cmake_parse_arguments(A "" "TEST;EXE;LABEL;EMPTY_DIR" "ENV;ARGS" ${ARGN})
   if(${A_EXE}_PATH)
-    add_test(NAME ${A_TEST} COMMAND ${${A_EXE}_PATH} ${A_ARGS})
+    set(launcher "")
+    if(A_EMPTY_DIR)
+      set(launcher sh -c "rm -rf \"$0\" && mkdir -p \"$0\" && exec \"$@\"" ${A_EMPTY_DIR})
+    endif()
+    add_test(NAME ${A_TEST} COMMAND ${launcher} ${${A_EXE}_PATH} ${A_ARGS})
     set_tests_properties(${A_TEST} PROPERTIES TIMEOUT 600 LABELS ${A_LABEL}
       FAIL_REGULAR_EXPRESSION "${MORTISE_SANITIZER_REPORTS}" ENVIRONMENT "${A_ENV}")
   else()
     add_test(NAME ${A_TEST} COMMAND ${CMAKE_COMMAND} -E echo "FAIL: ${${A_EXE}_PROBLEM}")
     set_tests_properties(${A_TEST} PROPERTIES LABELS ${A_LABEL} FAIL_REGULAR_EXPRESSION "FAIL:")
   endif()
+endfunction()
+
+# mortise_sanitized_compositions(NAMES_VAR): the compositions the sanitizer
+# and fuzz suites build, each under the san_ prefix: `mixed` (san_alloc.c,
+# written for these suites) and every instance whose composition file is in
+# instances/, but the pass-through ones (MORTISE_CONFORMANCE_SKIP). For each NAME it sets, in the
+# caller, NAME_SAN_SOURCE (the composition file, compiled unchanged with
+# MORTISE_SANITIZE_PREFIXED first on the include path) and NAME_SAN_SHORT
+# (true for a VARIANT instance: a layer or policy already proven elsewhere,
+# which gets the shortened runs — docs/testing.md).
+set(MORTISE_SANITIZE_PREFIXED ${MORTISE_SANITIZE_DIR}/prefixed)
+function(mortise_sanitized_compositions names_var)
+  get_property(instances GLOBAL PROPERTY MORTISE_INSTANCES)
+  get_property(skip GLOBAL PROPERTY MORTISE_CONFORMANCE_SKIP)
+  get_property(variants GLOBAL PROPERTY MORTISE_VARIANTS)
+  set(names mixed)
+  set(mixed_SAN_SOURCE ${MORTISE_SANITIZE_DIR}/san_alloc.c PARENT_SCOPE)
+  set(mixed_SAN_SHORT FALSE PARENT_SCOPE)
+  if(skip)
+    list(REMOVE_ITEM instances ${skip})
+  endif()
+  foreach(name ${instances})
+    get_target_property(dir mortise-${name} SOURCE_DIR)
+    if(dir STREQUAL "${CMAKE_SOURCE_DIR}/instances") # not one composed for a test or a benchmark
+      get_target_property(source mortise-${name} SOURCES)
+      list(APPEND names ${name})
+      set(${name}_SAN_SOURCE ${dir}/${source} PARENT_SCOPE)
+    endif()
+    if(name IN_LIST variants)
+      set(${name}_SAN_SHORT TRUE PARENT_SCOPE)
+    else()
+      set(${name}_SAN_SHORT FALSE PARENT_SCOPE)
+    endif()
+  endforeach()
+  set(${names_var} ${names} PARENT_SCOPE)
 endfunction()

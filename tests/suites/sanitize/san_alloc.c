@@ -1,6 +1,7 @@
-/* The prefixed allocator that the sanitizer tests and the fuzzer exercise,
- * built with their sanitizer flags (tests/suites/sanitize/CMakeLists.txt,
- * tests/suites/fuzz/CMakeLists.txt). The one place this composition is written:
+/* `mixed`: the composition the sanitizer tests and the fuzzer run longest
+ * (sanitize.mixed.*, fuzz.mixed), beside every instance of instances/
+ * (clang_exe.cmake, mortise_sanitized_compositions). The one place it is
+ * written:
  *
  *   mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
  *     :: segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[4096, 262144])

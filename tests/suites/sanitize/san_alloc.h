@@ -1,4 +1,5 @@
-/* The san_ family: the prefixed Mortise allocator of san_alloc.c. */
+/* The san_ family: the prefixed Mortise allocator linked in (san_alloc.c, or
+ * an instance under the san_ prefix: prefixed/mortise/sockets/malloc_socket.h). */
 #ifndef MORTISE_TEST_SAN_ALLOC_H
 #define MORTISE_TEST_SAN_ALLOC_H
 #include <stddef.h>

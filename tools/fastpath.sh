@@ -6,10 +6,10 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: tools/fastpath.sh [--small N] [--large N] [--only NAME[,NAME...]] BUILD_DIR
+usage: tools/fastpath.sh [--small N] [--large N] [--size BYTES] [--only NAME[,NAME...]] BUILD_DIR
 
 Runs BUILD_DIR/bin/fastpath (64 malloc+free pairs of 16..128 bytes per
-iteration, bench/fastpath/fastpath.c) under `valgrind --tool=callgrind` once
+iteration, or of BYTES each with --size; bench/fastpath/fastpath.c) under `valgrind --tool=callgrind` once
 with N_small and once with N_large iterations for each allocator, loaded with
 LD_PRELOAD, and prints per allocator:
   in-call   instructions executed inside malloc and free (and what they call)
@@ -28,13 +28,14 @@ Defaults: --small 200 --large 2200. Needs valgrind; exits 77 without it.
 EOF
 }
 
-small=200 large=2200 only=""
+small=200 large=2200 only="" size=""
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage; exit 0 ;;
     --small) small="$2"; shift 2 ;;
     --large) large="$2"; shift 2 ;;
     --only) only=",$2,"; shift 2 ;;
+    --size) size="$2"; shift 2 ;;
     -*) usage >&2; exit 2 ;;
     *) break ;;
     esac
@@ -57,7 +58,7 @@ ir() {
     shift 2
     rm -f "$out"
     env ${preload:+LD_PRELOAD="$preload"} valgrind --tool=callgrind --callgrind-out-file="$out" \
-        "$@" "$bin" "$n" >/dev/null 2>"$tmp/valgrind.log" || {
+        "$@" "$bin" "$n" $size >/dev/null 2>"$tmp/valgrind.log" || {
         echo "fastpath.sh: valgrind failed:" >&2
         cat "$tmp/valgrind.log" >&2
         return 1

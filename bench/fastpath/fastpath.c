@@ -1,7 +1,7 @@
 /* fastpath — the fast-path microbenchmark: malloc and free of 64 small blocks
- * (16..128 bytes, eight of each size) in a warm loop.
+ * (16..128 bytes, eight of each size, or all of one SIZE) in a warm loop.
  *
- *     fastpath ITERATIONS
+ *     fastpath ITERATIONS [SIZE]
  *
  * Meant to be run under `valgrind --tool=callgrind` with the allocator under
  * test preloaded (tools/fastpath.sh): the difference between two runs with
@@ -19,12 +19,13 @@
 int main(int argc, char **argv)
 {
     long iterations = argc > 1 ? atol(argv[1]) : 1000;
+    size_t one_size = argc > 2 ? (size_t)atol(argv[2]) : 0;
     static size_t size[BLOCKS];
     void *block[BLOCKS];
     uintptr_t sum = 0;
 
     for (int j = 0; j < BLOCKS; j++)
-        size[j] = 16 + (size_t)(j % 8) * 16;
+        size[j] = one_size ? one_size : 16 + (size_t)(j % 8) * 16;
     for (long i = 0; i < iterations; i++) {
         for (int j = 0; j < BLOCKS; j++) {
             block[j] = malloc(size[j]);

@@ -122,4 +122,17 @@ static inline void bi_free_inside(size_t size, size_t offset)
     test_family.free(p);
 }
 
+/* Frees 128 KiB in 2 KiB blocks, more than the quarantine of any safety
+ * instance holds (64 KiB): a block freed before leaves the quarantine for
+ * the layer below (a cache's list or a trunk's free list). The blocks are
+ * of another size class, so they never reuse that block's memory. */
+static inline void bi_push_out_of_quarantine(void)
+{
+    void *blocks[64];
+    for (int i = 0; i < 64; i++)
+        blocks[i] = test_family.malloc(2048);
+    for (int i = 0; i < 64; i++)
+        test_family.free(blocks[i]);
+}
+
 #endif

@@ -889,7 +889,9 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
-/* Fast path: a range check, the class index, a pop from the TLS bin. */
+/* Fast path: a range check, the class index, a pop from the TLS bin. With
+ * link_check a link that is not near goes to the slow path (its pop checks
+ * it exactly), which the fast path calls anyway: no stack frame here. */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -900,13 +902,15 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         mt_slab_wf_bin *bins = MT_SELF(tl).bin;
         void *p = mt_slab_wf_bin_at(bins, off)->free;
         if (MT_LIKELY(p)) {
-            void *rest = MT_SELF(next_of)(p, *(void **)p);
-            MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
-            mt_slab_wf_fs_relative(off);
-            mt_slab_wf_bin_at(bins, off)->free = rest;
-            mt_slab_wf_bin_at(bins, off)->used++;
-            MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
-            return p;
+            void *rest = *(void **)p;
+            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(link_near)(p, rest))) {
+                MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
+                mt_slab_wf_fs_relative(off);
+                mt_slab_wf_bin_at(bins, off)->free = rest;
+                mt_slab_wf_bin_at(bins, off)->used++;
+                MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+                return p;
+            }
         }
     }
     return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));

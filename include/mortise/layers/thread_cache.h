@@ -338,6 +338,12 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(core_event)(ctx->cpu);
     size_t c = MT_SELF(class_index)(size);
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
+    if (MT_LINK_CHECK && b->head) { /* the hit found a far link: pop it checked */
+        void *p = b->head;
+        b->head = MT_SELF(next_of)(p);
+        b->room++;
+        return p;
+    }
     size_t csize = MT_SELF(class_size)(c);
     void *handed = MT_SELF(take_handoff)(c);
     if (handed)
@@ -409,9 +415,11 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
         p = b->head;
     }
-    if (MT_UNLIKELY(!p))
+    /* link_check: a link leaving the block's granule is checked in the slow
+     * path, which the hit calls anyway (no second call, no stack frame) */
+    if (MT_UNLIKELY(!p || (MT_LINK_CHECK && (((uintptr_t)p ^ (uintptr_t) * (void **)p) >> MT_GRANULE_SHIFT))))
         return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    b->head = MT_SELF(next_of)(p);
+    b->head = *(void **)p;
     b->room++;
     return p;
 }

@@ -254,18 +254,12 @@ static struct {
 /* Can x be a block header of ours, read without faulting? 16-aligned, and
  * in f's granule or in a granule this layer owns (never one a layer above
  * claimed: those hold no headers). */
-MT_SLOW bool MT_SELF(header_far)(const mt_tlsf_block *x)
-{
-    return mt_entry_owner(mt_pagemap_get(x)) == MT_SELF_ID;
-}
-
 MT_INLINE bool MT_SELF(header_at)(const mt_tlsf_block *f, const mt_tlsf_block *x)
 {
-    if ((uintptr_t)x & (MT_MIN_ALIGN - 1))
-        return false;
-    if (MT_LIKELY(!(((uintptr_t)f ^ (uintptr_t)x) >> MT_GRANULE_SHIFT)))
-        return true;
-    return MT_SELF(header_far)(x);
+    /* no branch hint: free neighbours and list links are as often far */
+    return !((uintptr_t)x & (MT_MIN_ALIGN - 1)) &&
+           (!(((uintptr_t)f ^ (uintptr_t)x) >> MT_GRANULE_SHIFT) ||
+            mt_entry_owner(mt_pagemap_get(x)) == MT_SELF_ID);
 }
 
 /* May f, a block believed free whose header word reads h, be taken out of

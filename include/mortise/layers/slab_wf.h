@@ -33,7 +33,9 @@
  *                          takes over — so an overflow into a free block or a
  *                          write after free never makes the layer read or
  *                          write outside its slabs (safety/link_check.h).
- *                          Cost: LINK_CHECK_COST.
+ *                          Cost: wfslab's fast path 50.6 → 56.6
+ *                          instructions per malloc+free pair
+ *                          (tools/fastpath.sh, with segfit_lf's too).
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its corrupted-metadata report
  *                          (policy/err); the rest of the list is dropped.

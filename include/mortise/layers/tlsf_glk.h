@@ -32,7 +32,10 @@
  *                          is reported (corrupted-metadata at its user
  *                          address) and left alone: a list head's whole list
  *                          is dropped, a neighbour is not merged. Cost:
- *                          LINK_CHECK_COST.
+ *                          tlsfcc's fast path 401.0 → 513.0 instructions
+ *                          per malloc+free pair (tools/fastpath.sh): most
+ *                          checks follow a link or the next header into
+ *                          another granule, a page-map lookup each.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed check does
  *                          after its report (policy/err).
  * Needs from below: granule-aligned chunks (any OS layer). A chunk that lands

@@ -134,6 +134,7 @@ typedef struct mt_tlsf_block {
 
 #define MT_TLSF_FREE ((size_t)1)
 #define MT_TLSF_PREV_FREE ((size_t)2)
+#define MT_TLSF_CONDEMNED ((size_t)4) /* link_check: damaged, reported, never used again */
 #define MT_TLSF_FLAGS ((size_t)15)
 #define MT_TLSF_HDR ((size_t)16)     /* header before the user pointer */
 #define MT_TLSF_OVERLAP ((size_t)8)  /* next header's first word, usable while used */
@@ -282,8 +283,9 @@ MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head
         return false;
     if (nx && (!MT_SELF(header_at)(f, nx) || nx->prev_free != f))
         return false;
-    if (pv)
-        return !list_head && MT_SELF(header_at)(f, pv) && pv->next_free == f;
+    if (pv) /* a condemned predecessor: f is left of a dropped list, adopted */
+        return !list_head && MT_SELF(header_at)(f, pv) &&
+               (pv->next_free == f || (mt_tlsf_head(pv) & MT_TLSF_CONDEMNED));
     if (list_head)
         return true;
     unsigned fl, sl;
@@ -292,10 +294,12 @@ MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head
 }
 
 /* The free block f failed its check in operation op: reported at its user
- * address; the caller leaves it alone (never merged, never handed out). */
+ * address and condemned (no longer free: never merged, never handed out,
+ * never reported again; its memory leaks). */
 MT_SLOW void MT_SELF(free_broken)(mt_tlsf_block *f, const char *op)
 {
     MT_SELF(link_broken)(mt_tlsf_user(f), op);
+    mt_tlsf_set_head(f, (mt_tlsf_head(f) & ~MT_TLSF_FREE) | MT_TLSF_CONDEMNED);
 }
 
 /* link_check on: is the free neighbour f (header word h) whole? Reports it
@@ -476,7 +480,8 @@ MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b)
                   (uintptr_t)prev + mt_tlsf_size(prev) == (uintptr_t)b &&
                   MT_SELF(free_ok)(prev, mt_tlsf_head(prev), false)))
         return true;
-    MT_SELF(link_broken)(mt_tlsf_user(b), "free");
+    if (!MT_SELF(header_at)(b, prev) || !(mt_tlsf_head(prev) & MT_TLSF_CONDEMNED))
+        MT_SELF(link_broken)(mt_tlsf_user(b), "free"); /* a condemned one was reported */
     return false;
 }
 

@@ -97,7 +97,7 @@
  *   All of it inline in free, the key loaded once per free; out of line
  *   only a thread's first free, blocks under 16 bytes or over delayed_size
  *   (enqueue_large),
- *   and reports. hslabd: 311.9 instructions per malloc+free pair (305.9
+ *   and reports. hslabd: 314.9 instructions per malloc+free pair (305.9
  *   without the link_check of its slab_lk and thread_cache) against
  *   hslab's 60.0 (tools/fastpath.sh), and per freed block about 3 D1
  *   cache lines written (the fill) and 4 read (header and pattern, 64 KiB

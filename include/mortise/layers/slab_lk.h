@@ -30,7 +30,7 @@
  *                          block of the chain in the page map. Cost: a
  *                          compare and the block test per pop, under the
  *                          class lock (hslab with thread_cache's too: 60.0
- *                          → 64.0 instructions per pair, tools/fastpath.sh).
+ *                          → 67.0 instructions per pair, tools/fastpath.sh).
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
  *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block

@@ -3,8 +3,10 @@
  * check word (tail_chksum), so an overflow is reported at the free itself
  * and the quarantine keeps the checked block. Each layer keeps the paper's
  * policies: delayed_free ends the process on a bug, tail_chksum reports it
- * and goes on.
- * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX])::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
+ * and goes on. tlsf_glk checks every free block before it trusts its links
+ * or its size (link_check), so a write into a free block is reported, not
+ * followed.
+ * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX], link_check=1)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
  */
 #include <mortise/mortise.h>
 
@@ -12,6 +14,7 @@
 
 #define MT_SYNC ccsynch
 #define MT_SIZE_HANDLE 0, SIZE_MAX
+#define MT_LINK_CHECK 1
 #include <mortise/layers/tlsf_glk.h>
 
 #define MT_CHKSUM magic

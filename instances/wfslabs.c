@@ -1,7 +1,9 @@
 /* wfslabs — wfslab with an 8-byte xor check word after every block
  * (tail_chksum, paper section 4.1): a heap-buffer overflow is reported on
  * the block's free, realloc or malloc_usable_size, and the program goes on.
- * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX])::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536])::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
+ * Both trunks check every free-list link before following it (link_check),
+ * so a write into a free block is reported instead of followed.
+ * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX], link_check=1)::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536], link_check=1)::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
  */
 #include <mortise/mortise.h>
 
@@ -12,12 +14,14 @@
 
 #define MT_SIZECLASS log2b
 #define MT_SIZE_HANDLE 65536, SIZE_MAX
+#define MT_LINK_CHECK 1
 #include <mortise/layers/segfit_lf.h>
 
 #define MT_SIZECLASS prime
 #define MT_SLAB_SIZE ((size_t)64 << 10)
 #define MT_TLLABS 40
 #define MT_SIZE_HANDLE 0, 65536
+#define MT_LINK_CHECK 1
 #include <mortise/layers/slab_wf.h>
 
 #define MT_CHKSUM xor

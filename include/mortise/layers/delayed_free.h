@@ -22,8 +22,11 @@
  *   would hold more than delayed_size bytes (header and block), the oldest
  *   blocks leave it: the ring slot and the header are checked, the pattern
  *   is verified, the state word becomes "freed" and the block is freed
- *   below. Blocks larger
- *   than delayed_size are not quarantined (checked, marked freed, freed).
+ *   below. Blocks larger than delayed_size count 32 bytes against it and
+ *   in full against MT_DELAYED_LARGE (below): while the large blocks held
+ *   would exceed it the oldest blocks leave; a block larger than
+ *   MT_DELAYED_LARGE itself is not quarantined (checked, marked freed,
+ *   freed).
  *   getmeta reports the requested size (from the header, without asking
  *   below) and clears the class hint; resize keeps the block when the
  *   block below holds the new size, else asks the layer below to resize
@@ -69,6 +72,12 @@
  *     that size; of a larger one the first BYTES - 64
  *     and the last 64, so a free costs the same for every size above it.
  *     SIZE_MAX: the whole block, every byte freed filled and verified.
+ *   Tuning (not a model slot): MT_DELAYED_LARGE (8 × delayed_size: 512 KiB
+ *     for 64 KiB), each thread's bound on the bytes of blocks larger than
+ *     delayed_size held in quarantine (the whole blocks stay resident), so
+ *     a write after free at the start or end of a large block — where a
+ *     large-block trunk below keeps its free-list links — is found at
+ *     eviction; 0 frees them at once.
  * Place it: above any cache; directly under the socket, or under
  *   tail_chksum when both are composed (tail_chksum then seals this layer's
  *   block and reports overflows at the free itself; this layer reports the
@@ -86,16 +95,18 @@
  *   lookup and the header check, the pattern check (at most delayed_fill
  *   bytes) and a free below each; nothing else touches a quarantined block.
  *   All of it inline in free, the key loaded once per free; out of line
- *   only a thread's first free, blocks under 16 bytes or over delayed_size,
- *   and reports. hslabd: 305.9 instructions per malloc+free pair against
+ *   only a thread's first free, blocks under 16 bytes or over delayed_size
+ *   (enqueue_large),
+ *   and reports. hslabd: 314.9 instructions per malloc+free pair (305.9
+ *   without the link_check of its slab_lk and thread_cache) against
  *   hslab's 60.0 (tools/fastpath.sh), and per freed block about 3 D1
  *   cache lines written (the fill) and 4 read (header and pattern, 64 KiB
  *   of frees later) that hslab does not touch: docs/results/2026-11-27-safety-cost.md.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
- *   thread held in quarantine, and its ring of delayed_size / 32 slots of
+ *   thread held in quarantine plus MT_DELAYED_LARGE in large blocks, and its ring of delayed_size / 32 slots of
  *   8 bytes (16 KiB for 64 KiB; at most 65536 slots, the oldest blocks
- *   leave earlier when it is full) from the layer below; 32 bytes of TLS.
+ *   leave earlier when it is full) from the layer below; 40 bytes of TLS.
  * Thread safety: the quarantine is per thread (initial-exec TLS), no lock.
  *   A thread's first quarantined free takes the ring from below and runs
  *   mt_thread_attach(); at thread exit (thread_exit: the ring goes back
@@ -138,6 +149,9 @@
 #ifndef MT_DELAYED_FILL_SIZE
 #define MT_DELAYED_FILL_SIZE ((size_t)192)
 #endif
+#ifndef MT_DELAYED_LARGE
+#define MT_DELAYED_LARGE ((size_t)8 * (size_t)(MT_DELAYED_SIZE))
+#endif
 enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
 #define MT_SELF_ID MT_SELF(id)
 
@@ -171,7 +185,8 @@ MT_DECLARE_BELOW(resize)
 static MT_TLS struct {
     uint64_t *ring;        /* MT_DELAYED_SLOTS slots (slot_code) */
     uint32_t first, count; /* the oldest block's slot, blocks held */
-    size_t bytes;          /* held, headers included */
+    size_t bytes;          /* held, headers included; a large block counts 32 */
+    size_t large;          /* held in blocks larger than delayed_size */
     int state;             /* mt_delayed_new / on / off (no ring, or the thread has exited) */
 } MT_SELF(q);
 
@@ -542,7 +557,16 @@ MT_SLOW void MT_SELF(release)(char *p)
 MT_SLOW void MT_SELF(drop_rest)(void)
 {
     MT_SELF(q).first = MT_SELF(q).count = 0;
-    MT_SELF(q).bytes = 0;
+    MT_SELF(q).bytes = MT_SELF(q).large = 0;
+}
+
+/* What a block of `held` bytes (header included) counts against
+ * delayed_size: itself, or, larger than delayed_size, the smallest block's
+ * 32 (it counts in full against MT_DELAYED_LARGE instead). So every block
+ * counts at least 32 and the ring never fills first. */
+MT_INLINE size_t MT_SELF(charge)(size_t held)
+{
+    return MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE)) ? MT_DELAYED_HDR + MT_DELAYED_MIN : held;
 }
 
 /* Take the oldest block out of the quarantine, verify it, free it below
@@ -572,6 +596,10 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
     MT_SELF(q).first = first + 1 == MT_DELAYED_SLOTS ? 0 : first + 1;
     MT_SELF(q).count--;
+    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE))) {
+        MT_SELF(q).large = MT_SELF(q).large > held ? MT_SELF(q).large - held : 0;
+        held = MT_SELF(charge)(held);
+    }
     MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
     if (MT_UNLIKELY(!MT_SELF(fill_intact)(p, room))) {
         MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
@@ -616,6 +644,18 @@ MT_SLOW void MT_SELF(start)(void)
  * Inline in free: in a full quarantine (every free after the first
  * delayed_size bytes) each free evicts about one block, so this is the
  * fast path, not a slow one. */
+/* The ring's next slot names p, which counts `charge` bytes. */
+MT_INLINE void MT_SELF(push)(uint64_t key, char *p, size_t charge)
+{
+    MT_ASSERT(MT_SELF(q).count < MT_DELAYED_SLOTS && MT_SELF(q).first < MT_DELAYED_SLOTS); /* a free slot */
+    uint32_t last = MT_SELF(q).first + MT_SELF(q).count;
+    if (last >= MT_DELAYED_SLOTS)
+        last -= MT_DELAYED_SLOTS;
+    MT_SELF(q).ring[last] = MT_SELF(slot_code_k)(key, (uint64_t)(uintptr_t)p);
+    MT_SELF(q).count++;
+    MT_SELF(q).bytes += charge;
+}
+
 MT_INLINE void MT_SELF(enqueue)(uint64_t key, char *p, size_t room, size_t held)
 {
     MT_SELF(set_state)(p, MT_DELAYED_QUAR);
@@ -623,13 +663,26 @@ MT_INLINE void MT_SELF(enqueue)(uint64_t key, char *p, size_t room, size_t held)
     while (MT_LIKELY(MT_SELF(q).count != 0) &&
            (MT_SELF(q).bytes + held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
         MT_SELF(evict_one)(key);
-    MT_ASSERT(MT_SELF(q).count < MT_DELAYED_SLOTS && MT_SELF(q).first < MT_DELAYED_SLOTS); /* a free slot */
-    uint32_t last = MT_SELF(q).first + MT_SELF(q).count;
-    if (last >= MT_DELAYED_SLOTS)
-        last -= MT_DELAYED_SLOTS;
-    MT_SELF(q).ring[last] = MT_SELF(slot_code_k)(key, (uint64_t)(uintptr_t)p);
-    MT_SELF(q).count++;
-    MT_SELF(q).bytes += held;
+    MT_SELF(push)(key, p, held);
+}
+
+/* A checked live block larger than delayed_size (at most MT_DELAYED_LARGE
+ * with its header) enters the quarantine: its pattern covers its first
+ * delayed_fill - 64 bytes and its last 64, where a trunk below keeps its
+ * links and tags, so a write after free there is found at eviction. The
+ * oldest blocks leave first while the large blocks held would exceed
+ * MT_DELAYED_LARGE. */
+MT_SLOW void MT_SELF(enqueue_large)(uint64_t key, char *p, size_t room, size_t held)
+{
+    MT_SELF(set_state)(p, MT_DELAYED_QUAR);
+    MT_SELF(fill)(p, room);
+    size_t charge = MT_SELF(charge)(held);
+    while (MT_SELF(q).count != 0 &&
+           (MT_SELF(q).large + held > (size_t)(MT_DELAYED_LARGE) ||
+            MT_SELF(q).bytes + charge > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
+        MT_SELF(evict_one)(key);
+    MT_SELF(q).large += held;
+    MT_SELF(push)(key, p, charge);
 }
 
 /* A checked live block (x: its decoded size word) that the inline free
@@ -647,11 +700,14 @@ MT_SLOW void MT_SELF(quarantine)(char *p, uint64_t x)
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
-    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).state != mt_delayed_on)) {
+    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_LARGE) || MT_SELF(q).state != mt_delayed_on)) {
         MT_SELF(release)(p);
         return;
     }
-    MT_SELF(enqueue)(mt_chksum_key(), p, room, held);
+    if (held > (size_t)(MT_DELAYED_SIZE))
+        MT_SELF(enqueue_large)(mt_chksum_key(), p, room, held);
+    else
+        MT_SELF(enqueue)(mt_chksum_key(), p, room, held);
 }
 
 /* ---- free, getmeta, resize ---- */
@@ -805,7 +861,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     uint32_t first = MT_SELF(q).first, count = MT_SELF(q).count;
     if (first >= MT_DELAYED_SLOTS || count > MT_DELAYED_SLOTS || (count && !MT_SELF(q).ring))
         return MT_STR(MT_NAME) ": quarantine ring bounds";
-    size_t bytes = 0;
+    size_t bytes = 0, large = 0;
     for (uint32_t k = 0, at = first; k < count; k++, at = at + 1 == MT_DELAYED_SLOTS ? 0 : at + 1) {
         char *p = (char *)(uintptr_t)MT_SELF(slot_code)(MT_SELF(q).ring[at]);
         if (!mt_entry_owner(mt_pagemap_get(p)) || !MT_SELF(header_readable)(p))
@@ -819,9 +875,10 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
         size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
         if (!MT_SELF(fill_intact)(p, room))
             return MT_STR(MT_NAME) ": quarantined block's fill pattern changed (write after free)";
-        bytes += offset + room;
+        bytes += MT_SELF(charge)(offset + room);
+        large += offset + room > (size_t)(MT_DELAYED_SIZE) ? offset + room : 0;
     }
-    if (bytes != MT_SELF(q).bytes)
+    if (bytes != MT_SELF(q).bytes || large != MT_SELF(q).large)
         return MT_STR(MT_NAME) ": quarantined bytes != the blocks' sizes";
     return NULL;
 }

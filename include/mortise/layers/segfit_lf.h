@@ -10,6 +10,17 @@
  *   sizeclass=POLICY     → MT_SIZECLASS (log2b; interval reads
  *                          MT_SIZECLASS_STEP, 16)
  *   max_block=BYTES      → MT_MAX_BLOCK (1 MiB): the largest class kept here
+ *   link_check=0|1       → MT_LINK_CHECK (0): 1 checks every link a pop
+ *                          or purge follows (a block this layer owns, or
+ *                          NULL; safety/link_check.h): a write after free
+ *                          into a free block never sends a pop outside the
+ *                          layer's spans. A link that fails while the head is
+ *                          still the same is reported (corrupted-metadata)
+ *                          and the class's stack is dropped. Cost: a page-map
+ *                          lookup per pop of a block whose link leaves its
+ *                          granule (most, as blocks are 64 KiB and more).
+ *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
+ *                          does after its report (policy/err).
  * Needs from below: granule-aligned spans (any OS layer, or a trunk layer).
  * Structure: per class a Treiber stack of free blocks (the next pointer in
  *   the block's first word) whose head is a pointer and a 64-bit tag,
@@ -181,6 +192,7 @@ MT_DECLARE_BELOW(free) /* spans go back through the free chain */
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
 #define MT_SEGFIT_CAP MT_MAX_BLOCK
 #include "segfit/classes.h" /* class_for, class_meta, resize, ... */
+#include "safety/link_check.h" /* link_check, err_handle */
 
 _Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= 65536, "segfit_lf: at most 65536 classes");
 
@@ -236,6 +248,19 @@ MT_INLINE void MT_SELF(leave)(mt_lf_reader *r, uint64_t s)
 
 /* ---- the stacks ---- */
 
+/* link_check: the head's link failed its check. If the head is still the
+ * same (tag and all), the link is what the program wrote, not a race with
+ * another pop: the stack is dropped (its blocks leak) and reported; true.
+ * Otherwise *top is the new head to try. */
+MT_SLOW bool MT_SELF(link_cut)(MT_SELF(class) *c, mt_lf_tagged *top)
+{
+    void *bad = top->s.ptr;
+    if (!mt_lf_cas(&c->free, top, NULL, top->s.tag + MT_SEGFIT_LF_TAG_STEP))
+        return false;
+    MT_SELF(link_broken)(bad, "alloc");
+    return true;
+}
+
 MT_INLINE void *MT_SELF(pop)(MT_SELF(class) *c)
 {
     mt_lf_reader *r = MT_SELF(me);
@@ -247,6 +272,11 @@ MT_INLINE void *MT_SELF(pop)(MT_SELF(class) *c)
         MT_SEGFIT_LF_POP_HOOK(0);
         void *next = mt_lf_next(top.s.ptr);
         MT_SEGFIT_LF_POP_HOOK(1);
+        if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(top.s.ptr, next, MT_SELF_ID))) {
+            if (MT_SELF(link_cut)(c, &top))
+                top.s.ptr = NULL;
+            continue;
+        }
         if (mt_lf_cas(&c->free, &top, next, top.s.tag + MT_SEGFIT_LF_TAG_STEP))
             break;
     }
@@ -389,8 +419,13 @@ MT_SLOW void MT_SELF(purge_class)(MT_SELF(class) *c, mt_lf_span **release)
     while (top.s.ptr && !mt_lf_cas(&c->free, &top, NULL, top.s.tag + 1))
         ;
     void *list = top.s.ptr, *keep = NULL, *keep_last = NULL;
-    for (void *b = list; b; b = mt_lf_next(b))
+    for (void *b = list; b; b = mt_lf_next(b)) {
         MT_SELF(span_of)(b)->free_count++;
+        if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(b, mt_lf_next(b), MT_SELF_ID))) {
+            MT_SELF(link_broken)(b, "purge");
+            mt_lf_set_next(b, NULL);
+        }
+    }
     for (void *b = list, *after; b; b = after) {
         after = mt_lf_next(b);
         mt_lf_span *s = MT_SELF(span_of)(b);

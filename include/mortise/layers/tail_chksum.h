@@ -61,7 +61,8 @@
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 142.5 instructions per malloc+free pair
+ *   out of line. wfslabs' fast path: 148.5 instructions per malloc+free pair
+ *   with slab_wf's link_check (142.5 without)
  *   against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
  *   word and size word), plus the rounding of the layer below.
  * Thread safety: no state but the per-process key; all operations on any

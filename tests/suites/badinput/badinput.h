@@ -122,4 +122,33 @@ static inline void bi_free_inside(size_t size, size_t offset)
     test_family.free(p);
 }
 
+/* `bytes` written just before a 64-byte block (where a header would be),
+ * then the block freed. A block of the same size is allocated first and
+ * kept (the underflow may have hit its last words), so the bytes before the
+ * victim are heap memory (the victim may start a fresh mapping otherwise,
+ * and the write itself would fault). */
+static inline void bi_underflow(size_t bytes)
+{
+    size_t size = 64;
+    void *before = test_family.malloc(size);
+    unsigned char *p = test_family.malloc(size);
+    bi_block(p, size);
+    memset((unsigned char *)bi_hide(p) - bytes, 0x41, bytes);
+    test_family.free(p);
+    (void)before;
+}
+
+/* Frees 128 KiB in 2 KiB blocks, more than the quarantine of any safety
+ * instance holds (64 KiB): a block freed before leaves the quarantine for
+ * the layer below (a cache's list or a trunk's free list). The blocks are
+ * of another size class, so they never reuse that block's memory. */
+static inline void bi_push_out_of_quarantine(void)
+{
+    void *blocks[64];
+    for (int i = 0; i < 64; i++)
+        blocks[i] = test_family.malloc(2048);
+    for (int i = 0; i < 64; i++)
+        test_family.free(blocks[i]);
+}
+
 #endif

@@ -13,6 +13,7 @@
  * Template part (no include guard), included once by thread_cache after
  * its per-thread lists. Needs: MT_SELF(tl).bin[c] (head, room),
  * MT_SELF(bins), MT_SELF(cut)(c, n, &k), MT_SELF(free_chain)(chain),
+ * MT_SELF(next_of)(p) (the link after p, checked under link_check),
  * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
  * Defines:
  *   MT_SELF(shed)(c, n)        a full list's newest n blocks into a slot
@@ -60,12 +61,12 @@ MT_INLINE void *MT_SELF(take_handoff)(size_t c)
     if (!first)
         return NULL;
     MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *rest = *(void **)first, *last = NULL;
+    void *rest = MT_SELF(next_of)(first), *last = NULL;
     size_t k = 0;
-    for (void *p = rest; p && k < b->room; p = *(void **)p, k++)
+    for (void *p = rest; p && k < b->room; p = MT_SELF(next_of)(p), k++)
         last = p;
     if (last) {
-        void *beyond = *(void **)last;
+        void *beyond = MT_SELF(next_of)(last);
         *(void **)last = b->head;
         b->head = rest;
         b->room -= k;

@@ -32,7 +32,8 @@
  * Structure: block = 16-byte header {previous physical block, size | free |
  *   previous-free} before the user's bytes; the previous-block pointer is
  *   valid only while that block is free and lives in its last word, so a used
- *   block's overhead is 8 bytes (12 on 32-bit targets). Free blocks hold their list links. A region
+ *   block's overhead is 8 bytes (12 on 32-bit targets, where that word is 4
+ *   of the header's 16). Free blocks hold their list links. A region
  *   (adjacent chunks) ends in a 32-byte sentinel (size 0, used) that also
  *   links the regions for the checker. Each chunk has an out-of-line record
  *   (layers/glk/record_pool.h: its neighbours in the region, the layer below's
@@ -46,10 +47,11 @@
  *   page-map writes when it comes back (as its claim and release did).
  *   purge: O(free blocks of a granule or more + chunks released).
  *   getmeta: O(1), no lock.
- * Space: 8 bytes per used block, blocks of at least 32 bytes in multiples of
- *   16 (internal waste under 16 bytes, plus a tail under 32 bytes too small
- *   to split off). A request is served from a list whose blocks are all large
- *   enough ("good fit": it is rounded up by up to 1/sl_count), so a free block
+ * Space: 8 bytes per used block (12 on 32-bit targets), blocks of at least
+ *   32 bytes in multiples of 16 (internal waste under 16 bytes, plus a tail
+ *   under 32 bytes too small to split off). A request is served from a
+ *   list whose blocks are all large enough ("good fit": it is rounded up by
+ *   up to 1/sl_count), so a free block
  *   less than that much larger than the request may be passed over: the
  *   external fragmentation TLSF trades for O(1). 32 bytes per region, a 48-byte
  *   record per chunk; control state (61 - log2 sl_count) * (sl_count + 1) words

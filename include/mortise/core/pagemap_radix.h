@@ -1,5 +1,7 @@
 /* mortise/core/pagemap_radix.h — the page map of OS layers that take address
- * space from an OS: a two-level radix tree over 48-bit user addresses.
+ * space from an OS: a two-level radix tree over 48-bit user addresses (on
+ * 32-bit targets the whole address space is one leaf, and the root two
+ * slots).
  *
  * Level 1 is a static array of 2^16 leaf pointers (512 KiB of untouched BSS);
  * a leaf holds the entries of 2^16 granules (4 GiB of address space) and is

@@ -2,9 +2,12 @@
  *
  * Every block a layer hands upward starts on a page-map entry naming its owner:
  * memory comes from the OS layer in granules (MT_GRANULE, 64 KiB, aligned), and
- * the page map holds one word per granule: the owner's layer id in the low 16
- * bits and a 48-bit payload the owner chooses (a span header's address, a
- * granule count). Lookups read one or two words, never the block itself, so a
+ * the page map holds one word per granule: the owner's layer id in the low
+ * MT_OWNER_BITS bits and a payload the owner chooses (a span header's address,
+ * a granule count) in the rest: 16 and 48 bits on 64-bit targets, 4 and 28 on
+ * 32-bit ones, where a pointer payload is kept without its low 4 bits
+ * (mt_payload_of / mt_payload_ptr), so what a layer names by address must be
+ * 16-byte aligned there, as every record and span header is. Lookups read one or two words, never the block itself, so a
  * foreign or wild pointer is recognised (entry 0) rather than dereferenced.
  *
  * The page map belongs to the OS layer, which knows the address range it can
@@ -21,8 +24,18 @@
 
 #include "ctx.h"
 
-#define MT_OWNER_BITS 16
+#if UINTPTR_MAX > 0xffffffffu
+#define MT_OWNER_BITS 16      /* user pointers have at most 48 significant bits */
+#define MT_PAYLOAD_PTR_SHIFT 0
+#define MT_ADDRESS_BITS 48
+#else
+#define MT_OWNER_BITS 4       /* 15 layers per translation unit (layer_end.h asserts it) */
+#define MT_PAYLOAD_PTR_SHIFT 4
+#define MT_ADDRESS_BITS 32
+#endif
 #define MT_OWNER_MASK (((uintptr_t)1 << MT_OWNER_BITS) - 1)
+_Static_assert(MT_ADDRESS_BITS <= sizeof(uintptr_t) * 8 - MT_OWNER_BITS + MT_PAYLOAD_PTR_SHIFT,
+               "a pointer payload must fit the page-map entry beside the owner");
 
 MT_INLINE uintptr_t mt_entry(uintptr_t owner, uintptr_t payload)
 {
@@ -30,6 +43,10 @@ MT_INLINE uintptr_t mt_entry(uintptr_t owner, uintptr_t payload)
 }
 MT_INLINE uintptr_t mt_entry_owner(uintptr_t e) { return e & MT_OWNER_MASK; }
 MT_INLINE uintptr_t mt_entry_payload(uintptr_t e) { return e >> MT_OWNER_BITS; }
+
+/* A layer's record or span header as a payload, and back. */
+MT_INLINE uintptr_t mt_payload_of(const void *p) { return (uintptr_t)p >> MT_PAYLOAD_PTR_SHIFT; }
+MT_INLINE void *mt_payload_ptr(uintptr_t payload) { return (void *)(payload << MT_PAYLOAD_PTR_SHIFT); }
 
 /* Counters an OS layer keeps (slow path only) for mallinfo and reports. */
 typedef struct mt_os_stats {

@@ -1,5 +1,7 @@
 /* mortise/core/pagemap_radix.h — the page map of OS layers that take address
- * space from an OS: a two-level radix tree over 48-bit user addresses.
+ * space from an OS: a two-level radix tree over 48-bit user addresses (on
+ * 32-bit targets the whole address space is one leaf, and the root two
+ * slots).
  *
  * Level 1 is a static array of 2^16 leaf pointers (512 KiB of untouched BSS);
  * a leaf holds the entries of 2^16 granules (4 GiB of address space) and is
@@ -16,7 +18,13 @@
 
 #include "pagemap.h"
 
+#if UINTPTR_MAX > 0xffffffffu
 #define MT_PM_ADDR_BITS 48
+#define MT_PM_OUTSIDE(a) (((a) - 1) >> MT_PM_ADDR_BITS) /* NULL wraps to the top */
+#else
+#define MT_PM_ADDR_BITS 32 /* one leaf covers the whole address space */
+#define MT_PM_OUTSIDE(a) ((a) == 0)
+#endif
 #define MT_PM_LEAF_BITS 16
 #define MT_PM_ROOT_BITS (MT_PM_ADDR_BITS - MT_GRANULE_SHIFT - MT_PM_LEAF_BITS)
 #define MT_PM_LEAF_LEN ((size_t)1 << MT_PM_LEAF_BITS)
@@ -33,9 +41,9 @@ static _Atomic(mt_pagemap_leaf *) mt_pagemap_root[((size_t)1 << MT_PM_ROOT_BITS)
 static inline bool mt_pagemap_find(const void *p, uintptr_t *e)
 {
     uintptr_t a = (uintptr_t)p;
-    if (MT_UNLIKELY((a - 1) >> MT_PM_ADDR_BITS))
+    if (MT_UNLIKELY(MT_PM_OUTSIDE(a)))
         return false;
-    mt_pagemap_leaf *leaf = mt_load_relaxed(&mt_pagemap_root[a >> (MT_GRANULE_SHIFT + MT_PM_LEAF_BITS)]);
+    mt_pagemap_leaf *leaf = mt_load_relaxed(&mt_pagemap_root[(a >> MT_GRANULE_SHIFT) >> MT_PM_LEAF_BITS]);
     if (MT_UNLIKELY(!leaf))
         return false;
     *e = mt_load_relaxed(&leaf->e[(a >> MT_GRANULE_SHIFT) & (MT_PM_LEAF_LEN - 1)]);
@@ -67,7 +75,7 @@ static inline bool mt_pagemap_set_checked(const void *p, size_t len, uintptr_t e
 {
     uintptr_t a = (uintptr_t)p, end = a + (len ? len : 1);
     for (; a < end; a += MT_GRANULE) {
-        size_t root_index = a >> (MT_GRANULE_SHIFT + MT_PM_LEAF_BITS);
+        size_t root_index = (a >> MT_GRANULE_SHIFT) >> MT_PM_LEAF_BITS;
         mt_pagemap_leaf *leaf = mt_load_acquire(&mt_pagemap_root[root_index]);
         if (!leaf && !(leaf = mt_pagemap_leaf_install(root_index)))
             return false;

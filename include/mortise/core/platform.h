@@ -95,6 +95,39 @@ MT_INLINE bool mt_is_pow2(size_t n) { return n && !(n & (n - 1)); }
 MT_INLINE unsigned mt_log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 MT_INLINE unsigned mt_log2_ceil(size_t n) { return n <= 1 ? 0 : mt_log2_floor(n - 1) + 1; }
 
+/* floor(a * b / c), or its ceiling when up, for a quotient that fits 64
+ * bits (statistics: cycles to ns, percentile ranks, scaled budgets). The
+ * product is exact: __int128 where the compiler has it, else (32-bit
+ * targets) two words and a long division one bit at a time — 128 steps,
+ * which is why nothing on a request path calls it. */
+static inline uint64_t mt_muldiv_u64(uint64_t a, uint64_t b, uint64_t c, bool up)
+{
+#if defined(__SIZEOF_INT128__) && !defined(MT_MULDIV_PORTABLE)
+    __extension__ typedef unsigned __int128 wide;
+    return (uint64_t)(((wide)a * b + (up ? c - 1 : 0)) / c);
+#else
+    uint64_t al = (uint32_t)a, ah = a >> 32, bl = (uint32_t)b, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl;
+    uint64_t mid = (ll >> 32) + (uint32_t)lh + (uint32_t)hl;
+    uint64_t lo = mid << 32 | (uint32_t)ll, hi = ah * bh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+    if (up) {
+        lo += c - 1;
+        hi += lo < c - 1;
+    }
+    uint64_t q = 0, r = 0;
+    for (int i = 127; i >= 0; i--) {
+        bool carry = r >> 63;
+        r = r << 1 | ((i >= 64 ? hi >> (i - 64) : lo >> i) & 1);
+        q <<= 1;
+        if (carry || r >= c) {
+            r -= c;
+            q |= 1;
+        }
+    }
+    return q;
+#endif
+}
+
 /* The OS and C library services (and MT_ENOMEM, the errno value layers
  * report in ctx->err). Included here, after the attributes it uses. */
 #include "../pal/pal.h"

@@ -150,7 +150,7 @@ MT_INLINE uint8_t MT_SELF(get)(MT_SELF(chunk) *ch, size_t page) { return mt_load
 MT_INLINE void MT_SELF(set)(MT_SELF(chunk) *ch, size_t page, unsigned v) { mt_store_relaxed(&ch->state[page], (uint8_t)v); }
 MT_INLINE size_t MT_SELF(span)(unsigned level) { return (size_t)1 << level; } /* pages in a block */
 MT_INLINE char *MT_SELF(at)(MT_SELF(chunk) *ch, size_t page) { return ch->base + (page << MT_BUDDY_MIN_SHIFT); }
-MT_INLINE uintptr_t MT_SELF(entry)(MT_SELF(chunk) *ch) { return mt_entry(MT_SELF_ID, (uintptr_t)ch); }
+MT_INLINE uintptr_t MT_SELF(entry)(MT_SELF(chunk) *ch) { return mt_entry(MT_SELF_ID, mt_payload_of(ch)); }
 
 /* ---- free lists, lock held ---- */
 
@@ -194,7 +194,7 @@ MT_INLINE void MT_SELF(drop_chunk)(MT_SELF(chunk) *ch)
 /* The chunk a block lies in (a free block's granule names us). */
 MT_INLINE MT_SELF(chunk) *MT_SELF(chunk_of)(const void *p)
 {
-    return (MT_SELF(chunk) *)mt_entry_payload(mt_pagemap_get(p));
+    return (MT_SELF(chunk) *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
 }
 
 /* ---- critical sections (run through MT_SYNC's exec) ---- */
@@ -379,7 +379,7 @@ MT_SLOW MT_SELF(chunk) *MT_SELF(new_chunk)(mt_ctx *ctx, bool *zeroed, mt_lfunc *
     if (MT_SELF(inline_map) || map.zeroed != (void *)state) /* a fresh map is zero already */
         for (size_t i = 0; i < MT_SELF(pages); i++)
             MT_SELF(set)(ch, i, 0);
-    ch->prev_entry = mt_span_claim(base, MT_SELF_CHUNK, MT_SELF_ID, (uintptr_t)ch);
+    ch->prev_entry = mt_span_claim(base, MT_SELF_CHUNK, MT_SELF_ID, mt_payload_of(ch));
     *zeroed = sub.zeroed == base;
     return ch;
 }
@@ -444,7 +444,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(free_block)((MT_SELF(chunk) *)ctx->meta, ctx->ptr);
+    MT_SELF(free_block)((MT_SELF(chunk) *)mt_payload_ptr(ctx->meta), ctx->ptr);
     return NULL;
 }
 
@@ -453,7 +453,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(chunk) *ch = (MT_SELF(chunk) *)ctx->meta;
+    MT_SELF(chunk) *ch = (MT_SELF(chunk) *)mt_payload_ptr(ctx->meta);
     size_t page = MT_SELF(block_page)(ch, ctx->ptr);
     if (page == SIZE_MAX)
         return NULL;
@@ -465,7 +465,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
  * grow by taking free buddies. NULL: the socket moves the block. */
 MT_SLOW void *MT_SELF(resize_block)(mt_ctx *ctx)
 {
-    MT_SELF(args) a = {0, false, (MT_SELF(chunk) *)ctx->meta, 0, false};
+    MT_SELF(args) a = {0, false, (MT_SELF(chunk) *)mt_payload_ptr(ctx->meta), 0, false};
     size_t size = ctx->size;
     if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
         size > MT_SELF_CHUNK || (a.page = MT_SELF(block_page)(a.ch, ctx->ptr)) == SIZE_MAX)

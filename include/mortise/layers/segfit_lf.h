@@ -113,16 +113,27 @@
 /* Yields purge waits for the shared counter before giving up. */
 #define MT_LF_PURGE_PATIENCE 1000
 
+/* The pointer-and-tag pair as one integer: 16 bytes on 64-bit targets
+ * (cmpxchg16b, casp), 8 on 32-bit ones (cmpxchg8b, ldrexd/strexd), where
+ * the page-map payload is 28 bits wide, so the class index gets 12 of them. */
+#if UINTPTR_MAX > 0xffffffffu
 __extension__ typedef unsigned __int128 mt_lf_u128;
+#define MT_LF_CLASS_BITS 16
+#else
+typedef uint64_t mt_lf_u128;
+#define MT_LF_CLASS_BITS 12
+#endif
+#define MT_LF_CLASS_MASK (((uintptr_t)1 << MT_LF_CLASS_BITS) - 1)
+_Static_assert(sizeof(mt_lf_u128) == 2 * sizeof(void *), "segfit_lf: the CAS word is a pointer and a tag");
 
-/* A pointer and a tag, compared and swapped as one 16-byte word. */
+/* A pointer and a tag, compared and swapped as one double-width word. */
 typedef union {
     mt_lf_u128 word;
     struct {
         void *ptr;
         uintptr_t tag;
     } s;
-} __attribute__((aligned(16))) mt_lf_tagged;
+} __attribute__((aligned(2 * sizeof(void *)))) mt_lf_tagged;
 
 /* The two halves, read one after the other (ptr with seq_cst: the pop's
  * announcement must precede it, see the contract). A torn pair never equals
@@ -178,11 +189,11 @@ typedef struct mt_lf_stats {
 /* Page-map payload of a span granule: the span's base granule and the class. */
 MT_INLINE uintptr_t mt_lf_payload(const void *base, size_t cls)
 {
-    return ((uintptr_t)base >> MT_GRANULE_SHIFT) << 16 | cls;
+    return ((uintptr_t)base >> MT_GRANULE_SHIFT) << MT_LF_CLASS_BITS | cls;
 }
 MT_INLINE mt_lf_span *mt_lf_span_of(uintptr_t payload)
 {
-    return (mt_lf_span *)((payload >> 16) << MT_GRANULE_SHIFT);
+    return (mt_lf_span *)((payload >> MT_LF_CLASS_BITS) << MT_GRANULE_SHIFT);
 }
 #endif /* MORTISE_LAYERS_SEGFIT_LF_TYPES */
 
@@ -194,7 +205,8 @@ MT_DECLARE_BELOW(free) /* spans go back through the free chain */
 #include "segfit/classes.h" /* class_for, class_meta, resize, ... */
 #include "safety/link_check.h" /* link_check, err_handle */
 
-_Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= 65536, "segfit_lf: at most 65536 classes");
+_Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= MT_LF_CLASS_MASK + 1,
+               "segfit_lf: more classes than the page-map payload holds (65536; 4096 on 32-bit targets)");
 
 typedef struct MT_CACHE_ALIGNED {
     mt_lf_tagged free; /* Treiber stack: top block, tag */
@@ -364,7 +376,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_UNLIKELY(!p))
         return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, index, next));
     /* a popped link names a block of ours, of this class */
-    MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID && (mt_entry_payload(mt_pagemap_get(p)) & 0xffff) == index);
+    MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID && (mt_entry_payload(mt_pagemap_get(p)) & MT_LF_CLASS_MASK) == index);
     return p;
 }
 
@@ -375,7 +387,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
  * and more the call costs nothing (docs/zero_overhead.md). */
 MT_SLOW MT_UNUSED void MT_SELF(free_large)(uintptr_t meta, void *p)
 {
-    MT_SELF(push_chain)(&MT_SELF(state).cls[meta & 0xffff], p, p);
+    MT_SELF(push_chain)(&MT_SELF(state).cls[meta & MT_LF_CLASS_MASK], p, p);
 }
 
 #define MT_IMPLEMENTS_free
@@ -386,7 +398,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) >= MT_GRANULE)
         MT_SELF(free_large)(ctx->meta, ctx->ptr);
     else
-        MT_SELF(push_chain)(&MT_SELF(state).cls[ctx->meta & 0xffff], ctx->ptr, ctx->ptr);
+        MT_SELF(push_chain)(&MT_SELF(state).cls[ctx->meta & MT_LF_CLASS_MASK], ctx->ptr, ctx->ptr);
     return NULL;
 }
 
@@ -395,7 +407,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    return MT_SELF(class_meta)(ctx, ctx->meta & 0xffff);
+    return MT_SELF(class_meta)(ctx, ctx->meta & MT_LF_CLASS_MASK);
 }
 
 #define MT_IMPLEMENTS_thread_exit
@@ -483,7 +495,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     bool any = release != NULL;
     if (any && !MT_SELF(quiesce)()) {
         for (mt_lf_span *s = release; s; s = s->release)
-            MT_SELF(restore_span)(s, mt_entry_payload(mt_pagemap_get(s)) & 0xffff);
+            MT_SELF(restore_span)(s, mt_entry_payload(mt_pagemap_get(s)) & MT_LF_CLASS_MASK);
         release = NULL;
         any = false;
     }
@@ -548,7 +560,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
             uintptr_t e = mt_pagemap_get(b);
             mt_lf_span *s = mt_lf_span_of(mt_entry_payload(e));
             size_t off = (size_t)((char *)b - (char *)s);
-            if (mt_entry_owner(e) != MT_SELF_ID || (mt_entry_payload(e) & 0xffff) != i) {
+            if (mt_entry_owner(e) != MT_SELF_ID || (mt_entry_payload(e) & MT_LF_CLASS_MASK) != i) {
                 broken = MT_STR(MT_NAME) ": " "free block not ours or in another class's list";
                 break;
             }
@@ -572,7 +584,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
              * claimed it (slab_wf's slabs are segfit_lf blocks): then the
              * page map cannot tell which span it is */
             if (mt_entry_owner(e) == MT_SELF_ID &&
-                ((mt_entry_payload(e) & 0xffff) != i || c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
+                ((mt_entry_payload(e) & MT_LF_CLASS_MASK) != i || c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
                  (uintptr_t)cur > c->bump.s.tag))
                 broken = MT_STR(MT_NAME) ": " "carving pair outside its span";
         }

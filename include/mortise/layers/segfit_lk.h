@@ -144,7 +144,7 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
         s->carved = 0;
         s->free_count = 0;
         s->zeroed = sub.zeroed == base;
-        s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+        s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, mt_payload_of(s));
         c->bump = base;
         c->bump_end = base + (len / csize) * csize;
         c->bump_span = s;
@@ -199,7 +199,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(span) *s = (MT_SELF(span) *)ctx->meta;
+    MT_SELF(span) *s = (MT_SELF(span) *)mt_payload_ptr(ctx->meta);
     MT_ASSERT(s->cls < MT_SELF(classes_used)()); /* class index in range */
     MT_SELF(class) *c = &MT_SELF(state).cls[s->cls];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
@@ -214,12 +214,12 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    return MT_SELF(class_meta)(ctx, ((MT_SELF(span) *)ctx->meta)->cls);
+    return MT_SELF(class_meta)(ctx, ((MT_SELF(span) *)mt_payload_ptr(ctx->meta))->cls);
 }
 
 MT_INLINE MT_SELF(span) *MT_SELF(span_of)(void *block)
 {
-    return (MT_SELF(span) *)mt_entry_payload(mt_pagemap_get(block));
+    return (MT_SELF(span) *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(block)));
 }
 
 /* Class lock held. Hand back every span of this class whose blocks are all
@@ -312,7 +312,7 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
     const char *broken = NULL;
     for (void *b = c->free; b && !broken; b = *(void **)b) {
         uintptr_t e = mt_pagemap_get(b);
-        MT_SELF(span) *s = (MT_SELF(span) *)mt_entry_payload(e);
+        MT_SELF(span) *s = (MT_SELF(span) *)mt_payload_ptr(mt_entry_payload(e));
         if (mt_entry_owner(e) != MT_SELF_ID || s->cls != i) {
             broken = MT_STR(MT_NAME) ": free block not ours or in another class's list";
             break;

@@ -411,7 +411,7 @@ static void *MT_SELF(cs_free_batch)(void *arg)
         if (!q)
             break;
         uintptr_t e = mt_pagemap_get(q);
-        MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_entry_payload(e);
+        MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_payload_ptr(mt_entry_payload(e));
         if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != a->s->cls || !MT_SELF(is_block)(qs, q))
             break;
         a->chain = *(void **)q;
@@ -464,7 +464,7 @@ MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *ne
     s->free = NULL;
     s->bump = base;
     s->next = s->prev = NULL;
-    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, mt_payload_of(s));
     return s;
 }
 
@@ -507,7 +507,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
+    MT_SELF(slab) *s = (MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored */
     MT_SELF(args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr};
@@ -547,7 +547,7 @@ MT_SLOW void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(slab) *s = (MT_SELF(slab) *)ctx->meta;
+    MT_SELF(slab) *s = (MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
     ctx->count = 0;
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored, as by free */
@@ -569,7 +569,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    const MT_SELF(slab) *s = (const MT_SELF(slab) *)ctx->meta;
+    const MT_SELF(slab) *s = (const MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL;
     return MT_SELF(class_meta)(ctx, s->cls);
@@ -644,7 +644,7 @@ MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_
     MT__SLAB_REQUIRE(freed + (size_t)(end - s->bump) / s->csize + s->inuse == s->capacity,
                      "free + uncarved + in-use blocks != capacity");
     for (size_t g = 0; g < s->len; g += MT_GRANULE)
-        MT__SLAB_REQUIRE(mt_pagemap_get(s->base + g) == mt_entry(MT_SELF_ID, (uintptr_t)s),
+        MT__SLAB_REQUIRE(mt_pagemap_get(s->base + g) == mt_entry(MT_SELF_ID, mt_payload_of(s)),
                          "page map does not name the slab");
     if (where == MT_SLAB_PARTIAL)
         MT__SLAB_REQUIRE(s->inuse != 0 && s->inuse < s->capacity, "partial slab empty or full");
@@ -662,7 +662,7 @@ MT_SLOW const char *MT_SELF(check_list)(const MT_SELF(slab) *head, size_t i, uin
     const MT_SELF(slab) *prev = NULL;
     size_t n = 0;
     for (const MT_SELF(slab) *s = head; s && !broken; prev = s, s = s->next, n++) {
-        if (s->prev != prev || n >= ((size_t)1 << 32))
+        if (s->prev != prev || n > SIZE_MAX / MT_GRANULE /* more slabs than granules: a cycle */)
             broken = MT_STR(MT_NAME) ": slab list links";
         else
             broken = MT_SELF(check_slab)(s, i, where);

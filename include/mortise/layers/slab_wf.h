@@ -376,7 +376,7 @@ MT_SLOW mt_slab_wf_slab *MT_SELF(new_slab)(mt_ctx *ctx, MT_SELF(heap) *h, size_t
     mt_slab_wf_slab *s = (mt_slab_wf_slab *)((uintptr_t)base + len - MT_SLAB_WF_HDR);
     MT_SELF(format)(h, s, c, len >> MT_GRANULE_SHIFT);
     s->zeroed = sub.zeroed == base;
-    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, (uintptr_t)s);
+    s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, mt_payload_of(s));
     atomic_fetch_add_explicit(&MT_SELF(state).slabs, 1, memory_order_relaxed);
     return s;
 }
@@ -994,7 +994,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    mt_slab_wf_slab *s = (mt_slab_wf_slab *)ctx->meta;
+    mt_slab_wf_slab *s = (mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     void *p = ctx->ptr;
     MT_SELF(step_begin)();
     uintptr_t st = mt_load_relaxed(&s->ostate), tag = MT_SELF(tl).tag;
@@ -1026,7 +1026,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    const mt_slab_wf_slab *s = (const mt_slab_wf_slab *)ctx->meta;
+    const mt_slab_wf_slab *s = (const mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) & MT_SLAB_WF_ALIGNED)) {
         ctx->usable = MT_SELF(usable_aligned)(s, ctx->ptr);
         ctx->szcls_key = 0; /* usable is not the class size */
@@ -1203,7 +1203,7 @@ static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_sl
     if (s->cls != c || s->csize != MT_SELF(class_size)(c) || len != MT_SELF(slab_len)(c) ||
         s->capacity != (len - MT_SLAB_WF_HDR) / s->csize || s->carved > s->capacity)
         return MT_STR(MT_NAME) ": slab geometry";
-    uintptr_t entry = mt_entry(MT_SELF_ID, (uintptr_t)s);
+    uintptr_t entry = mt_entry(MT_SELF_ID, mt_payload_of(s));
     if (mt_pagemap_get((void *)mt_slab_wf_base(s)) != entry || mt_pagemap_get(s) != entry)
         return MT_STR(MT_NAME) ": page map does not name the slab";
     uint32_t a = MT_SELF(check_list)(s, bin ? bin->free : s->free, seen);

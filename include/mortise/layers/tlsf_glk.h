@@ -49,7 +49,8 @@
  * Structure: block = 16-byte header {previous physical block, size | free |
  *   previous-free} before the user's bytes; the previous-block pointer is
  *   valid only while that block is free and lives in its last word, so a used
- *   block's overhead is 8 bytes. Free blocks hold their list links. A region
+ *   block's overhead is 8 bytes (12 on 32-bit targets, where that word is 4
+ *   of the header's 16). Free blocks hold their list links. A region
  *   (adjacent chunks) ends in a 32-byte sentinel (size 0, used) that also
  *   links the regions for the checker. Each chunk has an out-of-line record
  *   (layers/glk/record_pool.h: its neighbours in the region, the layer below's
@@ -63,13 +64,15 @@
  *   page-map writes when it comes back (as its claim and release did).
  *   purge: O(free blocks of a granule or more + chunks released).
  *   getmeta: O(1), no lock.
- * Space: 8 bytes per used block, blocks of at least 32 bytes in multiples of
- *   16 (internal waste under 16 bytes, plus a tail under 32 bytes too small
- *   to split off). A request is served from a list whose blocks are all large
- *   enough ("good fit": it is rounded up by up to 1/sl_count), so a free block
+ * Space: 8 bytes per used block (12 on 32-bit targets), blocks of at least
+ *   32 bytes in multiples of 16 (internal waste under 16 bytes, plus a tail
+ *   under 32 bytes too small to split off). A request is served from a
+ *   list whose blocks are all large enough ("good fit": it is rounded up by
+ *   up to 1/sl_count), so a free block
  *   less than that much larger than the request may be passed over: the
  *   external fragmentation TLSF trades for O(1). 32 bytes per region, a 48-byte
- *   record per chunk; control state (61 - log2 sl_count) * (sl_count + 1) words.
+ *   record per chunk; control state (61 - log2 sl_count) * (sl_count + 1) words
+ *   (29 - log2 sl_count on 32-bit targets).
  * Purge: a chunk entirely inside a free block (with room left for the
  *   boundary tags around it) goes back to the layer below; a region may split
  *   in two. A heap whose blocks are all freed merges back to one free block per
@@ -137,7 +140,7 @@ typedef struct mt_tlsf_block {
 #define MT_TLSF_CONDEMNED ((size_t)4) /* link_check: damaged, reported, never used again */
 #define MT_TLSF_FLAGS ((size_t)15)
 #define MT_TLSF_HDR ((size_t)16)     /* header before the user pointer */
-#define MT_TLSF_OVERLAP ((size_t)8)  /* next header's first word, usable while used */
+#define MT_TLSF_OVERLAP sizeof(void *) /* next header's first word, usable while used */
 #define MT_TLSF_MIN ((size_t)32)     /* header + two links */
 #define MT_TLSF_RESERVE ((size_t)32) /* a region's sentinel */
 
@@ -148,8 +151,7 @@ typedef struct mt_tlsf_chunk {
     uintptr_t base;
     size_t len;
     uintptr_t prev_entry; /* the layer below's page-map entry, restored on release */
-    uintptr_t unused;     /* records are multiples of 16 bytes */
-} mt_tlsf_chunk;
+} __attribute__((aligned(16))) mt_tlsf_chunk; /* 16: a page-map pointer payload (core/pagemap.h) */
 
 typedef struct mt_tlsf_req {
     size_t size, align;
@@ -209,8 +211,9 @@ MT_INLINE size_t mt_tlsf_block_size(size_t request)
 
 /* The mapping: sizes below 16 << sl_log2 share first level 0 in steps of 16;
  * above, first level k - sl_log2 - 3 for a size in [2^k, 2^(k+1)), cut into
- * 2^sl_log2 equal steps. Sizes up to 2^64 need 61 - sl_log2 first levels. */
-#define MT_TLSF_FL_COUNT(sl_log2) (61 - (sl_log2))
+ * 2^sl_log2 equal steps. Sizes up to 2^64 need 61 - sl_log2 first levels
+ * (2^32: 29 - sl_log2, on 32-bit targets). */
+#define MT_TLSF_FL_COUNT(sl_log2) ((int)sizeof(size_t) * 8 - 3 - (sl_log2))
 MT_INLINE void mt_tlsf_map(size_t size, unsigned sl_log2, unsigned *fl, unsigned *sl)
 {
     if (size < ((size_t)16 << sl_log2)) {
@@ -549,7 +552,7 @@ static inline void *MT_SELF(cs_resize)(void *arg)
 MT_INLINE mt_tlsf_chunk *MT_SELF(chunk_at)(uintptr_t a)
 {
     uintptr_t e = mt_pagemap_get((void *)a);
-    return mt_entry_owner(e) == MT_SELF_ID ? (mt_tlsf_chunk *)mt_entry_payload(e) : NULL;
+    return mt_entry_owner(e) == MT_SELF_ID ? (mt_tlsf_chunk *)mt_payload_ptr(mt_entry_payload(e)) : NULL;
 }
 
 /* Block b of `size` bytes comes back: if a layer above used it as a span,
@@ -564,7 +567,7 @@ MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size)
     for (; g < end; g += MT_GRANULE) {
         while (g >= c->base + c->len)
             c = c->next;
-        mt_pagemap_set((void *)g, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)c));
+        mt_pagemap_set((void *)g, MT_GRANULE, mt_entry(MT_SELF_ID, mt_payload_of(c)));
     }
 }
 
@@ -605,7 +608,7 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
     uintptr_t lo = (uintptr_t)chunk, hi = lo + len;
     rec->base = lo;
     rec->len = len;
-    rec->prev_entry = mt_span_claim(chunk, len, MT_SELF_ID, (uintptr_t)rec);
+    rec->prev_entry = mt_span_claim(chunk, len, MT_SELF_ID, mt_payload_of(rec));
     rec->prev = MT_SELF(chunk_at)(lo - MT_GRANULE);
     rec->next = MT_SELF(chunk_at)(hi);
     mt_tlsf_block *b = mt_tlsf_at(lo);

@@ -27,8 +27,10 @@
 #define MORTISE_SOCKETS_FAMILY_H
 
 #include "socket_core.h"
+#if !defined(MT_FREESTANDING) /* no C library: no FILE, no report to write (below) */
 #include "../stats/registry.h"
 #include "../pal/libc.h" /* FILE, fprintf, struct mallinfo: the interface we implement */
+#endif
 
 #ifndef MT_SOCKET_PREFIX
 #define MT_SOCKET_PREFIX
@@ -168,6 +170,11 @@ MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
 }
 #endif
 
+#if !defined(MT_FREESTANDING)
+/* The C library's reporting extensions and the statistics report need its
+ * stdio and an output; a freestanding build (custom_socket on bare metal)
+ * has the family, check, malloc_trim and mallopt only. */
+
 /* The statistics report, below (stats/registry.h, docs/stats.md). */
 enum { MT_STATS_TABLE, MT_STATS_JSON, MT_STATS_AT_EXIT };
 static int mt_stats_write(int how, int fd, const char *path);
@@ -252,6 +259,8 @@ __attribute__((destructor)) static void mt_socket_stats_at_exit(void)
 {
     mt_stats_write(MT_STATS_AT_EXIT, -1, NULL);
 }
+
+#endif /* !MT_FREESTANDING */
 
 /* Mortise has no run-time tunables: every mallopt parameter is refused (0). */
 MT_EXPORT int MT_API(mallopt)(int param, int value)

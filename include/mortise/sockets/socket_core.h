@@ -7,9 +7,10 @@
  * frees and queries reach the layers with the same fields as allocations.
  * mt_socket_request() is the template of a plain malloc(3) call.
  *
- * The first part needs no C library (kernel_socket uses it freestanding);
- * the second reports errors through errno and copies with memcpy, and is
- * left out when MT_FREESTANDING is defined.
+ * None of it needs a C library: errors go through the port layer's errno
+ * (a static word freestanding) and copies and fills are the compiler's
+ * builtins, which become calls to memcpy/memset at most (custom_socket and
+ * kernel_socket compile freestanding; tests/ports/baremetal runs them).
  */
 #ifndef MORTISE_SOCKETS_SOCKET_CORE_H
 #define MORTISE_SOCKETS_SOCKET_CORE_H
@@ -80,9 +81,6 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
     return req.usable;
 }
 
-#if !defined(MT_FREESTANDING)
-#include <string.h>
-
 /* Failure is out of line and tail-called: a hit path that never calls
  * anything then needs no stack frame (docs/fastpath.md: 4 instructions per
  * malloc on the tcache instance). */
@@ -144,7 +142,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
     req.size = size;
     void *p = mt_socket_alloc(&req);
     if (p && req.zeroed != p)
-        memset(p, 0, size);
+        __builtin_memset(p, 0, size);
     return p;
 }
 
@@ -197,10 +195,9 @@ MT_UNUSED static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
     q = mt_socket_alloc(&fresh);
     if (!q)
         return NULL;
-    memcpy(q, p, size < usable ? size : usable);
+    __builtin_memcpy(q, p, size < usable ? size : usable);
     mt_socket_free_req(req, p);
     return q;
 }
-#endif
 
 #endif

@@ -105,14 +105,13 @@ MT_UNUSED static uint64_t mt_stats_ticks_per_us(void)
         ns = mt_stats_ns_now();
         ticks = mt_stats_begin();
     } while (ns - mt_stats_epoch.ns < 20000000u);
-    uint64_t r = (uint64_t)((unsigned __int128)(ticks - mt_stats_epoch.ticks) * 1000u /
-                            (ns - mt_stats_epoch.ns));
+    uint64_t r = mt_muldiv_u64(ticks - mt_stats_epoch.ticks, 1000u, ns - mt_stats_epoch.ns, false);
     return r ? r : 1;
 }
 
 MT_INLINE uint64_t mt_stats_to_ns(uint64_t ticks, uint64_t ticks_per_us)
 {
-    return (uint64_t)((unsigned __int128)ticks * 1000u / ticks_per_us);
+    return mt_muldiv_u64(ticks, 1000u, ticks_per_us, false);
 }
 
 /* ---- per-thread slots ---- */
@@ -266,7 +265,7 @@ MT_UNUSED static uint64_t mt_hist_quantile(const uint64_t *hist, uint64_t total,
 {
     if (!total)
         return 0;
-    uint64_t rank = (uint64_t)(((unsigned __int128)total * q + 9999999u) / 10000000u);
+    uint64_t rank = mt_muldiv_u64(total, q, 10000000u, true);
     rank = rank ? rank : 1;
     uint64_t seen = 0;
     for (unsigned i = 0; i < MT_HIST_BUCKETS; i++) {
@@ -443,7 +442,7 @@ MT_UNUSED static void mt_so_kv_fixed(mt_stats_out *o, const char *key, uint64_t 
 /* A mean as a decimal with one place: 10 * sum / count, rounded. */
 MT_INLINE uint64_t mt_stats_mean10(uint64_t sum, uint64_t count)
 {
-    return count ? (uint64_t)(((unsigned __int128)sum * 20 / count + 1) / 2) : 0;
+    return count ? (mt_muldiv_u64(sum, 20, count, false) + 1) / 2 : 0;
 }
 
 /* ---- registry ---- */

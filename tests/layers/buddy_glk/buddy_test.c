@@ -31,7 +31,7 @@ MT_COMPOSE(mmap_heap, buddy_glk, custom_socket)
 #define TOP (buddy_glk_levels - 1)
 
 static size_t check(void) { return tsb_check(); }
-static buddy_glk_chunk *chunk_of(void *p) { return (buddy_glk_chunk *)mt_entry_payload(mt_pagemap_get(p)); }
+static buddy_glk_chunk *chunk_of(void *p) { return (buddy_glk_chunk *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
 
 /* Give everything back: no chunk left. */
 static void drain(void)

@@ -32,7 +32,7 @@ MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, custom_socket)
 #include "../../common/tsb.h"
 
 static size_t check(void) { return tsb_check(); }
-static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(p)); }
+static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
 
 static void drain(void)
 {

@@ -113,7 +113,7 @@ int main(void)
     }
     CHECK(bad == 0);
     CHECK(t_check() == NULL);
-    slab_lk_slab *s = (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(p));
+    slab_lk_slab *s = (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
     CHECK(s->inuse == 1 + n + batch);
     /* a chain freed below: one acquisition for all of it (the chain the
      * cache frees with the link below it, as its free path does) */

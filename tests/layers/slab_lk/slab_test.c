@@ -22,7 +22,7 @@ MT_COMPOSE(mmap_heap, slab_lk, custom_socket)
 
 static size_t check(void) { return tsb_check(); }
 static slab_lk_class *class_of_size(size_t size) { return &slab_lk_state.cls[mt_szcls_tc_index(size)]; }
-static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(p)); }
+static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
 
 /* Every class empty: nothing partial, full or cached. */
 static bool all_empty(void)
@@ -211,7 +211,7 @@ static void test_is_block_every_class(void)
         }
         for (int k = 0; k < 4096; k++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            uint64_t off = x & ~(uint64_t)15;
+            uintptr_t off = (uintptr_t)x & ~(uintptr_t)15; /* anywhere in the address space */
             bool start = off < rec.used && off % csize == 0;
             wrong += slab_lk_is_block(&rec, (char *)((uintptr_t)base + off)) != start;
         }

@@ -72,7 +72,7 @@ static inline int wf_intact(const void *p, uint64_t id)
 static inline mt_slab_wf_slab *slab_of(const void *p)
 {
     uintptr_t e = mt_pagemap_get(p);
-    return mt_entry_owner(e) == slab_wf_id ? (mt_slab_wf_slab *)mt_entry_payload(e) : NULL;
+    return mt_entry_owner(e) == slab_wf_id ? (mt_slab_wf_slab *)mt_payload_ptr(mt_entry_payload(e)) : NULL;
 }
 
 /* 1 after reporting the checker's complaint, 0 if the heaps are consistent. */

@@ -214,7 +214,7 @@ static void test_purge(void)
 static void test_resize_in_place(void)
 {
     char *a = t_malloc(1000), *b = t_malloc(1000), *c = t_malloc(1000);
-    CHECK(a && b && c && b == a + t_malloc_usable_size(a) + 8);
+    CHECK(a && b && c && b == a + t_malloc_usable_size(a) + MT_TLSF_HDR - MT_TLSF_OVERLAP);
     memset(a, 'a', 1000);
     t_free(b);
     char *a2 = t_realloc(a, 1900); /* grows into b's free block */

@@ -416,11 +416,12 @@ static void conf_expect_null(void *p, int err, const char *what)
 void conf_case_errno(void)
 {
     size_t huge = conf_size_max, half = conf_size_max / 2, pd = conf_ptrdiff_max;
+    const unsigned half_bits = sizeof(size_t) * 4; /* 32, or 16 on 32-bit targets */
     CONF_EXPECT(test_family.malloc(huge), ENOMEM);
     CONF_EXPECT(test_family.malloc(half + 1), ENOMEM);
     CONF_EXPECT(test_family.malloc(pd), ENOMEM);
     CONF_EXPECT(test_family.calloc(half, 3), ENOMEM);                       /* overflows */
-    CONF_EXPECT(test_family.calloc((size_t)1 << 33, (size_t)1 << 31), ENOMEM); /* overflows */
+    CONF_EXPECT(test_family.calloc((size_t)1 << (half_bits + 1), (size_t)1 << (half_bits - 1)), ENOMEM); /* overflows */
     CONF_EXPECT(test_family.calloc(1, huge), ENOMEM);
     size_t three = conf_bad_align[0], a48 = conf_bad_align[1], a96 = conf_bad_align[2];
     CONF_EXPECT(test_family.memalign(three, 16), EINVAL);
@@ -444,7 +445,7 @@ void conf_case_errno(void)
         CONF_EXPECT(test_family.realloc(p, huge), ENOMEM);
         CONF_EXPECT(test_family.realloc(p, pd), ENOMEM);
         CONF_EXPECT(test_family.reallocarray(p, half, 3), ENOMEM);
-        CONF_EXPECT(test_family.reallocarray(p, (size_t)1 << 40, (size_t)1 << 40), ENOMEM);
+        CONF_EXPECT(test_family.reallocarray(p, (size_t)1 << (half_bits + 8), (size_t)1 << (half_bits + 8)), ENOMEM);
         conf_intact(p, usable, id, "after failed realloc");
         free(p);
     }
@@ -453,7 +454,8 @@ void conf_case_errno(void)
     /* posix_memalign: the error is the result, errno and *out untouched */
     void *const sentinel = (void *)&conf_api_ids;
     static const struct { size_t align, size; int err; } pm[] = {
-        {3, 16, EINVAL}, {4, 16, EINVAL}, {24, 16, EINVAL}, {0, 16, EINVAL},
+        {3, 16, EINVAL}, {sizeof(void *) / 2, 16, EINVAL}, /* a power of two, not a multiple of a pointer */
+        {24, 16, EINVAL}, {0, 16, EINVAL},
         {64, SIZE_MAX, ENOMEM}, {64, PTRDIFF_MAX, ENOMEM}, {4096, SIZE_MAX - 4096, ENOMEM},
     };
     for (size_t i = 0; i < sizeof pm / sizeof pm[0]; i++) {

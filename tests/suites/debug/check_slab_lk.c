@@ -15,7 +15,7 @@ int main(void)
     CHECK(a && b && c);
     t_free(b); /* b heads its slab's free list */
     EXPECT_HOLDS();
-    slab_lk_slab *s = (slab_lk_slab *)mt_entry_payload(mt_pagemap_get(a));
+    slab_lk_slab *s = (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(a)));
     s->inuse++;
     EXPECT_BROKEN("slab_lk", "free + uncarved + in-use blocks != capacity");
     s->inuse--;

@@ -239,7 +239,7 @@ MT_UNUSED static size_t mt_cpu_cache_scaled(size_t budget, int cpu)
     size_t size = mt_cpu_cache_size(cpu), max = mt_cpu_cache_max();
     if (!size || !max)
         return budget;
-    return (size_t)((unsigned __int128)budget * size / max);
+    return (size_t)mt_muldiv_u64(budget, size, max, false);
 }
 
 #endif

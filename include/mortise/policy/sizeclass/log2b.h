@@ -3,12 +3,18 @@
  * (2^k, 2^(k+1)] is cut into 4 equal bins: 160, 192, 224, 256, 320, 384, ...
  * Worst internal fragmentation: 25 % above 128 bytes (a request of 2^k + 1
  * gets 2^k + 2^(k-2)); at most 15 bytes below. O(1): one clz.
- * Classes cover sizes up to 2^47. */
+ * Classes cover sizes up to 2^47 (2^31 on 32-bit targets, where a larger
+ * class would not fit size_t and a layer's largest block, the last class
+ * size, would wrap to a small number). */
 #ifndef MORTISE_POLICY_SIZECLASS_LOG2B_H
 #define MORTISE_POLICY_SIZECLASS_LOG2B_H
 #include "../../core/platform.h"
 
+#if SIZE_MAX > 0xffffffffu
 #define MT_SZCLS_log2b_CLASSES (8 + 4 * (47 - 7))
+#else
+#define MT_SZCLS_log2b_CLASSES (8 + 4 * (31 - 7))
+#endif
 #define MT_SZCLS_log2b_KEY 1
 
 MT_INLINE size_t mt_szcls_log2b_index(size_t size)

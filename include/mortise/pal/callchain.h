@@ -9,9 +9,8 @@
  *     which follows the DWARF call-frame information, so frames compiled
  *     without frame pointers unwind correctly; it keeps its per-thread trace
  *     cache in memory it maps itself and takes no lock of malloc's. The
- *     composition is linked with -lunwind (the affinity instance is);
- *     without it (a weak reference) and freestanding: 0, no chain beyond
- *     the first return address.
+ *     composition is linked with -lunwind (the affinity instance is).
+ *     Freestanding: 0, no chain beyond the first return address.
  * bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
  *     the exported symbol whose code holds addr and the object file it is
  *     in (dladdr); false when neither is known. Takes the dynamic loader's
@@ -48,14 +47,11 @@ MT_UNUSED static bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
-/* libunwind's local backtrace (libunwind-common.h), weak: a composition
- * built without -lunwind links and sees no frame beyond the first. */
-extern int unw_backtrace(void **buffer, int size) __attribute__((weak));
+/* libunwind's local backtrace (declared in libunwind-common.h). */
+extern int unw_backtrace(void **buffer, int size);
 
 MT_UNUSED static int mt_pal_callers(void **out, int max)
 {
-    if (!unw_backtrace)
-        return 0;
     int n = unw_backtrace(out, max);
     return n < 0 ? 0 : n;
 }

@@ -186,9 +186,10 @@ struct node2 {
     long pad[4];
 };
 NOINLINE static struct node2 *l_site(void) { return keep(A_MALLOC(sizeof(struct node2))); }
-NOINLINE static void *p1_site(void) { return keep(A_MALLOC(64)); }
-NOINLINE static void *p2_site(void) { return keep(A_MALLOC(64)); }
-NOINLINE static void *u_site(void) { return keep(A_MALLOC(64)); }
+#define PAYLOAD (NMAX / 2)
+NOINLINE static void *p1_site(void) { return keep(A_MALLOC(PAYLOAD)); }
+NOINLINE static void *p2_site(void) { return keep(A_MALLOC(PAYLOAD)); }
+NOINLINE static void *u_site(void) { return keep(A_MALLOC(PAYLOAD)); }
 
 /* Payloads from two sites hung at the same field of one list: type II
  * merges them; a third group of the same size that nothing points at
@@ -200,11 +201,11 @@ static void case_type2(void)
     struct node2 *head = NULL;
     for (int i = 0; i < 2 * N; i++) {
         struct node2 *n = fresh(l_site(), sizeof *n);
-        n->data = fresh(i & 1 ? p2_site() : p1_site(), 64);
+        n->data = fresh(i & 1 ? p2_site() : p1_site(), PAYLOAD);
         n->next = head;
         head = n;
         if (i & 1)
-            u[i / 2] = fresh(u_site(), 64);
+            u[i / 2] = fresh(u_site(), PAYLOAD);
     }
     CHECK_MSG(affinity_pool_merges_of_type(2) > before, "no type II merge");
     uint32_t pa = affinity_pool_pool_id(head->data), pb = affinity_pool_pool_id(head->next->data);

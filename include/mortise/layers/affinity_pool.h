@@ -26,7 +26,7 @@
  *     groups of one size pointed at from the same field offset of one
  *     merged group merge too (type II); a merged class shares one pool.
  *     Scans are repeated when a pool doubles; the scanned bytes never exceed
- *     1/32 of the bytes the layer has seen allocated.
+ *     64 KiB plus 1/32 of the bytes the layer has seen allocated.
  *   MORTISE_STATS reports the groups (call chains symbolised with dladdr),
  *   sizes, objects pooled, merges and why, and the wrappers found.
  * Slots: min_objects=N → MT_MIN_OBJECTS (100): allocations a group makes

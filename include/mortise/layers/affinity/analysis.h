@@ -98,7 +98,8 @@ MT_UNUSED static void MT_SELF(scan)(uint32_t g)
 {
     mt_aff_group *x = &MT_SELF(state).group[g - 1];
     size_t len = x->max_size < MT_AFF_SCAN_WORDS * 8 ? x->max_size & ~(size_t)7 : MT_AFF_SCAN_WORDS * 8;
-    if (MT_SELF(state).bytes_scanned + len * x->nfirst > MT_SELF(state).bytes_seen / MT_AFF_SCAN_SHARE) {
+    if (MT_SELF(state).bytes_scanned + len * x->nfirst >
+        MT_AFF_SCAN_FLOOR + MT_SELF(state).bytes_seen / MT_AFF_SCAN_SHARE) {
         MT_SELF(state).scans_skipped++;
         return;
     }

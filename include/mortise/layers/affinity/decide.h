@@ -38,6 +38,8 @@ MT_SLOW void MT_SELF(rescan)(mt_aff_pool *pool)
 {
     MT_SELF(lock)();
     if (pool->segments >= pool->scan_at) {
+        /* the bytes handed out since the last mark count as seen */
+        MT_SELF(state).bytes_seen += (uint64_t)(pool->scan_at / 2) * MT_SEGMENT_SIZE;
         pool->scan_at *= 2;
         uint32_t root = MT_SELF(find)(pool->root);
         for (uint32_t i = 1; i <= MT_SELF(state).groups; i++)

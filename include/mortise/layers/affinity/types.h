@@ -15,7 +15,8 @@
 #define MT_AFF_ADDR_BITS 14          /* address table: 16384 object starts */
 #define MT_AFF_EDGES 8               /* edges kept per group */
 #define MT_AFF_SCAN_WORDS 16         /* words scanned per object: its first 128 bytes */
-#define MT_AFF_SCAN_SHARE 32         /* scanned bytes <= bytes seen / 32 */
+#define MT_AFF_SCAN_SHARE 32         /* scanned bytes <= 64 KiB + bytes seen / 32 */
+#define MT_AFF_SCAN_FLOOR 65536
 #define MT_AFF_LEARN 32              /* allocations a return address is watched */
 #define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */

@@ -13,7 +13,8 @@
  *     library's allocate), the return addresses above it, unwound with
  *     libunwind (pal/callchain.h), at most max_chain deep;
  *   - a return address is a wrapper when, among its first 32 allocations,
- *     its function was called from 2 or more places with 2 or more sizes, or
+ *     it was reached from 2 or more calling contexts (the 4 frames above
+ *     it) with 2 or more sizes, or
  *     its function's name is a known allocation wrapper (xmalloc,
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the
  *     wrappers slot or MORTISE_AFFINITY_WRAPPERS (names separated by ':' or

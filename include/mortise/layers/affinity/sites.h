@@ -5,9 +5,9 @@
  * Each return address seen by the slow path gets a site (insertion is a
  * compare-and-swap, lookups probe without a lock). A site is named once
  * (dladdr): a known or user-named wrapper is a wrapper at once. Otherwise
- * it is watched for its first MT_AFF_LEARN allocations: the frame above it
- * (its function's caller) and the sizes; two callers and two sizes make it
- * a wrapper, else it is a direct site. A wrapper's allocations unwind the
+ * it is watched for its first MT_AFF_LEARN allocations: the calling context
+ * above it (the next 4 return addresses) and the sizes; two contexts and
+ * two sizes make it a wrapper, else it is a direct site. A wrapper's allocations unwind the
  * stack and extend the chain frame by frame while the frame is a wrapper
  * too (each judged the same way), at most max_chain deep. */
 
@@ -94,6 +94,17 @@ MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
     return -1;
 }
 
+/* The calling context above frame i: a hash of up to 4 return addresses
+ * (a wrapper called only by another wrapper has one caller but many
+ * contexts). 0 when there is no frame above. */
+MT_INLINE uintptr_t mt_aff_context(void **frames, int i, int n)
+{
+    uintptr_t h = 0;
+    for (int j = i; j < n && j < i + 4; j++)
+        h = (h ^ (uintptr_t)frames[j]) * 0x100000001b3ull + 1;
+    return h;
+}
+
 /* Name a new site once; a known or user-named wrapper is one at once. */
 MT_UNUSED static void MT_SELF(name_site)(mt_aff_site *s, uintptr_t ra)
 {
@@ -146,7 +157,7 @@ MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, si
     void *frames[12];
     int n = MT_SELF(unwind)(frames, 12);
     int i = mt_aff_find_frame(frames, n, ra);
-    uintptr_t caller = i >= 0 && i + 1 < n ? (uintptr_t)frames[i + 1] : 0;
+    uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
     MT_SELF(lock)();
     MT_SELF(learn)(s, caller, size);
     uint32_t kind = mt_load_relaxed(&s->kind);
@@ -208,7 +219,7 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size)
             break;
         MT_SELF(name_site)(t, frame);
         MT_SELF(lock)();
-        MT_SELF(learn)(t, j + 1 < n ? (uintptr_t)frames[j + 1] : 0, size);
+        MT_SELF(learn)(t, mt_aff_context(frames, j + 1, n), size);
         uint32_t kind = mt_load_relaxed(&t->kind);
         MT_SELF(unlock)();
         if (kind != MT_AFF_WRAPPER)

@@ -154,8 +154,8 @@ MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t si
 /* A learning direct site: its function's caller, then one step of learning. */
 MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, size_t size)
 {
-    void *frames[12];
-    int n = MT_SELF(unwind)(frames, 12);
+    void *frames[10];
+    int n = MT_SELF(unwind)(frames, 10);
     int i = mt_aff_find_frame(frames, n, ra);
     uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
     MT_SELF(lock)();
@@ -201,8 +201,12 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
  * frames, and answer its group (0: none, the request goes below). */
 MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size)
 {
+    /* Most chains end one or two frames above ra: unwind 8 frames first
+     * (the unwinder's cost grows with the frames asked for), all of the
+     * deepest chain only when the walk gets there. */
     void *frames[MT_AFF_CHAIN_CAP + 8];
-    int n = MT_SELF(unwind)(frames, MT_MAX_CHAIN + 8);
+    int asked = 8;
+    int n = MT_SELF(unwind)(frames, asked);
     int i = mt_aff_find_frame(frames, n, ra);
     if (i < 0) {
         MT_SELF(state).chains_lost++;
@@ -211,7 +215,15 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size)
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
-    for (int j = i + 1; j < n && depth < MT_MAX_CHAIN; j++) {
+    for (int j = i + 1; depth < MT_MAX_CHAIN; j++) {
+        if (j >= n && n == asked && asked < MT_MAX_CHAIN + 8) {
+            asked = MT_MAX_CHAIN + 8;
+            n = MT_SELF(unwind)(frames, asked);
+            if (mt_aff_find_frame(frames, n, ra) != i)
+                break; /* cannot happen on one stack; never trust it */
+        }
+        if (j >= n)
+            break;
         uintptr_t frame = (uintptr_t)frames[j];
         chain[depth++] = frame;
         mt_aff_site *t = MT_SELF(site_get)(frame);

@@ -30,13 +30,17 @@
  *     64 KiB plus 1/32 of the bytes the layer has seen allocated.
  *   MORTISE_STATS reports the groups (call chains symbolised with dladdr),
  *   sizes, objects pooled, merges and why, and the wrappers found.
- * Slots: min_objects=N → MT_MIN_OBJECTS (100): allocations a group makes
- *   below before it is pooled; max_pooled_size=BYTES → MT_MAX_POOLED_SIZE
- *   (128): a group is pooled only if all its objects are smaller;
+ * Slots:
+ *   min_objects=N → MT_MIN_OBJECTS (100): allocations a group makes below
+ *     before it is pooled;
+ *   max_pooled_size=BYTES → MT_MAX_POOLED_SIZE (128): a group is pooled only
+ *     if all its objects are smaller;
  *   segment_size=BYTES → MT_SEGMENT_SIZE (4 KiB): a pool's unit, a power of
- *   two from 1 KiB to the 64 KiB granule; max_chain=N → MT_MAX_CHAIN (8): the
- *   deepest call chain, at most 16; wrappers=IDENT → MT_WRAPPERS (empty):
- *   names of the program's wrapper functions, separated by ':'.
+ *     two from 1 KiB to the 64 KiB granule;
+ *   max_chain=N → MT_MAX_CHAIN (8): the deepest call chain, at most 16;
+ *   wrappers=IDENT → MT_WRAPPERS (empty): names of the program's wrapper
+ *     functions, separated by ':'.
+ * Links: libunwind [links: unwind]; the composition is linked -lunwind.
  * Needs from below: alloc of 64 KiB granule-aligned spans (claimed in the
  *   page map under this layer's id, 16 segments each), free to give a span
  *   back when all its segments are empty; every request it does not pool.

@@ -4,12 +4,13 @@
     tools/affinity_bench.py BUILD_DIR [--runs 5] [--scale 1] [--out DIR]
                             [--allocators hslab,affinity,glibc,mimalloc]
                             [--workloads ...] [--no-cachegrind]
+                            [--cachegrind-allocators hslab,affinity]
 
 Runs every workload under every allocator in one run: the affinity instance,
 hslab (the same chain without the affinity_pool layer), the C library's
 malloc and mimalloc. Per pair: the median wall time of --runs runs, max RSS,
 and one run under cachegrind for the simulated D1 and LL data misses (there
-are no hardware counters here). Workloads: bench_locality at 0, 1 and 2
+are no hardware counters here; by default for hslab and affinity only). Workloads: bench_locality at 0, 1 and 2
 wrapper levels, bench_olden's treeadd, health and mst, and Xalan-C++
 (Debian's xalan package) transforming a generated XML document. Every run
 must print the same `ok` line (or, for Xalan, the same output) under every
@@ -106,10 +107,12 @@ def result_key(cmd, stdout):
     return lines[-1] if lines else "(no ok line)"
 
 
-def cachegrind(cmd, lib, out, tag):
+def cachegrind(cmd, lib, out, tag, ll):
     outfile = os.path.join(out, f"cachegrind.{tag}")
-    p, _ = run(cmd, lib, ["valgrind", "--tool=cachegrind", "--cache-sim=yes",
-                          f"--cachegrind-out-file={outfile}"])
+    opts = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={outfile}"]
+    if ll != "host":
+        opts.append(f"--LL={ll}")
+    p, _ = run(cmd, lib, opts)
     d1 = re.search(r"D1\s+misses:\s+([\d,]+)", p.stderr)
     ll = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
     num = lambda m: int(m.group(1).replace(",", "")) if m else None
@@ -131,6 +134,12 @@ def main(argv=None):
     ap.add_argument("--allocators", default="hslab,affinity,glibc,mimalloc")
     ap.add_argument("--workloads", default=None)
     ap.add_argument("--no-cachegrind", action="store_true")
+    ap.add_argument("--ll", default="1048576,16,64",
+                    help="cachegrind's simulated last-level cache, size,assoc,line "
+                         "(default: 1 MiB, one core's L2 on the measuring machine; "
+                         "'host' for valgrind's choice from the host, here a 32 MiB L3)")
+    ap.add_argument("--cachegrind-allocators", default="hslab,affinity",
+                    help="the allocators also run under cachegrind (it is ~50x slower)")
     a = ap.parse_args(argv)
     out = a.out or os.path.join(a.build, "bench-affinity")
     os.makedirs(out, exist_ok=True)
@@ -156,8 +165,8 @@ def main(argv=None):
                     status = "different output"
                 walls.append(wall)
             d1 = ll = None
-            if not a.no_cachegrind:
-                d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}")
+            if not a.no_cachegrind and name in a.cachegrind_allocators.split(","):
+                d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
             rss = rss_run(cmd, lib)
             row = {"workload": wl, "allocator": name, "status": status,
                    "median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
@@ -173,7 +182,7 @@ def main(argv=None):
     report = ["# Affinity benchmarks", "",
               f"`tools/affinity_bench.py {a.build} --runs {a.runs} --scale {a.scale}`; "
               "time: median of the runs; D1/LLd: cachegrind's simulated data misses "
-              "(read + write) of one run; ratios against hslab (the same chain "
+              f"(read + write) of one run, simulated LL {a.ll}; ratios against hslab (the same chain "
               "without affinity_pool).", "",
               "| workload | allocator | median s | × hslab time | max RSS KB | D1 misses | LLd misses | LLd × hslab |",
               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]

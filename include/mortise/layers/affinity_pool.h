@@ -103,6 +103,9 @@ _Static_assert(MT_MAX_POOLED_SIZE >= 16 && MT_MAX_POOLED_SIZE <= 1024,
 
 MT_DECLARE_BELOW(alloc)
 MT_DECLARE_BELOW(free)
+#ifndef MT_NOINLINE_HOT
+#define MT_NOINLINE_HOT static __attribute__((noinline))
+#endif
 
 /* Pools' spans are claimed in the page map under this id, so a free finds
  * its pool with one compare, like a trunk's. */
@@ -116,25 +119,34 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #include "affinity/decide.h"   /* a group's first objects, its pool */
 #include "affinity/report.h"   /* MORTISE_STATS, invariants */
 
-#define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+/* Everything but a decided unpooled site runs out of line with its three
+ * scalars in registers: the hit path of the layers below keeps running
+ * without a stack frame (docs/affinity.md counts the instructions). A NULL
+ * from there is ENOMEM, and calloc clears pooled and fresh blocks alike. */
+MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t ra)
 {
-    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
-    if (MT_LIKELY(mt_load_relaxed(&s->ra) == ra)) {
-        uintptr_t fast = mt_load_acquire(&s->fast);
-        if (MT_LIKELY(fast == MT_AFF_PLAIN))
-            return next(ctx);
-        if (fast > MT_AFF_PLAIN) {
-            mt_aff_pool *pool = (mt_aff_pool *)fast;
-            if (MT_UNLIKELY(ctx->size > pool->size || ctx->align > MT_MIN_ALIGN))
-                return next(ctx);
+    uintptr_t fast = mt_load_acquire(&s->fast);
+    if (MT_LIKELY(fast > MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra)) {
+        mt_aff_pool *pool = (mt_aff_pool *)fast;
+        if (MT_LIKELY(size <= pool->size && align <= MT_MIN_ALIGN)) {
             void *p = MT_SELF(pool_pop)(pool);
             if (MT_LIKELY(p != NULL))
                 return p;
         }
     }
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, ra, next));
+    mt_ctx ctx = mt_ctx_for_alloc(size, align);
+    return MT_SELF(alloc_slow)(&ctx, ra, MT_BELOW(alloc));
+}
+
+#define MT_IMPLEMENTS_alloc
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
+    if (MT_LIKELY(mt_load_relaxed(&s->fast) == MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra))
+        return next(ctx);
+    return MT_SELF(alloc_other)(ctx->size, ctx->align, ra);
 }
 
 #define MT_IMPLEMENTS_free

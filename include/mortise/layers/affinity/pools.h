@@ -263,7 +263,7 @@ MT_SLOW void MT_SELF(pool_free_slow)(mt_aff_pool *pool, mt_aff_seg *seg)
         MT_SELF(segment_give)(give);
 }
 
-MT_INLINE void MT_SELF(pool_free)(void *p)
+static __attribute__((noinline)) void MT_SELF(pool_free)(void *p)
 {
     mt_aff_pool *pool = MT_SELF(pool_of)(p);
     if (MT_UNLIKELY(!pool))

@@ -1,4 +1,4 @@
-# mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...> [FLAGS <more flags>])
+# mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...> [FLAGS <more flags>] [LIBS <-lNAME...>])
 # Builds tests/.../NAME with clang and the given sanitizers, outside the main
 # (unsanitized, any-compiler) build: one clang command compiles and links
 # the sources with the allocator flags (cmake/Mortise.cmake). Sets
@@ -12,7 +12,7 @@ set(MORTISE_SANITIZE_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB_RECURSE MORTISE_ALL_HEADERS ${MORTISE_INCLUDE_DIR}/*.h)
 
 function(mortise_clang_executable name)
-  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS" ${ARGN})
+  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS;LIBS" ${ARGN})
   if(NOT MORTISE_CLANG)
     set(${name}_PROBLEM "clang not found (install clang and libclang-rt-14-dev)" PARENT_SCOPE)
     return()
@@ -44,7 +44,7 @@ function(mortise_clang_executable name)
   add_custom_command(OUTPUT ${out}
     COMMAND ${MORTISE_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra ${werror}
             -I${MORTISE_INCLUDE_DIR} -O1 -g -fno-omit-frame-pointer -pthread
-            ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} -o ${out}
+            ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} ${A_LIBS} -o ${out}
     DEPENDS ${A_SOURCES} ${MORTISE_ALL_HEADERS} ${MORTISE_SANITIZE_DIR}/ops.h
             ${MORTISE_SANITIZE_DIR}/san_alloc.h
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}

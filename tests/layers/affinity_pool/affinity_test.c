@@ -145,6 +145,9 @@ static void case_identity(void)
         }
         CHECK(A_CHECK() == NULL);
     }
+    /* the wrapper chains were walked without the unwinder, with the same
+     * groups (the pools above) */
+    CHECK_MSG(affinity_pool_walks() > 0, "no chain walked");
 }
 
 struct node1 {
@@ -315,8 +318,13 @@ static void case_signal(void)
     signal(SIGPROF, on_prof);
     struct itimerval every = {{0, 200}, {0, 200}}, off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_PROF, &every, NULL);
-    for (int i = 0; i < 200000 || (handled < 50 && i < 2000000); i++)
-        A_FREE(x2(40));
+    uintptr_t ips[16], sps[16];
+    void *frames[16];
+    for (int i = 0; i < 200000 || (handled < 50 && i < 20000000); i++) {
+        A_FREE(x2(40)); /* walked, unwound 1 time in 256 */
+        if (mt_pal_frames(ips, sps, 16) <= 0 || mt_pal_callers(frames, 16) <= 0)
+            empty_unwinds++; /* the layer's unwinders, for the handler to interrupt */
+    }
     setitimer(ITIMER_PROF, &off, NULL);
     CHECK_MSG(handled >= 50, "only %d signals handled", (int)handled);
     CHECK_MSG(!allocated_inside, "the unwinder allocated %d times", (int)allocated_inside);

@@ -126,7 +126,13 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, mt_lfunc *next)
     if (kind == MT_AFF_WRAPPER) {
         if (ctx->size >= MT_MAX_POOLED_SIZE)
             return next(ctx);
-        g = MT_SELF(chain_group)(ra, ctx->size);
+        uintptr_t my_sp = 0;
+#if defined(__x86_64__)
+        __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
+#endif
+        g = ++MT_SELF(walk_tick) % MT_AFF_RECHECK ? MT_SELF(walk_group)(ra, my_sp) : 0;
+        if (!g)
+            g = MT_SELF(chain_group)(ra, ctx->size, my_sp);
     } else {
         MT_SELF(lock)();
         if (!s->group)

@@ -82,6 +82,9 @@ static void MT_SELF(report)(mt_stats_out *o)
     mt_so_u64(o, MT_SELF(state).spans_given, 0);
     mt_so_str(o, ", unwinder re-entries ");
     mt_so_u64(o, MT_SELF(reentries)(), 0);
+    mt_so_str(o, ", chains walked ");
+    mt_so_u64(o, MT_SELF(state).walks, 0);
+    mt_so_str(o, mt_load_relaxed(&MT_SELF(state).walk_off) ? " (walk off: disagreed)" : "");
     mt_so_str(o, "\n  group  pool  allocs  pooled  size        chain (return addresses, innermost first)\n");
     for (uint32_t i = 0; i < groups && i < 64; i++) {
         const mt_aff_group *g = &MT_SELF(state).group[i];
@@ -159,6 +162,9 @@ MT_UNUSED static uint32_t MT_SELF(merges_of_type)(unsigned type)
     MT_SELF(unlock)();
     return n;
 }
+
+/* Wrapper chains found by walking learned frame sizes, not unwinding. */
+MT_UNUSED static uint64_t MT_SELF(walks)(void) { return MT_SELF(state).walks; }
 
 /* Spans held from below now. */
 MT_UNUSED static uint64_t MT_SELF(spans_held)(void)

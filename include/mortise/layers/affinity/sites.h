@@ -108,7 +108,7 @@ MT_INLINE uintptr_t mt_aff_context(void **frames, int i, int n)
 /* Name a new site once; a known or user-named wrapper is one at once. */
 MT_UNUSED static void MT_SELF(name_site)(mt_aff_site *s, uintptr_t ra)
 {
-    uint32_t expected = 0;
+    uint8_t expected = 0;
     if (mt_load_relaxed(&s->named) || !mt_cas(&s->named, &expected, 1))
         return;
     mt_pal_symbol_info info;
@@ -197,47 +197,103 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
     return 0;
 }
 
-/* A wrapper site's allocation: unwind, extend the chain through wrapper
- * frames, and answer its group (0: none, the request goes below). */
-MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size)
+/* A wrapper site's allocation: unwind with stack pointers, extend the
+ * chain through wrapper frames, learn each wrapper's frame size on the way,
+ * and answer the group (0: none, the request goes below). my_sp is the slow
+ * path's stack pointer (0: unknown): the first wrapper frame's stack pointer
+ * lies a constant distance from it, which the walk below relies on. */
+MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp)
 {
-    /* Most chains end one or two frames above ra: unwind 8 frames first
-     * (the unwinder's cost grows with the frames asked for), all of the
-     * deepest chain only when the walk gets there. */
-    void *frames[MT_AFF_CHAIN_CAP + 8];
-    int asked = 8;
-    int n = MT_SELF(unwind)(frames, asked);
-    int i = mt_aff_find_frame(frames, n, ra);
+    uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
+    MT_SELF(busy) = 1;
+    int n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
+    MT_SELF(busy) = 0;
+    int i = -1;
+    for (int k = 0; k < n && k < 8 && i < 0; k++)
+        if (ips[k] == ra)
+            i = k;
     if (i < 0) {
         MT_SELF(state).chains_lost++;
         return 0;
     }
+    if (my_sp) {
+        intptr_t delta = (intptr_t)(sps[i] - my_sp), known = 0;
+        if (!mt_cas(&MT_SELF(state).sp_delta, &known, delta) && known != delta)
+            mt_store_relaxed(&MT_SELF(state).walk_off, 1);
+    }
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
-    for (int j = i + 1; depth < MT_MAX_CHAIN; j++) {
-        if (j >= n && n == asked && asked < MT_MAX_CHAIN + 8) {
-            asked = MT_MAX_CHAIN + 8;
-            n = MT_SELF(unwind)(frames, asked);
-            if (mt_aff_find_frame(frames, n, ra) != i)
-                break; /* cannot happen on one stack; never trust it */
+    mt_aff_site *wrapper = MT_SELF(site_get)(ra);
+    for (int j = i + 1; j < n && depth < MT_MAX_CHAIN; j++) {
+        if (wrapper) { /* the frame below j is a wrapper: its size */
+            intptr_t size_here = (intptr_t)(sps[j] - sps[j - 1]);
+            MT_SELF(lock)();
+            if (!wrapper->frame_size && size_here > 0 && size_here <= 65536)
+                wrapper->frame_size = (int32_t)size_here;
+            else if (wrapper->frame_size != size_here)
+                wrapper->frame_size = -1;
+            if (wrapper->frame_size > 0 && wrapper->frame_seen < 255)
+                wrapper->frame_seen++;
+            MT_SELF(unlock)();
         }
-        if (j >= n)
-            break;
-        uintptr_t frame = (uintptr_t)frames[j];
+        uintptr_t frame = ips[j];
         chain[depth++] = frame;
         mt_aff_site *t = MT_SELF(site_get)(frame);
         if (!t)
             break;
         MT_SELF(name_site)(t, frame);
+        void *ctx_frames[4];
+        int m = 0;
+        for (int k = j + 1; k < n && m < 4; k++)
+            ctx_frames[m++] = (void *)ips[k];
         MT_SELF(lock)();
-        MT_SELF(learn)(t, mt_aff_context(frames, j + 1, n), size);
+        MT_SELF(learn)(t, mt_aff_context(ctx_frames, 0, m), size);
         uint32_t kind = mt_load_relaxed(&t->kind);
         MT_SELF(unlock)();
         if (kind != MT_AFF_WRAPPER)
             break;
+        wrapper = t;
     }
     MT_SELF(lock)();
+    uint32_t g = MT_SELF(group_get)(chain, depth);
+    MT_SELF(unlock)();
+    return g;
+}
+
+/* The same chain without the unwinder, once every wrapper on it has shown
+ * one frame size MT_AFF_FRAME_TRUST times: a wrapper frame's caller returns
+ * to the word just below the wrapper's stack pointer plus its frame size.
+ * 0 when any frame on the way is not known well enough (the caller then
+ * unwinds). x86-64 only: the slow path reads its own stack pointer. */
+MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp)
+{
+    intptr_t delta = mt_load_relaxed(&MT_SELF(state).sp_delta);
+    if (!my_sp || !delta || mt_load_relaxed(&MT_SELF(state).walk_off))
+        return 0;
+    uintptr_t sp = my_sp + (uintptr_t)delta, chain[MT_AFF_CHAIN_CAP];
+    uint32_t depth = 0;
+    chain[depth++] = ra;
+    uintptr_t at = ra;
+    while (depth < MT_MAX_CHAIN) {
+        mt_aff_site *w = MT_SELF(site_get)(at);
+        if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size <= 0 ||
+            w->frame_seen < MT_AFF_FRAME_TRUST)
+            return 0;
+        sp += (uintptr_t)w->frame_size;
+        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        chain[depth++] = at;
+        mt_aff_site *t = MT_SELF(site_get)(at);
+        if (!t)
+            return 0;
+        uint32_t kind = mt_load_relaxed(&t->kind);
+        if (kind == MT_AFF_LEARNING)
+            return 0;
+        if (kind != MT_AFF_WRAPPER)
+            break;
+    }
+    MT_SELF(lock)();
+    MT_SELF(state).walks++;
     uint32_t g = MT_SELF(group_get)(chain, depth);
     MT_SELF(unlock)();
     return g;

@@ -21,6 +21,10 @@ static struct {
     uint64_t spans_taken, spans_given;
     uint64_t sites_full, groups_full, chains_lost;
     _Atomic(uint64_t) reentries;
+    _Atomic(intptr_t) sp_delta;   /* a wrapper frame's stack pointer minus the
+                                     slow path's; 0: not known yet */
+    _Atomic(int) walk_off;        /* the walk disagreed with the unwinder once */
+    uint64_t walks, walk_misses;
     char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
 } MT_SELF(state);
@@ -28,6 +32,7 @@ static struct {
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
 static MT_TLS int MT_SELF(busy);
+static MT_TLS unsigned MT_SELF(walk_tick);
 
 MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
 MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }

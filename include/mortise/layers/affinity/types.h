@@ -18,6 +18,8 @@
 #define MT_AFF_SCAN_SHARE 32         /* scanned bytes <= 64 KiB + bytes seen / 32 */
 #define MT_AFF_SCAN_FLOOR 65536
 #define MT_AFF_LEARN 32              /* allocations a return address is watched */
+#define MT_AFF_FRAME_TRUST 4         /* unwinds agreeing on a wrapper's frame size */
+#define MT_AFF_RECHECK 256           /* a walked chain is re-unwound 1 time in this */
 #define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */
 #define MT_AFF_SPANS 4096            /* 64 KiB spans: 256 MiB of pools */
@@ -36,14 +38,18 @@ enum { MT_AFF_BY_NAME = 1, MT_AFF_BY_USE = 2 }; /* why a site is a wrapper */
 typedef struct {
     _Atomic(uintptr_t) ra;   /* the key; 0: empty */
     _Atomic(uintptr_t) fast; /* MT_AFF_SLOW, MT_AFF_PLAIN or the pool */
-    _Atomic(uint32_t) kind;  /* learning, direct or wrapper */
-    _Atomic(uint32_t) named; /* set once its name was looked up */
-    uint32_t group;          /* direct: its group + 1 */
-    uint32_t seen;           /* learning: allocations watched */
+    _Atomic(uint8_t) kind;   /* learning, direct or wrapper */
+    _Atomic(uint8_t) named;  /* set once its name was looked up */
     uint8_t ncallers, nsizes, why;
+    uint8_t frame_seen;      /* unwinds that found frame_size */
+    uint16_t seen;           /* learning: allocations watched */
+    uint32_t group;          /* direct: its group + 1 */
+    int32_t frame_size;      /* wrapper: its frame's size at this return
+                                address; 0 unknown, -1 not constant */
     uintptr_t callers[MT_AFF_WRAP_CALLERS];
     uint32_t sizes[MT_AFF_WRAP_SIZES];
 } mt_aff_site;
+_Static_assert(sizeof(mt_aff_site) <= 64, "a site fits a cache line");
 
 typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {

@@ -147,7 +147,11 @@ static void case_identity(void)
     }
     /* the wrapper chains were walked without the unwinder, with the same
      * groups (the pools above) */
+#ifndef AFF_PREFIXED
     CHECK_MSG(affinity_pool_walks() > 0, "no chain walked");
+#else /* ASan's frames may vary in size: the walk may have switched itself off */
+    CHECK_MSG(affinity_pool_walks() > 0 || affinity_pool_walk_off(), "no chain walked");
+#endif
 }
 
 struct node1 {

@@ -165,6 +165,7 @@ MT_UNUSED static uint32_t MT_SELF(merges_of_type)(unsigned type)
 
 /* Wrapper chains found by walking learned frame sizes, not unwinding. */
 MT_UNUSED static uint64_t MT_SELF(walks)(void) { return MT_SELF(state).walks; }
+MT_UNUSED static bool MT_SELF(walk_off)(void) { return mt_load_relaxed(&MT_SELF(state).walk_off); }
 
 /* Spans held from below now. */
 MT_UNUSED static uint64_t MT_SELF(spans_held)(void)

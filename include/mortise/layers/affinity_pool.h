@@ -135,8 +135,14 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
                 return p;
         }
     }
+    /* where the walk of wrapper frames starts: this frame's stack pointer,
+     * at a fixed distance from the caller's caller for each call site */
+    uintptr_t my_sp = 0;
+#if defined(__x86_64__)
+    __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
+#endif
     mt_ctx ctx = mt_ctx_for_alloc(size, align);
-    return MT_SELF(alloc_slow)(&ctx, ra, MT_BELOW(alloc));
+    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, (uintptr_t)__builtin_return_address(0), MT_BELOW(alloc));
 }
 
 #define MT_IMPLEMENTS_alloc

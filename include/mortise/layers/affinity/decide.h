@@ -96,7 +96,8 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
     return p;
 }
 
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, mt_lfunc *next)
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
+                                   mt_lfunc *next)
 {
     if (MT_SELF(busy)) { /* inside the unwinder: never re-enter it */
         mt_faa(&MT_SELF(state).reentries, 1);
@@ -126,13 +127,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, mt_lfunc *next)
     if (kind == MT_AFF_WRAPPER) {
         if (ctx->size >= MT_MAX_POOLED_SIZE)
             return next(ctx);
-        uintptr_t my_sp = 0;
-#if defined(__x86_64__)
-        __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
-#endif
-        g = ++MT_SELF(walk_tick) % MT_AFF_RECHECK ? MT_SELF(walk_group)(ra, my_sp) : 0;
+        bool learn = true; /* a recheck re-learns: the walk must agree */
+        g = ++MT_SELF(walk_tick) % MT_AFF_RECHECK ? MT_SELF(walk_group)(ra, my_sp, entry, &learn) : 0;
         if (!g)
-            g = MT_SELF(chain_group)(ra, ctx->size, my_sp);
+            g = MT_SELF(chain_group)(ra, ctx->size, my_sp, entry, learn && my_sp);
     } else {
         MT_SELF(lock)();
         if (!s->group)

@@ -197,16 +197,35 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
     return 0;
 }
 
-/* A wrapper site's allocation: unwind with stack pointers, extend the
- * chain through wrapper frames, learn each wrapper's frame size on the way,
- * and answer the group (0: none, the request goes below). my_sp is the slow
- * path's stack pointer (0: unknown): the first wrapper frame's stack pointer
- * lies a constant distance from it, which the walk below relies on. */
-MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp)
+/* The slot of a call site of alloc_other (one per socket entry point). */
+MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
+{
+    for (unsigned k = 0; k < MT_AFF_ENTRIES; k++) {
+        uintptr_t e = mt_load_acquire(&MT_SELF(state).entry[k]);
+        if (e == entry)
+            return &MT_SELF(state).entry_delta[k];
+        if (!e && (mt_cas(&MT_SELF(state).entry[k], &e, entry) || e == entry))
+            return &MT_SELF(state).entry_delta[k];
+    }
+    return NULL;
+}
+
+/* A wrapper site's allocation: unwind, extend the chain through wrapper
+ * frames, and answer the group (0: none, the request goes below). With
+ * `learn`, unwind with stack pointers and learn, on the way, the distance
+ * from the caller's stack pointer my_sp (taken in alloc_other, called from
+ * `entry`) to the first wrapper frame and each wrapper's frame size, which
+ * the walk below relies on; without, libunwind's cached backtrace. */
+MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
+                                              bool learn)
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
+    int n;
     MT_SELF(busy) = 1;
-    int n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
+    if (learn)
+        n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
+    else
+        n = mt_pal_callers((void **)ips, MT_MAX_CHAIN + 8);
     MT_SELF(busy) = 0;
     int i = -1;
     for (int k = 0; k < n && k < 8 && i < 0; k++)
@@ -216,15 +235,18 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
         MT_SELF(state).chains_lost++;
         return 0;
     }
-    if (my_sp) {
+    _Atomic(intptr_t) *slot = learn && my_sp ? MT_SELF(entry_slot)(entry) : NULL;
+    if (slot) {
         intptr_t delta = (intptr_t)(sps[i] - my_sp), known = 0;
-        if (!mt_cas(&MT_SELF(state).sp_delta, &known, delta) && known != delta)
+        if (!mt_cas(slot, &known, delta) && known != delta && known != -1) {
+            mt_store_relaxed(slot, -1);
             mt_store_relaxed(&MT_SELF(state).walk_off, 1);
+        }
     }
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
-    mt_aff_site *wrapper = MT_SELF(site_get)(ra);
+    mt_aff_site *wrapper = learn ? MT_SELF(site_get)(ra) : NULL;
     for (int j = i + 1; j < n && depth < MT_MAX_CHAIN; j++) {
         if (wrapper) { /* the frame below j is a wrapper: its size */
             intptr_t size_here = (intptr_t)(sps[j] - sps[j - 1]);
@@ -253,7 +275,7 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
         MT_SELF(unlock)();
         if (kind != MT_AFF_WRAPPER)
             break;
-        wrapper = t;
+        wrapper = learn ? t : NULL;
     }
     MT_SELF(lock)();
     uint32_t g = MT_SELF(group_get)(chain, depth);
@@ -264,22 +286,34 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
 /* The same chain without the unwinder, once every wrapper on it has shown
  * one frame size MT_AFF_FRAME_TRUST times: a wrapper frame's caller returns
  * to the word just below the wrapper's stack pointer plus its frame size.
- * 0 when any frame on the way is not known well enough (the caller then
- * unwinds). x86-64 only: the slow path reads its own stack pointer. */
-MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp)
+ * Answers the group; 0 with *learn set when a frame size or the entry's
+ * distance is not known well enough yet (the caller unwinds with stack
+ * pointers), 0 alone when something else is missing. x86-64 only. */
+MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn)
 {
-    intptr_t delta = mt_load_relaxed(&MT_SELF(state).sp_delta);
-    if (!my_sp || !delta || mt_load_relaxed(&MT_SELF(state).walk_off))
+    *learn = false;
+    if (!my_sp)
         return 0;
+    _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+    intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
+    if (delta == -1)
+        return 0;
+    if (!delta) {
+        *learn = true;
+        return 0;
+    }
     uintptr_t sp = my_sp + (uintptr_t)delta, chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
     uintptr_t at = ra;
     while (depth < MT_MAX_CHAIN) {
         mt_aff_site *w = MT_SELF(site_get)(at);
-        if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size <= 0 ||
-            w->frame_seen < MT_AFF_FRAME_TRUST)
+        if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size < 0)
             return 0;
+        if (!w->frame_size || w->frame_seen < MT_AFF_FRAME_TRUST) {
+            *learn = true;
+            return 0;
+        }
         sp += (uintptr_t)w->frame_size;
         at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
         chain[depth++] = at;

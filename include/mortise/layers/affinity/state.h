@@ -21,9 +21,11 @@ static struct {
     uint64_t spans_taken, spans_given;
     uint64_t sites_full, groups_full, chains_lost;
     _Atomic(uint64_t) reentries;
-    _Atomic(intptr_t) sp_delta;   /* a wrapper frame's stack pointer minus the
-                                     slow path's; 0: not known yet */
-    _Atomic(int) walk_off;        /* the walk disagreed with the unwinder once */
+    /* per call site of alloc_other (one per socket entry point): the first
+     * wrapper frame's stack pointer minus alloc_other's; -1 if it varied */
+    _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];
+    _Atomic(intptr_t) entry_delta[MT_AFF_ENTRIES];
+    _Atomic(int) walk_off;        /* an entry's distance varied once */
     uint64_t walks, walk_misses;
     char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;

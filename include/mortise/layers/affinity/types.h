@@ -19,6 +19,7 @@
 #define MT_AFF_SCAN_FLOOR 65536
 #define MT_AFF_LEARN 32              /* allocations a return address is watched */
 #define MT_AFF_FRAME_TRUST 4         /* unwinds agreeing on a wrapper's frame size */
+#define MT_AFF_ENTRIES 16            /* socket entry points with a known distance */
 #define MT_AFF_RECHECK 256           /* a walked chain is re-unwound 1 time in this */
 #define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */

@@ -50,7 +50,9 @@
  * Time: a direct call site whose group is decided: a hash probe of its
  *   return address, then the pool's pop under the pool's spinlock or the
  *   call below (docs/affinity.md counts the instructions); a wrapper site:
- *   an unwind of the stack (a few hundred ns) and a probe per frame; a
+ *   a walk of the wrapper frames' learned sizes (an unwind by
+ *   libunwind while they are learned, 1 time in 256 after, and for frames
+ *   whose size varies) and a probe per frame; a
  *   group's first min_objects allocations: the slow path under the layer's
  *   lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
  *   Free of a pooled object: a page-map compare, a push under the pool lock.

@@ -21,6 +21,8 @@ test: all
 
 # `make bench ALLOCATORS=wfslab,mimalloc WORKLOADS=larson RUNS=5 THREADS=4
 # FULL=1 NO_INSTALL=1 SCALE=N PROFILES=0|1`: tools/bench.py's options (docs/bench.md).
+# Then the affinity benchmarks side by side (tools/affinity_bench.py,
+# docs/affinity.md; AFFINITY=0 skips them).
 BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--workloads=$(WORKLOADS)) \
 	$(if $(RUNS),--runs=$(RUNS)) $(if $(THREADS),--threads=$(THREADS)) $(if $(SCALE),--scale=$(SCALE)) \
 	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install) \
@@ -29,6 +31,7 @@ BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--
 bench: configure
 	cmake --build $(BUILD) --target bench_deps -j $(JOBS)
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
+	$(if $(filter 0,$(AFFINITY)),,tools/affinity_bench.py $(BUILD) --runs $(or $(RUNS),5) --scale 0.2)
 
 # Headers, every built allocator library, the mortise command, mortise.pc and
 # the CMake package (cmake/MortiseInstall.cmake) under PREFIX (default: the

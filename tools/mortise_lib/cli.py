@@ -102,7 +102,15 @@ def run_cmd(cmd, verbose):
                       "a constraint a header states with _Static_assert (see above)")
 
 
-def build_files(paths, c_text, out_so=None, out_a=None, opt=None, verbose=False):
+def layer_libs(comp):
+    """-lNAME for every library a layer of the composition links ([links: NAME])."""
+    libs = []
+    for i in comp.instances:
+        libs += [f"-l{n}" for n in getattr(i.layer, "links", []) if f"-l{n}" not in libs]
+    return libs
+
+
+def build_files(paths, c_text, out_so=None, out_a=None, opt=None, verbose=False, libs=()):
     """Compile c_text once (-fPIC) into out_so and/or out_a."""
     cc = compiler()
     flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
@@ -112,7 +120,7 @@ def build_files(paths, c_text, out_so=None, out_a=None, opt=None, verbose=False)
         src.write_text(c_text)
         run_cmd(cc + flags + ["-c", str(src), "-o", str(obj)], verbose)
         if out_so:
-            run_cmd(cc + ["-shared", "-o", str(out_so), str(obj)] + LINK_FLAGS, verbose)
+            run_cmd(cc + ["-shared", "-o", str(out_so), str(obj)] + LINK_FLAGS + list(libs), verbose)
         if out_a:
             pathlib.Path(out_a).unlink(missing_ok=True)
             run_cmd(["ar", "rcs", str(out_a), str(obj)], verbose)
@@ -150,7 +158,7 @@ def cmd_build(args, paths):
         pathlib.Path(args.emit_c).write_text(c_text)
     if args.output or args.static:
         opt = shlex.split(args.opt) if args.opt is not None else None
-        build_files(paths, c_text, args.output, args.static, opt, args.verbose)
+        build_files(paths, c_text, args.output, args.static, opt, args.verbose, layer_libs(comp))
     return 0
 
 
@@ -178,7 +186,7 @@ def cached_library(paths, comp, verbose):
     if not lib.is_file():
         d.mkdir(parents=True, exist_ok=True)
         tmp = d / f".{lib.name}.{os.getpid()}"
-        build_files(paths, c_text, tmp, verbose=verbose)
+        build_files(paths, c_text, tmp, verbose=verbose, libs=layer_libs(comp))
         (d / f"{lib.stem}.c").write_text(c_text)
         os.replace(tmp, lib)
     elif verbose:

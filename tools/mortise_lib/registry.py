@@ -21,6 +21,8 @@ MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
 SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
                   r"(MT_[A-Z0-9_]+)\s*\(")
 POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
+# Libraries a layer needs linked ("[links: unwind]": -lunwind).
+LINKS = re.compile(r"\[links:\s*([a-z0-9_ ]+)\]")
 # Context fields a layer or socket needs declared before Mortise is included.
 CTX_EXTRA = re.compile(r"#define MT_CTX_EXTRA ([^\n]*?)\s*$", re.M)
 
@@ -60,6 +62,7 @@ class Slot:
 class Layer:
     def __init__(self, name, kind, folder, header, slots, ctx_extra=()):
         self.ctx_extra = list(ctx_extra)   # e.g. "unsigned gfp;" (kernel_socket)
+        self.links = []                    # libraries to link, e.g. ["unwind"]
         self.name = name
         self.kind = kind          # OS layer, trunk, add-on, socket
         self.folder = folder      # os, layers, sockets
@@ -152,6 +155,8 @@ class Registry:
                 layer = Layer(m.group(1), kind, folder, path.relative_to(self.root),
                               slots, CTX_EXTRA.findall(contract))
                 layer.summary = summary(contract)
+                links = LINKS.search(contract)
+                layer.links = links.group(1).split() if links else []
                 layers[m.group(1)] = layer
                 kind = FOLDER_KIND[folder]
         return layers

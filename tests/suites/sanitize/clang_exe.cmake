@@ -1,5 +1,6 @@
 # mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...>
-#                          [FLAGS <more flags>] [INCLUDES <dirs searched first>])
+#                          [FLAGS <more flags>] [INCLUDES <dirs searched first>]
+#                          [LIBS <-lNAME...>])
 # Builds tests/.../NAME with clang and the given sanitizers, outside the main
 # (unsanitized, any-compiler) build: one clang command compiles and links
 # the sources with the allocator flags (cmake/Mortise.cmake). Sets
@@ -13,7 +14,7 @@ set(MORTISE_SANITIZE_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB_RECURSE MORTISE_ALL_HEADERS ${MORTISE_INCLUDE_DIR}/*.h)
 
 function(mortise_clang_executable name)
-  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS;INCLUDES" ${ARGN})
+  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS;INCLUDES;LIBS" ${ARGN})
   if(NOT MORTISE_CLANG)
     set(${name}_PROBLEM "clang not found (install clang and libclang-rt-14-dev)" PARENT_SCOPE)
     return()
@@ -61,7 +62,7 @@ function(mortise_clang_executable name)
   add_custom_command(OUTPUT ${out}
     COMMAND ${MORTISE_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra ${werror}
             ${includes} -I${MORTISE_INCLUDE_DIR} -O1 -g -fno-omit-frame-pointer -pthread
-            ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} -o ${out}
+            ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} ${A_LIBS} -o ${out}
     DEPENDS ${A_SOURCES} ${MORTISE_ALL_HEADERS} ${include_headers} ${MORTISE_SANITIZE_DIR}/ops.h
             ${MORTISE_SANITIZE_DIR}/san_alloc.h
     WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
@@ -112,6 +113,7 @@ function(mortise_sanitized_compositions names_var)
   set(names mixed)
   set(mixed_SAN_SOURCE ${MORTISE_SANITIZE_DIR}/san_alloc.c PARENT_SCOPE)
   set(mixed_SAN_SHORT FALSE PARENT_SCOPE)
+  set(mixed_SAN_LIBS "" PARENT_SCOPE)
   if(skip)
     list(REMOVE_ITEM instances ${skip})
   endif()
@@ -121,6 +123,15 @@ function(mortise_sanitized_compositions names_var)
       get_target_property(source mortise-${name} SOURCES)
       list(APPEND names ${name})
       set(${name}_SAN_SOURCE ${dir}/${source} PARENT_SCOPE)
+      # libraries the instance links besides libc (affinity: libunwind)
+      get_target_property(links mortise-${name} MORTISE_LINK_LIBS)
+      set(flags "")
+      if(links)
+        foreach(lib ${links})
+          list(APPEND flags -l${lib})
+        endforeach()
+      endif()
+      set(${name}_SAN_LIBS "${flags}" PARENT_SCOPE)
     endif()
     if(name IN_LIST variants)
       set(${name}_SAN_SHORT TRUE PARENT_SCOPE)

@@ -1,0 +1,144 @@
+/* mortise/layers/affinity/decide.h — affinity_pool's slow path: a group's
+ * first min_objects allocations go below and are counted, its first
+ * objects enter the address table; then the group is scanned, merged with
+ * its affine groups, and pooled (or, with an object of max_pooled_size or
+ * more, left below for good). A template fragment of layers/affinity_pool.h. */
+
+/* state lock held: g has made its min_objects allocations. */
+MT_UNUSED static void MT_SELF(decide)(uint32_t g, mt_aff_site *direct)
+{
+    mt_aff_group *x = &MT_SELF(state).group[g - 1];
+    if (x->max_size >= MT_MAX_POOLED_SIZE) {
+        x->state = MT_AFF_UNPOOLED;
+        if (direct)
+            mt_store_release(&direct->fast, MT_AFF_PLAIN);
+        return;
+    }
+    MT_SELF(scan)(g);
+    MT_SELF(merge_affine)(g);
+    uint32_t root = MT_SELF(find)(g);
+    mt_aff_group *r = &MT_SELF(state).group[root - 1];
+    if (!r->pool) {
+        uint32_t size = 0;
+        for (uint32_t i = 1; i <= MT_SELF(state).groups; i++)
+            if (MT_SELF(find)(i) == root && MT_SELF(mergeable)(i) &&
+                MT_SELF(size_class)(&MT_SELF(state).group[i - 1]) > size)
+                size = MT_SELF(size_class)(&MT_SELF(state).group[i - 1]);
+        r->pool = MT_SELF(pool_new)(size, root);
+    }
+    if (!r->pool)
+        return; /* no pool left: stays counting, served below */
+    x->state = MT_AFF_POOLED;
+    if (direct && x->max_size <= r->pool->size)
+        mt_store_release(&direct->fast, (uintptr_t)r->pool);
+}
+
+/* A pool grew to its rescan mark: its class's groups are scanned again. */
+MT_SLOW void MT_SELF(rescan)(mt_aff_pool *pool)
+{
+    MT_SELF(lock)();
+    if (pool->segments >= pool->scan_at) {
+        /* the bytes handed out since the last mark count as seen */
+        MT_SELF(state).bytes_seen += (uint64_t)(pool->scan_at / 2) * MT_SEGMENT_SIZE;
+        pool->scan_at *= 2;
+        uint32_t root = MT_SELF(find)(pool->root);
+        for (uint32_t i = 1; i <= MT_SELF(state).groups; i++)
+            if (MT_SELF(find)(i) == root) {
+                MT_SELF(scan)(i);
+                MT_SELF(merge_affine)(i);
+            }
+    }
+    MT_SELF(unlock)();
+}
+
+/* The request of group g (direct: the site, if its chain is its return
+ * address alone). */
+MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *direct, mt_lfunc *next)
+{
+    size_t size = ctx->size;
+    MT_SELF(lock)();
+    mt_aff_group *x = &MT_SELF(state).group[g - 1];
+    mt_aff_pool *pool = MT_SELF(state).group[MT_SELF(find)(g) - 1].pool;
+    if (pool && x->state != MT_AFF_UNPOOLED && size < MT_MAX_POOLED_SIZE && size <= pool->size) {
+        x->pooled++;
+        if (x->state == MT_AFF_COUNTING) /* joined a pooled class by a merge */
+            x->state = MT_AFF_POOLED;
+        if (direct && x->max_size <= pool->size) /* pooled while it was learning */
+            mt_store_release(&direct->fast, (uintptr_t)pool);
+        MT_SELF(unlock)();
+        bool grown;
+        void *p = MT_SELF(pool_alloc)(pool, &grown);
+        if (grown && pool->segments >= pool->scan_at)
+            MT_SELF(rescan)(pool);
+        return p ? p : next(ctx);
+    }
+    bool counting = x->state == MT_AFF_COUNTING;
+    if (counting) {
+        x->allocs++;
+        x->bytes += size;
+        MT_SELF(state).bytes_seen += size;
+        uint32_t s32 = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+        x->min_size = s32 < x->min_size ? s32 : x->min_size;
+        x->max_size = s32 > x->max_size ? s32 : x->max_size;
+    }
+    MT_SELF(unlock)();
+    void *p = next(ctx);
+    if (!p || !counting)
+        return p;
+    MT_SELF(lock)();
+    if (x->nfirst < MT_AFF_FIRST) {
+        x->first[x->nfirst++] = p;
+        MT_SELF(addr_insert)(p, g);
+    }
+    if (x->state == MT_AFF_COUNTING && x->allocs >= MT_MIN_OBJECTS)
+        MT_SELF(decide)(g, direct);
+    MT_SELF(unlock)();
+    return p;
+}
+
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
+                                   mt_lfunc *next)
+{
+    if (MT_SELF(busy)) { /* inside the unwinder: never re-enter it */
+        mt_faa(&MT_SELF(state).reentries, 1);
+        return next(ctx);
+    }
+    if (ctx->align > MT_MIN_ALIGN)
+        return next(ctx);
+    mt_aff_site *s = MT_SELF(site_get)(ra);
+    if (!s)
+        return next(ctx);
+    uintptr_t fast = mt_load_acquire(&s->fast);
+    if (fast != MT_AFF_SLOW) { /* a pool whose current segment ran out */
+        mt_aff_pool *pool = (mt_aff_pool *)fast;
+        if (fast == MT_AFF_PLAIN || ctx->size > pool->size)
+            return next(ctx);
+        bool grown;
+        void *p = MT_SELF(pool_alloc)(pool, &grown);
+        if (grown && pool->segments >= pool->scan_at)
+            MT_SELF(rescan)(pool);
+        return p ? p : next(ctx);
+    }
+    MT_SELF(name_site)(s, ra);
+    uint32_t kind = mt_load_acquire(&s->kind);
+    if (kind == MT_AFF_LEARNING)
+        kind = MT_SELF(learn_direct)(s, ra, ctx->size);
+    uint32_t g;
+    if (kind == MT_AFF_WRAPPER) {
+        if (ctx->size >= MT_MAX_POOLED_SIZE)
+            return next(ctx);
+        bool learn = true; /* a recheck re-learns: the walk must agree */
+        g = ++MT_SELF(walk_tick) % MT_AFF_RECHECK ? MT_SELF(walk_group)(ra, my_sp, entry, &learn) : 0;
+        if (!g)
+            g = MT_SELF(chain_group)(ra, ctx->size, my_sp, entry, learn && my_sp);
+    } else {
+        MT_SELF(lock)();
+        if (!s->group)
+            s->group = MT_SELF(group_get)(&ra, 1);
+        g = s->group;
+        MT_SELF(unlock)();
+    }
+    if (!g)
+        return next(ctx);
+    return MT_SELF(serve)(ctx, g, kind == MT_AFF_DIRECT ? s : NULL, next);
+}

@@ -1,0 +1,334 @@
+/* mortise/layers/affinity/sites.h — return addresses, wrapper detection and
+ * variable-length call chains for affinity_pool (a template fragment of
+ * layers/affinity_pool.h).
+ *
+ * Each return address seen by the slow path gets a site (insertion is a
+ * compare-and-swap, lookups probe without a lock). A site is named once
+ * (dladdr): a known or user-named wrapper is a wrapper at once. Otherwise
+ * it is watched for its first MT_AFF_LEARN allocations: the calling context
+ * above it (the next 4 return addresses) and the sizes; two contexts and
+ * two sizes make it a wrapper, else it is a direct site. A wrapper's allocations unwind the
+ * stack and extend the chain frame by frame while the frame is a wrapper
+ * too (each judged the same way), at most max_chain deep. */
+
+#ifndef MORTISE_LAYERS_AFFINITY_KNOWN_WRAPPERS
+#define MORTISE_LAYERS_AFFINITY_KNOWN_WRAPPERS
+/* Substrings of the (mangled) names of common allocation wrappers. */
+static const char *const mt_aff_known_wrappers[] = {
+    "xmalloc", "xcalloc", "xrealloc", "xzalloc", "xmemdup", "safe_malloc", "emalloc", "ecalloc",
+    "g_malloc", "g_malloc0", "g_try_malloc", "g_realloc", "_Znwm", "_Znam",
+    "MemoryManagerImpl8allocate", "XMemorynw", "XalanMemMgr", NULL,
+};
+
+/* Is one of the names in list (separated by ':' or ',') a substring of name? */
+MT_UNUSED static bool mt_aff_names_match(const char *list, const char *name)
+{
+    while (*list) {
+        size_t n = 0;
+        while (list[n] && list[n] != ':' && list[n] != ',')
+            n++;
+        for (const char *at = name; n && *at; at++)
+            if (!strncmp(at, list, n))
+                return true;
+        list += n;
+        if (*list)
+            list++;
+    }
+    return false;
+}
+#endif
+
+/* The slot's names and MORTISE_AFFINITY_WRAPPERS', read once. */
+MT_UNUSED static const char *MT_SELF(user_wrappers)(void)
+{
+    if (mt_load_acquire(&MT_SELF(state).wrappers_read) == 2)
+        return MT_SELF(state).user_wrappers;
+    int expected = 0;
+    if (mt_cas(&MT_SELF(state).wrappers_read, &expected, 1)) {
+        char *out = MT_SELF(state).user_wrappers;
+        size_t cap = sizeof MT_SELF(state).user_wrappers, len = 0;
+        const char *parts[2] = {MT_STR(MT_WRAPPERS), mt_pal_getenv("MORTISE_AFFINITY_WRAPPERS")};
+        for (int i = 0; i < 2; i++)
+            for (const char *c = parts[i]; c && *c && len + 2 < cap; c++) {
+                if (c == parts[i] && len)
+                    out[len++] = ':';
+                out[len++] = *c;
+            }
+        out[len] = 0;
+        mt_store_release(&MT_SELF(state).wrappers_read, 2);
+    }
+    return mt_load_acquire(&MT_SELF(state).wrappers_read) == 2 ? MT_SELF(state).user_wrappers : "";
+}
+
+/* The site of ra, inserted if new; NULL when its probes are all taken. */
+MT_UNUSED static mt_aff_site *MT_SELF(site_get)(uintptr_t ra)
+{
+    uint32_t h = mt_aff_site_hash(ra);
+    for (uint32_t i = 0; i < MT_AFF_PROBES; i++) {
+        mt_aff_site *s = &MT_SELF(state).site[(h + i) & (MT_AFF_SITES - 1)];
+        uintptr_t k = mt_load_acquire(&s->ra);
+        if (k == ra)
+            return s;
+        if (!k && (mt_cas(&s->ra, &k, ra) || k == ra))
+            return s;
+    }
+    MT_SELF(state).sites_full++; /* a statistic: a lost update costs nothing */
+    return NULL;
+}
+
+/* The return addresses above this frame, with the re-entry guard set. */
+MT_UNUSED static int MT_SELF(unwind)(void **frames, int max)
+{
+    MT_SELF(busy) = 1;
+    int n = mt_pal_callers(frames, max);
+    MT_SELF(busy) = 0;
+    return n;
+}
+
+/* Where ra is among the first frames of an unwind from the slow path. */
+MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
+{
+    for (int i = 0; i < n && i < 8; i++)
+        if ((uintptr_t)frames[i] == ra)
+            return i;
+    return -1;
+}
+
+/* The calling context above frame i: a hash of up to 4 return addresses
+ * (a wrapper called only by another wrapper has one caller but many
+ * contexts). 0 when there is no frame above. */
+MT_INLINE uintptr_t mt_aff_context(void **frames, int i, int n)
+{
+    uintptr_t h = 0;
+    for (int j = i; j < n && j < i + 4; j++)
+        h = (h ^ (uintptr_t)frames[j]) * 0x100000001b3ull + 1;
+    return h;
+}
+
+/* Name a new site once; a known or user-named wrapper is one at once. */
+MT_UNUSED static void MT_SELF(name_site)(mt_aff_site *s, uintptr_t ra)
+{
+    uint8_t expected = 0;
+    if (mt_load_relaxed(&s->named) || !mt_cas(&s->named, &expected, 1))
+        return;
+    mt_pal_symbol_info info;
+    MT_SELF(busy) = 1;
+    bool known = mt_pal_symbol((const void *)(ra - 1), &info) && info.function;
+    MT_SELF(busy) = 0;
+    if (!known)
+        return;
+    bool wrapper = mt_aff_names_match(MT_SELF(user_wrappers)(), info.function);
+    for (unsigned i = 0; !wrapper && mt_aff_known_wrappers[i]; i++)
+        wrapper = strstr(info.function, mt_aff_known_wrappers[i]) != NULL;
+    if (wrapper) {
+        MT_SELF(lock)();
+        s->why = MT_AFF_BY_NAME;
+        mt_store_release(&s->kind, MT_AFF_WRAPPER);
+        MT_SELF(unlock)();
+    }
+}
+
+/* state lock held: one more allocation watched at a learning site. */
+MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t size)
+{
+    if (mt_load_relaxed(&s->kind) != MT_AFF_LEARNING)
+        return;
+    s->seen++;
+    bool known = false;
+    for (unsigned i = 0; i < s->ncallers; i++)
+        known |= s->callers[i] == caller;
+    if (caller && !known && s->ncallers < MT_AFF_WRAP_CALLERS)
+        s->callers[s->ncallers++] = caller;
+    known = false;
+    for (unsigned i = 0; i < s->nsizes; i++)
+        known |= s->sizes[i] == (uint32_t)size;
+    if (!known && s->nsizes < MT_AFF_WRAP_SIZES)
+        s->sizes[s->nsizes++] = (uint32_t)size;
+    if (s->ncallers >= MT_AFF_WRAP_CALLERS && s->nsizes >= MT_AFF_WRAP_SIZES) {
+        s->why = MT_AFF_BY_USE;
+        mt_store_release(&s->kind, MT_AFF_WRAPPER);
+    } else if (s->seen >= MT_AFF_LEARN)
+        mt_store_release(&s->kind, MT_AFF_DIRECT);
+}
+
+/* A learning direct site: its function's caller, then one step of learning. */
+MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, size_t size)
+{
+    void *frames[10];
+    int n = MT_SELF(unwind)(frames, 10);
+    int i = mt_aff_find_frame(frames, n, ra);
+    uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
+    MT_SELF(lock)();
+    MT_SELF(learn)(s, caller, size);
+    uint32_t kind = mt_load_relaxed(&s->kind);
+    MT_SELF(unlock)();
+    return kind;
+}
+
+/* state lock held: the group of a call chain, made if new; 0 when full. */
+MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t depth)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < depth; i++)
+        h = (h ^ chain[i]) * 0x100000001b3ull;
+    h ^= depth;
+    const uint32_t slots = MT_AFF_GROUPS * 2;
+    for (uint32_t i = 0; i < slots; i++) {
+        uint32_t *slot = &MT_SELF(state).group_index[(uint32_t)(h + i) % slots];
+        if (*slot) {
+            mt_aff_group *g = &MT_SELF(state).group[*slot - 1];
+            if (g->hash == h && g->depth == depth && !memcmp(g->chain, chain, depth * sizeof *chain))
+                return *slot;
+            continue;
+        }
+        if (MT_SELF(state).groups == MT_AFF_GROUPS)
+            break;
+        uint32_t id = ++MT_SELF(state).groups;
+        mt_aff_group *g = &MT_SELF(state).group[id - 1];
+        g->hash = h;
+        g->depth = depth;
+        memcpy(g->chain, chain, depth * sizeof *chain);
+        g->parent = id;
+        g->min_size = UINT32_MAX;
+        *slot = id;
+        return id;
+    }
+    MT_SELF(state).groups_full++;
+    return 0;
+}
+
+/* The slot of a call site of alloc_other (one per socket entry point). */
+MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
+{
+    for (unsigned k = 0; k < MT_AFF_ENTRIES; k++) {
+        uintptr_t e = mt_load_acquire(&MT_SELF(state).entry[k]);
+        if (e == entry)
+            return &MT_SELF(state).entry_delta[k];
+        if (!e && (mt_cas(&MT_SELF(state).entry[k], &e, entry) || e == entry))
+            return &MT_SELF(state).entry_delta[k];
+    }
+    return NULL;
+}
+
+/* A wrapper site's allocation: unwind, extend the chain through wrapper
+ * frames, and answer the group (0: none, the request goes below). With
+ * `learn`, unwind with stack pointers and learn, on the way, the distance
+ * from the caller's stack pointer my_sp (taken in alloc_other, called from
+ * `entry`) to the first wrapper frame and each wrapper's frame size, which
+ * the walk below relies on; without, libunwind's cached backtrace. */
+MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
+                                              bool learn)
+{
+    uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
+    int n;
+    MT_SELF(busy) = 1;
+    if (learn)
+        n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
+    else
+        n = mt_pal_callers((void **)ips, MT_MAX_CHAIN + 8);
+    MT_SELF(busy) = 0;
+    int i = -1;
+    for (int k = 0; k < n && k < 8 && i < 0; k++)
+        if (ips[k] == ra)
+            i = k;
+    if (i < 0) {
+        MT_SELF(state).chains_lost++;
+        return 0;
+    }
+    _Atomic(intptr_t) *slot = learn && my_sp ? MT_SELF(entry_slot)(entry) : NULL;
+    if (slot) {
+        intptr_t delta = (intptr_t)(sps[i] - my_sp), known = 0;
+        if (!mt_cas(slot, &known, delta) && known != delta && known != -1) {
+            mt_store_relaxed(slot, -1);
+            mt_store_relaxed(&MT_SELF(state).walk_off, 1);
+        }
+    }
+    uintptr_t chain[MT_AFF_CHAIN_CAP];
+    uint32_t depth = 0;
+    chain[depth++] = ra;
+    mt_aff_site *wrapper = learn ? MT_SELF(site_get)(ra) : NULL;
+    for (int j = i + 1; j < n && depth < MT_MAX_CHAIN; j++) {
+        if (wrapper) { /* the frame below j is a wrapper: its size */
+            intptr_t size_here = (intptr_t)(sps[j] - sps[j - 1]);
+            MT_SELF(lock)();
+            if (!wrapper->frame_size && size_here > 0 && size_here <= 65536)
+                wrapper->frame_size = (int32_t)size_here;
+            else if (wrapper->frame_size != size_here)
+                wrapper->frame_size = -1;
+            if (wrapper->frame_size > 0 && wrapper->frame_seen < 255)
+                wrapper->frame_seen++;
+            MT_SELF(unlock)();
+        }
+        uintptr_t frame = ips[j];
+        chain[depth++] = frame;
+        mt_aff_site *t = MT_SELF(site_get)(frame);
+        if (!t)
+            break;
+        MT_SELF(name_site)(t, frame);
+        void *ctx_frames[4];
+        int m = 0;
+        for (int k = j + 1; k < n && m < 4; k++)
+            ctx_frames[m++] = (void *)ips[k];
+        MT_SELF(lock)();
+        MT_SELF(learn)(t, mt_aff_context(ctx_frames, 0, m), size);
+        uint32_t kind = mt_load_relaxed(&t->kind);
+        MT_SELF(unlock)();
+        if (kind != MT_AFF_WRAPPER)
+            break;
+        wrapper = learn ? t : NULL;
+    }
+    MT_SELF(lock)();
+    uint32_t g = MT_SELF(group_get)(chain, depth);
+    MT_SELF(unlock)();
+    return g;
+}
+
+/* The same chain without the unwinder, once every wrapper on it has shown
+ * one frame size MT_AFF_FRAME_TRUST times: a wrapper frame's caller returns
+ * to the word just below the wrapper's stack pointer plus its frame size.
+ * Answers the group; 0 with *learn set when a frame size or the entry's
+ * distance is not known well enough yet (the caller unwinds with stack
+ * pointers), 0 alone when something else is missing. x86-64 only. */
+MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn)
+{
+    *learn = false;
+    if (!my_sp)
+        return 0;
+    _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+    intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
+    if (delta == -1)
+        return 0;
+    if (!delta) {
+        *learn = true;
+        return 0;
+    }
+    uintptr_t sp = my_sp + (uintptr_t)delta, chain[MT_AFF_CHAIN_CAP];
+    uint32_t depth = 0;
+    chain[depth++] = ra;
+    uintptr_t at = ra;
+    while (depth < MT_MAX_CHAIN) {
+        mt_aff_site *w = MT_SELF(site_get)(at);
+        if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size < 0)
+            return 0;
+        if (!w->frame_size || w->frame_seen < MT_AFF_FRAME_TRUST) {
+            *learn = true;
+            return 0;
+        }
+        sp += (uintptr_t)w->frame_size;
+        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        chain[depth++] = at;
+        mt_aff_site *t = MT_SELF(site_get)(at);
+        if (!t)
+            return 0;
+        uint32_t kind = mt_load_relaxed(&t->kind);
+        if (kind == MT_AFF_LEARNING)
+            return 0;
+        if (kind != MT_AFF_WRAPPER)
+            break;
+    }
+    MT_SELF(lock)();
+    MT_SELF(state).walks++;
+    uint32_t g = MT_SELF(group_get)(chain, depth);
+    MT_SELF(unlock)();
+    return g;
+}

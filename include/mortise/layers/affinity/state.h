@@ -1,0 +1,66 @@
+/* mortise/layers/affinity/state.h — an affinity_pool instance's tables and
+ * locks (a template fragment of layers/affinity_pool.h). Everything is
+ * static and zero-filled: a zero spinlock is unlocked, a zero site empty. */
+
+static struct {
+    mt_sync_spinlock lock;        /* sites' learning, groups, decisions, merges */
+    mt_sync_spinlock spans_lock;  /* span records and their free segments */
+    mt_aff_site site[MT_AFF_SITES];
+    mt_aff_group group[MT_AFF_GROUPS];
+    uint32_t groups;
+    uint32_t group_index[MT_AFF_GROUPS * 2]; /* chain hash → group + 1 */
+    mt_aff_pool pool[MT_AFF_GROUPS];
+    uint32_t pools;
+    mt_aff_span span[MT_AFF_SPANS];
+    int32_t spans_free_head;      /* span with a free segment, index + 1 */
+    uint32_t spans_high;          /* records used so far */
+    mt_aff_addr addr[1u << MT_AFF_ADDR_BITS];
+    mt_aff_merge merge[MT_AFF_MERGE_LOG];
+    uint32_t merges;
+    uint64_t bytes_seen, bytes_scanned, scans, scans_skipped;
+    uint64_t spans_taken, spans_given;
+    uint64_t sites_full, groups_full, chains_lost;
+    _Atomic(uint64_t) reentries;
+    /* per call site of alloc_other (one per socket entry point): the first
+     * wrapper frame's stack pointer minus alloc_other's; -1 if it varied */
+    _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];
+    _Atomic(intptr_t) entry_delta[MT_AFF_ENTRIES];
+    _Atomic(int) walk_off;        /* an entry's distance varied once */
+    uint64_t walks, walk_misses;
+    char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
+    _Atomic(int) wrappers_read;
+} MT_SELF(state);
+
+/* Set while this thread unwinds or names a symbol: a malloc it makes then
+ * (libunwind's, a signal handler's) goes below untouched. */
+static MT_TLS int MT_SELF(busy);
+static MT_TLS unsigned MT_SELF(walk_tick);
+
+MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
+MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }
+
+/* fork: every lock in the order requests take them. */
+MT_UNUSED static void MT_SELF(lock_all)(void)
+{
+    MT_SELF(lock)();
+    for (uint32_t i = 0; i < MT_AFF_GROUPS; i++)
+        mt_sync_spinlock_lock(&MT_SELF(state).pool[i].lock);
+    mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
+}
+MT_UNUSED static void MT_SELF(unlock_all)(void)
+{
+    mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
+    for (uint32_t i = MT_AFF_GROUPS; i-- > 0;)
+        mt_sync_spinlock_unlock(&MT_SELF(state).pool[i].lock);
+    MT_SELF(unlock)();
+}
+MT_UNUSED static void MT_SELF(reset_locks)(void)
+{
+    mt_sync_spinlock_init(&MT_SELF(state).spans_lock);
+    for (uint32_t i = 0; i < MT_AFF_GROUPS; i++)
+        mt_sync_spinlock_init(&MT_SELF(state).pool[i].lock);
+    mt_sync_spinlock_init(&MT_SELF(state).lock);
+}
+
+/* Mallocs made inside the unwinder, for the tests. */
+MT_UNUSED static uint64_t MT_SELF(reentries)(void) { return mt_load_relaxed(&MT_SELF(state).reentries); }

@@ -1,0 +1,41 @@
+/* affinity — dynamic pool allocation over hslab's chain: objects below
+ * 128 bytes grouped by their variable-length call chain (wrappers such as
+ * xmalloc or a C++ library's allocate unwound with libunwind) and merged
+ * by affinity (a pointer between two groups of one size, or two groups
+ * pointed at from the same field), each merged group allocating from its
+ * own pool of 4 KiB segments, so linked structures built in interleaved
+ * order lie together (docs/affinity.md). Linked with -lunwind.
+ * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768])::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1)::affinity_pool(min_objects=100, max_pooled_size=128, segment_size=4KB, max_chain=8)::malloc_socket
+ */
+#include <mortise/mortise.h>
+
+#define MT_FAA_HEAP_GROWTH 1
+#define MT_THREADLOCAL_HEAP_SIZE ((size_t)2 << 20)
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC flatcombine
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 32768, SIZE_MAX
+#include <mortise/layers/buddy_glk.h>
+
+#define MT_SYNC posix_spin
+#define MT_SLAB_SIZE ((size_t)64 << 10)
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 0, 32768
+#include <mortise/layers/slab_lk.h>
+
+#define MT_SIZECLASS tc
+#define MT_SIZE_HANDLE 0, 32768
+#define MT_CACHE_SIZE ((size_t)2 << 20)
+#define MT_COREAWARE_CACHESIZE 1
+#include <mortise/layers/thread_cache.h>
+
+#define MT_MIN_OBJECTS 100
+#define MT_MAX_POOLED_SIZE 128
+#define MT_SEGMENT_SIZE ((size_t)4 << 10)
+#define MT_MAX_CHAIN 8
+#include <mortise/layers/affinity_pool.h>
+
+#include <mortise/sockets/malloc_socket.h>
+
+MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, affinity_pool, malloc_socket)

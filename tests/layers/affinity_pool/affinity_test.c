@@ -1,0 +1,392 @@
+/* affinity_pool from the inside: call-chain identity through 0, 1 and 2
+ * wrappers, type I and type II merges and no merge of unrelated groups,
+ * the min_objects and max_pooled_size thresholds, empty segments and
+ * spans given back below, the invariant checker (and a broken free link
+ * named), and the unwinder neither allocating nor deadlocking under a
+ * signal handler and across fork.
+ *
+ * Built three ways (CMakeLists.txt): as the process's malloc with the
+ * paper's thresholds, with min_objects=20 and max_pooled_size=64, and
+ * prefixed (aff_malloc beside the C library's) for the ASan/UBSan build,
+ * which skips the signal and fork cases.
+ *
+ * Wrappers are noinline and use the pointer after the call, so they keep a
+ * frame of their own (no tail call); the program has no frame pointers
+ * (-O2), so only a DWARF unwinder finds their callers. */
+#include <mortise/mortise.h>
+#include <mortise/os/mmap_heap.h>
+
+#define MT_SYNC spinlock
+#include <mortise/layers/segfit_lk.h>
+
+#define MT_SIZE_HANDLE 0, 32768
+#include <mortise/layers/thread_cache.h>
+
+#ifdef AFF_MIN_OBJECTS
+#define MT_MIN_OBJECTS AFF_MIN_OBJECTS
+#define MT_MAX_POOLED_SIZE AFF_MAX_POOLED
+#endif
+#include <mortise/layers/affinity_pool.h>
+
+#include <mortise/layers/count.h>
+
+#ifdef AFF_PREFIXED
+#define MT_PREFIX aff_
+#include <mortise/sockets/custom_socket.h>
+#define A_MALLOC aff_malloc
+#define A_FREE aff_free
+#define A_CHECK aff_check
+#else
+#include <mortise/sockets/malloc_socket.h>
+#define A_MALLOC malloc
+#define A_FREE free
+#define A_CHECK mortise_check
+#endif
+
+#ifdef AFF_PREFIXED
+MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, custom_socket)
+#else
+MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_socket)
+#endif
+
+#include "../../common/check.h"
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifdef AFF_MIN_OBJECTS
+#define M AFF_MIN_OBJECTS
+#define NMAX AFF_MAX_POOLED
+#else
+#define M 100
+#define NMAX 128
+#endif
+#define N 400 /* objects per site in a case: well past M + learning */
+
+#define NOINLINE __attribute__((noinline))
+/* Uses p after the call, so the call is not a tail call: a real frame;
+ * the line number makes every site's code differ, so the compiler cannot
+ * fold two identical sites into one function (-fipa-icf). */
+static inline void *keep_at(void *p, int line)
+{
+    __asm__ volatile("" : : "r"(p), "r"(line) : "memory");
+    return p;
+}
+#define keep(p) keep_at((p), __LINE__)
+static inline void *fresh(void *p, size_t n)
+{
+    memset(p, 0, n); /* no stale words a scan could take for pointers */
+    return p;
+}
+
+NOINLINE static void *wrap1(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *wrap2(size_t n) { return keep(wrap1(n)); }
+
+/* Two callers and two sizes each: wrap1's call of malloc and wrap2's call
+ * of wrap1 become wrappers by use. */
+NOINLINE static void *train_a(size_t n) { return keep(wrap1(n)); }
+NOINLINE static void *train_b(size_t n) { return keep(wrap1(n)); }
+NOINLINE static void *train_c(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *train_d(size_t n) { return keep(wrap2(n)); }
+static void train(void)
+{
+    for (int i = 0; i < 40; i++) {
+        A_FREE(train_a(24));
+        A_FREE(train_b(40));
+        A_FREE(train_c(24));
+        A_FREE(train_d(40));
+    }
+}
+
+/* The real sites: x and y at each wrapper depth. */
+NOINLINE static void *x0(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *y0(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *x1(size_t n) { return keep(wrap1(n)); }
+NOINLINE static void *y1(size_t n) { return keep(wrap1(n)); }
+NOINLINE static void *x2(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *y2(size_t n) { return keep(wrap2(n)); }
+typedef void *site_fn(size_t);
+
+static int adjacent(void **p, int from, int to, size_t step)
+{
+    int n = 0;
+    for (int i = from; i + 1 < to; i++)
+        n += (char *)p[i + 1] - (char *)p[i] == (ptrdiff_t)step;
+    return n;
+}
+
+/* Interleaved x, y: each real site gets one pool of its own, and its
+ * objects follow each other in it, whatever the wrapper depth. */
+static void case_identity(void)
+{
+    site_fn *xs[3] = {x0, x1, x2}, *ys[3] = {y0, y1, y2};
+    static void *x[N], *y[N];
+    for (int d = 0; d < 3; d++) {
+        for (int i = 0; i < N; i++) {
+            x[i] = fresh(xs[d](48), 48);
+            y[i] = fresh(ys[d](48), 48);
+        }
+        uint32_t px = affinity_pool_pool_id(x[N - 1]), py = affinity_pool_pool_id(y[N - 1]);
+        CHECK_MSG(px && py && px != py, "depth %d: pools %u and %u", d, px, py);
+        int same = 0;
+        for (int i = 200; i < N; i++)
+            same += affinity_pool_pool_id(x[i]) == px && affinity_pool_pool_id(y[i]) == py;
+        CHECK_MSG(same == N - 200, "depth %d: %d of %d in their pools", d, same, N - 200);
+        int adj = adjacent(x, 200, N, 48);
+        CHECK_MSG(adj >= (N - 200) * 9 / 10, "depth %d: %d of x's neighbours adjacent", d, adj);
+        for (int i = 0; i < N; i++) {
+            A_FREE(x[i]);
+            A_FREE(y[i]);
+        }
+        CHECK(A_CHECK() == NULL);
+    }
+    /* the wrapper chains were walked without the unwinder, with the same
+     * groups (the pools above) */
+#ifndef AFF_PREFIXED
+    CHECK_MSG(affinity_pool_walks() > 0, "no chain walked");
+#else /* ASan's frames may vary in size: the walk may have switched itself off */
+    CHECK_MSG(affinity_pool_walks() > 0 || affinity_pool_walk_off(), "no chain walked");
+#endif
+}
+
+struct node1 {
+    struct node1 *next;
+    long v[3];
+};
+NOINLINE static struct node1 *a1(void) { return keep(A_MALLOC(sizeof(struct node1))); }
+NOINLINE static struct node1 *a2(void) { return keep(A_MALLOC(sizeof(struct node1))); }
+
+/* One list built from two sites: type I (a pointer between two groups of
+ * one size) puts both in one pool. */
+static void case_type1(void)
+{
+    uint32_t before = affinity_pool_merges_of_type(1);
+    struct node1 *head = NULL;
+    for (int i = 0; i < 2 * N; i++) {
+        struct node1 *n = fresh(i & 1 ? a2() : a1(), sizeof *n);
+        n->next = head;
+        head = n;
+    }
+    CHECK_MSG(affinity_pool_merges_of_type(1) > before, "no type I merge");
+    uint32_t p1 = affinity_pool_pool_id(head), p2 = affinity_pool_pool_id(head->next);
+    CHECK_MSG(p1 && p1 == p2, "pools %u and %u", p1, p2);
+    int adj = 0;
+    for (struct node1 *n = head; n && n->next; n = n->next)
+        adj += (char *)n - (char *)n->next == (ptrdiff_t)sizeof *n;
+    CHECK_MSG(adj >= N, "%d of %d list neighbours adjacent", adj, 2 * N);
+    while (head) {
+        struct node1 *next = head->next;
+        A_FREE(head);
+        head = next;
+    }
+    CHECK(A_CHECK() == NULL);
+}
+
+struct node2 {
+    struct node2 *next;
+    void *data;
+    long pad[4];
+};
+NOINLINE static struct node2 *l_site(void) { return keep(A_MALLOC(sizeof(struct node2))); }
+#define PAYLOAD (NMAX / 2)
+NOINLINE static void *p1_site(void) { return keep(A_MALLOC(PAYLOAD)); }
+NOINLINE static void *p2_site(void) { return keep(A_MALLOC(PAYLOAD)); }
+NOINLINE static void *u_site(void) { return keep(A_MALLOC(PAYLOAD)); }
+
+/* Payloads from two sites hung at the same field of one list: type II
+ * merges them; a third group of the same size that nothing points at
+ * stays apart. */
+static void case_type2(void)
+{
+    uint32_t before = affinity_pool_merges_of_type(2);
+    static void *u[N];
+    struct node2 *head = NULL;
+    for (int i = 0; i < 2 * N; i++) {
+        struct node2 *n = fresh(l_site(), sizeof *n);
+        n->data = fresh(i & 1 ? p2_site() : p1_site(), PAYLOAD);
+        n->next = head;
+        head = n;
+        if (i & 1)
+            u[i / 2] = fresh(u_site(), PAYLOAD);
+    }
+    CHECK_MSG(affinity_pool_merges_of_type(2) > before, "no type II merge");
+    uint32_t pa = affinity_pool_pool_id(head->data), pb = affinity_pool_pool_id(head->next->data);
+    uint32_t pu = affinity_pool_pool_id(u[N - 1]);
+    CHECK_MSG(pa && pa == pb, "payload pools %u and %u", pa, pb);
+    CHECK_MSG(pu && pu != pa, "unrelated group's pool %u, payloads' %u", pu, pa);
+    while (head) {
+        struct node2 *next = head->next;
+        A_FREE(head->data);
+        A_FREE(head);
+        head = next;
+    }
+    for (int i = 0; i < N; i++)
+        A_FREE(u[i]);
+    CHECK(A_CHECK() == NULL);
+}
+
+NOINLINE static void *small_site(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *big_site(size_t n) { return keep(A_MALLOC(n)); }
+
+/* min_objects: a group's first M objects come from below, the rest from
+ * its pool; max_pooled_size: a group with objects that big is never pooled. */
+static void case_thresholds(void)
+{
+    static void *s[N], *b[N];
+    for (int i = 0; i < N; i++) {
+        s[i] = small_site(NMAX / 2);
+        b[i] = big_site(NMAX);
+    }
+    int below = 0, pooled = 0, big_pooled = 0;
+    for (int i = 0; i < N; i++) {
+        below += i < M && !affinity_pool_pool_id(s[i]);
+        pooled += i >= M && affinity_pool_pool_id(s[i]);
+        big_pooled += affinity_pool_pool_id(b[i]) != 0;
+    }
+    CHECK_MSG(below == M, "%d of the first %d objects below", below, M);
+    CHECK_MSG(pooled == N - M, "%d of the next %d pooled", pooled, N - M);
+    CHECK_MSG(big_pooled == 0, "%d objects of max_pooled_size pooled", big_pooled);
+    for (int i = 0; i < N; i++) {
+        A_FREE(s[i]);
+        A_FREE(b[i]);
+    }
+    CHECK(A_CHECK() == NULL);
+}
+
+NOINLINE static void *e_site(void) { return keep(A_MALLOC(32)); }
+
+/* A pool's emptied segments go back to their spans, emptied spans below. */
+static void case_give_back(void)
+{
+    enum { MANY = 40000 };
+    static void *p[MANY];
+    uint64_t held0 = affinity_pool_spans_held();
+    for (int i = 0; i < MANY; i++)
+        p[i] = e_site();
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 >= held0 + 10, "spans held %llu then %llu", (unsigned long long)held0,
+              (unsigned long long)held1);
+    for (int i = 0; i < MANY; i++)
+        A_FREE(p[i]);
+    uint64_t held2 = affinity_pool_spans_held();
+    CHECK_MSG(held2 <= held0 + 1, "spans held after freeing: %llu (before %llu)",
+              (unsigned long long)held2, (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
+/* The checker names a free link written outside its segment. */
+static void case_checker(void)
+{
+    void *a[M + 8];
+    for (int i = 0; i < M + 8; i++)
+        a[i] = e_site();
+    void *victim = a[M + 4];
+    CHECK(affinity_pool_pool_id(victim) != 0);
+    A_FREE(victim);
+    void *saved = *(void **)victim;
+    *(void **)victim = (char *)victim + 1;
+    const char *broken = A_CHECK();
+    CHECK_MSG(broken && strstr(broken, "affinity_pool: free link outside its segment"), "%s",
+              broken ? broken : "(null)");
+    *(void **)victim = saved;
+    CHECK(A_CHECK() == NULL);
+    for (int i = 0; i < M + 8; i++)
+        if (i != M + 4)
+            A_FREE(a[i]);
+}
+
+#ifndef AFF_PREFIXED
+/* A signal handler unwinds while the program is (often) inside the
+ * unwinder itself: neither may allocate, both must finish. */
+static volatile sig_atomic_t handled, allocated_inside, empty_unwinds;
+static void on_prof(int sig)
+{
+    (void)sig;
+    void *frames[32];
+    uint64_t before = count_total().allocs;
+    int n = mt_pal_callers(frames, 32);
+    if (count_total().allocs != before)
+        allocated_inside++;
+    if (n <= 0)
+        empty_unwinds++;
+    handled++;
+}
+
+static void case_signal(void)
+{
+    signal(SIGPROF, on_prof);
+    struct itimerval every = {{0, 200}, {0, 200}}, off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &every, NULL);
+    uintptr_t ips[16], sps[16];
+    void *frames[16];
+    for (int i = 0; i < 200000 || (handled < 50 && i < 20000000); i++) {
+        A_FREE(x2(40)); /* walked, unwound 1 time in 256 */
+        if (mt_pal_frames(ips, sps, 16) <= 0 || mt_pal_callers(frames, 16) <= 0)
+            empty_unwinds++; /* the layer's unwinders, for the handler to interrupt */
+    }
+    setitimer(ITIMER_PROF, &off, NULL);
+    CHECK_MSG(handled >= 50, "only %d signals handled", (int)handled);
+    CHECK_MSG(!allocated_inside, "the unwinder allocated %d times", (int)allocated_inside);
+    CHECK(!empty_unwinds);
+    CHECK_MSG(affinity_pool_reentries() == 0, "malloc re-entered from the unwinder %llu times",
+              (unsigned long long)affinity_pool_reentries());
+}
+
+/* fork while another thread unwinds: the child allocates through wrappers
+ * (unwinding), frees, and its invariants hold. */
+static _Atomic(int) stop;
+static void *unwinding(void *arg)
+{
+    (void)arg;
+    while (!stop)
+        A_FREE(y2(40));
+    return NULL;
+}
+
+static void case_fork(void)
+{
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, unwinding, NULL) == 0);
+    for (int i = 0; i < 30; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            alarm(10);
+            static void *p[1000];
+            for (int j = 0; j < 1000; j++)
+                p[j] = j & 1 ? x2(40) : x1(24);
+            for (int j = 0; j < 1000; j++)
+                A_FREE(p[j]);
+            _exit(A_CHECK() == NULL ? 0 : 3);
+        }
+        int status = 0;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child %d: status %#x", i, status);
+    }
+    stop = 1;
+    pthread_join(t, NULL);
+    CHECK(A_CHECK() == NULL);
+}
+#endif
+
+int main(void)
+{
+    train();
+    case_identity();
+    case_type1();
+    case_type2();
+    case_thresholds();
+    case_give_back();
+    case_checker();
+#ifndef AFF_PREFIXED
+    case_signal();
+    case_fork();
+#endif
+    CHECK_MSG(affinity_pool_reentries() == 0, "malloc re-entered from the unwinder");
+    printf("affinity_test: %d passed, %d failed\n", check_passed, check_failed);
+    return check_failed != 0;
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Side-by-side measurements of dynamic pool allocation (docs/affinity.md).
+
+    tools/affinity_bench.py BUILD_DIR [--runs 5] [--scale 1] [--out DIR]
+                            [--allocators hslab,affinity,glibc,mimalloc]
+                            [--workloads ...] [--no-cachegrind]
+                            [--cachegrind-allocators hslab,affinity]
+
+Runs every workload under every allocator in one run: the affinity instance,
+hslab (the same chain without the affinity_pool layer), the C library's
+malloc and mimalloc. Per pair: the median wall time of --runs runs, max RSS,
+and one run under cachegrind for the simulated D1 and LL data misses (there
+are no hardware counters here; by default for hslab and affinity only). Workloads: bench_locality at 0, 1 and 2
+wrapper levels, bench_olden's treeadd, health and mst, and Xalan-C++
+(Debian's xalan package) transforming a generated XML document. Every run
+must print the same `ok` line (or, for Xalan, the same output) under every
+allocator. Writes report.md and results.csv into --out and prints the
+report.
+"""
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MIMALLOC = "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"
+
+
+def allocators(build):
+    lib = os.path.join(build, "lib")
+    return {
+        "affinity": os.path.join(lib, "libmortise-affinity.so"),
+        "hslab": os.path.join(lib, "libmortise-hslab.so"),
+        "glibc": None,
+        "mimalloc": MIMALLOC,
+    }
+
+
+def xalan_inputs(out):
+    """A generated document (a catalogue of records with nested items) and a
+    stylesheet that sorts, groups and counts them: heap-heavy DOM work."""
+    xml = os.path.join(out, "xalan-in.xml")
+    xsl = os.path.join(out, "xalan-style.xsl")
+    if not os.path.exists(xml):
+        with open(xml, "w") as f:
+            f.write("<?xml version='1.0'?>\n<catalogue>\n")
+            for i in range(12000):
+                f.write(f"<record id='r{i}' group='g{i % 37}'><name>item {i * 7919 % 10007}</name>")
+                for k in range(4):
+                    f.write(f"<part n='{k}' w='{(i * 31 + k * 17) % 101}'>p{i}-{k}</part>")
+                f.write("</record>\n")
+            f.write("</catalogue>\n")
+    if not os.path.exists(xsl):
+        with open(xsl, "w") as f:
+            f.write("""<?xml version='1.0'?>
+<xsl:stylesheet version='1.0' xmlns:xsl='http://www.w3.org/1999/XSL/Transform'>
+<xsl:output method='text'/>
+<xsl:key name='by-group' match='record' use='@group'/>
+<xsl:template match='/'>
+  <xsl:for-each select='//record[generate-id() = generate-id(key("by-group", @group)[1])]'>
+    <xsl:sort select='@group'/>
+    <xsl:value-of select='@group'/>: <xsl:value-of select='count(key("by-group", @group))'/>
+    <xsl:text> </xsl:text><xsl:value-of select='sum(key("by-group", @group)/part/@w)'/>
+    <xsl:for-each select='key("by-group", @group)'><xsl:sort select='name'/>
+      <xsl:if test='position() = 1'><xsl:text> </xsl:text><xsl:value-of select='name'/></xsl:if>
+    </xsl:for-each>
+    <xsl:text>&#10;</xsl:text>
+  </xsl:for-each>
+</xsl:template>
+</xsl:stylesheet>
+""")
+    return xml, xsl
+
+
+def workloads(build, scale, out):
+    b = os.path.join(build, "bin")
+    w = {}
+    for depth in (0, 1, 2):
+        w[f"locality-w{depth}"] = [os.path.join(b, "bench_locality"), "-w", str(depth), "-s", str(scale)]
+    for kind in ("treeadd", "health", "mst"):
+        w[f"olden-{kind}"] = [os.path.join(b, "bench_olden"), "-k", kind, "-s", str(scale)]
+    xalan = "/usr/bin/Xalan"
+    if os.path.exists(xalan):
+        xml, xsl = xalan_inputs(out)
+        w["xalan"] = [xalan, xml, xsl]
+    return w
+
+
+def run(cmd, lib, wrapper=()):
+    env = dict(os.environ)
+    if lib:
+        env["LD_PRELOAD"] = lib
+    t0 = time.perf_counter()
+    p = subprocess.run(list(wrapper) + cmd, env=env, capture_output=True, text=True, timeout=1200)
+    wall = time.perf_counter() - t0
+    return p, wall
+
+
+def result_key(cmd, stdout):
+    if "Xalan" in cmd[0]:
+        return str(hash(stdout))
+    lines = [l for l in stdout.splitlines() if l.startswith("ok ") or l.startswith("FAIL")]
+    return lines[-1] if lines else "(no ok line)"
+
+
+def cachegrind(cmd, lib, out, tag, ll):
+    outfile = os.path.join(out, f"cachegrind.{tag}")
+    opts = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={outfile}"]
+    if ll != "host":
+        opts.append(f"--LL={ll}")
+    p, _ = run(cmd, lib, opts)
+    d1 = re.search(r"D1\s+misses:\s+([\d,]+)", p.stderr)
+    ll = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
+    num = lambda m: int(m.group(1).replace(",", "")) if m else None
+    return num(d1), num(ll)
+
+
+def rss_run(cmd, lib):
+    p, _ = run(cmd, lib, ["/usr/bin/time", "-f", "maxrss=%M"])
+    m = re.search(r"maxrss=(\d+)", p.stderr)
+    return int(m.group(1)) if m else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("build")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--allocators", default="hslab,affinity,glibc,mimalloc")
+    ap.add_argument("--workloads", default=None)
+    ap.add_argument("--no-cachegrind", action="store_true")
+    ap.add_argument("--ll", default="1048576,16,64",
+                    help="cachegrind's simulated last-level cache, size,assoc,line "
+                         "(default: 1 MiB, one core's L2 on the measuring machine; "
+                         "'host' for valgrind's choice from the host, here a 32 MiB L3)")
+    ap.add_argument("--cachegrind-allocators", default="hslab,affinity",
+                    help="the allocators also run under cachegrind (it is ~50x slower)")
+    a = ap.parse_args(argv)
+    out = a.out or os.path.join(a.build, "bench-affinity")
+    os.makedirs(out, exist_ok=True)
+    libs = allocators(a.build)
+    names = [n for n in a.allocators.split(",") if n in libs and (libs[n] is None or os.path.exists(libs[n]))]
+    wls = workloads(a.build, a.scale, out)
+    if a.workloads:
+        wls = {k: v for k, v in wls.items() if k in a.workloads.split(",")}
+    rows = []
+    for wl, cmd in wls.items():
+        expected = None
+        for name in names:
+            lib = libs[name]
+            walls, status = [], "ok"
+            for _ in range(a.runs):
+                p, wall = run(cmd, lib)
+                key = result_key(cmd, p.stdout)
+                if p.returncode != 0:
+                    status = f"exit {p.returncode}"
+                elif expected is None:
+                    expected = key
+                elif key != expected:
+                    status = "different output"
+                walls.append(wall)
+            d1 = ll = None
+            if not a.no_cachegrind and name in a.cachegrind_allocators.split(","):
+                d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
+            rss = rss_run(cmd, lib)
+            row = {"workload": wl, "allocator": name, "status": status,
+                   "median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
+                   "maxrss_kb": rss, "d1_misses": d1, "lld_misses": ll}
+            rows.append(row)
+            print(f"{wl:16} {name:9} {status:6} median {row['median_s']:.3f} s "
+                  f"[{row['min_s']:.3f}, {row['max_s']:.3f}] rss {rss} KB D1 {d1} LLd {ll}",
+                  file=sys.stderr, flush=True)
+    with open(os.path.join(out, "results.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["workload"])
+        w.writeheader()
+        w.writerows(rows)
+    report = ["# Affinity benchmarks", "",
+              f"`tools/affinity_bench.py {a.build} --runs {a.runs} --scale {a.scale}`; "
+              "time: median of the runs; D1/LLd: cachegrind's simulated data misses "
+              f"(read + write) of one run, simulated LL {a.ll}; ratios against hslab (the same chain "
+              "without affinity_pool).", "",
+              "| workload | allocator | median s | × hslab time | max RSS KB | D1 misses | LLd misses | LLd × hslab |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    base = {r["workload"]: r for r in rows if r["allocator"] == "hslab"}
+    for r in rows:
+        b = base.get(r["workload"])
+        tr = f"{r['median_s'] / b['median_s']:.3f}" if b else ""
+        lr = (f"{r['lld_misses'] / b['lld_misses']:.3f}"
+              if b and r["lld_misses"] is not None and b["lld_misses"] else "")
+        status = "" if r["status"] == "ok" else f" ({r['status']})"
+        report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} | {tr} | "
+                      f"{r['maxrss_kb']} | {r['d1_misses']} | {r['lld_misses']} | {lr} |")
+    text = "\n".join(report) + "\n"
+    with open(os.path.join(out, "report.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return 0 if all(r["status"] == "ok" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

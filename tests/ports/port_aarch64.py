@@ -18,6 +18,8 @@ PART is one of
                with 64K pages does
   pal          tests/pal/pal_test.c (every mt_pal_* function against the OS)
                with 4 KiB and with 64 KiB pages
+  cores        hslab's core-aware cache (tests/instances/hslab) on an
+               emulated big.LITTLE pair and on the cores sysfs describes
   badinput     the bad-input corpus under the safety instances
   zero_cost    tests/suites/zero_cost on aarch64 machine code (the cross
                objdump): fake layers change nothing, a tick counter does
@@ -83,8 +85,10 @@ def instances(source):
 
 
 def run(cmd, env=None, timeout=RUN_TIMEOUT, cwd=None):
+    """(exit status or None on timeout, output); env adds variables, a None value unsets one."""
     full = dict(os.environ)
     full.update(env or {})
+    full = {k: v for k, v in full.items() if v is not None}
     try:
         p = subprocess.run(cmd, env=full, cwd=cwd, capture_output=True, text=True, timeout=timeout)
         return p.returncode, p.stdout + p.stderr
@@ -105,7 +109,7 @@ def part_build(a):
         return 1
     targets = ["mortise-conformance", "mortise-cxx-new-test", "mortise-wfslab-static",
                "conformance-wfslab-static", "zc-segfit_fake4", "zc-tcache_fake", "zc-segfit_tick",
-               "zc-segfit_count", "wcet_prog", "wcet_prog_linked", "stats-segfit_perf", "pal_test"]
+               "zc-segfit_count", "wcet_prog", "wcet_prog_linked", "stats-segfit_perf", "pal_test", "hslab_core_test"]
     for n in names:
         targets.append("mortise-" + n)
         if n not in skip:
@@ -236,6 +240,14 @@ def part_pal(a):
     return 1 if run_jobs(jobs) else 0
 
 
+def part_cores(a):
+    prog = os.path.join(a.tree, "bin", "hslab_core_test")
+    allowed = lambda rc, out: None if rc in (0, SKIPPED) else "exit %s" % rc
+    jobs = [("hslab_core.hetero", qemu_command() + [prog, "hetero"], {"MORTISE_CORE_CACHE": "0:256K,1:1M"}, allowed),
+            ("hslab_core.homo", qemu_command() + [prog, "homo"], {"MORTISE_CORE_CACHE": None}, allowed)]
+    return 1 if run_jobs(jobs) else 0
+
+
 def part_badinput(a):
     driver = os.path.join(a.source, "tests/suites/badinput/run_case.py")
     cases = os.path.join(a.tree, "tests/suites/badinput/cases")
@@ -253,9 +265,14 @@ def part_zero_cost(a):
     for f in ("malloc_stats", "mt_stats_write", "mortise_stats_print", "mortise_stats_json"):
         ignore += ["--ignore", f]
     lib = lambda n: os.path.join(a.tree, "lib", "lib%s.so" % n)
+    # tcache_fake: gcc 12 for aarch64 orders the two compares of thread_cache's
+    # aligned-request test (classes.h: align <= 16 && size <= top) the other
+    # way round inside realloc's slow path when fake layers are present:
+    # the same instructions in number, one cmp/ccmp pair with swapped operands.
+    # Known and documented (docs/portability.md); anything else must match.
     pairs = [("segfit_fake", "mortise-segfit", "mortise-segfit_fake", []),
              ("segfit_fake4", "mortise-segfit", "zc-segfit_fake4", []),
-             ("tcache_fake", "mortise-tcache", "zc-tcache_fake", []),
+             ("tcache_fake", "mortise-tcache", "zc-tcache_fake", ["--ignore", "mt_socket_realloc_req"]),
              ("wfslabfl", "mortise-wfslab", "mortise-wfslabfl", []),
              ("negative_tick", "mortise-segfit", "zc-segfit_tick", ["--expect-different", "malloc,calloc"]),
              ("negative_count", "mortise-segfit", "zc-segfit_count", ["--expect-different", "malloc,free"])]
@@ -283,7 +300,7 @@ def part_wcet(a):
     return 1 if failed else 0
 
 
-PARTS = {"build": part_build, "conformance": part_conformance, "pagesize": part_pagesize, "pal": part_pal,
+PARTS = {"build": part_build, "conformance": part_conformance, "pagesize": part_pagesize, "pal": part_pal, "cores": part_cores,
          "badinput": part_badinput, "zero_cost": part_zero_cost, "wcet": part_wcet, "lse": part_lse}
 
 

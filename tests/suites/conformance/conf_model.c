@@ -168,7 +168,7 @@ static void model_free(conf_rng *r, model_block *b)
 void conf_case_random(void)
 {
     conf_rng r = {MODEL_SEED};
-    size_t ops = 0, planned = (size_t)conf_count(MODEL_OPS);
+    size_t ops = 0, planned = conf_emulated() ? MODEL_OPS / 5 : MODEL_OPS;
     int start_failures = conf_failures();
     for (; ops < planned && conf_failures() - start_failures < MODEL_MAX_FAILURES; ops++) {
         model_block *b = &model_slot[conf_range(&r, 0, MODEL_SLOTS - 1)];

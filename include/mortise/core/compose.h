@@ -107,9 +107,14 @@
 #define MT__NARGS(...) MT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
 
+/* The names sit in a section of their own: where the compiler addresses a
+ * file's static data from one anchor (aarch64), a longer list (fake layers)
+ * would otherwise move every other static and change the offsets in the code
+ * (tests/suites/zero_cost). */
 #define MT__NAMES(...)                                                             \
     MT_UNUSED static inline const char *const *mt_chain_layer_names(size_t *count) \
     {                                                                              \
+        __attribute__((section(".data.rel.ro.mt_layer_names")))                    \
         static const char *const names[] = { MT__STRS(__VA_ARGS__) };              \
         *count = sizeof names / sizeof names[0];                                   \
         return names;                                                              \

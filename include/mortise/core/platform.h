@@ -68,8 +68,10 @@ MT_INLINE void mt_cpu_relax(void)
 #endif
 }
 
-/* Base page size. 4 KiB on the targets we build for; tests/pal checks that
- * the OS agrees (mt_pal_page_size). */
+/* The smallest base page a build supports: a size that needs no agreement
+ * with the OS (a carve batch, the alignment of page-map leaves). What the OS
+ * uses is mt_page_size(), read at run time: arm64 kernels use 4, 16 or
+ * 64 KiB. A freestanding embedder with larger pages raises it. */
 #ifndef MT_PAGE_SIZE
 #define MT_PAGE_SIZE ((size_t)4096)
 #endif
@@ -131,6 +133,14 @@ static inline uint64_t mt_muldiv_u64(uint64_t a, uint64_t b, uint64_t c, bool up
 /* The OS and C library services (and MT_ENOMEM, the errno value layers
  * report in ctx->err). Included here, after the attributes it uses. */
 #include "../pal/pal.h"
+
+/* The OS's base page (valloc, pvalloc, anything given back to the OS by the
+ * page): the port's answer, MT_PAGE_SIZE where the port cannot say. */
+static inline size_t mt_page_size(void)
+{
+    size_t n = mt_pal_page_size();
+    return n ? n : MT_PAGE_SIZE;
+}
 
 /* Cycle counter for latency statistics (wcet_stat); monotonic per core. */
 MT_INLINE uint64_t mt_cycles(void) { return mt_pal_cycles(); }

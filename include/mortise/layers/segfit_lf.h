@@ -137,11 +137,17 @@ typedef union {
 
 /* The two halves, read one after the other (ptr with seq_cst: the pop's
  * announcement must precede it, see the contract). A torn pair never equals
- * the current word, so the CAS that follows fails and the caller retries. */
+ * the current word, so the CAS that follows fails and the caller retries.
+ * The tag is read first and with acquire: a pop's later loads (the pointer,
+ * then the top block's next pointer) cannot be satisfied before it, so a CAS
+ * that finds the same tag proves the top did not change since that next
+ * pointer was read. With a relaxed tag load a weakly ordered CPU (aarch64)
+ * may read the tag after the next pointer: a stale next with a fresh tag,
+ * ABA again. On x86-64 both are plain loads. */
 MT_INLINE mt_lf_tagged mt_lf_load(mt_lf_tagged *p)
 {
     mt_lf_tagged v;
-    v.s.tag = __atomic_load_n(&p->s.tag, __ATOMIC_RELAXED);
+    v.s.tag = __atomic_load_n(&p->s.tag, __ATOMIC_ACQUIRE);
     v.s.ptr = __atomic_load_n(&p->s.ptr, __ATOMIC_SEQ_CST);
     return v;
 }

@@ -53,10 +53,12 @@
  *                                      always returns NULL.
  *
  * ---- pages ----
- * size_t mt_pal_page_size(void)        the OS's base page size; 0 if it
- *                                      cannot say. Layers use the constant
- *                                      MT_PAGE_SIZE (core/platform.h);
- *                                      tests/pal checks the two agree. AS-safe.
+ * size_t mt_pal_page_size(void)        the OS's base page size at run time
+ *                                      (4, 16 or 64 KiB on arm64 kernels); 0
+ *                                      if it cannot say. Layers call
+ *                                      mt_page_size() (core/platform.h), never
+ *                                      a constant; MT_PAGE_SIZE is only the
+ *                                      smallest page a build supports. AS-safe.
  * void *mt_pal_map(size_t len)         len bytes (a page multiple) of fresh,
  *                                      zeroed, read-write, private memory at a
  *                                      page-aligned address, reserved without
@@ -67,8 +69,10 @@
  *                                      release [p, p + len) (page-aligned);
  *                                      errors are ignored. AS-safe.
  * void mt_pal_advise_dontneed(void *p, size_t len)
- *                                      give the pages back but keep the range:
- *                                      the next touch reads zeros. AS-safe.
+ *                                      give back the whole pages inside
+ *                                      [p, p + len) but keep the range: their
+ *                                      next touch reads zeros; bytes of a page
+ *                                      partly outside are kept. AS-safe.
  * void mt_pal_advise_hugepage(void *p, size_t len)
  *                                      ask for transparent huge pages on the
  *                                      range; a no-op where unknown. AS-safe.
@@ -95,9 +99,10 @@
  * int mt_pal_cpu(void)                 the CPU the caller runs on, -1 if
  *                                      unknown; may be stale at once (use for
  *                                      placement, never for safety). Linux
- *                                      x86-64 with glibc >= 2.35: one load
- *                                      from the thread's rseq area, else
- *                                      sched_getcpu (vDSO). MT_INLINE, AS-safe.
+ *                                      x86-64 and aarch64 with glibc >= 2.35:
+ *                                      one load from the thread's rseq area,
+ *                                      else sched_getcpu (vDSO). MT_INLINE,
+ *                                      AS-safe.
  * uint64_t mt_pal_cycles(void)         a cycle counter, monotonic per core;
  *                                      0 where the CPU has none we know.
  *                                      MT_INLINE, AS-safe.

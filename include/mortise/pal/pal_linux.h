@@ -20,7 +20,7 @@
 #if defined(__GLIBC__)
 #include <sys/auxv.h>
 #endif
-#if defined(__x86_64__) && defined(__GLIBC__) &&                                    \
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__GLIBC__) &&          \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define MT_PAL_CPU_RSEQ 1
@@ -72,10 +72,20 @@ static inline void *mt_pal_next_symbol(const char *name)
 
 /* ---- pages ---- */
 
+/* Read once: arm64 kernels run with 4, 16 or 64 KiB pages, so the size is
+ * the kernel's, never a constant. Racing first callers store the same value. */
 static inline size_t mt_pal_page_size(void)
 {
-    long n = sysconf(_SC_PAGESIZE);
-    return n > 0 ? (size_t)n : 0;
+    static _Atomic(size_t) cached;
+    size_t n = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (MT_LIKELY(n))
+        return n;
+    int saved = errno;
+    long k = sysconf(_SC_PAGESIZE);
+    errno = saved;
+    n = k > 0 ? (size_t)k : 0;
+    atomic_store_explicit(&cached, n, memory_order_relaxed);
+    return n;
 }
 
 static inline void *mt_pal_map(size_t len)
@@ -94,10 +104,19 @@ static inline void mt_pal_unmap(void *p, size_t len)
     errno = saved;
 }
 
+/* Only the whole pages inside the range: the kernel would round the length
+ * up and zero the rest of a larger page (16 or 64 KiB) that still holds data. */
 static inline void mt_pal_advise_dontneed(void *p, size_t len)
 {
+    size_t page = mt_pal_page_size();
+    if (!page)
+        return;
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+    uintptr_t end = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
+    if (end <= start)
+        return;
     int saved = errno;
-    madvise(p, len, MADV_DONTNEED);
+    madvise((void *)start, end - start, MADV_DONTNEED);
     errno = saved;
 }
 
@@ -136,7 +155,8 @@ static inline bool mt_pal_page_mapped(const void *a)
 {
     unsigned char vec;
     int saved = errno;
-    bool mapped = mincore((void *)((uintptr_t)a & ~(uintptr_t)(MT_PAGE_SIZE - 1)), 1, &vec) == 0;
+    size_t page = mt_pal_page_size();
+    bool mapped = page && mincore((void *)((uintptr_t)a & ~(uintptr_t)(page - 1)), 1, &vec) == 0;
     errno = saved;
     return mapped;
 }
@@ -155,12 +175,20 @@ MT_SLOW MT_UNUSED int mt_pal_cpu_slow(void) { return sched_getcpu(); }
 
 MT_INLINE int mt_pal_cpu(void)
 {
-#if MT_PAL_CPU_RSEQ
+#if MT_PAL_CPU_RSEQ && defined(__x86_64__)
     /* rseq's cpu_id at thread pointer + __rseq_offset: %fs-relative */
     int cpu;
     __asm__ __volatile__("movl %%fs:(%1), %0"
                          : "=r"(cpu)
                          : "r"(__rseq_offset + offsetof(struct rseq, cpu_id)));
+    if (MT_LIKELY(cpu >= 0))
+        return cpu;
+#elif MT_PAL_CPU_RSEQ
+    /* the same word from tpidr_el0; the kernel rewrites it on migration, so
+     * the load must not be cached or torn (a relaxed atomic load) */
+    const char *area = (const char *)__builtin_thread_pointer() + __rseq_offset;
+    int cpu = __atomic_load_n((const int *)(const void *)(area + offsetof(struct rseq, cpu_id)),
+                              __ATOMIC_RELAXED);
     if (MT_LIKELY(cpu >= 0))
         return cpu;
 #endif

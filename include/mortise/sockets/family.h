@@ -86,7 +86,7 @@ MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
     return 0;
 }
 
-MT_EXPORT void *MT_API(valloc)(size_t size) { return mt_socket_aligned(MT_PAGE_SIZE, size); }
+MT_EXPORT void *MT_API(valloc)(size_t size) { return mt_socket_aligned(mt_page_size(), size); }
 
 MT_EXPORT void *MT_API(pvalloc)(size_t size)
 {
@@ -94,7 +94,8 @@ MT_EXPORT void *MT_API(pvalloc)(size_t size)
         mt_pal_set_errno(MT_ENOMEM);
         return NULL;
     }
-    return mt_socket_aligned(MT_PAGE_SIZE, size ? mt_align_up(size, MT_PAGE_SIZE) : MT_PAGE_SIZE);
+    size_t page = mt_page_size();
+    return mt_socket_aligned(page, size ? mt_align_up(size, page) : page);
 }
 
 MT_EXPORT size_t MT_API(malloc_usable_size)(void *p) { return mt_socket_usable(p); }

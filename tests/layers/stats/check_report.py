@@ -101,6 +101,11 @@ def run(cmd, env_extra, **kw):
     env = dict(os.environ)
     env.pop("MORTISE_STATS", None)
     env.update(env_extra)
+    qemu = os.environ.get("MORTISE_QEMU")  # a cross build under qemu-user (tests/ports)
+    if qemu:
+        cmd = qemu.split() + list(cmd)
+        if "LD_PRELOAD" in env:  # the guest's, not the emulator's
+            env["QEMU_SET_ENV"] = "LD_PRELOAD=" + env.pop("LD_PRELOAD")
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=240, **kw)
     if r.returncode != 0:
         fail("%s exited %d:\n%s%s" % (cmd, r.returncode, r.stdout, r.stderr))

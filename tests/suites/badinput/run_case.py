@@ -155,13 +155,18 @@ def judge(outcome, rc, out, err, modes):
     return bad
 
 
-def run_case(case, outcome, lib, cases_dir, modes):
+def run_case(case, outcome, lib, cases_dir, modes, qemu=None):
     exe = os.path.join(cases_dir, "badinput-" + case)
     if not os.path.exists(exe):
         return ["program %s not built" % exe], None
-    env = dict(os.environ, LD_PRELOAD=lib)
+    if qemu:  # the preload is the guest's: qemu itself runs on the host's malloc
+        env = dict(os.environ, QEMU_SET_ENV="LD_PRELOAD=" + lib)
+        command = qemu + [exe]
+    else:
+        env = dict(os.environ, LD_PRELOAD=lib)
+        command = [exe]
     try:
-        p = subprocess.run([exe], env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        p = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         return ["hung: no exit within %d s" % RUN_TIMEOUT], None
     bad = judge(outcome, p.returncode, p.stdout, p.stderr, modes)
@@ -179,6 +184,9 @@ def main():
     ap.add_argument("--modes", default="", help="LAYER=report|fatal,... (*=MODE: default)")
     ap.add_argument("--table", default=os.path.join(HERE, "expected.tsv"))
     ap.add_argument("--all", action="store_true", help="every case of the table")
+    ap.add_argument("--qemu", default=os.environ.get("MORTISE_QEMU"),
+                    help="run each program under this qemu-user command, e.g. 'qemu-aarch64 "
+                    "-L /usr/aarch64-linux-gnu' (default: $MORTISE_QEMU); the preload goes to the guest")
     ap.add_argument("case", nargs="*")
     a = ap.parse_args()
     lib = os.path.abspath(a.lib)
@@ -198,7 +206,7 @@ def main():
             failed += 1
             continue
         outcome = outcome_for(table[case], a.kind, instance)
-        bad, p = run_case(case, outcome, lib, a.cases, modes)
+        bad, p = run_case(case, outcome, lib, a.cases, modes, a.qemu.split() if a.qemu else None)
         if bad:
             failed += 1
             print("%s (%s, expected %s): FAIL" % (case, instance, outcome))

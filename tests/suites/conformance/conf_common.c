@@ -266,6 +266,18 @@ double conf_seconds(double seconds)
     return seconds * (s > 0 ? s : 1.0);
 }
 
+bool conf_emulated(void)
+{
+    const char *e = getenv("MORTISE_CONFORMANCE_EMULATED");
+    return e && strcmp(e, "0") != 0;
+}
+
+int conf_count(int n)
+{
+    int divisor = conf_emulated() ? atoi(getenv("MORTISE_CONFORMANCE_EMULATED")) : 1;
+    return divisor > 1 && n >= divisor ? n / divisor : n;
+}
+
 void *conf_foreign_page(void)
 {
     void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -168,9 +168,9 @@ static void model_free(conf_rng *r, model_block *b)
 void conf_case_random(void)
 {
     conf_rng r = {MODEL_SEED};
-    size_t ops = 0;
+    size_t ops = 0, planned = conf_emulated() ? MODEL_OPS / 5 : MODEL_OPS;
     int start_failures = conf_failures();
-    for (; ops < MODEL_OPS && conf_failures() - start_failures < MODEL_MAX_FAILURES; ops++) {
+    for (; ops < planned && conf_failures() - start_failures < MODEL_MAX_FAILURES; ops++) {
         model_block *b = &model_slot[conf_range(&r, 0, MODEL_SLOTS - 1)];
         if (!b->p) {
             if (model_bytes < MODEL_LIVE_CAP)
@@ -181,7 +181,7 @@ void conf_case_random(void)
             model_free(&r, b);
         }
     }
-    CHECKF(ops == MODEL_OPS, "stopped after %zu operations", ops);
+    CHECKF(ops == planned, "stopped after %zu operations", ops);
     for (size_t i = 0; i < MODEL_SLOTS; i++)
         if (model_slot[i].p)
             model_free(&r, &model_slot[i]);

@@ -229,6 +229,10 @@ void conf_case_threads(void)
 
 /* ---- churn ---- */
 enum { CHURN_THREADS = 2000, CHURN_WAVE = 8, CHURN_SMALL = 64, CHURN_WARMUP = 250 };
+/* whole waves, at least one */
+#define churn_threads ((size_t)(conf_count(CHURN_THREADS) < CHURN_WAVE ? CHURN_WAVE                 \
+                                : conf_count(CHURN_THREADS) / CHURN_WAVE * CHURN_WAVE))
+#define churn_warmup ((size_t)conf_count(CHURN_WARMUP))
 static _Atomic(char *) churn_handoff;
 static atomic_int churn_failures;
 
@@ -272,7 +276,7 @@ void conf_case_churn(void)
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 256 * CONF_KIB);
     size_t base = 0, peak = 0, created = 0;
-    for (size_t wave = 0; wave < CHURN_THREADS / CHURN_WAVE; wave++) {
+    for (size_t wave = 0; wave < churn_threads / CHURN_WAVE; wave++) {
         pthread_t t[CHURN_WAVE];
         int n = 0;
         for (; n < CHURN_WAVE; n++)
@@ -282,7 +286,7 @@ void conf_case_churn(void)
             pthread_join(t[i], NULL);
         created += (size_t)n;
         size_t rss = conf_rss();
-        if (created <= CHURN_WARMUP)
+        if (created <= churn_warmup)
             base = rss;
         else if (rss > peak)
             peak = rss;
@@ -291,17 +295,23 @@ void conf_case_churn(void)
     char *last = atomic_exchange(&churn_handoff, NULL);
     CHECK(!last || stamp_ok(last));
     free(last);
-    CHECK(created == CHURN_THREADS);
+    CHECK(created == churn_threads);
     CHECKF(atomic_load(&churn_failures) == 0, "%d bad blocks", atomic_load(&churn_failures));
-    CHECKF(peak <= base + 16 * CONF_MIB, "RSS grew from %zu KiB after %d threads to %zu KiB",
-           base >> 10, CHURN_WARMUP, peak >> 10);
-    printf("churn: %zu threads, RSS %zu KiB after %d, peak %zu KiB after\n", created, base >> 10,
-           CHURN_WARMUP, peak >> 10);
+    /* qemu-user's /proc/self/statm is the emulator's own: it grows by about
+     * 280 KiB per thread ever created, whatever the allocator (docs/portability.md) */
+    if (conf_emulated())
+        printf("churn: RSS bound not checked under emulation\n");
+    else
+        CHECKF(peak <= base + 16 * CONF_MIB, "RSS grew from %zu KiB after %zu threads to %zu KiB",
+               base >> 10, churn_warmup, peak >> 10);
+    printf("churn: %zu threads, RSS %zu KiB after %zu, peak %zu KiB after\n", created, base >> 10,
+           churn_warmup, peak >> 10);
 }
 
 /* ---- fork ---- */
 enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 64 };
-#define FORK_CHILD_LIMIT 2.0 /* seconds */
+#define FORK_CHILD_LIMIT conf_seconds(2.0) /* seconds */
+#define fork_count conf_count(FORKS)
 
 static pthread_mutex_t fork_publish[FORK_WORKERS];
 static atomic_bool fork_case_active;
@@ -404,7 +414,7 @@ void conf_case_fork(void)
     fork_child_slot inflight[FORK_INFLIGHT] = {{0, 0}};
     int forks = 0, ok = 0, failed = 0, hung = 0, fork_errors = 0, busy = 0;
     double deadline = conf_now() + conf_seconds(90.0);
-    while ((forks < FORKS || busy) && conf_now() < deadline) {
+    while ((forks < fork_count || busy) && conf_now() < deadline) {
         int progress = 0;
         for (int k = 0; k < FORK_INFLIGHT; k++) {
             fork_child_slot *c = &inflight[k];
@@ -428,7 +438,7 @@ void conf_case_fork(void)
                     c->pid = 0, busy--, progress = 1;
                 }
             }
-            if (!c->pid && forks < FORKS) {
+            if (!c->pid && forks < fork_count) {
                 uint64_t seed = 0x5EED0000ull + (uint64_t)forks;
                 pid_t pid = fork();
                 if (pid == 0)
@@ -458,7 +468,7 @@ void conf_case_fork(void)
         bad += !parent_blocks[i] || !stamp_ok(parent_blocks[i]);
         free(parent_blocks[i]);
     }
-    CHECKF(forks == FORKS && ok == FORKS, "%d forks, %d children ok", forks, ok);
+    CHECKF(forks == fork_count && ok == fork_count, "%d forks, %d children ok", forks, ok);
     CHECKF(failed == 0 && hung == 0 && fork_errors == 0, "%d children failed, %d hung, %d fork errors",
            failed, hung, fork_errors);
     CHECKF(failures == 0 && bad == 0, "parent: %llu failed operations, %zu corrupted blocks",
@@ -547,7 +557,12 @@ void conf_case_trim(void)
     double t0 = conf_now();
     int trimmed = malloc_trim(0);
     size_t rss = conf_rss();
-    while (rss > start + TRIM_SLACK && conf_now() - t0 < 1.0) {
+    /* under qemu-user the RSS is the emulator's, which also grows with the
+     * code it has translated and the threads it has run (up to 17 MiB more
+     * than start here after 256 MiB went back): an allowance for that, far
+     * below the 256 MiB a trim that gives nothing back would leave */
+    size_t slack = TRIM_SLACK + (conf_emulated() ? 32 * CONF_MIB : 0);
+    while (rss > start + slack && conf_now() - t0 < 1.0) {
         conf_sleep_ms(10);
         rss = conf_rss();
     }
@@ -555,7 +570,7 @@ void conf_case_trim(void)
     CHECKF(bad == 0, "%zu blocks failed or corrupted", bad);
     CHECKF(peak >= start + TRIM_TOTAL / 2, "RSS only %zu -> %zu KiB with 256 MiB live", start >> 10,
            peak >> 10);
-    CHECKF(rss <= start + TRIM_SLACK, "RSS %zu KiB at start, %zu KiB at peak, %zu KiB %.2f s after malloc_trim",
+    CHECKF(rss <= start + slack, "RSS %zu KiB at start, %zu KiB at peak, %zu KiB %.2f s after malloc_trim",
            start >> 10, peak >> 10, rss >> 10, took);
     CHECK(trimmed == 0 || trimmed == 1);
     printf("trim: RSS %zu KiB -> %zu KiB -> %zu KiB (%.3f s after malloc_trim)\n", start >> 10,

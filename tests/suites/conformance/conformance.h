@@ -13,6 +13,7 @@
 #ifndef MORTISE_TEST_CONFORMANCE_H
 #define MORTISE_TEST_CONFORMANCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,6 +76,11 @@ size_t conf_rss(void);          /* resident bytes (/proc/self/statm) */
 double conf_now(void);          /* monotonic seconds */
 /* scaled duration for time-bound stress: seconds * $MORTISE_CONFORMANCE_SCALE */
 double conf_seconds(double seconds);
+/* Under a CPU emulator (MORTISE_CONFORMANCE_EMULATED=D, qemu-user): n / D,
+ * at least 1, for the thread and fork counts of churn and fork; else n.
+ * (random runs a fifth of its operations under any D.) */
+int conf_count(int n);
+bool conf_emulated(void);
 /* the page that is never a Mortise block: freshly mmap'd, munmap'd by caller */
 void *conf_foreign_page(void);
 

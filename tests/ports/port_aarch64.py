@@ -66,12 +66,20 @@ def missing_tools():
     return missing
 
 
+# Instances the cross tree does not build: affinity links libunwind, whose
+# aarch64 headers and library (libunwind-dev:arm64) need a multiarch install
+# that .ci/run does not do; its layer's logic is the same C, tested natively.
+NOT_PORTED = {"affinity"}
+
+
 def instances(source):
     """(every instance, variants, those without conformance, fatal ones) from instances/CMakeLists.txt."""
     text = open(os.path.join(source, "instances", "CMakeLists.txt")).read()
     text = re.sub(r"#.*", "", text)
     names, variants = [], set()
     for m in re.finditer(r"mortise_add_instance\((\w+)\s+\S+((?:\s+\w+)*)\)", text):
+        if m.group(1) in NOT_PORTED:
+            continue
         names.append(m.group(1))
         if "VARIANT" in m.group(2).split():
             variants.add(m.group(1))

@@ -234,6 +234,9 @@ static void conf_api_info(void)
 {
     /* mallinfo2 is honest: a 32 MiB block shows, and leaves after free + trim */
     const size_t big = 32 * CONF_MIB;
+    /* memory kept for reuse (the OS layers' large-block keep) would serve
+     * the block without a new mapping: give it back first */
+    malloc_trim(0);
     struct mallinfo2 m0 = mallinfo2();
     char *p = malloc(big);
     CHECK(p != NULL);

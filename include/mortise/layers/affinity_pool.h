@@ -151,8 +151,7 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-    mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
-    if (MT_LIKELY(mt_load_relaxed(&s->fast) == MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra))
+    if (MT_LIKELY(mt_load_relaxed(&MT_SELF(plain)[mt_aff_plain_slot(ra)]) == ra))
         return next(ctx);
     return MT_SELF(alloc_other)(ctx->size, ctx->align, ra);
 }

@@ -168,10 +168,7 @@ MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, si
 /* state lock held: the group of a call chain, made if new; 0 when full. */
 MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t depth)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < depth; i++)
-        h = (h ^ chain[i]) * 0x100000001b3ull;
-    h ^= depth;
+    uint64_t h = mt_aff_chain_hash(chain, depth);
     const uint32_t slots = MT_AFF_GROUPS * 2;
     for (uint32_t i = 0; i < slots; i++) {
         uint32_t *slot = &MT_SELF(state).group_index[(uint32_t)(h + i) % slots];
@@ -286,10 +283,12 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
 /* The same chain without the unwinder, once every wrapper on it has shown
  * one frame size MT_AFF_FRAME_TRUST times: a wrapper frame's caller returns
  * to the word just below the wrapper's stack pointer plus its frame size.
- * Answers the group; 0 with *learn set when a frame size or the entry's
- * distance is not known well enough yet (the caller unwinds with stack
- * pointers), 0 alone when something else is missing. x86-64 only. */
-MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn)
+ * Fills chain and answers its depth; 0 with *learn set when a frame size or
+ * the entry's distance is not known well enough yet (the caller unwinds
+ * with stack pointers), 0 alone when something else is missing. Takes no
+ * lock. x86-64 only. */
+MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn,
+                                             uintptr_t *chain)
 {
     *learn = false;
     if (!my_sp)
@@ -302,12 +301,11 @@ MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uin
         *learn = true;
         return 0;
     }
-    uintptr_t sp = my_sp + (uintptr_t)delta, chain[MT_AFF_CHAIN_CAP];
+    uintptr_t sp = my_sp + (uintptr_t)delta;
     uint32_t depth = 0;
     chain[depth++] = ra;
-    uintptr_t at = ra;
+    mt_aff_site *w = MT_SELF(site_get)(ra);
     while (depth < MT_MAX_CHAIN) {
-        mt_aff_site *w = MT_SELF(site_get)(at);
         if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size < 0)
             return 0;
         if (!w->frame_size || w->frame_seen < MT_AFF_FRAME_TRUST) {
@@ -315,20 +313,16 @@ MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uin
             return 0;
         }
         sp += (uintptr_t)w->frame_size;
-        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        uintptr_t at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
         chain[depth++] = at;
-        mt_aff_site *t = MT_SELF(site_get)(at);
-        if (!t)
+        w = MT_SELF(site_get)(at);
+        if (!w)
             return 0;
-        uint32_t kind = mt_load_relaxed(&t->kind);
+        uint32_t kind = mt_load_relaxed(&w->kind);
         if (kind == MT_AFF_LEARNING)
             return 0;
         if (kind != MT_AFF_WRAPPER)
             break;
     }
-    MT_SELF(lock)();
-    MT_SELF(state).walks++;
-    uint32_t g = MT_SELF(group_get)(chain, depth);
-    MT_SELF(unlock)();
-    return g;
+    return depth;
 }

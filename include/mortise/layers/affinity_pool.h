@@ -143,8 +143,33 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
 #if defined(__x86_64__)
     __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
 #endif
+    uintptr_t entry = (uintptr_t)__builtin_return_address(0);
+    if (fast == MT_AFF_SLOW && my_sp && size < MT_MAX_POOLED_SIZE && align <= MT_MIN_ALIGN &&
+        mt_load_relaxed(&s->kind) == MT_AFF_WRAPPER && mt_load_relaxed(&s->ra) == ra) {
+        /* a wrapper: its decided chains need neither the slow path nor its
+         * lock; one walk in MT_AFF_RECHECK takes the slow path, which
+         * re-unwinds it (its own tick lands on the multiple) */
+        _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+        intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
+        uint64_t code = 0;
+        if (delta > 0 && ++MT_SELF(walk_tick) % MT_AFF_RECHECK)
+            code = MT_SELF(memo_walk)(ra, my_sp + (uintptr_t)delta);
+        else if (delta > 0)
+            MT_SELF(walk_tick)--;
+        if (code) {
+            MT_SELF(memo_hits_here)++;
+            if (code == MT_AFF_MEMO_BELOW) {
+                mt_ctx below = mt_ctx_for_alloc(size, align);
+                return MT_BELOW(alloc)(&below);
+            }
+            mt_aff_pool *pool = &MT_SELF(state).pool[code - 2];
+            void *p = size <= pool->size ? MT_SELF(pool_pop)(pool) : NULL;
+            if (MT_LIKELY(p != NULL))
+                return p;
+        }
+    }
     mt_ctx ctx = mt_ctx_for_alloc(size, align);
-    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, (uintptr_t)__builtin_return_address(0), MT_BELOW(alloc));
+    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
 }
 
 #define MT_IMPLEMENTS_alloc

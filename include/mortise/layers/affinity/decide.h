@@ -90,8 +90,10 @@ MT_UNUSED static void MT_SELF(decide)(uint32_t g, mt_aff_site *direct)
 }
 
 /* The request of group g (direct: the site, if its chain is its return
- * address alone). */
-MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *direct, mt_lfunc *next)
+ * address alone; memoize: a wrapper chain walked over classified frames,
+ * whose decision the memo may keep). */
+MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *direct, bool memoize,
+                                       mt_lfunc *next)
 {
     size_t size = ctx->size;
     MT_SELF(lock)();
@@ -103,7 +105,7 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
             x->state = MT_AFF_POOLED;
         if (direct && x->max_size <= pool->size) /* pooled while it was learning */
             mt_store_release(&direct->fast, (uintptr_t)pool);
-        if (!direct)
+        if (memoize)
             MT_SELF(memo_note)(g);
         MT_SELF(unlock)();
         return MT_SELF(pool_serve)(pool, ctx, next);
@@ -117,7 +119,7 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
         x->min_size = s32 < x->min_size ? s32 : x->min_size;
         x->max_size = s32 > x->max_size ? s32 : x->max_size;
     }
-    if (!counting && !direct)
+    if (!counting && memoize)
         MT_SELF(memo_note)(g);
     MT_SELF(unlock)();
     void *p = next(ctx);
@@ -130,7 +132,7 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
     }
     if (x->state == MT_AFF_COUNTING && x->allocs >= MT_MIN_OBJECTS)
         MT_SELF(decide)(g, direct);
-    if (!direct)
+    if (memoize)
         MT_SELF(memo_note)(g);
     MT_SELF(unlock)();
     return p;
@@ -160,6 +162,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
     if (kind == MT_AFF_LEARNING)
         kind = MT_SELF(learn_direct)(s, ra, ctx->size);
     uint32_t g;
+    bool walked = false;
     if (kind == MT_AFF_WRAPPER) {
         if (ctx->size >= MT_MAX_POOLED_SIZE)
             return next(ctx);
@@ -181,6 +184,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
                 return code == MT_AFF_MEMO_BELOW ? next(ctx)
                                                  : MT_SELF(pool_serve)(&MT_SELF(state).pool[code - 2], ctx, next);
             }
+            walked = true;
             MT_SELF(lock)();
             MT_SELF(state).walks++;
             g = MT_SELF(group_get)(chain, depth);
@@ -196,5 +200,5 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
     }
     if (!g)
         return next(ctx);
-    return MT_SELF(serve)(ctx, g, kind == MT_AFF_DIRECT ? s : NULL, next);
+    return MT_SELF(serve)(ctx, g, kind == MT_AFF_DIRECT ? s : NULL, walked, next);
 }

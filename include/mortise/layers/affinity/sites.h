@@ -194,6 +194,42 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
     return 0;
 }
 
+/* state lock held: publish a wrapper's frame size to the walk once it is
+ * trusted; withdraw it when the size varied. */
+MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
+{
+    uintptr_t ra = mt_load_relaxed(&w->ra);
+    _Atomic(uint64_t) *slot = &MT_SELF(wrap)[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
+    if (w->frame_size > 0 && w->frame_seen >= MT_AFF_FRAME_TRUST)
+        mt_store_release(slot, mt_aff_wrap_entry(ra, w->frame_size));
+    else if (w->frame_size < 0 && mt_load_relaxed(slot) >> 16 == (uint64_t)ra)
+        mt_store_release(slot, 0);
+}
+
+/* The decision the memo holds for the chain from ra, walked by the trusted
+ * wrappers' frame sizes alone (no site probe, no lock): a memo code, 0 when
+ * the chain or its decision is not known. A frame missing from the table
+ * ends the chain early; such a chain is never in the memo, whose entries
+ * come from walks over classified frames (a site's kind never changes once
+ * decided). */
+MT_INLINE uint64_t MT_SELF(memo_walk)(uintptr_t ra, uintptr_t sp)
+{
+    uintptr_t chain[MT_AFF_CHAIN_CAP];
+    uint32_t depth = 0;
+    chain[depth++] = ra;
+    for (uintptr_t at = ra; depth < MT_MAX_CHAIN;) {
+        uint64_t e = mt_load_acquire(&MT_SELF(wrap)[at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
+        if (e >> 16 != (uint64_t)at)
+            break;
+        sp += (uintptr_t)(e & 0xffff) << 3;
+        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        chain[depth++] = at;
+    }
+    uint64_t h = mt_aff_chain_hash(chain, depth);
+    uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
+    return (e ^ h) & ~MT_AFF_MEMO_CODE ? 0 : e & MT_AFF_MEMO_CODE;
+}
+
 /* The slot of a call site of alloc_other (one per socket entry point). */
 MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
 {
@@ -254,6 +290,7 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
                 wrapper->frame_size = -1;
             if (wrapper->frame_size > 0 && wrapper->frame_seen < 255)
                 wrapper->frame_seen++;
+            MT_SELF(trust_frame)(wrapper);
             MT_SELF(unlock)();
         }
         uintptr_t frame = ips[j];

@@ -42,6 +42,12 @@ static struct {
  * is one RIP-relative lea. */
 static _Atomic(uintptr_t) MT_SELF(plain)[1u << MT_AFF_PLAIN_BITS];
 
+/* The walk's view of the wrappers whose frame size is trusted (seen
+ * MT_AFF_FRAME_TRUST times, never varied), direct-mapped by the return
+ * address's low bits: a walk of a decided chain reads one word per frame
+ * instead of probing the site table. Cleared when a frame size varies. */
+static _Atomic(uint64_t) MT_SELF(wrap)[1u << MT_AFF_WRAP_BITS];
+
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
 static MT_TLS int MT_SELF(busy);

@@ -20,7 +20,7 @@
 #define MT_AFF_LEARN 32              /* allocations a return address is watched */
 #define MT_AFF_FRAME_TRUST 4         /* unwinds agreeing on a wrapper's frame size */
 #define MT_AFF_ENTRIES 16            /* socket entry points with a known distance */
-#define MT_AFF_RECHECK 256           /* a walked chain is re-unwound 1 time in this */
+#define MT_AFF_RECHECK 4096          /* a walked chain is re-unwound 1 time in this */
 #define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */
 #define MT_AFF_SPANS 4096            /* 64 KiB spans: 256 MiB of pools */
@@ -28,6 +28,7 @@
 #define MT_AFF_SEG_HEADER 64         /* a segment's header; objects follow */
 #define MT_AFF_PLAIN_BITS 14         /* unpooled return addresses: 16384 */
 #define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
+#define MT_AFF_WRAP_BITS 12          /* trusted wrappers' frame sizes: 4096 */
 
 /* site->fast: what the fast path does for a return address. */
 #define MT_AFF_SLOW ((uintptr_t)0)   /* learning, counting, or a wrapper */
@@ -142,6 +143,13 @@ _Static_assert(MT_AFF_GROUPS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo 
 MT_INLINE uint32_t mt_aff_memo_slot(uint64_t h)
 {
     return (uint32_t)(h >> 40) & ((1u << MT_AFF_MEMO_BITS) - 1);
+}
+
+/* A trusted wrapper in the walk's table: its return address above 16 bits
+ * (user addresses have 47), its frame size in 8-byte words below. */
+MT_INLINE uint64_t mt_aff_wrap_entry(uintptr_t ra, int32_t frame_size)
+{
+    return ((uint64_t)ra << 16) | (uint64_t)(frame_size >> 3);
 }
 
 MT_INLINE uint32_t mt_aff_addr_hash(uintptr_t a)

@@ -59,6 +59,8 @@ typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
     mt_sync_spinlock lock;
     size_t size;             /* object size, a multiple of 16 */
+    uint64_t size_magic;     /* 2^64 / size rounded up: divisibility by a
+                                multiply, not a divide, on every free */
     mt_aff_seg *cur;         /* the segment bumped from */
     mt_aff_seg *partial;     /* other segments with free objects */
     uint32_t root;           /* the group whose class owns it, + 1 */

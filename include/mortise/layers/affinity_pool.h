@@ -19,7 +19,7 @@
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the
  *     wrappers slot or MORTISE_AFFINITY_WRAPPERS (names separated by ':' or
  *     ',', substrings of the symbol name); the verdict is cached per return
- *     address, so a direct call site costs one table probe;
+ *     address, so a decided direct call site costs one compare;
  *   - when a group reaches min_objects allocations, all of them below
  *     max_pooled_size, its first objects (the address table) are scanned
  *     for aligned words that point at the first objects of other groups:
@@ -47,17 +47,23 @@
  *   Composed above the caches, directly under the socket: the socket's entry
  *   point must be the function whose return address is the call site (every
  *   operation here is inlined into it).
- * Time: a direct call site whose group is decided: a hash probe of its
- *   return address, then the pool's pop under the pool's spinlock or the
- *   call below (docs/affinity.md counts the instructions); a wrapper site:
- *   a walk of the wrapper frames' learned sizes (an unwind by
- *   libunwind while they are learned, 1 time in 256 after, and for frames
- *   whose size varies) and a probe per frame; a
+ * Time: a direct call site decided not pooled: one compare of its return
+ *   address with a direct-mapped word, then the call below (8 instructions
+ *   added to malloc, 2 to free); decided pooled: a hash probe in an
+ *   out-of-line call, the pool's pop under the pool's spinlock; a wrapper
+ *   site whose chain is decided: a walk of the trusted wrapper frames' sizes
+ *   (one word per frame), the chain's hash and one memo word, then the
+ *   pool's pop or the call below (about 130 instructions); a chain not yet
+ *   decided adds a probe per frame and the group's table under the layer's
+ *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
+ *   4096 after, and for frames whose size varies). docs/affinity.md and
+ *   docs/results/2026-11-27-affinity-cost.md count the instructions. A
  *   group's first min_objects allocations: the slow path under the layer's
  *   lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
  *   Free of a pooled object: a page-map compare, a push under the pool lock.
  * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
- *   spans, 16384 address-table entries; about 3 MiB of untouched BSS of which
+ *   spans, 16384 address-table entries, the unpooled sites', trusted frame
+ *   sizes' and chain memo's words; about 3.2 MiB of untouched BSS of which
  *   only the used part is resident); a pool wastes at most its segments'
  *   free room; an empty segment goes back to its span at once, an empty span
  *   to the layer below. When a table is full, requests go below.

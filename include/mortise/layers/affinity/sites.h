@@ -76,20 +76,24 @@ MT_UNUSED static mt_aff_site *MT_SELF(site_get)(uintptr_t ra)
     return NULL;
 }
 
-/* The return addresses above this frame, with the re-entry guard set. */
-MT_UNUSED static int MT_SELF(unwind)(void **frames, int max)
+/* The return addresses above this frame, with the re-entry guard set.
+ * Stepped frame by frame (mt_pal_frames), not by unw_backtrace: its trace
+ * cache costs 256 KiB of memory per thread, more than the layer's own
+ * tables, and after learning the layer unwinds once in MT_AFF_RECHECK. */
+MT_UNUSED static int MT_SELF(unwind)(uintptr_t *ips, int max)
 {
+    uintptr_t sps[MT_AFF_CHAIN_CAP + 8];
     MT_SELF(busy) = 1;
-    int n = mt_pal_callers(frames, max);
+    int n = mt_pal_frames(ips, sps, max < MT_AFF_CHAIN_CAP + 8 ? max : MT_AFF_CHAIN_CAP + 8);
     MT_SELF(busy) = 0;
     return n;
 }
 
 /* Where ra is among the first frames of an unwind from the slow path. */
-MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
+MT_INLINE int mt_aff_find_frame(const uintptr_t *frames, int n, uintptr_t ra)
 {
     for (int i = 0; i < n && i < 8; i++)
-        if ((uintptr_t)frames[i] == ra)
+        if (frames[i] == ra)
             return i;
     return -1;
 }
@@ -97,11 +101,11 @@ MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
 /* The calling context above frame i: a hash of up to 4 return addresses
  * (a wrapper called only by another wrapper has one caller but many
  * contexts). 0 when there is no frame above. */
-MT_INLINE uintptr_t mt_aff_context(void **frames, int i, int n)
+MT_INLINE uintptr_t mt_aff_context(const uintptr_t *frames, int i, int n)
 {
     uintptr_t h = 0;
     for (int j = i; j < n && j < i + 4; j++)
-        h = (h ^ (uintptr_t)frames[j]) * 0x100000001b3ull + 1;
+        h = (h ^ frames[j]) * 0x100000001b3ull + 1;
     return h;
 }
 
@@ -154,7 +158,7 @@ MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t si
 /* A learning direct site: its function's caller, then one step of learning. */
 MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, size_t size)
 {
-    void *frames[10];
+    uintptr_t frames[10];
     int n = MT_SELF(unwind)(frames, 10);
     int i = mt_aff_find_frame(frames, n, ra);
     uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
@@ -245,20 +249,16 @@ MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
 
 /* A wrapper site's allocation: unwind, extend the chain through wrapper
  * frames, and answer the group (0: none, the request goes below). With
- * `learn`, unwind with stack pointers and learn, on the way, the distance
- * from the caller's stack pointer my_sp (taken in alloc_other, called from
- * `entry`) to the first wrapper frame and each wrapper's frame size, which
- * the walk below relies on; without, libunwind's cached backtrace. */
+ * `learn`, learn on the way the distance from the caller's stack pointer
+ * my_sp (taken in alloc_other, called from `entry`) to the first wrapper
+ * frame and each wrapper's frame size, which the walk below relies on. */
 MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
                                               bool learn)
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
     MT_SELF(busy) = 1;
-    if (learn)
-        n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
-    else
-        n = mt_pal_callers((void **)ips, MT_MAX_CHAIN + 8);
+    n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8); /* no trace cache: MT_SELF(unwind) */
     MT_SELF(busy) = 0;
     int i = -1;
     for (int k = 0; k < n && k < 8 && i < 0; k++)
@@ -299,10 +299,10 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
         if (!t)
             break;
         MT_SELF(name_site)(t, frame);
-        void *ctx_frames[4];
+        uintptr_t ctx_frames[4];
         int m = 0;
         for (int k = j + 1; k < n && m < 4; k++)
-            ctx_frames[m++] = (void *)ips[k];
+            ctx_frames[m++] = ips[k];
         MT_SELF(lock)();
         MT_SELF(learn)(t, mt_aff_context(ctx_frames, 0, m), size);
         uint32_t kind = mt_load_relaxed(&t->kind);

@@ -53,7 +53,7 @@
  *   out-of-line call, the pool's pop under the pool's spinlock; a wrapper
  *   site whose chain is decided: a walk of the trusted wrapper frames' sizes
  *   (one word per frame), the chain's hash and one memo word, then the
- *   pool's pop or the call below (about 130 instructions); a chain not yet
+ *   pool's pop or the call below (about 170 instructions); a chain not yet
  *   decided adds a probe per frame and the group's table under the layer's
  *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
  *   4096 after, and for frames whose size varies). docs/affinity.md and

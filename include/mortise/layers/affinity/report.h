@@ -229,6 +229,11 @@ MT_UNUSED static const char *MT_SELF(invariants)(void)
         if (ra && mt_aff_plain_slot(ra) != i)
             broken = MT_STR(MT_NAME) ": an unpooled return address in another's slot";
     }
+    for (uint32_t i = 0; i < (1u << MT_AFF_WRAP_BITS) && !broken; i++) {
+        uint64_t e = mt_load_relaxed(&MT_SELF(wrap)[i]);
+        if (e && (((e >> 16) & ((1u << MT_AFF_WRAP_BITS) - 1)) != i || !(e & 0xffff)))
+            broken = MT_STR(MT_NAME) ": a trusted frame size in another's slot, or empty";
+    }
     for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS) && !broken; i++) {
         uint64_t code = mt_load_relaxed(&MT_SELF(state).memo[i]) & MT_AFF_MEMO_CODE;
         if (code > MT_AFF_MEMO_BELOW && code - 2 >= MT_SELF(state).pools)

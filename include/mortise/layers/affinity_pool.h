@@ -19,7 +19,7 @@
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the
  *     wrappers slot or MORTISE_AFFINITY_WRAPPERS (names separated by ':' or
  *     ',', substrings of the symbol name); the verdict is cached per return
- *     address, so a direct call site costs one table probe;
+ *     address, so a decided direct call site costs one compare;
  *   - when a group reaches min_objects allocations, all of them below
  *     max_pooled_size, its first objects (the address table) are scanned
  *     for aligned words that point at the first objects of other groups:
@@ -47,17 +47,23 @@
  *   Composed above the caches, directly under the socket: the socket's entry
  *   point must be the function whose return address is the call site (every
  *   operation here is inlined into it).
- * Time: a direct call site whose group is decided: a hash probe of its
- *   return address, then the pool's pop under the pool's spinlock or the
- *   call below (docs/affinity.md counts the instructions); a wrapper site:
- *   a walk of the wrapper frames' learned sizes (an unwind by
- *   libunwind while they are learned, 1 time in 256 after, and for frames
- *   whose size varies) and a probe per frame; a
+ * Time: a direct call site decided not pooled: one compare of its return
+ *   address with a direct-mapped word, then the call below (8 instructions
+ *   added to malloc, 2 to free); decided pooled: a hash probe in an
+ *   out-of-line call, the pool's pop under the pool's spinlock; a wrapper
+ *   site whose chain is decided: a walk of the trusted wrapper frames' sizes
+ *   (one word per frame), the chain's hash and one memo word, then the
+ *   pool's pop or the call below (about 170 instructions); a chain not yet
+ *   decided adds a probe per frame and the group's table under the layer's
+ *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
+ *   4096 after, and for frames whose size varies). docs/affinity.md and
+ *   docs/results/2026-11-27-affinity-cost.md count the instructions. A
  *   group's first min_objects allocations: the slow path under the layer's
  *   lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
  *   Free of a pooled object: a page-map compare, a push under the pool lock.
  * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
- *   spans, 16384 address-table entries; about 3 MiB of untouched BSS of which
+ *   spans, 16384 address-table entries, the unpooled sites', trusted frame
+ *   sizes' and chain memo's words; about 3.2 MiB of untouched BSS of which
  *   only the used part is resident); a pool wastes at most its segments'
  *   free room; an empty segment goes back to its span at once, an empty span
  *   to the layer below. When a table is full, requests go below.
@@ -143,16 +149,40 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
 #if defined(__x86_64__)
     __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
 #endif
+    uintptr_t entry = (uintptr_t)__builtin_return_address(0);
+    if (fast == MT_AFF_SLOW && my_sp && size < MT_MAX_POOLED_SIZE && align <= MT_MIN_ALIGN &&
+        mt_load_relaxed(&s->kind) == MT_AFF_WRAPPER && mt_load_relaxed(&s->ra) == ra) {
+        /* a wrapper: its decided chains need neither the slow path nor its
+         * lock; one walk in MT_AFF_RECHECK takes the slow path, which
+         * re-unwinds it (its own tick lands on the multiple) */
+        _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+        intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
+        uint64_t code = 0;
+        if (delta > 0 && ++MT_SELF(walk_tick) % MT_AFF_RECHECK)
+            code = MT_SELF(memo_walk)(ra, my_sp + (uintptr_t)delta);
+        else if (delta > 0)
+            MT_SELF(walk_tick)--;
+        if (code) {
+            MT_SELF(memo_hits_here)++;
+            if (code == MT_AFF_MEMO_BELOW) {
+                mt_ctx below = mt_ctx_for_alloc(size, align);
+                return MT_BELOW(alloc)(&below);
+            }
+            mt_aff_pool *pool = &MT_SELF(state).pool[code - 2];
+            void *p = size <= pool->size ? MT_SELF(pool_pop)(pool) : NULL;
+            if (MT_LIKELY(p != NULL))
+                return p;
+        }
+    }
     mt_ctx ctx = mt_ctx_for_alloc(size, align);
-    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, (uintptr_t)__builtin_return_address(0), MT_BELOW(alloc));
+    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
 }
 
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-    mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
-    if (MT_LIKELY(mt_load_relaxed(&s->fast) == MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra))
+    if (MT_LIKELY(mt_load_relaxed(&MT_SELF(plain)[mt_aff_plain_slot(ra)]) == ra))
         return next(ctx);
     return MT_SELF(alloc_other)(ctx->size, ctx->align, ra);
 }

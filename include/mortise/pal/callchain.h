@@ -14,7 +14,9 @@
  * int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
  *     the same frames with each one's stack pointer (the address just above
  *     its callee's return address), for a caller that learns frame sizes;
- *     slower than mt_pal_callers (no trace cache). Freestanding: 0.
+ *     slower than mt_pal_callers (no trace cache), but keeps no memory per
+ *     thread. The process's first call runs alone (libunwind initialises
+ *     itself then); a call made meanwhile answers 0. Freestanding: 0.
  * bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
  *     the exported symbol whose code holds addr and the object file it is
  *     in (dladdr); false when neither is known. Takes the dynamic loader's
@@ -61,9 +63,7 @@ MT_UNUSED static bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
-/* The return addresses and stack pointers of the calling thread's frames
- * (ips[0]/sps[0]: the caller of this function); how many. */
-MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
+MT_INLINE int mt_pal_frames_stepped(uintptr_t *ips, uintptr_t *sps, int max)
 {
     unw_context_t uc;
     unw_cursor_t cur;
@@ -78,6 +78,25 @@ MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
         sps[n] = sp;
         n++;
     }
+    return n;
+}
+
+/* libunwind sets its globals up (a signal mask among them) on the process's
+ * first unwind, unsynchronised: that unwind runs alone, and one asked for
+ * meanwhile answers no frame (callers cope with 0 already). */
+static _Atomic(int) mt_pal_unwinder_state; /* 0 unused, 1 first running, 2 ready */
+
+/* The return addresses and stack pointers of the calling thread's frames
+ * (ips[0]/sps[0]: the caller of this function); how many. */
+MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
+{
+    int state = mt_load_acquire(&mt_pal_unwinder_state);
+    if (MT_LIKELY(state == 2))
+        return mt_pal_frames_stepped(ips, sps, max);
+    if (state == 1 || !mt_cas(&mt_pal_unwinder_state, &state, 1))
+        return 0;
+    int n = mt_pal_frames_stepped(ips, sps, max);
+    mt_store_release(&mt_pal_unwinder_state, 2);
     return n;
 }
 

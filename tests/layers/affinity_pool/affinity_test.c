@@ -325,7 +325,7 @@ static void case_signal(void)
     uintptr_t ips[16], sps[16];
     void *frames[16];
     for (int i = 0; i < 200000 || (handled < 50 && i < 20000000); i++) {
-        A_FREE(x2(40)); /* walked, unwound 1 time in 256 */
+        A_FREE(x2(40)); /* walked, unwound 1 time in MT_AFF_RECHECK */
         if (mt_pal_frames(ips, sps, 16) <= 0 || mt_pal_callers(frames, 16) <= 0)
             empty_unwinds++; /* the layer's unwinders, for the handler to interrupt */
     }

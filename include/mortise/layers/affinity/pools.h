@@ -221,7 +221,10 @@ MT_INLINE mt_aff_pool *MT_SELF(pool_of)(void *p)
     mt_aff_seg *seg = MT_SELF(seg_of)(p);
     mt_aff_pool *pool = mt_load_acquire((_Atomic(mt_aff_pool *) *)&seg->pool);
     char *first = (char *)seg + MT_AFF_SEG_HEADER;
-    if (MT_UNLIKELY(!pool || (char *)p < first || (size_t)((char *)p - first) % pool->size))
+    /* off is a multiple of size iff off * ceil(2^64 / size), wrapped, is
+     * below the magic (exact for offsets and sizes below 2^32) */
+    if (MT_UNLIKELY(!pool || (char *)p < first ||
+                    (uint64_t)((char *)p - first) * pool->size_magic >= pool->size_magic))
         return NULL;
     return pool;
 }
@@ -287,6 +290,7 @@ MT_UNUSED static mt_aff_pool *MT_SELF(pool_new)(size_t size, uint32_t root)
         return NULL;
     mt_aff_pool *pool = &MT_SELF(state).pool[MT_SELF(state).pools++];
     pool->size = mt_align_up(size ? size : 1, MT_MIN_ALIGN);
+    pool->size_magic = UINT64_MAX / pool->size + 1;
     pool->root = root;
     pool->scan_at = 2;
     return pool;

@@ -84,6 +84,9 @@ static void MT_SELF(report)(mt_stats_out *o)
     mt_so_u64(o, MT_SELF(reentries)(), 0);
     mt_so_str(o, ", chains walked ");
     mt_so_u64(o, MT_SELF(state).walks, 0);
+    mt_so_str(o, " + ");
+    mt_so_u64(o, mt_load_relaxed(&MT_SELF(state).memo_hits), 0);
+    mt_so_str(o, " decided by the memo");
     mt_so_str(o, mt_load_relaxed(&MT_SELF(state).walk_off) ? " (walk off: disagreed)" : "");
     mt_so_str(o, "\n  group  pool  allocs  pooled  size        chain (return addresses, innermost first)\n");
     for (uint32_t i = 0; i < groups && i < 64; i++) {
@@ -164,7 +167,12 @@ MT_UNUSED static uint32_t MT_SELF(merges_of_type)(unsigned type)
 }
 
 /* Wrapper chains found by walking learned frame sizes, not unwinding. */
-MT_UNUSED static uint64_t MT_SELF(walks)(void) { return MT_SELF(state).walks; }
+/* Chains walked without the unwinder (memo hits as of each thread's last
+ * recheck). */
+MT_UNUSED static uint64_t MT_SELF(walks)(void)
+{
+    return MT_SELF(state).walks + mt_load_relaxed(&MT_SELF(state).memo_hits);
+}
 MT_UNUSED static bool MT_SELF(walk_off)(void) { return mt_load_relaxed(&MT_SELF(state).walk_off); }
 
 /* Spans held from below now. */
@@ -216,6 +224,21 @@ MT_UNUSED static const char *MT_SELF(invariants)(void)
     for (uint32_t i = 1; i <= MT_SELF(state).groups && !broken; i++)
         if (MT_SELF(state).group[i - 1].parent > MT_SELF(state).groups)
             broken = MT_STR(MT_NAME) ": group parent out of range";
+    for (uint32_t i = 0; i < (1u << MT_AFF_PLAIN_BITS) && !broken; i++) {
+        uintptr_t ra = mt_load_relaxed(&MT_SELF(plain)[i]);
+        if (ra && mt_aff_plain_slot(ra) != i)
+            broken = MT_STR(MT_NAME) ": an unpooled return address in another's slot";
+    }
+    for (uint32_t i = 0; i < (1u << MT_AFF_WRAP_BITS) && !broken; i++) {
+        uint64_t e = mt_load_relaxed(&MT_SELF(wrap)[i]);
+        if (e && (((e >> 16) & ((1u << MT_AFF_WRAP_BITS) - 1)) != i || !(e & 0xffff)))
+            broken = MT_STR(MT_NAME) ": a trusted frame size in another's slot, or empty";
+    }
+    for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS) && !broken; i++) {
+        uint64_t code = mt_load_relaxed(&MT_SELF(state).memo[i]) & MT_AFF_MEMO_CODE;
+        if (code > MT_AFF_MEMO_BELOW && code - 2 >= MT_SELF(state).pools)
+            broken = MT_STR(MT_NAME) ": a memo entry names a pool that does not exist";
+    }
     MT_SELF(unlock)();
     mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
     uint32_t listed = 0;

@@ -76,20 +76,24 @@ MT_UNUSED static mt_aff_site *MT_SELF(site_get)(uintptr_t ra)
     return NULL;
 }
 
-/* The return addresses above this frame, with the re-entry guard set. */
-MT_UNUSED static int MT_SELF(unwind)(void **frames, int max)
+/* The return addresses above this frame, with the re-entry guard set.
+ * Stepped frame by frame (mt_pal_frames), not by unw_backtrace: its trace
+ * cache costs 256 KiB of memory per thread, more than the layer's own
+ * tables, and after learning the layer unwinds once in MT_AFF_RECHECK. */
+MT_UNUSED static int MT_SELF(unwind)(uintptr_t *ips, int max)
 {
+    uintptr_t sps[MT_AFF_CHAIN_CAP + 8];
     MT_SELF(busy) = 1;
-    int n = mt_pal_callers(frames, max);
+    int n = mt_pal_frames(ips, sps, max < MT_AFF_CHAIN_CAP + 8 ? max : MT_AFF_CHAIN_CAP + 8);
     MT_SELF(busy) = 0;
     return n;
 }
 
 /* Where ra is among the first frames of an unwind from the slow path. */
-MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
+MT_INLINE int mt_aff_find_frame(const uintptr_t *frames, int n, uintptr_t ra)
 {
     for (int i = 0; i < n && i < 8; i++)
-        if ((uintptr_t)frames[i] == ra)
+        if (frames[i] == ra)
             return i;
     return -1;
 }
@@ -97,11 +101,11 @@ MT_INLINE int mt_aff_find_frame(void **frames, int n, uintptr_t ra)
 /* The calling context above frame i: a hash of up to 4 return addresses
  * (a wrapper called only by another wrapper has one caller but many
  * contexts). 0 when there is no frame above. */
-MT_INLINE uintptr_t mt_aff_context(void **frames, int i, int n)
+MT_INLINE uintptr_t mt_aff_context(const uintptr_t *frames, int i, int n)
 {
     uintptr_t h = 0;
     for (int j = i; j < n && j < i + 4; j++)
-        h = (h ^ (uintptr_t)frames[j]) * 0x100000001b3ull + 1;
+        h = (h ^ frames[j]) * 0x100000001b3ull + 1;
     return h;
 }
 
@@ -154,7 +158,7 @@ MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t si
 /* A learning direct site: its function's caller, then one step of learning. */
 MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, size_t size)
 {
-    void *frames[10];
+    uintptr_t frames[10];
     int n = MT_SELF(unwind)(frames, 10);
     int i = mt_aff_find_frame(frames, n, ra);
     uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
@@ -168,10 +172,7 @@ MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, si
 /* state lock held: the group of a call chain, made if new; 0 when full. */
 MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t depth)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint32_t i = 0; i < depth; i++)
-        h = (h ^ chain[i]) * 0x100000001b3ull;
-    h ^= depth;
+    uint64_t h = mt_aff_chain_hash(chain, depth);
     const uint32_t slots = MT_AFF_GROUPS * 2;
     for (uint32_t i = 0; i < slots; i++) {
         uint32_t *slot = &MT_SELF(state).group_index[(uint32_t)(h + i) % slots];
@@ -197,6 +198,42 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
     return 0;
 }
 
+/* state lock held: publish a wrapper's frame size to the walk once it is
+ * trusted; withdraw it when the size varied. */
+MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
+{
+    uintptr_t ra = mt_load_relaxed(&w->ra);
+    _Atomic(uint64_t) *slot = &MT_SELF(wrap)[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
+    if (w->frame_size > 0 && w->frame_seen >= MT_AFF_FRAME_TRUST)
+        mt_store_release(slot, mt_aff_wrap_entry(ra, w->frame_size));
+    else if (w->frame_size < 0 && mt_load_relaxed(slot) >> 16 == (uint64_t)ra)
+        mt_store_release(slot, 0);
+}
+
+/* The decision the memo holds for the chain from ra, walked by the trusted
+ * wrappers' frame sizes alone (no site probe, no lock): a memo code, 0 when
+ * the chain or its decision is not known. A frame missing from the table
+ * ends the chain early; such a chain is never in the memo, whose entries
+ * come from walks over classified frames (a site's kind never changes once
+ * decided). */
+MT_INLINE uint64_t MT_SELF(memo_walk)(uintptr_t ra, uintptr_t sp)
+{
+    uintptr_t chain[MT_AFF_CHAIN_CAP];
+    uint32_t depth = 0;
+    chain[depth++] = ra;
+    for (uintptr_t at = ra; depth < MT_MAX_CHAIN;) {
+        uint64_t e = mt_load_acquire(&MT_SELF(wrap)[at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
+        if (e >> 16 != (uint64_t)at)
+            break;
+        sp += (uintptr_t)(e & 0xffff) << 3;
+        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        chain[depth++] = at;
+    }
+    uint64_t h = mt_aff_chain_hash(chain, depth);
+    uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
+    return (e ^ h) & ~MT_AFF_MEMO_CODE ? 0 : e & MT_AFF_MEMO_CODE;
+}
+
 /* The slot of a call site of alloc_other (one per socket entry point). */
 MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
 {
@@ -212,20 +249,16 @@ MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
 
 /* A wrapper site's allocation: unwind, extend the chain through wrapper
  * frames, and answer the group (0: none, the request goes below). With
- * `learn`, unwind with stack pointers and learn, on the way, the distance
- * from the caller's stack pointer my_sp (taken in alloc_other, called from
- * `entry`) to the first wrapper frame and each wrapper's frame size, which
- * the walk below relies on; without, libunwind's cached backtrace. */
+ * `learn`, learn on the way the distance from the caller's stack pointer
+ * my_sp (taken in alloc_other, called from `entry`) to the first wrapper
+ * frame and each wrapper's frame size, which the walk below relies on. */
 MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
                                               bool learn)
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
     MT_SELF(busy) = 1;
-    if (learn)
-        n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8);
-    else
-        n = mt_pal_callers((void **)ips, MT_MAX_CHAIN + 8);
+    n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8); /* no trace cache: MT_SELF(unwind) */
     MT_SELF(busy) = 0;
     int i = -1;
     for (int k = 0; k < n && k < 8 && i < 0; k++)
@@ -257,6 +290,7 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
                 wrapper->frame_size = -1;
             if (wrapper->frame_size > 0 && wrapper->frame_seen < 255)
                 wrapper->frame_seen++;
+            MT_SELF(trust_frame)(wrapper);
             MT_SELF(unlock)();
         }
         uintptr_t frame = ips[j];
@@ -265,10 +299,10 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
         if (!t)
             break;
         MT_SELF(name_site)(t, frame);
-        void *ctx_frames[4];
+        uintptr_t ctx_frames[4];
         int m = 0;
         for (int k = j + 1; k < n && m < 4; k++)
-            ctx_frames[m++] = (void *)ips[k];
+            ctx_frames[m++] = ips[k];
         MT_SELF(lock)();
         MT_SELF(learn)(t, mt_aff_context(ctx_frames, 0, m), size);
         uint32_t kind = mt_load_relaxed(&t->kind);
@@ -286,10 +320,12 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
 /* The same chain without the unwinder, once every wrapper on it has shown
  * one frame size MT_AFF_FRAME_TRUST times: a wrapper frame's caller returns
  * to the word just below the wrapper's stack pointer plus its frame size.
- * Answers the group; 0 with *learn set when a frame size or the entry's
- * distance is not known well enough yet (the caller unwinds with stack
- * pointers), 0 alone when something else is missing. x86-64 only. */
-MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn)
+ * Fills chain and answers its depth; 0 with *learn set when a frame size or
+ * the entry's distance is not known well enough yet (the caller unwinds
+ * with stack pointers), 0 alone when something else is missing. Takes no
+ * lock. x86-64 only. */
+MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn,
+                                             uintptr_t *chain)
 {
     *learn = false;
     if (!my_sp)
@@ -302,12 +338,11 @@ MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uin
         *learn = true;
         return 0;
     }
-    uintptr_t sp = my_sp + (uintptr_t)delta, chain[MT_AFF_CHAIN_CAP];
+    uintptr_t sp = my_sp + (uintptr_t)delta;
     uint32_t depth = 0;
     chain[depth++] = ra;
-    uintptr_t at = ra;
+    mt_aff_site *w = MT_SELF(site_get)(ra);
     while (depth < MT_MAX_CHAIN) {
-        mt_aff_site *w = MT_SELF(site_get)(at);
         if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size < 0)
             return 0;
         if (!w->frame_size || w->frame_seen < MT_AFF_FRAME_TRUST) {
@@ -315,20 +350,16 @@ MT_UNUSED static uint32_t MT_SELF(walk_group)(uintptr_t ra, uintptr_t my_sp, uin
             return 0;
         }
         sp += (uintptr_t)w->frame_size;
-        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+        uintptr_t at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
         chain[depth++] = at;
-        mt_aff_site *t = MT_SELF(site_get)(at);
-        if (!t)
+        w = MT_SELF(site_get)(at);
+        if (!w)
             return 0;
-        uint32_t kind = mt_load_relaxed(&t->kind);
+        uint32_t kind = mt_load_relaxed(&w->kind);
         if (kind == MT_AFF_LEARNING)
             return 0;
         if (kind != MT_AFF_WRAPPER)
             break;
     }
-    MT_SELF(lock)();
-    MT_SELF(state).walks++;
-    uint32_t g = MT_SELF(group_get)(chain, depth);
-    MT_SELF(unlock)();
-    return g;
+    return depth;
 }

@@ -6,6 +6,10 @@ static struct {
     mt_sync_spinlock lock;        /* sites' learning, groups, decisions, merges */
     mt_sync_spinlock spans_lock;  /* span records and their free segments */
     mt_aff_site site[MT_AFF_SITES];
+    /* a walked wrapper chain's decision by the chain's hash, so a decided
+     * chain skips the group index, the state lock and the counting; cleared
+     * when classes with pools merge (a stale entry costs locality only) */
+    _Atomic(uint64_t) memo[1u << MT_AFF_MEMO_BITS];
     mt_aff_group group[MT_AFF_GROUPS];
     uint32_t groups;
     uint32_t group_index[MT_AFF_GROUPS * 2]; /* chain hash → group + 1 */
@@ -26,15 +30,29 @@ static struct {
     _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];
     _Atomic(intptr_t) entry_delta[MT_AFF_ENTRIES];
     _Atomic(int) walk_off;        /* an entry's distance varied once */
-    uint64_t walks, walk_misses;
+    uint64_t walks, walk_misses;  /* walks: chains walked that missed the memo */
+    _Atomic(uint64_t) memo_hits;  /* added up per thread at each recheck */
     char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
 } MT_SELF(state);
+
+/* The malloc fast path's one compare: a return address decided "never
+ * pooled" sits at its low bits (direct-mapped; an evicted one finds its site
+ * again in alloc_slow and comes back). Apart from the state, so its address
+ * is one RIP-relative lea. */
+static _Atomic(uintptr_t) MT_SELF(plain)[1u << MT_AFF_PLAIN_BITS];
+
+/* The walk's view of the wrappers whose frame size is trusted (seen
+ * MT_AFF_FRAME_TRUST times, never varied), direct-mapped by the return
+ * address's low bits: a walk of a decided chain reads one word per frame
+ * instead of probing the site table. Cleared when a frame size varies. */
+static _Atomic(uint64_t) MT_SELF(wrap)[1u << MT_AFF_WRAP_BITS];
 
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
 static MT_TLS int MT_SELF(busy);
 static MT_TLS unsigned MT_SELF(walk_tick);
+static MT_TLS unsigned MT_SELF(memo_hits_here); /* not yet in memo_hits */
 
 MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
 MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }

@@ -20,12 +20,15 @@
 #define MT_AFF_LEARN 32              /* allocations a return address is watched */
 #define MT_AFF_FRAME_TRUST 4         /* unwinds agreeing on a wrapper's frame size */
 #define MT_AFF_ENTRIES 16            /* socket entry points with a known distance */
-#define MT_AFF_RECHECK 256           /* a walked chain is re-unwound 1 time in this */
+#define MT_AFF_RECHECK 4096          /* a walked chain is re-unwound 1 time in this */
 #define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */
 #define MT_AFF_SPANS 4096            /* 64 KiB spans: 256 MiB of pools */
 #define MT_AFF_MERGE_LOG 64          /* merges kept for the report */
 #define MT_AFF_SEG_HEADER 64         /* a segment's header; objects follow */
+#define MT_AFF_PLAIN_BITS 14         /* unpooled return addresses: 16384 */
+#define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
+#define MT_AFF_WRAP_BITS 12          /* trusted wrappers' frame sizes: 4096 */
 
 /* site->fast: what the fast path does for a return address. */
 #define MT_AFF_SLOW ((uintptr_t)0)   /* learning, counting, or a wrapper */
@@ -56,6 +59,8 @@ typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
     mt_sync_spinlock lock;
     size_t size;             /* object size, a multiple of 16 */
+    uint64_t size_magic;     /* 2^64 / size rounded up: divisibility by a
+                                multiply, not a divide, on every free */
     mt_aff_seg *cur;         /* the segment bumped from */
     mt_aff_seg *partial;     /* other segments with free objects */
     uint32_t root;           /* the group whose class owns it, + 1 */
@@ -114,6 +119,41 @@ MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
 {
     return (uint32_t)((ra * 0x9E3779B97F4A7C15ull) >> (64 - MT_AFF_SITE_BITS));
 }
+/* The slot of a return address in the table of unpooled sites: its low
+ * bits alone, so the malloc fast path spends an `and` on it, not a
+ * multiply (call instructions are 5 bytes or more apart, so sites within
+ * 16 KiB of code never share a slot). */
+MT_INLINE uint32_t mt_aff_plain_slot(uintptr_t ra)
+{
+    return (uint32_t)ra & ((1u << MT_AFF_PLAIN_BITS) - 1);
+}
+
+/* A call chain's hash: the group index's key and the memo's. */
+MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint32_t i = 0; i < depth; i++)
+        h = (h ^ chain[i]) * 0x100000001b3ull;
+    return h ^ depth;
+}
+
+/* A memo entry: the chain hash's high bits and a decision in the low 12:
+ * 0 empty, 1 served below, 2 + k pool k. */
+#define MT_AFF_MEMO_CODE ((uint64_t)0xfff)
+#define MT_AFF_MEMO_BELOW ((uint64_t)1)
+_Static_assert(MT_AFF_GROUPS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo code");
+MT_INLINE uint32_t mt_aff_memo_slot(uint64_t h)
+{
+    return (uint32_t)(h >> 40) & ((1u << MT_AFF_MEMO_BITS) - 1);
+}
+
+/* A trusted wrapper in the walk's table: its return address above 16 bits
+ * (user addresses have 47), its frame size in 8-byte words below. */
+MT_INLINE uint64_t mt_aff_wrap_entry(uintptr_t ra, int32_t frame_size)
+{
+    return ((uint64_t)ra << 16) | (uint64_t)(frame_size >> 3);
+}
+
 MT_INLINE uint32_t mt_aff_addr_hash(uintptr_t a)
 {
     return (uint32_t)(((a >> 4) * 0x9E3779B97F4A7C15ull) >> (64 - MT_AFF_ADDR_BITS));

@@ -154,7 +154,7 @@ MT_INLINE mt_sync_rec *mt_ccsynch_enqueue(mt_sync_ccsynch *l, mt_sync_cs *cs, vo
     mt_store_release(&cur->next, n);
     mt_ccsynch_spare = cur; /* ours again once released; n belongs to the queue */
     if (MT_UNLIKELY(mt_load_acquire(&cur->state) != 0))
-        mt_sync_await(&cur->state);
+        mt_sync_await_for(&cur->state, mt_sync_spin_rounds());
     return cur;
 }
 

@@ -216,6 +216,7 @@ MT_SLOW mt_sync_rec *mt_fc_adopt(void)
 /* Wait for the answer, or for a chance to combine. */
 MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
+    unsigned rounds = mt_sync_spin_rounds();
     for (unsigned spins = 0;; spins++) {
         if (!mt_sync_futex_lock_held(&l->combiner) && mt_sync_futex_trylock(&l->combiner))
             return mt_fc_combine(l, mine);
@@ -225,8 +226,8 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
             mt_store_relaxed(&mine->state, MT_FC_IDLE);
             return r;
         }
-        if (spins < MT_SYNC_SPIN || MT_FC_PHASE(s) != MT_FC_PENDING) {
-            if (spins < MT_SYNC_SPIN)
+        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING) {
+            if (spins < rounds)
                 mt_cpu_relax();
             else
                 mt_yield(); /* being run by a combiner right now */

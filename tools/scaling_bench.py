@@ -2,7 +2,7 @@
 """Thread scaling of a combining lock against a mutex (docs/bench.md, "Scaling").
 
     tools/scaling_bench.py [BUILD_DIR] [--runs 5] [--threads 1,2,4]
-                           [--workloads server,queue] [--allocators tlsf,tlsfcc]
+                           [--workloads server,larson] [--allocators tlsf,tlsfcc]
                            [--scale S] [--out DIR]
 
 tlsf (tlsf_glk under posix_mutex) and tlsfcc (the same chain under ccsynch)
@@ -11,9 +11,11 @@ as cores and twice as many, side by side in one run: the runs of every
 allocator alternate, so a change in the machine's load falls on all of
 them. An allocator is a built instance (BUILD_DIR/lib/libmortise-NAME.so)
 or NAME=PATH.so, which compares two builds of one instance. Per cell: the
-median wall time of --runs runs and its spread ((max - min) / median); per
-workload and thread count the ratio first / other allocator, marked
-`noise` when it is nearer 1.0 than the larger of the two spreads. Writes
+median wall time of --runs runs and its spread ((max - min) / median), and
+the median CPU time (user + system, through bench/runstat when built: what
+waiting by polling costs shows there even when the wall time is noisy); per
+workload and thread count the wall-time ratio first / other allocator,
+marked `noise` when it is nearer 1.0 than the larger of the two spreads. Writes
 report.md into --out (default: BUILD_DIR/scaling) and prints it.
 """
 import argparse
@@ -36,7 +38,7 @@ def parse_args(argv):
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--threads", help="thread counts (default: 1, cores, 2 x cores)")
-    ap.add_argument("--workloads", default="server,queue")
+    ap.add_argument("--workloads", default="server,larson")
     ap.add_argument("--allocators", default="tlsf,tlsfcc", help="base first; NAME or NAME=PATH.so")
     ap.add_argument("--scale", type=float, help="override the workloads' quick -s")
     ap.add_argument("--out")
@@ -68,40 +70,49 @@ def workload_args(build, names, scale):
     return out
 
 
-def measure(workloads, allocs, threads, runs, workdir):
-    """{(workload, threads, allocator): [wall seconds]}; runs alternate between allocators."""
-    times, total, done = {}, len(workloads) * len(threads) * runs * len(allocs), 0
+def measure(workloads, allocs, threads, runs, workdir, launcher):
+    """{(workload, threads, allocator): [wall seconds]} and the same of CPU
+    seconds (None without runstat); runs alternate between allocators."""
+    times, cpus, total, done = {}, {}, len(workloads) * len(threads) * runs * len(allocs), 0
     for name, argv in workloads:
         for t in threads:
             for run in range(runs):
                 for alloc, path in allocs:
                     r = runner.run_once(argv + ["-t", str(t)], os.environ, TIMEOUT,
-                                        os.path.join(workdir, "%s-%d-%s" % (name, t, alloc)), preload=path)
+                                        os.path.join(workdir, "%s-%d-%s" % (name, t, alloc)), preload=path,
+                                        launcher=launcher)
                     done += 1
                     if not r.ok:
                         sys.exit("scaling_bench: %s -t %d under %s: %s %s" % (name, t, alloc, r.status, r.detail))
                     times.setdefault((name, t, alloc), []).append(r.wall_s)
+                    cpus.setdefault((name, t, alloc), []).append(r.cpu_s)
                     print("\r[%d/%d] %s -t %d %s %.3f s   " % (done, total, name, t, alloc, r.wall_s),
                           end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    return times
+    return times, cpus
 
 
-def report(times, workloads, allocs, threads, runs):
+def cpu_cell(values):
+    return "%.3f" % median(values) if None not in values else "—"
+
+
+def report(times, cpus, workloads, allocs, threads, runs):
     base = allocs[0][0]
-    head = "| workload | threads | " + " | ".join("%s s (spread)" % a for a, _ in allocs)
+    head = "| workload | threads | " + " | ".join("%s s (spread) | cpu s" % a for a, _ in allocs)
     head += "".join(" | %s / %s" % (base, a) for a, _ in allocs[1:]) + " |"
     lines = ["# Scaling: %s" % " vs ".join(a for a, _ in allocs), "",
              "Median wall time of %d alternating runs, spread = (max - min) / median; "
              "a ratio > 1 means the other allocator is faster than %s; `noise`: the ratio is "
-             "nearer 1.0 than the larger spread of its two cells. Cores: %d." % (runs, base, os.cpu_count()),
-             "", head, "|" + " --- |" * (2 + 2 * len(allocs) - 1)]
+             "nearer 1.0 than the larger spread of its two cells; cpu s: median user + system time. "
+             "Cores: %d." % (runs, base, os.cpu_count()),
+             "", head, "|" + " --- |" * (2 + 3 * len(allocs) - 1)]
     for name, _ in workloads:
         for t in threads:
             cells = {a: times[(name, t, a)] for a, _ in allocs}
             row = "| %s | %d | " % (name, t)
-            row += " | ".join("%.3f (%.0f %%)" % (median(v), 100 * rel_spread(v)) if len(v) > 1
-                              else "%.3f" % median(v) for v in cells.values())
+            row += " | ".join(("%.3f (%.0f %%)" % (median(v), 100 * rel_spread(v)) if len(v) > 1
+                               else "%.3f" % median(v)) + " | " + cpu_cell(cpus[(name, t, a)])
+                              for a, v in cells.items())
             for a, _ in allocs[1:]:
                 ratio = median(cells[base]) / median(cells[a])
                 noisy = [rel_spread(cells[x]) for x in (base, a)]
@@ -119,8 +130,10 @@ def main(argv=None):
     allocs = allocator_paths(build, a.allocators)
     workloads = workload_args(build, a.workloads, a.scale)
     out = os.path.abspath(a.out or os.path.join(build, "scaling"))
-    times = measure(workloads, allocs, threads, a.runs, os.path.join(out, "runs"))
-    text = report(times, workloads, allocs, threads, a.runs)
+    launcher = os.path.join(build, "bin", "runstat")
+    launcher = launcher if os.access(launcher, os.X_OK) else None
+    times, cpus = measure(workloads, allocs, threads, a.runs, os.path.join(out, "runs"), launcher)
+    text = report(times, cpus, workloads, allocs, threads, a.runs)
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     print(text)

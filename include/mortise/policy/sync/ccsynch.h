@@ -30,7 +30,8 @@
  * Slots: none in the model language. Tuning: MT_CCSYNCH_BOUND (64) requests a
  *   combiner runs, its own included, before it passes the role on;
  *   MT_SYNC_SPIN (wait.h, 200) pause rounds a waiter polls before it sleeps
- *   on its node (futex).
+ *   on its node (futex), when the process has MT_SYNC_SPIN_MIN_CORES (3)
+ *   cores or more; with fewer it polls once (wait.h, mt_sync_spin_rounds).
  * Needs: POSIX threads (a key to give a thread's spare node back when it
  *   exits), mmap for node chunks (records.h). Not freestanding.
  * Time: uncontended exec = one exchange and one compare-and-swap on the

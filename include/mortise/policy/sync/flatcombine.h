@@ -23,8 +23,9 @@
  *   unlock first combines them (the same bounded passes), so threads that
  *   take the lock with lock() again and again cannot starve exec; then it
  *   wakes one parked waiter of this lock, which tries to combine.
- * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds,
- *   then parks on its record (futex) after announcing itself in the lock's
+ * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds
+ *   (one round with fewer than MT_SYNC_SPIN_MIN_CORES cores: wait.h), then
+ *   parks on its record (futex) after announcing itself in the lock's
  *   sleeper count; a combiner that answers it wakes it, and a releasing holder
  *   wakes one parked waiter so that pending requests never strand.
  * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3).

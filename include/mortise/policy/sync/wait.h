@@ -20,7 +20,9 @@
  *
  * MT_SYNC_EXEC_BY_LOCKING(name) defines exec from lock and unlock.
  * Tuning (compile time): MT_SPIN_LIMIT (16) backoff rounds before yielding;
- * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps.
+ * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps;
+ * MT_SYNC_SPIN_MIN_CORES (3) cores the process needs for the waiters of the
+ * combining and delegating policies to poll that long (mt_sync_spin_rounds).
  * Nothing here allocates or touches errno.
  */
 #ifndef MORTISE_POLICY_SYNC_WAIT_H

@@ -161,13 +161,10 @@ MT_INLINE mt_sync_rec *mt_ccsynch_enqueue(mt_sync_ccsynch *l, mt_sync_cs *cs, vo
 
 /* Combiner: run the requests from node `tmp` on, at most `budget` of them,
  * stopping at a lock request; then let go of the node reached. Owners that
- * went to sleep are woken last: the queue does not wait for the system call
- * (a node may be reused as soon as its word is written; a late wake-up only
- * touches the address, and every futex waiter loops). */
+ * went to sleep are woken last (wait.h, mt_sync_wakes). */
 MT_SLOW void mt_ccsynch_combine(mt_sync_ccsynch *l, mt_sync_rec *tmp, unsigned budget)
 {
-    _Atomic(uint32_t) *sleepers[MT_CCSYNCH_BOUND];
-    unsigned asleep = 0;
+    mt_sync_wakes sleepers = { .count = 0 };
     mt_sync_rec *next;
     while (budget && (next = mt_load_acquire(&tmp->next))) {
         mt_sync_cs *cs = mt_load_relaxed(&tmp->cs);
@@ -176,13 +173,12 @@ MT_SLOW void mt_ccsynch_combine(mt_sync_ccsynch *l, mt_sync_rec *tmp, unsigned b
         tmp->ret = cs(mt_load_relaxed(&tmp->arg));
         tmp->completed = 1;
         if (atomic_exchange_explicit(&tmp->state, 0, memory_order_acq_rel) == MT_SYNC_SLEEPING)
-            sleepers[asleep++] = &tmp->state;
+            mt_sync_wake_later(&sleepers, &tmp->state);
         tmp = next;
         budget--;
     }
     mt_ccsynch_let_go(l, tmp);
-    while (asleep)
-        mt_sync_futex_wake(sleepers[--asleep], 1);
+    mt_sync_wake_now(&sleepers);
 }
 
 MT_INLINE void *mt_sync_ccsynch_exec(mt_sync_ccsynch *l, mt_sync_cs *cs, void *arg)

@@ -2,7 +2,7 @@
  *
  * A waiter must stay usable when threads outnumber cores: it spins a bounded
  * number of rounds and then gives the processor away, so a lock holder or a
- * combiner that was preempted gets the core back. Three tools, shared by the
+ * combiner that was preempted gets the core back. The tools, shared by the
  * policies of this folder:
  *
  *   mt_sync_backoff      exponential pause backoff for MT_SPIN_LIMIT rounds,
@@ -13,6 +13,9 @@
  *                        no C library; elsewhere a yield, which is correct
  *                        because every caller re-checks its condition in a
  *                        loop);
+ *   mt_sync_wakes        futex wake-ups a combiner owes, made after it let go;
+ *   mt_sync_spin_rounds  how long a combining or delegating waiter polls: as
+ *                        long as MT_SYNC_SPIN only with >= 3 cores;
  *   mt_sync_futex_lock   a three-state mutex over one futex word (0 free,
  *                        1 held, 2 held with sleepers; Drepper, "Futexes are
  *                        tricky"): zero-filled is unlocked; used by
@@ -168,6 +171,30 @@ MT_INLINE void mt_sync_signal(_Atomic(uint32_t) *w, uint32_t v)
 {
     if (atomic_exchange_explicit(w, v, memory_order_acq_rel) == MT_SYNC_SLEEPING)
         mt_sync_futex_wake(w, 1);
+}
+
+/* Wake-ups a combiner owes to sleepers it answered, made after it has let
+ * go of the lock, so the threads queued behind do not wait for the system
+ * calls. A word may be reused as soon as its final state is written: a late
+ * wake only touches the address, and every futex waiter loops. When the
+ * list is full the wake is made at once. */
+#define MT_SYNC_WAKES 64
+typedef struct {
+    _Atomic(uint32_t) *word[MT_SYNC_WAKES];
+    unsigned count;
+} mt_sync_wakes;
+
+MT_INLINE void mt_sync_wake_later(mt_sync_wakes *k, _Atomic(uint32_t) *w)
+{
+    if (k->count < MT_SYNC_WAKES)
+        k->word[k->count++] = w;
+    else
+        mt_sync_futex_wake(w, 1);
+}
+MT_INLINE void mt_sync_wake_now(mt_sync_wakes *k)
+{
+    while (k->count)
+        mt_sync_futex_wake(k->word[--k->count], 1);
 }
 
 /* exec of a policy whose critical sections run on the caller: lock, cs,

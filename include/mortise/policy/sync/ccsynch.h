@@ -44,7 +44,7 @@
  *   waiter: (threads - 1) critical sections plus one hand-over per
  *   MT_CCSYNCH_BOUND of them.
  * Space: 8+8 bytes per lock; one 64-byte node per thread, plus one per lock
- *   while it is contended (the queue's tail), from the pool in records.h.
+ *   while it is held or contended (the queue's tail), from the pool in records.h.
  * Thread safety / lock order: non-recursive (exec or lock on a lock the
  *   thread holds deadlocks, as for any lock). Critical sections of others run
  *   on the combiner's thread: cs must touch only what arg reaches and shared

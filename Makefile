@@ -22,7 +22,9 @@ test: all
 # `make bench ALLOCATORS=wfslab,mimalloc WORKLOADS=larson RUNS=5 THREADS=4
 # FULL=1 NO_INSTALL=1 SCALE=N PROFILES=0|1`: tools/bench.py's options (docs/bench.md).
 # Then the affinity benchmarks side by side (tools/affinity_bench.py,
-# docs/affinity.md; AFFINITY=0 skips them).
+# docs/affinity.md; AFFINITY=0 skips them) and the scaling of tlsfcc's
+# combining lock against tlsf's mutex at 1, cores and 2 x cores threads
+# (tools/scaling_bench.py, docs/bench.md; SCALING=0 skips it).
 BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--workloads=$(WORKLOADS)) \
 	$(if $(RUNS),--runs=$(RUNS)) $(if $(THREADS),--threads=$(THREADS)) $(if $(SCALE),--scale=$(SCALE)) \
 	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install) \
@@ -35,6 +37,7 @@ bench: configure
 	cmake --build $(BUILD) --target bench_deps -j $(JOBS)
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
 	$(if $(filter 0,$(AFFINITY)),,tools/affinity_bench.py $(BUILD) --runs $(or $(RUNS),5) --scale 0.2)
+	$(if $(filter 0,$(SCALING)),,tools/scaling_bench.py $(BUILD) --runs $(or $(RUNS),5))
 
 # Headers, every built allocator library, the mortise command, mortise.pc and
 # the CMake package (cmake/MortiseInstall.cmake) under PREFIX (default: the

@@ -23,8 +23,9 @@
  *   unlock first combines them (the same bounded passes), so threads that
  *   take the lock with lock() again and again cannot starve exec; then it
  *   wakes one parked waiter of this lock, which tries to combine.
- * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds,
- *   then parks on its record (futex) after announcing itself in the lock's
+ * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds
+ *   (one round with fewer than MT_SYNC_SPIN_MIN_CORES cores: wait.h), then
+ *   parks on its record (futex) after announcing itself in the lock's
  *   sleeper count; a combiner that answers it wakes it, and a releasing holder
  *   wakes one parked waiter so that pending requests never strand.
  * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3).
@@ -216,6 +217,7 @@ MT_SLOW mt_sync_rec *mt_fc_adopt(void)
 /* Wait for the answer, or for a chance to combine. */
 MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
+    unsigned rounds = mt_sync_spin_rounds();
     for (unsigned spins = 0;; spins++) {
         if (!mt_sync_futex_lock_held(&l->combiner) && mt_sync_futex_trylock(&l->combiner))
             return mt_fc_combine(l, mine);
@@ -225,8 +227,8 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
             mt_store_relaxed(&mine->state, MT_FC_IDLE);
             return r;
         }
-        if (spins < MT_SYNC_SPIN || MT_FC_PHASE(s) != MT_FC_PENDING) {
-            if (spins < MT_SYNC_SPIN)
+        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING) {
+            if (spins < rounds)
                 mt_cpu_relax();
             else
                 mt_yield(); /* being run by a combiner right now */

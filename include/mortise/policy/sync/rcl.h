@@ -17,7 +17,11 @@
  *   MT_RCL_MAX_SERVERS run at once per composition (translation unit); a lock
  *   that finds no free slot runs its critical sections locally.
  * Life of a server: started lazily by the first exec that finds the lock's
- *   mutex taken (pthread_create, detached, all signals blocked, stack
+ *   mutex taken, if the process may run on at least MT_RCL_MIN_CORES cores
+ *   (a server needs a core of its own besides two contending clients; with
+ *   fewer, every hand-over to the server would wait for the scheduler, so
+ *   the lock stays a plain futex mutex) (pthread_create, detached, all
+ *   signals blocked, stack
  *   MT_RCL_STACK); it stops itself after MT_RCL_IDLE_MS without requests,
  *   and the next contended exec starts a new one. Until then, and whenever
  *   no server is running, exec runs cs on the caller under the mutex.
@@ -47,6 +51,7 @@
  *   that do not call down while holding their own lock, or set
  *   MT_RCL_MAX_SERVERS=0 to never start a server).
  * Slots: none in the model language. Tuning: MT_RCL_MAX_SERVERS (8),
+ *   MT_RCL_MIN_CORES (3),
  *   MT_RCL_IDLE_MS (100), MT_RCL_BATCH (64), MT_RCL_STACK (256 KiB),
  *   MT_SYNC_SPIN (wait.h) polling rounds before a client or idle server sleeps.
  * Needs: POSIX threads, the futex system call on Linux. Not freestanding.
@@ -72,6 +77,9 @@
 
 #ifndef MT_RCL_MAX_SERVERS
 #define MT_RCL_MAX_SERVERS 8
+#endif
+#ifndef MT_RCL_MIN_CORES
+#define MT_RCL_MIN_CORES 3
 #endif
 #ifndef MT_RCL_IDLE_MS
 #define MT_RCL_IDLE_MS 100
@@ -222,9 +230,10 @@ static void *mt_rcl_server(void *arg)
 /* The lock was found taken and has no server: start one. True if running. */
 MT_SLOW bool mt_rcl_start(mt_sync_rcl *l)
 {
-    /* All slots taken (or none configured): stay local without a system
-     * call (fork children reset the count in init). */
-    if (mt_rcl_full((uint32_t)atomic_load_explicit(&mt_rcl_servers, memory_order_relaxed)))
+    /* All slots taken (or none configured), or no core to spare for a
+     * server: stay local (fork children reset the count in init). */
+    if (mt_rcl_full((uint32_t)atomic_load_explicit(&mt_rcl_servers, memory_order_relaxed)) ||
+        mt_sync_cores() < MT_RCL_MIN_CORES)
         return false;
     uint64_t pid = (uint64_t)mt_pal_pid(), expect = MT_RCL_NONE;
     if (!atomic_compare_exchange_strong(&l->server, &expect, pid << 8 | MT_RCL_STARTING))

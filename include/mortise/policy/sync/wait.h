@@ -2,7 +2,7 @@
  *
  * A waiter must stay usable when threads outnumber cores: it spins a bounded
  * number of rounds and then gives the processor away, so a lock holder or a
- * combiner that was preempted gets the core back. Three tools, shared by the
+ * combiner that was preempted gets the core back. The tools, shared by the
  * policies of this folder:
  *
  *   mt_sync_backoff      exponential pause backoff for MT_SPIN_LIMIT rounds,
@@ -13,6 +13,9 @@
  *                        no C library; elsewhere a yield, which is correct
  *                        because every caller re-checks its condition in a
  *                        loop);
+ *   mt_sync_wakes        futex wake-ups a combiner owes, made after it let go;
+ *   mt_sync_spin_rounds  how long a combining or delegating waiter polls: as
+ *                        long as MT_SYNC_SPIN only with >= 3 cores;
  *   mt_sync_futex_lock   a three-state mutex over one futex word (0 free,
  *                        1 held, 2 held with sleepers; Drepper, "Futexes are
  *                        tricky"): zero-filled is unlocked; used by
@@ -20,7 +23,9 @@
  *
  * MT_SYNC_EXEC_BY_LOCKING(name) defines exec from lock and unlock.
  * Tuning (compile time): MT_SPIN_LIMIT (16) backoff rounds before yielding;
- * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps.
+ * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps;
+ * MT_SYNC_SPIN_MIN_CORES (3) cores the process needs for the waiters of the
+ * combining and delegating policies to poll that long (mt_sync_spin_rounds).
  * Nothing here allocates or touches errno.
  */
 #ifndef MORTISE_POLICY_SYNC_WAIT_H
@@ -84,15 +89,57 @@ MT_INLINE void mt_sync_futex_wake_bits(_Atomic(uint32_t) *addr, uint32_t bits)
     mt_pal_futex(addr, MT_PAL_FUTEX_WAKE_BITSET, 0x7fffffff, NULL, bits);
 }
 
-/* Poll *addr for MT_SYNC_SPIN rounds while it equals val; true if it changed. */
-MT_INLINE bool mt_sync_spin_while(_Atomic(uint32_t) *addr, uint32_t val)
+/* ---- how long to poll: cores ---------------------------------------------- */
+
+/* Cores the process may run on (its affinity mask, read once; 0 if the port
+ * layer cannot tell). */
+static _Atomic(unsigned) mt_sync_cores_seen; /* cores + 1; 0: not read yet */
+MT_SLOW unsigned mt_sync_cores_read(void)
 {
-    for (unsigned i = 0; i < MT_SYNC_SPIN; i++) {
+    mt_pal_cpuset set;
+    unsigned cores = 0;
+    if (mt_pal_affinity_get(&set))
+        for (unsigned i = 0; i < sizeof set.words / sizeof set.words[0]; i++)
+            cores += (unsigned)__builtin_popcountll(set.words[i]);
+    atomic_store_explicit(&mt_sync_cores_seen, cores + 1, memory_order_relaxed);
+    return cores;
+}
+MT_INLINE unsigned mt_sync_cores(void)
+{
+    unsigned seen = atomic_load_explicit(&mt_sync_cores_seen, memory_order_relaxed);
+    return MT_LIKELY(seen) ? seen - 1 : mt_sync_cores_read();
+}
+
+/* Polling rounds before a waiter of a combining or delegating lock sleeps.
+ * Polling pays only when the thread it waits for runs meanwhile on another
+ * core. With two cores or fewer a polling waiter takes the core that the
+ * combiner, the server or the next owner needs (measured on 2 cores: 200
+ * rounds cost tlsfcc 20-60 % of its time on larson and server against 1
+ * round; docs/results/2026-11-27-ccsynch.md): there it polls once and
+ * sleeps, as posix_mutex does. */
+#ifndef MT_SYNC_SPIN_MIN_CORES
+#define MT_SYNC_SPIN_MIN_CORES 3
+#endif
+MT_INLINE unsigned mt_sync_spin_rounds(void)
+{
+    return mt_sync_cores() >= MT_SYNC_SPIN_MIN_CORES ? MT_SYNC_SPIN : 1;
+}
+
+/* Poll *addr for `rounds` rounds while it equals val; true if it changed. */
+MT_INLINE bool mt_sync_spin_while_for(_Atomic(uint32_t) *addr, uint32_t val, unsigned rounds)
+{
+    for (unsigned i = 0; i < rounds; i++) {
         if (mt_load_acquire(addr) != val)
             return true;
         mt_cpu_relax();
     }
     return mt_load_acquire(addr) != val;
+}
+
+/* Poll *addr for MT_SYNC_SPIN rounds while it equals val; true if it changed. */
+MT_INLINE bool mt_sync_spin_while(_Atomic(uint32_t) *addr, uint32_t val)
+{
+    return mt_sync_spin_while_for(addr, val, MT_SYNC_SPIN);
 }
 
 /* A one-shot hand-over word: the waiter owns it in state `waiting`, parks
@@ -101,10 +148,11 @@ MT_INLINE bool mt_sync_spin_while(_Atomic(uint32_t) *addr, uint32_t val)
  * Used for the per-request words of mcslock, ccsynch and rcl. */
 enum { MT_SYNC_WAITING = 1, MT_SYNC_SLEEPING = 2 };
 
-/* Wait until *w leaves MT_SYNC_WAITING/MT_SYNC_SLEEPING; returns its value. */
-MT_SLOW uint32_t mt_sync_await(_Atomic(uint32_t) *w)
+/* Wait until *w leaves MT_SYNC_WAITING/MT_SYNC_SLEEPING, polling `rounds`
+ * rounds before sleeping; returns its value. */
+MT_SLOW uint32_t mt_sync_await_for(_Atomic(uint32_t) *w, unsigned rounds)
 {
-    mt_sync_spin_while(w, MT_SYNC_WAITING);
+    mt_sync_spin_while_for(w, MT_SYNC_WAITING, rounds);
     uint32_t s = mt_load_acquire(w);
     while (s == MT_SYNC_WAITING || s == MT_SYNC_SLEEPING) {
         uint32_t expect = MT_SYNC_WAITING;
@@ -114,6 +162,7 @@ MT_SLOW uint32_t mt_sync_await(_Atomic(uint32_t) *w)
     }
     return s;
 }
+MT_INLINE uint32_t mt_sync_await(_Atomic(uint32_t) *w) { return mt_sync_await_for(w, MT_SYNC_SPIN); }
 /* Store the final state v (not WAITING/SLEEPING) with release semantics and
  * wake the waiter if it parked. The waiter may return and reuse the word's
  * memory as soon as it sees v; the wake then only touches the address, and a
@@ -122,6 +171,30 @@ MT_INLINE void mt_sync_signal(_Atomic(uint32_t) *w, uint32_t v)
 {
     if (atomic_exchange_explicit(w, v, memory_order_acq_rel) == MT_SYNC_SLEEPING)
         mt_sync_futex_wake(w, 1);
+}
+
+/* Wake-ups a combiner owes to sleepers it answered, made after it has let
+ * go of the lock, so the threads queued behind do not wait for the system
+ * calls. A word may be reused as soon as its final state is written: a late
+ * wake only touches the address, and every futex waiter loops. When the
+ * list is full the wake is made at once. */
+#define MT_SYNC_WAKES 64
+typedef struct {
+    _Atomic(uint32_t) *word[MT_SYNC_WAKES];
+    unsigned count;
+} mt_sync_wakes;
+
+MT_INLINE void mt_sync_wake_later(mt_sync_wakes *k, _Atomic(uint32_t) *w)
+{
+    if (k->count < MT_SYNC_WAKES)
+        k->word[k->count++] = w;
+    else
+        mt_sync_futex_wake(w, 1);
+}
+MT_INLINE void mt_sync_wake_now(mt_sync_wakes *k)
+{
+    while (k->count)
+        mt_sync_futex_wake(k->word[--k->count], 1);
 }
 
 /* exec of a policy whose critical sections run on the caller: lock, cs,
@@ -148,7 +221,7 @@ MT_INLINE bool mt_sync_futex_trylock(mt_sync_futex_lock *l)
 }
 MT_SLOW void mt_sync_futex_lock_wait(mt_sync_futex_lock *l)
 {
-    for (unsigned i = 0; i < MT_SYNC_SPIN; i++) {
+    for (unsigned i = 0, rounds = mt_sync_spin_rounds(); i < rounds; i++) {
         if (mt_sync_futex_trylock(l))
             return;
         mt_cpu_relax();

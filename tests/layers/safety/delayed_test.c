@@ -237,7 +237,7 @@ static void aligned_blocks(void)
     static const size_t aligns[] = {32, 64, 256, 4096, 65536, 131072};
     for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
         size_t align = aligns[a];
-        unsigned char *p = t_memalign(align, 100), *q;
+        unsigned char *p = t_memalign(align, 100), *q = NULL;
         CHECK(t_posix_memalign((void **)&q, align, 5000) == 0);
         CHECKF(p && ((uintptr_t)p & (align - 1)) == 0 && ((uintptr_t)q & (align - 1)) == 0, "align %zu", align);
         CHECK(t_malloc_usable_size(p) == 100 && t_malloc_usable_size(q) == 5000);

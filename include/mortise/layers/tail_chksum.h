@@ -149,7 +149,6 @@ MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
 #endif
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
-#define MT_TAIL_CANARY_SALT 0x43414e4152593a29ull
 #define MT_TAIL_OFFSET_SHIFT 56       /* the size word's top byte: log2 of the head's length */
 #define MT_TAIL_SIZE_BITS ((UINT64_C(1) << MT_TAIL_OFFSET_SHIFT) - 1)
 #define MT_TAIL_MAX_OFFSET_LOG2 40    /* longest head: the largest alignment a block below can have */
@@ -183,10 +182,10 @@ MT_INLINE uint64_t MT_SELF(check_word)(uint64_t key, const void *p, size_t size)
 
 /* The head canary of the program's block u: keyed like the size word but
  * shifted the other way, so a size word copied in front of a block is no
- * canary. */
+ * canary (and no check word: those hold the address unshifted). */
 MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
 {
-    return key ^ ((uint64_t)(uintptr_t)u >> 4) ^ MT_TAIL_CANARY_SALT;
+    return key ^ ((uint64_t)(uintptr_t)u >> 4);
 }
 
 /* The size word keeps the head's length (a power of two) in its top byte:
@@ -230,8 +229,9 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
     /* one compare for usable < extra and usable > a granule (the owner's
      * answer for a pointer inside a block may be anything; a block in one
      * granule is no larger) */
+    /* (with a head, vouch checked the program's pointer's alignment) */
     if (MT_UNLIKELY(usable - extra > MT_GRANULE - extra || !key ||
-                    (((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
+                    (!MT_HEAD_CANARY && ((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
                     (((uintptr_t)p ^ ((uintptr_t)p + usable - 1)) >> MT_GRANULE_SHIFT) != 0))
         return SIZE_MAX;
     size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p) ^

@@ -56,8 +56,9 @@
  *     write after free into the program's first bytes no longer reaches
  *     them (the trunks' link_check then misses it; overflows into a free
  *     neighbour still reach them). Cost: one store at malloc, one load and
- *     compare in the inline check (wfslabs: 148.0 → 153.0 instructions
- *     per pair, docs/results/2026-11-27-canary.md), 16 bytes per block
+ *     compare in the inline check (wfslabs: 148.0 → 162.0 instructions
+ *     per pair, +5.3 % and +2.9 % instructions on two whole workloads:
+ *     docs/results/2026-11-27-canary.md), 16 bytes per block
  *     (the alignment for aligned requests); an aligned block's free takes
  *     the slow path (it looks for the block below at each head its
  *     alignment allows). Not with a safety layer below (a compile error:
@@ -87,9 +88,9 @@
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 148.5 instructions per malloc+free pair
- *   with slab_wf's link_check (142.5 without)
- *   against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
+ *   out of line. wfslabs' fast path: 162.0 instructions per malloc+free pair
+ *   with head_canary and slab_wf's link_check (148.0 without the canary,
+ *   142.5 without either) against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
  *   word and size word; 32 with head_canary), plus the rounding of the
  *   layer below.
  * Thread safety: no state but the per-process key; all operations on any

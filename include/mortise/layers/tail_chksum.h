@@ -189,6 +189,14 @@ MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
     return key ^ ((uint64_t)(uintptr_t)u >> 4);
 }
 
+/* The canary as stored: it names the head's length (log2 - 4, so 0 for
+ * the common 16), so that the slow paths look for the block below at one
+ * place, in the block's own memory. */
+MT_INLINE uint64_t MT_SELF(head_canary)(uint64_t key, const void *u, size_t head)
+{
+    return MT_SELF(canary)(key, u) ^ (uint64_t)(__builtin_ctzll(head) - 4);
+}
+
 /* The size word keeps the head's length (a power of two) in its top byte:
  * an aligned block's head is its alignment; 0 for a headless block (an
  * alignment whose head would reach a granule the page map does not name:
@@ -205,7 +213,7 @@ MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t head, size_t size, si
 {
     char *u = p + head;
     if (MT_HEAD_CANARY && head)
-        mt_safety_store(u - MT_TAIL_WORD, MT_SELF(canary)(key, u));
+        mt_safety_store(u - MT_TAIL_WORD, MT_SELF(head_canary)(key, u, head));
     mt_safety_store(u + size, MT_SELF(check_word)(key, u, size));
     mt_safety_store(p + usable - MT_TAIL_WORD, (size | MT_SELF(head_bits)(head)) ^ MT_SELF(size_mask)(key, p));
 }
@@ -235,13 +243,16 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
                     (!MT_HEAD_CANARY && ((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
                     (((uintptr_t)p ^ ((uintptr_t)p + usable - 1)) >> MT_GRANULE_SHIFT) != 0))
         return SIZE_MAX;
+    /* the canary first: it lies in the block's own head, and only a block
+     * whose head is 16 bytes has its size word where `usable` says (an
+     * aligned block's usable answer is for a pointer inside it) */
+    if (MT_HEAD_CANARY && MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(key, u, MT_SELF(head))))
+        return SIZE_MAX;
     size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p) ^
                   MT_SELF(head_bits)(MT_SELF(head));
     if (MT_UNLIKELY(size > usable - extra))
         return SIZE_MAX;
     if (MT_UNLIKELY(mt_safety_load(u + size) != MT_SELF(check_word)(key, u, size)))
-        return SIZE_MAX;
-    if (MT_HEAD_CANARY && MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(canary)(key, u)))
         return SIZE_MAX;
     return size;
 }
@@ -339,31 +350,55 @@ MT_SLOW bool MT_SELF(inside_block)(char *p, size_t usable)
     return false;
 }
 
+/* With a head canary: the block below h bytes in front of the program's
+ * block u, if its size word names that head; UNDERFLOW: its tail is
+ * intact but the canary is not; INVALID: no such block. */
+MT_SLOW int MT_SELF(headed_at)(char *u, size_t h, size_t *size, size_t *usable)
+{
+    size_t s, found;
+    mt_ctx q;
+    if ((uintptr_t)u < h || !MT_SELF(owned_at)((uintptr_t)u - h, &q, true))
+        return MT_TAIL_INVALID;
+    int state = MT_SELF(examine)(u - h, q.usable, &s, &found);
+    if (found != h || state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED)
+        return MT_TAIL_INVALID;
+    *size = s;
+    *usable = q.usable;
+    if (state == MT_TAIL_OK && mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(mt_chksum_key(), u, h))
+        return MT_TAIL_UNDERFLOW;
+    return state;
+}
+
 /* With a head canary: the block below whose program block starts at u,
- * looked for at every head length u's alignment allows (16 first, the
- * common one); a candidate counts only if its size word names that head.
- * UNDERFLOW: the tail is intact but the canary is not. INVALID: no such
- * block (the caller looks further). Only on the slow path. */
-MT_SLOW int MT_SELF(inspect_headed)(char *u, size_t *size, size_t *usable, size_t *head)
+ * at the head its canary names (one look, in the block's own memory).
+ * INVALID: the canary names none (overwritten: an underflow; or a
+ * headless block's, whose canary word is not its own). */
+MT_SLOW int MT_SELF(inspect_named)(char *u, size_t *size, size_t *usable, size_t *head)
 {
     uintptr_t at = (uintptr_t)u;
-    for (size_t log2 = 4; log2 <= MT_TAIL_MAX_OFFSET_LOG2; log2++) {
-        size_t h = (size_t)1 << log2, s, found;
-        mt_ctx q;
-        if ((at & (h - 1)) || at < h)
-            break;
-        if (!MT_SELF(owned_at)(at - h, &q, true))
-            continue;
-        int state = MT_SELF(examine)(u - h, q.usable, &s, &found);
-        if (found != h || state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED)
-            continue;
-        *size = s;
-        *usable = q.usable;
-        *head = h;
-        if (state == MT_TAIL_OK && mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(canary)(mt_chksum_key(), u))
-            return MT_TAIL_UNDERFLOW;
-        return state;
-    }
+    if (!mt_safety_word_readable(u, u - MT_TAIL_WORD))
+        return MT_TAIL_INVALID;
+    uint64_t named = mt_safety_load(u - MT_TAIL_WORD) ^ MT_SELF(canary)(mt_chksum_key(), u);
+    if (named > MT_TAIL_MAX_OFFSET_LOG2 - 4 || (at & (((size_t)16 << named) - 1)))
+        return MT_TAIL_INVALID;
+    int state = MT_SELF(headed_at)(u, (size_t)16 << named, size, usable);
+    if (state != MT_TAIL_INVALID)
+        *head = (size_t)16 << named;
+    return state;
+}
+
+/* With a head canary, after inspect_named found nothing: every head
+ * length u's alignment allows, 16 first (an underflow overwrote the
+ * canary). Reads other blocks' words: only on the way to a report. */
+MT_SLOW int MT_SELF(inspect_heads)(char *u, size_t *size, size_t *usable, size_t *head)
+{
+    uintptr_t at = (uintptr_t)u;
+    int state;
+    for (size_t log2 = 4; log2 <= MT_TAIL_MAX_OFFSET_LOG2 && !(at & (((size_t)1 << log2) - 1)); log2++)
+        if ((state = MT_SELF(headed_at)(u, (size_t)1 << log2, size, usable)) != MT_TAIL_INVALID) {
+            *head = (size_t)1 << log2;
+            return state;
+        }
     return MT_TAIL_INVALID;
 }
 
@@ -379,16 +414,28 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     *head = 0;
     if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
         return MT_TAIL_INVALID;
-    if (MT_SELF(head)) {
-        int state = MT_SELF(inspect_headed)(p, size, usable, head);
-        if (state != MT_TAIL_INVALID)
-            return state;
+    /* with a head: the head the canary names; else a headless block (far
+     * alignments: a granule start) at p itself; else every head (an
+     * underflow) */
+    bool owned = false;
+    int state = MT_TAIL_INVALID;
+    if (MT_HEAD_CANARY && (state = MT_SELF(inspect_named)(p, size, usable, head)) != MT_TAIL_INVALID)
+        return state;
+    if (!MT_HEAD_CANARY || !((uintptr_t)p & (MT_GRANULE - 1))) {
+        owned = MT_BELOW(getmeta)(&q) != NULL;
+        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
     }
-    if (!MT_BELOW(getmeta)(&q))
+    if (MT_HEAD_CANARY && (state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED || found)) {
+        int headed = MT_SELF(inspect_heads)(p, size, usable, head);
+        if (headed != MT_TAIL_INVALID)
+            return headed;
+        owned = MT_BELOW(getmeta)(&q) != NULL;
+        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
+    }
+    if (!owned)
         return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
-    int state = MT_SELF(examine)(p, q.usable, size, &found);
-    /* with a head, p starts no headed block (inspect_headed): a block below
+    /* with a head, p starts no headed block (inspect_*): a block below
      * starting at p is the program's only if it is headless */
     if (MT_HEAD_CANARY && state != MT_TAIL_WRECKED && (state == MT_TAIL_INVALID || found))
         return MT_TAIL_INVALID;
@@ -558,7 +605,7 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_CONDEMNED);
         else
-            mt_safety_store(p - MT_TAIL_WORD, MT_SELF(canary)(mt_chksum_key(), p));
+            mt_safety_store(p - MT_TAIL_WORD, MT_SELF(head_canary)(mt_chksum_key(), p, head));
         break;
     default:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");

@@ -60,8 +60,9 @@
  *     per pair, +5.3 % and +2.9 % instructions on two whole workloads:
  *     docs/results/2026-11-27-canary.md), 16 bytes per block
  *     (the alignment for aligned requests); an aligned block's free takes
- *     the slow path (it looks for the block below at each head its
- *     alignment allows). Not with a safety layer below (a compile error:
+ *     the slow path (the canary names its head's length, so it looks in
+ *     one place; only an overwritten canary makes it try every head the
+ *     pointer's alignment allows). Not with a safety layer below (a compile error:
  *     delayed_free's header already sits in front of the block and
  *     reports underflows); over tlsf_glk only with the risk that a wild
  *     free 16 bytes past a granule start makes tlsf_glk read the granule

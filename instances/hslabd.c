@@ -1,10 +1,11 @@
 /* hslabd — hslab with a checked header and a 64 KiB per-thread quarantine
  * in front of its thread cache (delayed_free, paper section 4.1): a double
  * free or a write to a quarantined block ends the process (err_handle=fatal).
- * The slabs and the thread cache check every free-list link before following
- * it (link_check, fatal as well): a write into a free block is reported and
- * ends the process, instead of being followed.
- * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768], link_check=1, err_handle=fatal)::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1, link_check=1, err_handle=fatal)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::malloc_socket
+ * The buddy system (large blocks, slabs), the slabs and the thread cache
+ * check every free-list link before following it (link_check, fatal as
+ * well): a write into a free block is reported and ends the process,
+ * instead of being followed.
+ * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX], link_check=1, err_handle=fatal)::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768], link_check=1, err_handle=fatal)::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1, link_check=1, err_handle=fatal)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::malloc_socket
  */
 #include <mortise/mortise.h>
 
@@ -15,6 +16,8 @@
 #define MT_SYNC flatcombine
 #define MT_SIZECLASS tc
 #define MT_SIZE_HANDLE 32768, SIZE_MAX
+#define MT_LINK_CHECK 1
+#define MT_ERR_HANDLE fatal
 #include <mortise/layers/buddy_glk.h>
 
 #define MT_SYNC posix_spin

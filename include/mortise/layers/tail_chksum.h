@@ -32,7 +32,8 @@
  * Reports (core/report.h), e.g.
  *   mortise: heap-buffer-overflow at 0x7f12a0 size 24 (tail_chksum, free)
  *   classes: heap-buffer-overflow (size 0 when the size word is destroyed
- *   too), double-free, invalid-free; operations free, getmeta, realloc.
+ *   too), heap-buffer-underflow (head_canary), double-free, invalid-free;
+ *   operations free, getmeta, realloc.
  *   Each bug is reported once: after a report in getmeta the block is
  *   resealed (default, callback) or condemned (tolerate: its later free
  *   leaks it silently).
@@ -41,6 +42,31 @@
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default):
  *     policy/err/; after an overflow default and callback free the block,
  *     tolerate leaks it, fatal aborts.
+ *   head_canary=0|1 → MT_HEAD_CANARY (0): a 16-byte head in front of every
+ *     block (an aligned request's head is its alignment) whose last word,
+ *     right before the program's first byte, is a canary of the key and
+ *     the block's address: a write of 1 to 16 bytes in front of the block
+ *     is reported as heap-buffer-underflow (size, address) on its free,
+ *     realloc or malloc_usable_size, found by the intact tail words; the
+ *     block is then freed like an overflowed one. The size word keeps the
+ *     head's length. An alignment whose head would start the program's
+ *     block in a granule the page map does not name (far alignments of
+ *     large blocks from the OS layer) gets no head and no canary. The head
+ *     holds the layer below's free-list links once the block is free: a
+ *     write after free into the program's first bytes no longer reaches
+ *     them (the trunks' link_check then misses it; overflows into a free
+ *     neighbour still reach them). Cost: one store at malloc, one load and
+ *     compare in the inline check (wfslabs: 148.0 → 162.0 instructions
+ *     per pair, +5.3 % and +2.9 % instructions on two whole workloads:
+ *     docs/results/2026-11-27-canary.md), 16 bytes per block
+ *     (the alignment for aligned requests); an aligned block's free takes
+ *     the slow path (the canary names its head's length, so it looks in
+ *     one place; only an overwritten canary makes it try every head the
+ *     pointer's alignment allows). Not with a safety layer below (a compile error:
+ *     delayed_free's header already sits in front of the block and
+ *     reports underflows); over tlsf_glk only with the risk that a wild
+ *     free 16 bytes past a granule start makes tlsf_glk read the granule
+ *     before (its boundary tag).
  * Needs from below: getmeta answering the usable size of every block it
  *   handed out (every layer does), resize optional.
  * Place it: directly under the socket, above any cache (thread_cache,
@@ -51,7 +77,9 @@
  *   the checked block. A safety layer below reports the blocks its getmeta
  *   refuses (double, invalid frees), so this layer then stays silent about
  *   them and leaves them alone: each bug is reported once.
- * Does not detect: reads past the end; writes that skip the check word and
+ * Does not detect: writes in front of the block without head_canary (they
+ *   land in the previous block's size word, found only when that block is
+ *   freed); reads past the end; writes that skip the check word and
  *   the size word (non-linear); overflows into the slack past the size word
  *   that the lower layer gave as usable but the program never asked for are
  *   caught (the check word is right after the requested size), but a
@@ -61,19 +89,22 @@
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 148.5 instructions per malloc+free pair
- *   with slab_wf's link_check (142.5 without)
- *   against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
- *   word and size word), plus the rounding of the layer below.
+ *   out of line. wfslabs' fast path: 162.0 instructions per malloc+free pair
+ *   with head_canary and slab_wf's link_check (148.0 without the canary,
+ *   142.5 without either) against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
+ *   word and size word; 32 with head_canary), plus the rounding of the
+ *   layer below.
  * Thread safety: no state but the per-process key; all operations on any
  *   thread. No locks, nothing at fork. Check: forwarded — the layer keeps
  *   no record of its blocks to walk; each block's words are verified on
  *   its free, realloc and getmeta.
  * Fails: only when the layer below fails (ctx->err from it).
- * Example (wfslabs: wfslab + tail_chksum(chksum=xor, err_handle=default)):
+ * Example (wfslabs: wfslab + tail_chksum(chksum=xor, err_handle=default,
+ *   head_canary=1)):
  *     #include <mortise/layers/slab_wf.h>          // ... wfslab's layers
- *     #define MT_CHKSUM     xor
- *     #define MT_ERR_HANDLE default
+ *     #define MT_CHKSUM       xor
+ *     #define MT_ERR_HANDLE   default
+ *     #define MT_HEAD_CANARY  1
  *     #include <mortise/layers/tail_chksum.h>
  *     #include <mortise/sockets/malloc_socket.h>
  *     MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket)
@@ -91,14 +122,23 @@
 #ifndef MT_ERR_HANDLE
 #define MT_ERR_HANDLE default
 #endif
+#ifndef MT_HEAD_CANARY
+#define MT_HEAD_CANARY 0
+#endif
 
 /* A safety layer below (included before this one) reports every block its
  * getmeta refuses; then a refusal needs no second report here. */
 #if defined(MT_CHAIN_REPORTS_INVALID)
+#if MT_HEAD_CANARY
+#error "tail_chksum: head_canary=1 above another safety layer; delayed_free's header already guards the bytes before the block"
+#endif
 enum { MT_SELF(below_reports) = 1 };
 #else
 enum { MT_SELF(below_reports) = 0 };
 #endif
+/* Bytes in front of the program's block (the canary and a spare word, so
+ * the block stays 16-aligned); an aligned request gets its alignment. */
+enum { MT_SELF(head) = MT_HEAD_CANARY ? 16 : 0 };
 
 #include "safety/common.h"
 
@@ -111,14 +151,19 @@ MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
 #endif
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
+#define MT_TAIL_OFFSET_SHIFT 56       /* the size word's top byte: log2 of the head's length */
+#define MT_TAIL_SIZE_BITS ((UINT64_C(1) << MT_TAIL_OFFSET_SHIFT) - 1)
+#define MT_TAIL_MAX_OFFSET_LOG2 40    /* longest head: the largest alignment a block below can have */
 #define MT_TAIL_LOOKBACK 256          /* steps of 16 bytes when looking for an enclosing block */
 #define MT_TAIL_LOOKBACK_GRANULES 64  /* granule starts looked at after those (4 MiB) */
 #define MT_TAIL_REFUSED (SIZE_MAX - 1) /* vouch(): the safety layer below refused the block */
 /* What examine() finds: intact, not a block start, check word overwritten,
- * size word overwritten too (size unknown), freed, condemned. */
+ * size word overwritten too (size unknown), freed, condemned; and with a
+ * head canary, an intact tail under an overwritten canary. */
 enum {
     MT_TAIL_OK, MT_TAIL_INVALID, MT_TAIL_OVERFLOW, MT_TAIL_WRECKED, MT_TAIL_FREED_BLOCK, MT_TAIL_CONDEMNED_BLOCK,
-    MT_TAIL_REPORTED_BELOW /* the safety layer below refused (and reported) it */
+    MT_TAIL_REPORTED_BELOW, /* the safety layer below refused (and reported) it */
+    MT_TAIL_UNDERFLOW
 };
 #endif
 
@@ -137,11 +182,41 @@ MT_INLINE uint64_t MT_SELF(check_word)(uint64_t key, const void *p, size_t size)
     return MT_CHKSUM_FN(MT_CHKSUM, keyed)(key, (uintptr_t)p, size);
 }
 
-/* Write the check word after `size` bytes and the size word at the end. */
-MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t size, size_t usable)
+/* The head canary of the program's block u: keyed like the size word but
+ * shifted the other way, so a size word copied in front of a block is no
+ * canary (and no check word: those hold the address unshifted). */
+MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
 {
-    mt_safety_store(p + size, MT_SELF(check_word)(key, p, size));
-    mt_safety_store(p + usable - MT_TAIL_WORD, size ^ MT_SELF(size_mask)(key, p));
+    return key ^ ((uint64_t)(uintptr_t)u >> 4);
+}
+
+/* The canary as stored: it names the head's length (log2 - 4, so 0 for
+ * the common 16), so that the slow paths look for the block below at one
+ * place, in the block's own memory. */
+MT_INLINE uint64_t MT_SELF(head_canary)(uint64_t key, const void *u, size_t head)
+{
+    return MT_SELF(canary)(key, u) ^ (uint64_t)(__builtin_ctzll(head) - 4);
+}
+
+/* The size word keeps the head's length (a power of two) in its top byte:
+ * an aligned block's head is its alignment; 0 for a headless block (an
+ * alignment whose head would reach a granule the page map does not name:
+ * the socket could not route the program's pointer). */
+MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
+{
+    return MT_HEAD_CANARY && head ? (uint64_t)__builtin_ctzll(head) << MT_TAIL_OFFSET_SHIFT : 0;
+}
+
+/* Seal the block p from below for a program block of size bytes `head`
+ * bytes in: the canary in front of it, the check word after it and the
+ * size word at the end. */
+MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t head, size_t size, size_t usable)
+{
+    char *u = p + head;
+    if (MT_HEAD_CANARY && head)
+        mt_safety_store(u - MT_TAIL_WORD, MT_SELF(head_canary)(key, u, head));
+    mt_safety_store(u + size, MT_SELF(check_word)(key, u, size));
+    mt_safety_store(p + usable - MT_TAIL_WORD, (size | MT_SELF(head_bits)(head)) ^ MT_SELF(size_mask)(key, p));
 }
 
 /* Usable size below of a block this layer does not yet know (0 if none). */
@@ -152,41 +227,63 @@ MT_INLINE size_t MT_SELF(usable_below)(void *p)
     return MT_BELOW(getmeta)(&q) ? q.usable : 0;
 }
 
-/* The sealed block's requested size, if p is a sealed block whose both
- * words are intact and lie in p's granule (the common case, inline);
- * SIZE_MAX sends the caller to its slow path. `usable` is from below, `key`
- * the fixed key (0, not yet fixed: slow path). */
+/* The sealed block's requested size, if p is a sealed block whose words
+ * are intact and lie in p's granule, with the head an unaligned request
+ * gets (the common case, inline); SIZE_MAX sends the caller to its slow
+ * path. `usable` is from below, `key` the fixed key (0, not yet fixed:
+ * slow path). */
 MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
 {
-    /* one compare for usable < 16 and usable > a granule (the owner's
+    const size_t extra = MT_TAIL_OVERHEAD + MT_SELF(head);
+    const char *u = p + MT_SELF(head);
+    /* one compare for usable < extra and usable > a granule (the owner's
      * answer for a pointer inside a block may be anything; a block in one
      * granule is no larger) */
-    if (MT_UNLIKELY(usable - MT_TAIL_OVERHEAD > MT_GRANULE - MT_TAIL_OVERHEAD || !key ||
-                    (((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
+    /* (with a head, vouch checked the program's pointer's alignment) */
+    if (MT_UNLIKELY(usable - extra > MT_GRANULE - extra || !key ||
+                    (!MT_HEAD_CANARY && ((uintptr_t)p & (MT_MIN_ALIGN - 1)) != 0) ||
                     (((uintptr_t)p ^ ((uintptr_t)p + usable - 1)) >> MT_GRANULE_SHIFT) != 0))
         return SIZE_MAX;
-    size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p);
-    if (MT_UNLIKELY(size > usable - MT_TAIL_OVERHEAD))
+    /* the canary first: it lies in the block's own head, and only a block
+     * whose head is 16 bytes has its size word where `usable` says (an
+     * aligned block's usable answer is for a pointer inside it) */
+    if (MT_HEAD_CANARY && MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(key, u, MT_SELF(head))))
         return SIZE_MAX;
-    if (MT_UNLIKELY(mt_safety_load(p + size) != MT_SELF(check_word)(key, p, size)))
+    size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p) ^
+                  MT_SELF(head_bits)(MT_SELF(head));
+    if (MT_UNLIKELY(size > usable - extra))
+        return SIZE_MAX;
+    if (MT_UNLIKELY(mt_safety_load(u + size) != MT_SELF(check_word)(key, u, size)))
         return SIZE_MAX;
     return size;
 }
 
-/* Is p a sealed (or freed or condemned) block start of usable bytes? *size
- * gets its size; reads only what mt_safety_word_readable allows. */
-MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
+/* Is p (from below) a sealed (or freed or condemned) block of usable
+ * bytes? *size gets its size and *head the length of its head; reads only
+ * what mt_safety_word_readable allows. The canary is the caller's. */
+MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
 {
     *size = 0;
-    if (usable < MT_TAIL_OVERHEAD || usable > MT_MAX_REQUEST ||
+    *head = 0;
+    if (usable < MT_TAIL_OVERHEAD + MT_SELF(head) || usable > MT_MAX_REQUEST ||
         !mt_safety_word_readable(p, p + usable - MT_TAIL_WORD))
         return MT_TAIL_INVALID;
     uint64_t key = mt_chksum_key();
-    size_t s = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p);
-    if (s > usable - MT_TAIL_OVERHEAD || !mt_safety_word_readable(p, p + s))
+    uint64_t word = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p);
+    size_t h = 0, s = word;
+    if (MT_SELF(head)) {
+        size_t log2 = (size_t)(word >> MT_TAIL_OFFSET_SHIFT);
+        if ((log2 && log2 < 4) || log2 > MT_TAIL_MAX_OFFSET_LOG2)
+            return MT_TAIL_WRECKED;
+        h = log2 ? (size_t)1 << log2 : 0; /* 0: a headless block (far alignments) */
+        s = word & MT_TAIL_SIZE_BITS;
+    }
+    if (h > usable - MT_TAIL_OVERHEAD || s > usable - MT_TAIL_OVERHEAD - h ||
+        !mt_safety_word_readable(p, p + h + s))
         return MT_TAIL_WRECKED;
     *size = s;
-    uint64_t want = MT_SELF(check_word)(key, p, s), got = mt_safety_load(p + s);
+    *head = h;
+    uint64_t want = MT_SELF(check_word)(key, p + h, s), got = mt_safety_load(p + h + s);
     if (got == want)
         return MT_TAIL_OK;
     if (got == (want ^ MT_TAIL_FREED))
@@ -201,20 +298,32 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size)
  * asked where that memory is mapped. */
 MT_SLOW bool MT_SELF(sealed_over)(uintptr_t b, size_t usable, uintptr_t p)
 {
-    size_t size;
+    size_t size, head;
     if (usable > MT_MAX_REQUEST || b + usable <= p)
         return false;
-    int state = MT_SELF(examine)((char *)b, usable, &size);
+    int state = MT_SELF(examine)((char *)b, usable, &size, &head);
     return state != MT_TAIL_INVALID && state != MT_TAIL_WRECKED;
+}
+
+/* Does some layer below own b, and what is its usable size (q->usable)?
+ * getmeta below may read in front of b (tlsf_glk's 16-byte boundary tag):
+ * only asked where that memory is mapped, unless `aligned_start` says b
+ * is 16-aligned, so that the tag lies in b's own (owned) granule or b
+ * starts one (head_canary's candidates: a block below at a granule start
+ * is a large block, whose owner reads nothing in front). */
+MT_SLOW bool MT_SELF(owned_at)(uintptr_t b, mt_ctx *q, bool aligned_start)
+{
+    *q = mt_ctx_for_alloc(0, 1);
+    mt_ctx_route(q, (void *)b);
+    if (!q->owner || (!aligned_start && (b & (MT_GRANULE - 1)) < 64 && !mt_safety_page_mapped(b - 64)))
+        return false;
+    return MT_BELOW(getmeta)(q) != NULL;
 }
 
 MT_SLOW bool MT_SELF(encloses)(uintptr_t b, uintptr_t p)
 {
-    mt_ctx q = mt_ctx_for_alloc(0, 1);
-    mt_ctx_route(&q, (void *)b);
-    if (!q.owner || ((b & (MT_GRANULE - 1)) < 64 && !mt_safety_page_mapped(b - 64)))
-        return false;
-    return MT_BELOW(getmeta)(&q) && MT_SELF(sealed_over)(b, q.usable, p);
+    mt_ctx q;
+    return MT_SELF(owned_at)(b, &q, false) && MT_SELF(sealed_over)(b, q.usable, p);
 }
 
 /* Does a sealed block start before p and reach past it? Then p points
@@ -242,74 +351,184 @@ MT_SLOW bool MT_SELF(inside_block)(char *p, size_t usable)
     return false;
 }
 
-/* Classify the block at ctx->ptr (routed): MT_TAIL_* and its size. */
-MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable)
+/* With a head canary: the block below h bytes in front of the program's
+ * block u, if its size word names that head; UNDERFLOW: its tail is
+ * intact but the canary is not; INVALID: no such block. */
+MT_SLOW int MT_SELF(headed_at)(char *u, size_t h, size_t *size, size_t *usable)
+{
+    size_t s, found;
+    mt_ctx q;
+    if ((uintptr_t)u < h || !MT_SELF(owned_at)((uintptr_t)u - h, &q, true))
+        return MT_TAIL_INVALID;
+    int state = MT_SELF(examine)(u - h, q.usable, &s, &found);
+    if (found != h || state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED)
+        return MT_TAIL_INVALID;
+    *size = s;
+    *usable = q.usable;
+    if (state == MT_TAIL_OK && mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(mt_chksum_key(), u, h))
+        return MT_TAIL_UNDERFLOW;
+    return state;
+}
+
+/* With a head canary: the block below whose program block starts at u,
+ * at the head its canary names (one look, in the block's own memory).
+ * INVALID: the canary names none (overwritten: an underflow; or a
+ * headless block's, whose canary word is not its own). */
+MT_SLOW int MT_SELF(inspect_named)(char *u, size_t *size, size_t *usable, size_t *head)
+{
+    uintptr_t at = (uintptr_t)u;
+    if (!mt_safety_word_readable(u, u - MT_TAIL_WORD))
+        return MT_TAIL_INVALID;
+    uint64_t named = mt_safety_load(u - MT_TAIL_WORD) ^ MT_SELF(canary)(mt_chksum_key(), u);
+    if (named > MT_TAIL_MAX_OFFSET_LOG2 - 4 || (at & (((size_t)16 << named) - 1)))
+        return MT_TAIL_INVALID;
+    int state = MT_SELF(headed_at)(u, (size_t)16 << named, size, usable);
+    if (state != MT_TAIL_INVALID)
+        *head = (size_t)16 << named;
+    return state;
+}
+
+/* With a head canary, after inspect_named found nothing: every head
+ * length u's alignment allows, 16 first (an underflow overwrote the
+ * canary). Reads other blocks' words: only on the way to a report. */
+MT_SLOW int MT_SELF(inspect_heads)(char *u, size_t *size, size_t *usable, size_t *head)
+{
+    uintptr_t at = (uintptr_t)u;
+    int state;
+    for (size_t log2 = 4; log2 <= MT_TAIL_MAX_OFFSET_LOG2 && !(at & (((size_t)1 << log2) - 1)); log2++)
+        if ((state = MT_SELF(headed_at)(u, (size_t)1 << log2, size, usable)) != MT_TAIL_INVALID) {
+            *head = (size_t)1 << log2;
+            return state;
+        }
+    return MT_TAIL_INVALID;
+}
+
+/* Classify the block at ctx->ptr (routed): MT_TAIL_* and its size; *head:
+ * how far in front of it the block below starts. */
+MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, size_t *head)
 {
     char *p = ctx->ptr;
     mt_ctx q = *ctx;
+    size_t found;
     *size = 0;
     *usable = 0;
+    *head = 0;
     if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
         return MT_TAIL_INVALID;
-    if (!MT_BELOW(getmeta)(&q))
+    /* with a head: the head the canary names; else a headless block (far
+     * alignments: a granule start) at p itself; else every head (an
+     * underflow) */
+    bool owned = false;
+    int state = MT_TAIL_INVALID;
+    if (MT_HEAD_CANARY && (state = MT_SELF(inspect_named)(p, size, usable, head)) != MT_TAIL_INVALID)
+        return state;
+    if (!MT_HEAD_CANARY || !((uintptr_t)p & (MT_GRANULE - 1))) {
+        owned = MT_BELOW(getmeta)(&q) != NULL;
+        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
+    }
+    if (MT_HEAD_CANARY && (state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED || found)) {
+        int headed = MT_SELF(inspect_heads)(p, size, usable, head);
+        if (headed != MT_TAIL_INVALID)
+            return headed;
+        owned = MT_BELOW(getmeta)(&q) != NULL;
+        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
+    }
+    if (!owned)
         return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
-    int state = MT_SELF(examine)(p, q.usable, size);
+    /* with a head, p starts no headed block (inspect_*): a block below
+     * starting at p is the program's only if it is headless */
+    if (MT_HEAD_CANARY && state != MT_TAIL_WRECKED && (state == MT_TAIL_INVALID || found))
+        return MT_TAIL_INVALID;
     /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
     if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p, q.usable))
         return MT_TAIL_INVALID;
     return state;
 }
 
-/* Ask `next` (alloc, or the owner's resize) for size bytes and both words,
- * and seal what it gives. The key is loaded after the layers below ran (the
- * caller fixed it): kept across them it would cost a saved register on
- * every call, their slow paths being calls. */
-MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size)
+/* Ask `next` (alloc, or the owner's resize of the block below at ctx->ptr)
+ * for size bytes, the head and both words, and seal what it gives. The key
+ * is loaded after the layers below ran (the caller fixed it): kept across
+ * them it would cost a saved register on every call, their slow paths
+ * being calls. */
+MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head)
 {
-    ctx->size = size + MT_TAIL_OVERHEAD;
+    ctx->size = size + head + MT_TAIL_OVERHEAD;
     char *p = next(ctx);
     ctx->size = size;
     if (MT_UNLIKELY(!p))
         return NULL;
     size_t usable = MT_SELF(usable_below)(p);
-    if (MT_UNLIKELY(usable < size + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
-        usable = size + MT_TAIL_OVERHEAD;
-    MT_SELF(seal)(mt_chksum_key_if_set(), p, size, usable);
-    return p;
+    if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
+        usable = size + head + MT_TAIL_OVERHEAD;
+    uint64_t key = mt_chksum_key_if_set();
+    if (MT_HEAD_CANARY && MT_UNLIKELY(head > MT_SELF(head)) &&
+        (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) && !mt_entry_owner(mt_pagemap_get(p + head)))
+        head = 0; /* the program's block would start in a granule nobody owns */
+    MT_SELF(seal)(key, p, head, size, usable);
+    if (MT_HEAD_CANARY && ctx->zeroed == p)
+        ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
+    return p + head;
 }
 
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
+    size_t head = MT_SELF(head);
     if (MT_UNLIKELY(!mt_chksum_key_if_set()))
         (void)mt_chksum_key_init();
-    return MT_SELF(sealed_from)(ctx, next, ctx->size);
+    if (MT_HEAD_CANARY && MT_UNLIKELY(ctx->align > head)) {
+        /* the block below aligned as asked, the program's one alignment
+         * bytes into it */
+        head = ctx->align;
+        if (head > MT_MAX_REQUEST - ctx->size || head > ((size_t)1 << MT_TAIL_MAX_OFFSET_LOG2)) {
+            ctx->err = MT_ENOMEM;
+            return NULL;
+        }
+    }
+    return MT_SELF(sealed_from)(ctx, next, ctx->size, head);
 }
 
 /* The inline check of free, getmeta and resize: the requested size of the
  * intact block at ctx->ptr (routed) and its usable size below; SIZE_MAX
  * for the slow path; MT_TAIL_REFUSED when the safety layer below refused
- * (and reported) it: asking again would report it twice. */
+ * (and reported) it: asking again would report it twice. With a head, the
+ * block below is asked for 16 bytes in front (in the same granule, so the
+ * routing holds; a block at a granule start takes the slow path). */
 MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
 {
     mt_ctx q = *ctx;
     /* not 16-aligned: no block start, and the owner's getmeta is not asked
      * (tlsf_glk's reads a boundary tag in front of the pointer) */
     bool aligned = ((uintptr_t)ctx->ptr & (MT_MIN_ALIGN - 1)) == 0;
+    if (MT_SELF(head)) {
+        aligned = aligned && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) != 0;
+        q.ptr = (char *)ctx->ptr - MT_SELF(head);
+    }
     void *owned = aligned ? MT_BELOW(getmeta)(&q) : NULL;
     if (MT_SELF(below_reports) && MT_UNLIKELY(!owned) && aligned)
         return MT_TAIL_REFUSED;
     *usable = q.usable;
-    return owned ? MT_SELF(quick_size)(key, ctx->ptr, q.usable) : SIZE_MAX;
+    return owned ? MT_SELF(quick_size)(key, q.ptr, q.usable) : SIZE_MAX;
+}
+
+/* Hand the block below (head bytes in front of the program's) to `next`. */
+MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
+{
+    if (MT_SELF(head)) {
+        ctx->ptr = (char *)ctx->ptr - head;
+        if (head > MT_SELF(head)) /* an aligned block: its start may be granules before */
+            mt_ctx_route(ctx, ctx->ptr);
+    }
+    return next(ctx);
 }
 
 /* Everything free's inline check does not vouch for. */
 MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t size, usable;
+    size_t size, usable, head;
     char *p = ctx->ptr;
-    switch (MT_SELF(inspect)(ctx, &size, &usable)) {
+    switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
     case MT_TAIL_OK:
         break;
     case MT_TAIL_INVALID:
@@ -327,6 +546,12 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
          * the block's last word (tlsf_glk's boundary tag) */
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "free");
         return;
+    case MT_TAIL_UNDERFLOW:
+        /* the tail vouches for the block: freed like an overflowed one */
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
+        if (MT_ERR_LEAKS(MT_ERR_HANDLE))
+            return;
+        break;
     default:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
@@ -334,7 +559,7 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
         break;
     }
     mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
-    next(ctx);
+    (void)MT_SELF(free_below)(ctx, next, head);
 }
 
 #define MT_IMPLEMENTS_free
@@ -352,15 +577,15 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         return NULL;
     }
     mt_safety_store(p + size, MT_SELF(check_word)(key, p, size) ^ MT_TAIL_FREED);
-    return next(ctx);
+    return MT_SELF(free_below)(ctx, next, MT_SELF(head));
 }
 
 /* Everything getmeta's inline check does not vouch for. */
 MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
 {
-    size_t size, usable;
+    size_t size, usable, head;
     char *p = ctx->ptr;
-    switch (MT_SELF(inspect)(ctx, &size, &usable)) {
+    switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
     case MT_TAIL_OK:
     case MT_TAIL_CONDEMNED_BLOCK:
         break;
@@ -375,6 +600,14 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
     case MT_TAIL_WRECKED:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta");
         return NULL;
+    case MT_TAIL_UNDERFLOW:
+        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
+        /* reported once: a new canary, or condemned so that free leaks it quietly */
+        if (MT_ERR_LEAKS(MT_ERR_HANDLE))
+            mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_CONDEMNED);
+        else
+            mt_safety_store(p - MT_TAIL_WORD, MT_SELF(head_canary)(mt_chksum_key(), p, head));
+        break;
     default:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");
         /* reported once: reseal, or condemn so that free leaks it quietly */
@@ -403,22 +636,34 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     return ctx->ptr;
 }
 
+/* Grow or shrink the intact block p (usable bytes below, head bytes in
+ * front of p) to want bytes: resealed in place while the block below holds
+ * them, else the owner's resize of the block below. */
+MT_INLINE void *MT_SELF(reseal)(mt_ctx *ctx, mt_lfunc *next, uint64_t key, size_t want, size_t usable, size_t head)
+{
+    char *p = ctx->ptr;
+    if (want > usable - MT_TAIL_OVERHEAD - head) {
+        if (head != MT_SELF(head))
+            return NULL; /* an aligned block: the socket moves it (the owner's move would keep no alignment) */
+        if (MT_SELF(head))
+            mt_ctx_route(ctx, p - head);
+        return MT_SELF(sealed_from)(ctx, next, want, head);
+    }
+    MT_SELF(seal)(key, p - head, head, want, usable);
+    return p;
+}
+
 /* realloc: the socket asked getmeta first (which verified the block), so a
  * block that is not intact here is one getmeta reported: let the socket
  * move it (its free then leaks a condemned block). */
 MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t size, usable, want = ctx->size;
-    char *p = ctx->ptr;
+    size_t size, usable, head;
     if (MT_SELF(below_reports))
         mt_safety_op_above = "realloc";
-    if (MT_SELF(inspect)(ctx, &size, &usable) != MT_TAIL_OK)
+    if (MT_SELF(inspect)(ctx, &size, &usable, &head) != MT_TAIL_OK)
         return NULL;
-    if (want + MT_TAIL_OVERHEAD <= usable) { /* fits: the check word moves */
-        MT_SELF(seal)(mt_chksum_key(), p, want, usable);
-        return p;
-    }
-    return MT_SELF(sealed_from)(ctx, next, want);
+    return MT_SELF(reseal)(ctx, next, mt_chksum_key(), ctx->size, usable, head);
 }
 
 /* Inline: an intact block whose usable size below still holds the new size
@@ -429,18 +674,14 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
 #define MT_IMPLEMENTS_resize
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
-    char *p = ctx->ptr;
-    size_t want = ctx->size, usable;
+    size_t usable;
     uint64_t key = mt_chksum_key_if_set();
     if (MT_SELF(below_reports))
         mt_safety_op_above = "realloc";
     size_t size = MT_SELF(vouch)(ctx, key, &usable);
     if (MT_UNLIKELY(size >= MT_TAIL_REFUSED))
         return size == SIZE_MAX ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy, next)) : NULL;
-    if (want > usable - MT_TAIL_OVERHEAD)
-        return MT_SELF(sealed_from)(ctx, next, want);
-    MT_SELF(seal)(key, p, want, usable);
-    return p;
+    return MT_SELF(reseal)(ctx, next, key, ctx->size, usable, MT_SELF(head));
 }
 
 #include "../core/layer_end.h"

@@ -2,8 +2,8 @@
  * (segfit_lk by default; SAFETY_TRUNK_SLAB_WF, SAFETY_TRUNK_TLSF, or the
  * trunks of wfslab (SAFETY_TRUNK_WFSLAB) and hslab (SAFETY_TRUNK_HSLAB)),
  * the safety layers the test asks for (SAFETY_TAIL, SAFETY_DELAYED, with
- * their slots from SAFETY_CHKSUM, SAFETY_ERR, SAFETY_NODE_XOR), and
- * custom_socket(prefix=t_). */
+ * their slots from SAFETY_CHKSUM, SAFETY_ERR, SAFETY_NODE_XOR,
+ * SAFETY_HEAD_CANARY), and custom_socket(prefix=t_). */
 #include <mortise/mortise.h>
 
 #ifndef SAFETY_CHKSUM
@@ -67,6 +67,9 @@
 #if defined(SAFETY_TAIL)
 #define MT_CHKSUM SAFETY_CHKSUM
 #define MT_ERR_HANDLE SAFETY_ERR
+#if defined(SAFETY_HEAD_CANARY)
+#define MT_HEAD_CANARY 1
+#endif
 #include <mortise/layers/tail_chksum.h>
 #endif
 

@@ -1,7 +1,7 @@
 /* link_check (layers/safety/link_check.h) in each layer that has it, alone
  * or with the trunk below (LINK_LAYER picks the composition, prefix t_):
  *   1 slab_wf   2 segfit_lf   3 slab_lk   4 thread_cache over segfit_lk
- *   5 tlsf_glk  6 segfit_lk
+ *   5 tlsf_glk  6 segfit_lk   7 buddy_glk (16-byte smallest blocks, every size)
  * Two blocks of a run are freed and the newer one's link (its first word)
  * is forged: a wild address, then a global array. The next allocations must
  * report it once (corrupted-metadata, the layer's name, the block), never
@@ -56,8 +56,17 @@
 #include <mortise/layers/segfit_lk.h>
 #define LINK_CHAIN mmap_heap, segfit_lk
 #define LINK_LAYERS "segfit_lk"
+#elif LINK_LAYER == 7
+#include <mortise/os/mmap_heap.h>
+#define MT_SIZE_HANDLE 0, SIZE_MAX
+#define MT_BUDDY_MIN_SHIFT 4
+#define MT_ERR_HANDLE callback
+#define MT_LINK_CHECK 1
+#include <mortise/layers/buddy_glk.h>
+#define LINK_CHAIN mmap_heap, buddy_glk
+#define LINK_LAYERS "buddy_glk"
 #else
-#error "LINK_LAYER: 1 to 6"
+#error "LINK_LAYER: 1 to 7"
 #endif
 #define MT_PREFIX t_
 #include <mortise/sockets/custom_socket.h>

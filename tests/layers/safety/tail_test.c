@@ -8,12 +8,22 @@
  *   - double free at once and after other frees;
  *   - invalid frees (interior, stack, global, foreign mapping, wild) are
  *     reported as invalid-free and nothing crashes;
- *   - a forged size word is caught. */
+ *   - a forged size word is caught;
+ *   - with SAFETY_HEAD_CANARY (head_canary=1): a write of 1, 8 or 16 bytes
+ *     in front of a block, plain or aligned, is reported as
+ *     heap-buffer-underflow with its size on free, malloc_usable_size and
+ *     realloc, once. */
 #define SAFETY_TAIL 1
 #include "compose.h"
 #include "safety_check.h"
 #include <stdint.h>
 #include <stdlib.h>
+
+#if defined(SAFETY_HEAD_CANARY)
+#define HEAD 16 /* the block below starts this far in front of the program's */
+#else
+#define HEAD 0
+#endif
 
 static const size_t sizes[] = {0, 1, 7, 8, 15, 16, 24, 100, 1000, 4000, 40000, 70000, 300000};
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -177,15 +187,61 @@ static void forged_size(void)
     size_t usable_below = 0;
     {
         mt_ctx q = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&q, p);
+        mt_ctx_route(&q, p - HEAD);
         CHECK(mt_below_tail_chksum_getmeta(&q) != NULL);
         usable_below = q.usable;
     }
     uint64_t forged = 8;
-    memcpy(p + usable_below - 8, &forged, 8);
+    memcpy(p - HEAD + usable_below - 8, &forged, 8);
     t_free(p);
     expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "forged size word");
 }
+
+#if defined(SAFETY_HEAD_CANARY)
+static void expect_underflow(const void *p, size_t size, const char *what)
+{
+    expect_one(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, what);
+    CHECKF(seen.last.size == size && !strcmp(seen.last.layer, "tail_chksum"), "%s: size %zu (%s), wanted %zu",
+           what, seen.last.size, seen.last.layer, size);
+}
+
+static void underflow_everywhere(void)
+{
+    static const size_t by[] = {1, 8, 16};
+    static const char *const ops[] = {"underflow, free", "underflow, usable size", "underflow, realloc"};
+    for (size_t i = 0; i < NSIZES; i++)
+        for (size_t k = 0; k < sizeof by / sizeof by[0]; k++)
+            for (int op = 0; op < 3; op++) {
+                size_t size = sizes[i];
+                unsigned char *p = t_malloc(size), *q = p;
+                memset(p, 7, size);
+                memset(p - by[k], 0x41, by[k]);
+                if (op == 0)
+                    t_free(p);
+                else if (op == 1)
+                    CHECK(t_malloc_usable_size(p) == size);
+                else
+                    q = t_realloc(p, size + 100);
+                expect_underflow(p, size, ops[op]);
+                if (op > 0) { /* reported once (a new canary): the block lives on */
+                    CHECK(q != NULL && (size == 0 || (q[0] == 7 && q[size - 1] == 7)));
+                    t_free(q);
+                    expect_none(ops[op]);
+                }
+            }
+    /* (a far alignment whose head would start a granule nobody owns gets
+     * no head: not tested here) */
+    static const size_t aligns[] = {32, 64, 256, 4096};
+    for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
+        unsigned char *p = t_memalign(aligns[a], 100);
+        CHECK(p && ((uintptr_t)p & (aligns[a] - 1)) == 0);
+        memset(p - 8, 0x41, 8);
+        t_free(p);
+        expect_underflow(p, 100, "underflow of an aligned block");
+    }
+}
+
+#endif
 
 static void ordinary_use(void)
 {
@@ -221,6 +277,9 @@ int main(void)
     invalid_frees();
     interior_of_first_block();
     forged_size();
+#if defined(SAFETY_HEAD_CANARY)
+    underflow_everywhere();
+#endif
     ordinary_use();
     return check_report("tail_test");
 }

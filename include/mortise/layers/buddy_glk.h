@@ -68,14 +68,18 @@
  *   A new chunk costs a record, maybe a map, and one call below; that, and
  *   giving a chunk back, happen outside the lock. getmeta O(1), no lock.
  *   resize in place: shrinking frees the upper halves, growing takes free
- *   buddies, O(levels).
+ *   buddies, O(levels). purge: one call below per wholly free chunk, then,
+ *   under the lock, one madvise per touched free block of two pages or
+ *   more (malloc_trim is rare; nothing else waits on it but this lock).
  * Space: per chunk a 64-byte record and a map of chunk / min bytes (4 MiB
  *   chunks: 1 KiB with 4 KiB blocks, 0.03 %; 256 KiB with 16-byte blocks,
  *   6.25 %, resident only where blocks were used). Internal fragmentation:
  *   a block is the power of two at or above the request (up to 100 %,
  *   e.g. 32769 B -> 64 KiB). A chunk whose blocks are all free stays cached
  *   if it is the only such one, else goes back below on free; purge gives
- *   back all of them. Free blocks inside a chunk in use keep their pages.
+ *   back all of them. Free blocks inside a chunk in use keep their pages
+ *   until purge (malloc_trim), which gives back all of each one's pages but
+ *   the one holding its links.
  * Thread safety: all operations, under the one lock. Lock order: the lock
  *   (never held while calling below), then the record pool's lock, then
  *   the layer below. fork_prepare takes the lock, then the pool's;
@@ -389,6 +393,33 @@ static void *MT_SELF(cs_take_free_chunk)(void *arg)
     return ch;
 }
 
+/* purge, after the wholly free chunks went back: the pages of the free
+ * blocks inside chunks still in use go back to the OS too (all but the
+ * page holding the block's list links). One live block — a thread's
+ * buffer the C library keeps after the thread is gone — would otherwise
+ * keep a whole chunk resident after malloc_trim (4 MiB each: the
+ * conformance trim case saw up to four). Blocks known zero-filled were
+ * never touched and are skipped. */
+static void *MT_SELF(cs_discard_free)(void *arg)
+{
+    (void)arg;
+    void *any = NULL; /* non-NULL: some pages went back (malloc_trim's 1) */
+    for (unsigned level = 0; level < MT_SELF_TOP; level++) {
+        size_t bytes = MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT;
+        if (bytes < 2 * mt_page_size())
+            continue;
+        for (MT_SELF(node) *n = MT_SELF(state).free[level]; n; n = n->next) {
+            MT_SELF(chunk) *ch = MT_SELF(chunk_of)(n);
+            size_t page = (size_t)((char *)n - ch->base) >> MT_BUDDY_MIN_SHIFT;
+            if (!(MT_SELF(get)(ch, page) & MT_BUDDY_ZERO)) {
+                mt_pal_advise_dontneed(n + 1, bytes - sizeof *n);
+                any = n;
+            }
+        }
+    }
+    return any;
+}
+
 /* ---- chunks from and back to the layer below (no lock held) ---- */
 
 MT_INLINE size_t MT_SELF(record_size)(void)
@@ -554,6 +585,8 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(release)(ch);
         any = true;
     }
+    if (MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_discard_free), NULL))
+        any = true;
     MT_ASSERT_HOLDS(MT_SELF(invariants)());
     return (next(ctx) || any) ? (void *)1 : NULL;
 }

@@ -36,11 +36,16 @@
  *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block
  *   starts (an interior pointer of a slab is ignored / nobody's); costs a
  *   multiply, a rotate and one compare (is_block), 0 leaves it out.
+ *   MT_SLAB_LK_COLORS (8, a power of two): how many cache-line offsets
+ *   the records of slabs take turns at; 1 puts every record at its span's
+ *   very end.
  * Needs from below: granule-aligned spans of slab size (any OS layer, or
  *   buddy_glk, which serves any request aligned to a granule), and the
  *   free chain to give them back.
  * Structure: a slab is one span from below holding blocks of one class;
- *   its record, in the span's last 128 bytes, keeps a LIFO free list
+ *   its record, 128 bytes near the span's end (0 to MT_SLAB_LK_COLORS - 1
+ *   cache lines below it, by the span's address, so that the records of
+ *   many slabs do not share one cache set), keeps a LIFO free list
  *   threaded through its freed blocks, a bump pointer over its never-used
  *   blocks (their pages stay untouched), and its use count. The page map
  *   names slab_lk for every granule of a slab, with the record as payload,
@@ -126,7 +131,7 @@ MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
 enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
 #endif
 
-/* A slab's record, in the slab's last 128 bytes (blocks start at the
+/* A slab's record, near the slab's end (MT_SELF(reserve); blocks start at the
  * slab's first byte, so their alignment is the slab's). The first cache
  * line holds what alloc, free and getmeta touch. */
 typedef struct MT_SELF(slab) {
@@ -160,6 +165,24 @@ static struct {
 
 enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
 
+/* Bytes at a slab's end that are not blocks: its record, placed one of
+ * MT_SLAB_LK_COLORS cache lines further down by the slab's address. Slabs
+ * come aligned to their length, so records at one fixed offset from the
+ * end all map to one set of every cache indexed by address bits below
+ * the slab size (L1, L2): a free to random slabs then misses on the record
+ * once more slabs are live than the cache has ways (measured: churn's
+ * frees missed the simulated 1 MiB 16-way LL on 1 in 1.02; with colours,
+ * see docs/results/2026-11-27-slab-colors.md). */
+#ifndef MT_SLAB_LK_COLORS
+#define MT_SLAB_LK_COLORS 8
+#endif
+_Static_assert(((MT_SLAB_LK_COLORS) & ((MT_SLAB_LK_COLORS) - 1)) == 0, "slab_lk: colours a power of two");
+MT_INLINE size_t MT_SELF(reserve)(const char *base, size_t len)
+{
+    size_t color = ((uintptr_t)base / len) & ((MT_SLAB_LK_COLORS) - 1);
+    return MT_SELF(record) + color * MT_CACHELINE;
+}
+
 /* Is p the start of a block of slab s? (A pointer the page map routed to
  * us lies in one of the slab's granules.) One test for both "a multiple of
  * csize" and "below the last block" (the Granlund-Montgomery divisibility
@@ -191,7 +214,7 @@ MT_INLINE void MT_SELF(layout)(MT_SELF(slab) *s, char *base, size_t csize, size_
         inverse *= 2 - odd * inverse;
     s->base = base;
     s->csize = (uint32_t)csize;
-    s->capacity = (len - MT_SELF(record)) / csize;
+    s->capacity = (len - MT_SELF(reserve)(base, len)) / csize;
     s->used = (uint32_t)(s->capacity * csize);
     s->inverse = inverse;
     s->shift = shift;
@@ -441,7 +464,8 @@ static void *MT_SELF(cs_take_empty)(void *arg)
 MT_INLINE size_t MT_SELF(slab_len)(size_t csize)
 {
     size_t len = MT_SLAB_SIZE;
-    while ((len - MT_SELF(record)) % csize + MT_SELF(record) > len / 8)
+    const size_t most = MT_SELF(record) + ((MT_SLAB_LK_COLORS) - 1) * MT_CACHELINE;
+    while ((len - most) % csize + most > len / 8)
         len *= 2;
     return len;
 }
@@ -455,7 +479,7 @@ MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *ne
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
-    MT_SELF(slab) *s = (MT_SELF(slab) *)(base + len - MT_SELF(record));
+    MT_SELF(slab) *s = (MT_SELF(slab) *)(base + len - MT_SELF(reserve)(base, len));
     MT_SELF(layout)(s, base, csize, len);
     s->cls = (uint32_t)index;
     s->inuse = 0;
@@ -630,8 +654,8 @@ MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_
     size_t freed = 0;
     char *end = s->base + s->used;
     MT__SLAB_REQUIRE(s->where == where && s->cls == i, "slab on the list of another state or class");
-    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(record) && s->csize == MT_SELF(class_size)(i) &&
-                         s->capacity == (s->len - MT_SELF(record)) / s->csize &&
+    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(reserve)(s->base, s->len) && s->csize == MT_SELF(class_size)(i) &&
+                         s->capacity == (s->len - MT_SELF(reserve)(s->base, s->len)) / s->csize &&
                          s->used == s->capacity * s->csize,
                      "slab geometry");
     MT__SLAB_REQUIRE(s->bump >= s->base && s->bump <= end && (size_t)(s->bump - s->base) % s->csize == 0,
@@ -705,3 +729,4 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 
 #include "../core/layer_end.h"
 #undef MT_SLAB_LK_CHECK
+#undef MT_SLAB_LK_COLORS

@@ -124,6 +124,36 @@ static void test_return(void)
     drain();
 }
 
+/* malloc_trim gives back the pages of free blocks inside a chunk that one
+ * live block keeps: the chunk stays, its RSS does not (without it the whole
+ * written chunk stayed resident). */
+static void test_trim_inside_used_chunk(void)
+{
+    drain();
+    size_t before = tsb_rss();
+    char *pin = t_malloc(PAGE), *rest = t_malloc(CHUNK / 2), *quarter = t_malloc(CHUNK / 4);
+    CHECK(pin && rest && quarter && chunk_of(pin) == chunk_of(rest) && chunk_of(pin) == chunk_of(quarter));
+    memset(rest, 0x5a, CHUNK / 2);
+    memset(quarter, 0xa5, CHUNK / 4);
+    size_t written = tsb_rss();
+    t_free(rest);
+    t_free(quarter);
+    CHECK(buddy_glk_state.chunks == 1 && buddy_glk_state.free_chunks == 0);
+    CHECK(t_malloc_trim(0) == 1);
+    size_t trimmed = tsb_rss();
+    CHECK(buddy_glk_state.chunks == 1); /* pin keeps the chunk */
+    CHECK_MSG(written >= before + CHUNK / 2 && trimmed <= before + ((size_t)1 << 20),
+           "RSS %zu KiB -> %zu KiB written -> %zu KiB after trim", before >> 10, written >> 10, trimmed >> 10);
+    CHECK(check() == 0);
+    char *again = t_malloc(CHUNK / 2); /* the free lists survived the discard */
+    CHECK(again != NULL && chunk_of(again) == chunk_of(pin));
+    memset(again, 0x11, CHUNK / 2);
+    t_free(again);
+    t_free(pin);
+    CHECK(check() == 0);
+    drain();
+}
+
 /* Blocks of mixed orders: getmeta answers 2^k at every block start and
  * nothing at every other page or offset of the chunk. */
 static void test_getmeta(void)
@@ -272,6 +302,7 @@ int main(void)
 {
     test_coalesce();
     test_return();
+    test_trim_inside_used_chunk();
     test_getmeta();
     test_bad_frees();
     test_resize();

@@ -203,7 +203,8 @@ static void test_is_block_every_class(void)
         slab_lk_slab rec;
         char *base = (char *)((uintptr_t)0x7f1200000000u);
         slab_lk_layout(&rec, base, csize, len);
-        CHECK(rec.capacity * csize <= len - slab_lk_record && (rec.capacity + 1) * csize > len - slab_lk_record);
+        size_t room = len - slab_lk_reserve(base, len);
+        CHECK(rec.capacity * csize <= room && (rec.capacity + 1) * csize > room);
         for (int64_t off = -(int64_t)len; off < 2 * (int64_t)len; off += 16) {
             bool start = off >= 0 && (uint64_t)off < rec.used && off % (int64_t)csize == 0;
             starts += start;

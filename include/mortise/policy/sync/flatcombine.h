@@ -65,10 +65,17 @@ typedef struct {
     mt_sync_futex_lock combiner; /* the combiner token; lock()/unlock() */
     _Atomic(uint32_t) waiting;   /* exec requests that found the lock taken */
     _Atomic(uint32_t) sleepers;  /* ... of which parked on their records */
+    _Atomic(uint32_t) handoff;   /* 1 while a woken waiter has not run yet */
+    _Atomic(uint32_t) next_wake; /* record index where the next hand-off search starts */
 } mt_sync_flatcombine;
 
-/* Record states (the record's futex word); FC_SLEEP is or-ed in by a parked owner. */
-enum { MT_FC_IDLE = 0, MT_FC_PENDING = 1, MT_FC_CLAIMED = 2, MT_FC_DONE = 3, MT_FC_SLEEP = 4 };
+/* Record states (the record's futex word). FC_SLEEP is or-ed in by a parked
+ * owner; FC_HANDOFF by a releaser that woke the owner to take over (it
+ * stays through the answer, so the owner always sees that it was chosen). */
+enum {
+    MT_FC_IDLE = 0, MT_FC_PENDING = 1, MT_FC_CLAIMED = 2, MT_FC_DONE = 3,
+    MT_FC_SLEEP = 4, MT_FC_HANDOFF = 8
+};
 #define MT_FC_PHASE(s) ((s) & 3u)
 
 static mt_sync_pool mt_fc_pool;
@@ -93,6 +100,8 @@ MT_INLINE void mt_sync_flatcombine_init(mt_sync_flatcombine *l)
     atomic_init(&l->combiner.state, 0);
     atomic_init(&l->waiting, 0);
     atomic_init(&l->sleepers, 0);
+    atomic_init(&l->handoff, 0);
+    atomic_init(&l->next_wake, 0);
     mt_fc_forget(l);
 }
 
@@ -101,27 +110,53 @@ MT_INLINE void mt_sync_flatcombine_lock(mt_sync_flatcombine *l)
     mt_sync_futex_lock_acquire(&l->combiner);
 }
 
-/* After a release: hand the lock's pending work to one parked waiter. */
-MT_SLOW void mt_fc_wake_one(mt_sync_flatcombine *l)
+/* After a release, with parked waiters and no hand-off under way: wake one
+ * parked waiter whose request nobody has run, which then runs the lock's
+ * pending work (or finds it done by a combiner that came meanwhile). Only
+ * one such wake-up is in flight at a time (`handoff`, cleared by the woken
+ * owner when it runs): a parked waiter's request is run only after it was
+ * chosen here (combiners skip parked records), so while threads keep the
+ * lock busy, parked waiters stay parked and cost nothing, as sleepers of a
+ * mutex do. The search starts where the last one stopped: every parked
+ * waiter is chosen in turn. */
+MT_SLOW void mt_fc_hand_off(mt_sync_flatcombine *l)
 {
+    uint32_t idle = 0;
+    if (!mt_cas(&l->handoff, &idle, 1))
+        return; /* a woken waiter is on its way: it checks again when it runs */
     uint32_t n = mt_sync_pool_count(&mt_fc_pool);
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t start = mt_load_relaxed(&l->next_wake);
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = (start + k) % n;
         mt_sync_rec *r = mt_sync_pool_at(&mt_fc_pool, i);
         if (!r || mt_load_relaxed(&r->lock) != l)
             continue;
         uint32_t s = MT_FC_PENDING | MT_FC_SLEEP;
-        if (mt_cas(&r->state, &s, MT_FC_PENDING)) { /* the change ends its futex wait */
+        if (mt_cas(&r->state, &s, MT_FC_PENDING | MT_FC_HANDOFF)) { /* ends its futex wait */
+            mt_store_relaxed(&l->next_wake, i + 1);
             mt_sync_futex_wake(&r->state, 1);
             return;
         }
     }
+    /* Every counted sleeper is awake or being answered (a counted sleeper's
+     * bit is visible here: it set it before counting itself). */
+    atomic_store(&l->handoff, 0);
 }
 
 MT_INLINE void mt_fc_release(mt_sync_flatcombine *l)
 {
     mt_sync_futex_lock_release(&l->combiner); /* seq_cst: the sleeper count cannot pass it */
-    if (MT_UNLIKELY(atomic_load(&l->sleepers) != 0))
-        mt_fc_wake_one(l);
+    if (MT_UNLIKELY(atomic_load(&l->sleepers) != 0) && atomic_load(&l->handoff) == 0)
+        mt_fc_hand_off(l);
+}
+
+/* The owner of a record chosen by mt_fc_hand_off runs: the hand-off is over.
+ * Cleared before the caller looks at the lock (sequentially consistent), so
+ * a releaser that still saw it set released before that look. */
+MT_INLINE void mt_fc_handoff_done(mt_sync_flatcombine *l, uint32_t s)
+{
+    if (MT_UNLIKELY(s & MT_FC_HANDOFF))
+        atomic_store(&l->handoff, 0);
 }
 
 /* Combiner, holding the lock: claim and run pending requests for l. */
@@ -134,9 +169,11 @@ MT_SLOW unsigned mt_fc_pass(mt_sync_flatcombine *l, mt_sync_rec *mine)
         if (!r || r == mine)
             continue;
         uint32_t s = mt_load_acquire(&r->state);
-        if (MT_FC_PHASE(s) != MT_FC_PENDING || mt_load_relaxed(&r->lock) != l)
+        /* A parked owner waits for mt_fc_hand_off: answering it here would
+         * cost a wake-up per request while the lock stays busy. */
+        if ((s & (3u | MT_FC_SLEEP)) != MT_FC_PENDING || mt_load_relaxed(&r->lock) != l)
             continue;
-        if (!mt_cas(&r->state, &s, MT_FC_CLAIMED | (s & MT_FC_SLEEP)))
+        if (!mt_cas(&r->state, &s, MT_FC_CLAIMED | (s & MT_FC_HANDOFF)))
             continue;
         /* The claim read the state of the request now published, so this
          * read of its lock is definitive (a record reused since our first
@@ -146,8 +183,8 @@ MT_SLOW unsigned mt_fc_pass(mt_sync_flatcombine *l, mt_sync_rec *mine)
             continue;
         }
         r->ret = mt_load_relaxed(&r->cs)(mt_load_relaxed(&r->arg));
-        if (atomic_exchange(&r->state, MT_FC_DONE) & MT_FC_SLEEP)
-            mt_sync_futex_wake(&r->state, 1);
+        if (atomic_exchange(&r->state, MT_FC_DONE | (s & MT_FC_HANDOFF)) & MT_FC_SLEEP)
+            mt_sync_futex_wake(&r->state, 1); /* it began to park while we ran it */
         served++;
     }
     return served;
@@ -160,6 +197,15 @@ MT_SLOW void mt_fc_passes(mt_sync_flatcombine *l, mt_sync_rec *mine)
             break;
 }
 
+/* Whether a pass can find work: a published request whose owner is not
+ * parked, or the one a hand-off woke (racy reads: a request missed here is
+ * its owner's to run, it tries the lock before it parks). */
+MT_INLINE bool mt_fc_servable(mt_sync_flatcombine *l)
+{
+    return mt_load_relaxed(&l->waiting) > mt_load_relaxed(&l->sleepers) ||
+           mt_load_relaxed(&l->handoff) != 0;
+}
+
 /* We hold the combiner lock: our own request first, then the passes. */
 MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
@@ -170,9 +216,11 @@ MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
         if (MT_FC_PHASE(s) == MT_FC_DONE) { /* a combiner before us answered it */
             own = mine->ret;
             mt_store_relaxed(&mine->state, MT_FC_IDLE);
+            mt_fc_handoff_done(l, s);
             break;
         }
         if (MT_FC_PHASE(s) == MT_FC_PENDING && mt_cas(&mine->state, &s, MT_FC_IDLE)) {
+            mt_fc_handoff_done(l, s);
             /* idle before running: cs may nest an exec on another lock with it */
             own = mt_load_relaxed(&mine->cs)(mt_load_relaxed(&mine->arg));
             break;
@@ -181,7 +229,7 @@ MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
     }
     /* Nobody found the lock taken: nothing can be pending that its owner
      * would not run itself (it tries the lock before it counts as waiting). */
-    if (mt_load_relaxed(&l->waiting) != 0)
+    if (mt_fc_servable(l))
         mt_fc_passes(l, mine);
     mt_fc_release(l);
     return own;
@@ -191,7 +239,7 @@ MT_SLOW void *mt_fc_combine(mt_sync_flatcombine *l, mt_sync_rec *mine)
  * holders that come back for the lock again and again cannot starve exec. */
 MT_INLINE void mt_sync_flatcombine_unlock(mt_sync_flatcombine *l)
 {
-    if (MT_UNLIKELY(mt_load_relaxed(&l->waiting) != 0))
+    if (MT_UNLIKELY(mt_fc_servable(l)))
         mt_fc_passes(l, mt_fc_mine);
     mt_fc_release(l);
 }
@@ -214,6 +262,16 @@ MT_SLOW mt_sync_rec *mt_fc_adopt(void)
     return mt_fc_mine;
 }
 
+/* Our request, chosen by a hand-off, was answered by another combiner: the
+ * hand-off ends here, and if the lock is free with waiters still parked,
+ * the next one is chosen now (a releaser that saw ours under way left it). */
+MT_SLOW void mt_fc_handoff_answered(mt_sync_flatcombine *l)
+{
+    atomic_store(&l->handoff, 0);
+    if (atomic_load(&l->sleepers) != 0 && !mt_sync_futex_lock_held(&l->combiner))
+        mt_fc_hand_off(l);
+}
+
 /* Wait for the answer, or for a chance to combine. */
 MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
@@ -225,13 +283,17 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
         if (MT_FC_PHASE(s) == MT_FC_DONE) {
             void *r = mine->ret;
             mt_store_relaxed(&mine->state, MT_FC_IDLE);
+            if (s & MT_FC_HANDOFF)
+                mt_fc_handoff_answered(l);
             return r;
         }
-        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING) {
+        /* Chosen by a hand-off, the request is the next one any combiner
+         * runs: stay awake (parking would leave the hand-off unfinished). */
+        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING || (s & MT_FC_HANDOFF)) {
             if (spins < rounds)
                 mt_cpu_relax();
             else
-                mt_yield(); /* being run by a combiner right now */
+                mt_yield(); /* being run by a combiner right now, or next */
             continue;
         }
         /* Park: mark the record, count ourselves, and re-check the lock;
@@ -239,7 +301,7 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
          * release (both sequentially consistent), so one of us sees the
          * other. */
         s = atomic_fetch_or(&mine->state, MT_FC_SLEEP) | MT_FC_SLEEP;
-        if (MT_FC_PHASE(s) != MT_FC_PENDING)
+        if (MT_FC_PHASE(s) != MT_FC_PENDING || (s & MT_FC_HANDOFF))
             continue;
         atomic_fetch_add(&l->sleepers, 1);
         if (!mt_sync_futex_lock_held(&l->combiner)) {

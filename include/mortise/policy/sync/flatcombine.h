@@ -60,6 +60,9 @@
 #ifndef MT_FLATCOMBINE_PASSES
 #define MT_FLATCOMBINE_PASSES 3
 #endif
+#ifndef MT_FLATCOMBINE_PATIENCE
+#define MT_FLATCOMBINE_PATIENCE 4
+#endif
 
 typedef struct {
     mt_sync_futex_lock combiner; /* the combiner token; lock()/unlock() */
@@ -132,7 +135,7 @@ MT_SLOW void mt_fc_hand_off(mt_sync_flatcombine *l)
         if (!r || mt_load_relaxed(&r->lock) != l)
             continue;
         uint32_t s = MT_FC_PENDING | MT_FC_SLEEP;
-        if (mt_cas(&r->state, &s, MT_FC_PENDING | MT_FC_HANDOFF)) { /* ends its futex wait */
+        if (mt_cas(&r->state, &s, s | MT_FC_HANDOFF)) { /* ends its futex wait */
             mt_store_relaxed(&l->next_wake, i + 1);
             mt_sync_futex_wake(&r->state, 1);
             return;
@@ -197,13 +200,14 @@ MT_SLOW void mt_fc_passes(mt_sync_flatcombine *l, mt_sync_rec *mine)
             break;
 }
 
-/* Whether a pass can find work: a published request whose owner is not
- * parked, or the one a hand-off woke (racy reads: a request missed here is
- * its owner's to run, it tries the lock before it parks). */
+/* Whether a pass can find work: a published request whose owner is awake.
+ * Parked owners are counted apart and their records skipped, so while the
+ * lock is busy and its waiters sleep, a release scans nothing. Racy reads:
+ * a request missed here is its owner's to run, it tries the lock before it
+ * parks. */
 MT_INLINE bool mt_fc_servable(mt_sync_flatcombine *l)
 {
-    return mt_load_relaxed(&l->waiting) > mt_load_relaxed(&l->sleepers) ||
-           mt_load_relaxed(&l->handoff) != 0;
+    return mt_load_relaxed(&l->waiting) > mt_load_relaxed(&l->sleepers);
 }
 
 /* We hold the combiner lock: our own request first, then the passes. */
@@ -275,7 +279,7 @@ MT_SLOW void mt_fc_handoff_answered(mt_sync_flatcombine *l)
 /* Wait for the answer, or for a chance to combine. */
 MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
-    unsigned rounds = mt_sync_spin_rounds();
+    unsigned rounds = mt_sync_spin_rounds(), lost = 0;
     for (unsigned spins = 0;; spins++) {
         if (!mt_sync_futex_lock_held(&l->combiner) && mt_sync_futex_trylock(&l->combiner))
             return mt_fc_combine(l, mine);
@@ -287,13 +291,25 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
                 mt_fc_handoff_answered(l);
             return r;
         }
-        /* Chosen by a hand-off, the request is the next one any combiner
-         * runs: stay awake (parking would leave the hand-off unfinished). */
-        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING || (s & MT_FC_HANDOFF)) {
+        if (s & MT_FC_HANDOFF) {
+            if (!(s & MT_FC_SLEEP)) { /* waited long enough: the next pass runs it */
+                mt_yield();
+                continue;
+            }
+            /* Woken by a hand-off, and the lock is taken again. */
+            uint32_t next = ++lost < MT_FLATCOMBINE_PATIENCE ? MT_FC_PENDING | MT_FC_SLEEP
+                                                             : MT_FC_PENDING | MT_FC_HANDOFF;
+            if (!mt_cas(&mine->state, &s, next))
+                continue;
+            if (next & MT_FC_HANDOFF)
+                continue; /* keeps the hand-off until a combiner answers it */
+            atomic_store(&l->handoff, 0); /* park again; the holder's release hands off anew */
+        }
+        if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING) {
             if (spins < rounds)
                 mt_cpu_relax();
             else
-                mt_yield(); /* being run by a combiner right now, or next */
+                mt_yield(); /* being run by a combiner right now */
             continue;
         }
         /* Park: mark the record, count ourselves, and re-check the lock;

@@ -12,30 +12,50 @@
  *   if the combiner lock is free and its try-lock succeeds, it is the
  *   combiner; otherwise it waits for its record to be answered.
  *   A combiner first runs its own request (unless an earlier combiner already
- *   did), then makes up to MT_FLATCOMBINE_PASSES passes over the records,
- *   claiming (CAS) and running every pending request for this lock, stopping
+ *   did), then, if some waiter that published is awake, makes up to
+ *   MT_FLATCOMBINE_PASSES passes over the records, claiming (CAS) and running
+ *   every pending request for this lock whose owner is not parked, stopping
  *   early after a pass that found none; then it releases the lock. A record
  *   serves one request at a time, and every exec is synchronous, so one
  *   record per thread serves all flatcombine locks.
  * lock/unlock: take and release the combiner lock itself (a futex mutex,
  *   wait.h): the holder excludes every combiner, needs no record, and may
- *   hold any number of locks (fork_prepare). When exec requests are waiting,
- *   unlock first combines them (the same bounded passes), so threads that
- *   take the lock with lock() again and again cannot starve exec; then it
- *   wakes one parked waiter of this lock, which tries to combine.
+ *   hold any number of locks (fork_prepare). When awake exec requests are
+ *   waiting, unlock first combines them (the same bounded passes), so
+ *   threads that take the lock with lock() again and again cannot starve
+ *   exec; then it hands off as every release does (below).
  * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds
  *   (one round with fewer than MT_SYNC_SPIN_MIN_CORES cores: wait.h), then
  *   parks on its record (futex) after announcing itself in the lock's
- *   sleeper count; a combiner that answers it wakes it, and a releasing holder
- *   wakes one parked waiter so that pending requests never strand.
- * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3).
+ *   sleeper count. Combiners skip parked records: answering one costs a
+ *   wake-up, and on a machine with fewer cores than threads the woken
+ *   thread then competes for a core while the lock is busy (measured on 2
+ *   cores: docs/results/2026-11-27-flatcombine.md). Instead a release that
+ *   finds sleepers *hands off*: it wakes one parked waiter whose request
+ *   nobody ran, searching the records round-robin, and only when no earlier
+ *   hand-off is in flight (a per-lock flag, cleared when the woken waiter
+ *   runs). The woken waiter tries the lock like a mutex's woken sleeper: it
+ *   becomes combiner, or finds the lock taken again and parks again. After
+ *   MT_FLATCOMBINE_PATIENCE such lost tries it stays awake (yielding) and
+ *   keeps the hand-off, so the next pass runs its request. So while threads
+ *   keep the lock busy, parked waiters cost one wake-up at a time, as the
+ *   sleepers of posix_mutex do, and no request strands: a parker re-checks
+ *   the lock after counting itself, a releaser reads the count after its
+ *   release, and a hand-off that ends with the lock free starts the next.
+ * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3),
+ *   MT_FLATCOMBINE_PATIENCE (4).
  * Needs: POSIX threads, mmap (records.h). Not freestanding.
  * Time: uncontended exec = try-lock + cs + release (the passes run only
- *   while some exec found the lock taken and waits). A combiner runs at most 1 + PASSES x threads
- *   critical sections. Fairness: not FIFO, but starvation-free while the lock
- *   is contended: a pending request is answered by the next pass of a
- *   combiner that sees it, at worst by its owner becoming combiner.
- * Space: 12 bytes per lock; one 64-byte record per thread (pool).
+ *   while an awake exec found the lock taken and waits; the hand-off only
+ *   while a waiter is parked). A combiner runs at most 1 + PASSES x threads
+ *   critical sections. Fairness: not FIFO, and not fair to parked waiters
+ *   while the lock is busy (like posix_mutex), but starvation-free while
+ *   releases go on: hand-offs go round the parked waiters, and each is
+ *   answered by at most PATIENCE of its own hand-offs, so after at most
+ *   PATIENCE x (parked waiters) hand-offs. A waiter that keeps a hand-off
+ *   yields until a combiner runs its request: it spins through sched_yield
+ *   for as long as a lock() holder keeps the lock.
+ * Space: 20 bytes per lock; one 64-byte record per thread (pool).
  * Thread safety / lock order: non-recursive. Critical sections of others run
  *   on the combiner's thread: cs must touch only what arg reaches and shared
  *   state, and must not allocate; it may take locks further down the order

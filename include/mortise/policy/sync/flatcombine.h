@@ -155,11 +155,21 @@ MT_SLOW void mt_fc_hand_off(mt_sync_flatcombine *l)
         if (!r || mt_load_relaxed(&r->lock) != l)
             continue;
         uint32_t s = MT_FC_PENDING | MT_FC_SLEEP;
-        if (mt_cas(&r->state, &s, s | MT_FC_HANDOFF)) { /* ends its futex wait */
-            mt_store_relaxed(&l->next_wake, i + 1);
-            mt_sync_futex_wake(&r->state, 1);
-            return;
+        if (!mt_cas(&r->state, &s, s | MT_FC_HANDOFF))
+            continue;
+        /* The CAS read the state of the request now published, so this read
+         * of its lock is definitive: the record may have been reused for
+         * another lock since the first look. Then take the mark back (if
+         * its owner saw it first, it ends that lock's hand-off, which costs
+         * that lock at most one extra wake-up) and look further. */
+        if (mt_load_relaxed(&r->lock) != l) {
+            s |= MT_FC_HANDOFF;
+            mt_cas(&r->state, &s, MT_FC_PENDING | MT_FC_SLEEP);
+            continue;
         }
+        mt_store_relaxed(&l->next_wake, i + 1);
+        mt_sync_futex_wake(&r->state, 1); /* the change of state ends its futex wait */
+        return;
     }
     /* Every counted sleeper is awake or being answered (a counted sleeper's
      * bit is visible here: it set it before counting itself). */

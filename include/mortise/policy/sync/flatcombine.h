@@ -88,7 +88,7 @@ typedef struct {
     mt_sync_futex_lock combiner; /* the combiner token; lock()/unlock() */
     _Atomic(uint32_t) waiting;   /* exec requests that found the lock taken */
     _Atomic(uint32_t) sleepers;  /* ... of which parked on their records */
-    _Atomic(uint32_t) handoff;   /* 1 while a woken waiter has not run yet */
+    _Atomic(uint32_t) handoff;   /* 1 from a hand-off's wake-up until the woken waiter runs */
     _Atomic(uint32_t) next_wake; /* record index where the next hand-off search starts */
 } mt_sync_flatcombine;
 
@@ -134,14 +134,13 @@ MT_INLINE void mt_sync_flatcombine_lock(mt_sync_flatcombine *l)
 }
 
 /* After a release, with parked waiters and no hand-off under way: wake one
- * parked waiter whose request nobody has run, which then runs the lock's
- * pending work (or finds it done by a combiner that came meanwhile). Only
- * one such wake-up is in flight at a time (`handoff`, cleared by the woken
- * owner when it runs): a parked waiter's request is run only after it was
- * chosen here (combiners skip parked records), so while threads keep the
- * lock busy, parked waiters stay parked and cost nothing, as sleepers of a
- * mutex do. The search starts where the last one stopped: every parked
- * waiter is chosen in turn. */
+ * parked waiter whose request nobody has run; it tries the lock (mt_fc_wait).
+ * Only one such wake-up is in flight at a time (`handoff`, cleared by the
+ * woken owner when it runs): a parked waiter's request is run only after it
+ * was chosen here (combiners skip parked records), so while threads keep
+ * the lock busy, parked waiters stay parked and cost nothing, as sleepers
+ * of a mutex do. The search starts where the last one stopped: every
+ * parked waiter is chosen in turn. */
 MT_SLOW void mt_fc_hand_off(mt_sync_flatcombine *l)
 {
     uint32_t idle = 0;

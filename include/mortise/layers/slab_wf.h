@@ -48,34 +48,45 @@
  *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
  *   (tests/layers/slab_wf); 0 compiles the counting away.
  * Structure: a slab is [blocks | 128-byte header] — the header at the end so
- *   that blocks sit at multiples of their size from the 64 KiB-aligned start.
- *   Every granule of a slab maps to this layer with the header's address as
- *   payload, so free and getmeta find the slab in O(1) without reading the
- *   block. A thread holds one *heap* (a record that outlives the thread): per
- *   class a current slab, a list of partial slabs, a notification stack; plus
- *   the cache of empty slabs. The current slab's free list and count live in
- *   TLS (the fast path). Each slab has a multi-producer remote-free stack.
+ *   that blocks sit at multiples of their size from the 64 KiB-aligned start,
+ *   0 to MT_SLAB_WF_COLORS - 1 (8) cache lines below the end by the slab's
+ *   address, so that headers do not all share one cache set. Every granule
+ *   of a slab maps to this layer with the header's address as payload, so
+ *   free and getmeta find the slab in O(1) without reading the block. A
+ *   thread holds one *heap* (a record that outlives the thread): per class a
+ *   current slab, a list of partial slabs, a notification stack; plus the
+ *   cache of empty slabs. Alloc pops from the current slab's *bin* (free list
+ *   and hand-out count in TLS); every free by the owner pushes onto the
+ *   block's own slab's list, current or partial alike, and the bin takes the
+ *   current slab's list when it runs dry. Each slab has a multi-producer
+ *   remote-free stack.
  * Needs from below: granule-aligned spans (mmap_heap, ideally with
  *   threadlocal_heap_size) and their free; one granule per thread heap.
  * Time (in the calling thread's own steps, whatever other threads do; the
  *   constants are MT_SELF(bound_*) and tests/layers/slab_wf checks them under
  *   contention):
- *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2) + SWEEP
+ *   alloc from own slabs: fast path a pop (or taking the current slab's own
+ *   list, one move, when the bin is empty); refill O(K * (TRIES + 2) + SWEEP
  *   + classes): before a class asks below for a slab, reclaim moves slabs
  *   that frees emptied in other classes' lists into the empty cache;
- *   free of an own block: a push (plus one CAS when it empties a slab that
- *   was full); free of another thread's block: two XCHG, a FAA and three
- *   stores (wait-free). Outside the bound, as in the paper: a new slab or a
+ *   free of an own block: a push on its slab's list (plus one CAS when it
+ *   empties a slab that was full); free of another thread's block: two
+ *   XCHG, a FAA and three stores (wait-free). Outside the bound, as in the
+ *   paper: a new slab or a
  *   thread's first heap from below (mmap_heap carves its thread-local region
  *   without synchronisation but checks its chunk cache under a spinlock and
  *   may call the OS), giving a slab back below, thread_exit and purge (O(slabs
- *   of the heap)), and a thread's first allocation (O(heaps) to adopt one).
+ *   of the heap), plus a walk of each non-empty bin to put it back in front
+ *   of its slab's list), and a thread's first allocation (O(heaps) to adopt
+ *   one).
  *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
  *   LSE); on LL/SC machines they are only lock-free.
- * Space: 128 bytes per slab; per thread 24 bytes of TLS per bin and a 64 KiB
- *   (one resident page) heap record; at most tllabs empty slabs per heap
- *   (partial slabs may be empty until a reclaim, purge or exit finds them,
- *   see docs/slab_wf.md).
+ * Space: 128 bytes per slab and its colour offset (at most 448 bytes of a
+ *   64 KiB slab: 0.7 %, fewer blocks); per thread 20 bytes of TLS per bin
+ *   and a 64 KiB (one resident page) heap record; at most tllabs empty slabs
+ *   per heap (partial slabs may be empty until a refill, reclaim, purge or
+ *   exit finds them: an own free that leaves a slab's remaining blocks in
+ *   its remote stack does not release it, see docs/slab_wf.md).
  * Thread safety: all operations, no locks. A thread's slabs are touched with
  *   plain accesses by their owner only; other threads touch a slab's remote
  *   line and the heap's notification stacks only with atomics. At thread exit

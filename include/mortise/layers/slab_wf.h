@@ -33,7 +33,7 @@
  *                          takes over — so an overflow into a free block or a
  *                          write after free never makes the layer read or
  *                          write outside its slabs (safety/link_check.h).
- *                          Cost: wfslab's fast path 50.6 → 56.6
+ *                          Cost: wfslab's fast path 45.6 → 58.0
  *                          instructions per malloc+free pair
  *                          (tools/fastpath.sh, with segfit_lf's too).
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check

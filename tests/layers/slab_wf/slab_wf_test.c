@@ -640,7 +640,7 @@ static void case_own(void)
     CHECK(!wf_inconsistent("own: reused"));
     for (size_t i = 0; i < m; i++)
         w_free(got[i]);
-    for (size_t i = 1; i < n; i += 2)
+    for (size_t i = 1; i + 1 < n; i += 2)
         w_free(a[i]);
     w_free(a[n - 1]);
     free(got);

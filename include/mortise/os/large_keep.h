@@ -87,15 +87,22 @@ typedef struct { char *p; size_t granules; } mt_keep_range;
 
 _Static_assert(MT_LARGE_KEEP_MIN >= MT_GRANULE, "large_keep: MT_LARGE_KEEP_MIN is at least a granule");
 
+#ifndef MT_LARGE_KEEP_CAP
+#define MT_LARGE_KEEP_CAP ((size_t)(MT_LARGE_KEEP) * 4)
+#endif
+
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     _Atomic(size_t) bytes;   /* sum of the entries' lengths: written under the lock, read without */
     _Atomic(uint64_t) due;   /* clock at which the oldest entry decays; 0: none */
+    size_t limit;            /* the bound at the last free (0: MT_LARGE_KEEP); under the lock */
     unsigned count;
     mt_keep_entry e[MT_LARGE_KEEP_SLOTS];
 } MT_SELF(keep);
 
 static const size_t MT_SELF(keep_max) = (size_t)(MT_LARGE_KEEP);
+static const size_t MT_SELF(keep_cap) =
+    (size_t)(MT_LARGE_KEEP_CAP) > (size_t)(MT_LARGE_KEEP) ? (size_t)(MT_LARGE_KEEP_CAP) : (size_t)(MT_LARGE_KEEP);
 static const uint64_t MT_SELF(keep_decay_ns) = (uint64_t)(MT_LARGE_DECAY_MS) * 1000000u;
 
 static void MT_SELF(keep_lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(keep).lock); }
@@ -103,7 +110,27 @@ static void MT_SELF(keep_unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(ke
 
 MT_INLINE bool MT_SELF(keep_fits)(size_t len)
 {
-    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_max);
+    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_cap);
+}
+
+/* The bound now: MT_LARGE_KEEP, or as many bytes as the OS layers have
+ * handed out and not taken back (blocks in use, spans, slabs), up to
+ * MT_LARGE_KEEP_CAP. A program that holds big buffers on several threads is
+ * served from the keep, and at most doubles its footprint; once it has
+ * freed them, the bound is MT_LARGE_KEEP again at the next free. */
+static size_t MT_SELF(keep_bound)(size_t leaving)
+{
+    size_t in_use = mt_load_relaxed(&mt_os_counters.handed_out);
+    in_use = in_use > leaving ? in_use - leaving : 0;
+    if (in_use > MT_SELF(keep_cap))
+        in_use = MT_SELF(keep_cap);
+    return in_use > MT_SELF(keep_max) ? in_use : MT_SELF(keep_max);
+}
+
+/* Lock held: the bound last set by a free. */
+static size_t MT_SELF(keep_limit)(void)
+{
+    return MT_SELF(keep).limit ? MT_SELF(keep).limit : MT_SELF(keep_max);
 }
 
 /* What handing a block out or taking it back does to the counters: kept
@@ -205,7 +232,7 @@ static const char *MT_SELF(keep_invariants)(void)
     for (unsigned i = 0; !broken && i < count; i++) {
         const mt_keep_entry *e = &MT_SELF(keep).e[i];
         size_t len = e->granules << MT_GRANULE_SHIFT;
-        if (((uintptr_t)e->p & (MT_GRANULE - 1)) || len < MT_LARGE_KEEP_MIN || len > MT_SELF(keep_max))
+        if (((uintptr_t)e->p & (MT_GRANULE - 1)) || len < MT_LARGE_KEEP_MIN || len > MT_SELF(keep_limit)())
             broken = MT_STR(MT_NAME) ": large_keep block misaligned or out of its size range";
         else if (mt_entry_owner(mt_pagemap_get(e->p)))
             broken = MT_STR(MT_NAME) ": large_keep block still owned in the page map";
@@ -218,14 +245,62 @@ static const char *MT_SELF(keep_invariants)(void)
     }
     if (!broken && sum != mt_load_relaxed(&MT_SELF(keep).bytes))
         broken = MT_STR(MT_NAME) ": large_keep bytes differ from its blocks' sum";
-    if (!broken && sum > MT_SELF(keep_max))
+    if (!broken && sum > MT_SELF(keep_limit)())
         broken = MT_STR(MT_NAME) ": large_keep holds more than its bound";
+    if (!broken && (MT_SELF(keep_limit)() < MT_SELF(keep_max) || MT_SELF(keep_limit)() > MT_SELF(keep_cap)))
+        broken = MT_STR(MT_NAME) ": large_keep bound outside [large_keep, MT_LARGE_KEEP_CAP]";
     MT_SELF(keep_unlock)();
     return broken;
 }
 
+/* Lock held: [p, granules), no longer a block, joins the keep under the
+ * bound limit, merged with its kept neighbours; the least recently freed
+ * entries make room (into out). */
+static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t now, mt_keep_range *out, unsigned *n)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    MT_SELF(keep).limit = limit;
+    MT_SELF(keep_expire)(now, out, n);
+    /* whole again with the remainder of an earlier split, if both fit */
+    for (unsigned i = 0; i < MT_SELF(keep).count;) {
+        mt_keep_entry e = MT_SELF(keep).e[i];
+        size_t elen = e.granules << MT_GRANULE_SHIFT;
+        if ((e.p + elen == p || p + len == e.p) && len + elen <= limit) {
+            MT_SELF(keep_drop)(i, NULL, NULL);
+            p = e.p < p ? e.p : p;
+            granules += e.granules;
+            len += elen;
+        } else {
+            i++;
+        }
+    }
+    while (MT_SELF(keep).count &&
+           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > limit))
+        MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, n);
+    MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
+    MT_SELF(keep_add)(len);
+    if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
+        mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+}
+
+#ifdef MT_OS_GROWS
+/* Lock held: the longest kept block the OS layer can grow (count: none). */
+static unsigned MT_SELF(keep_growable)(void)
+{
+    unsigned best = MT_SELF(keep).count;
+    for (unsigned i = 0; i < MT_SELF(keep).count; i++)
+        if (MT_SELF(grows)(MT_SELF(keep).e[i].granules) &&
+            (best == MT_SELF(keep).count || MT_SELF(keep).e[i].granules > MT_SELF(keep).e[best].granules))
+            best = i;
+    return best;
+}
+#endif
+
 /* A kept block for ctx, or NULL. No clock read: a hit is the keep in use;
- * what decays goes at the next free or miss (keep_put, keep_tick). */
+ * what decays goes at the next free or miss (keep_put, keep_tick). When
+ * every kept block is too short, the longest one the OS layer can grow
+ * (MT_OS_GROWS: a remap) is grown to the size asked: its pages stay, only
+ * the new tail is fresh. */
 MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
 {
     size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
@@ -233,9 +308,12 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
     if (!MT_SELF(keep_fits)(len) || !mt_load_relaxed(&MT_SELF(keep).bytes))
         return NULL;
     size_t align = ctx->align > MT_GRANULE ? ctx->align : MT_GRANULE;
-    mt_keep_range out[2]; /* a short rest, a block without a leaf */
+    mt_keep_range out[MT_LARGE_KEEP_SLOTS + 2]; /* a short rest, a block without a leaf, evictions */
     unsigned n = 0;
     char *p = NULL;
+#ifdef MT_OS_GROWS
+    mt_keep_entry grow = {0};
+#endif
     MT_SELF(keep_lock)();
     unsigned best = MT_SELF(keep).count;
     for (unsigned i = 0; i < MT_SELF(keep).count; i++) {
@@ -260,7 +338,22 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
             out[n++] = (mt_keep_range){p + len, rest};
         }
     }
+#ifdef MT_OS_GROWS
+    else if (align == MT_GRANULE && (best = MT_SELF(keep_growable)()) < MT_SELF(keep).count) {
+        grow = MT_SELF(keep).e[best];
+        MT_SELF(keep_drop)(best, NULL, NULL);
+    }
+#endif
     MT_SELF(keep_unlock)();
+#ifdef MT_OS_GROWS
+    if (grow.p && !(p = MT_SELF(grow_chunk)(grow.p, grow.granules, granules))) {
+        /* the OS would not remap it (a merged block over two mappings):
+         * back into the keep, as idle as it was */
+        MT_SELF(keep_lock)();
+        MT_SELF(keep_hold)(grow.p, grow.granules, MT_SELF(keep_limit)(), grow.stamp, out, &n);
+        MT_SELF(keep_unlock)();
+    }
+#endif
     if (p && !mt_pagemap_set_checked(p, MT_GRANULE, mt_entry(MT_SELF_ID, granules))) {
         out[n++] = (mt_keep_range){p, granules}; /* no leaf for it: let the OS layer try */
         p = NULL;
@@ -276,8 +369,8 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
  * frees it as usual. */
 MT_SLOW bool MT_SELF(keep_put)(char *p, size_t granules)
 {
-    size_t len = granules << MT_GRANULE_SHIFT;
-    if (!MT_SELF(keep_fits)(len))
+    size_t len = granules << MT_GRANULE_SHIFT, limit;
+    if (!MT_SELF(keep_fits)(len) || len > (limit = MT_SELF(keep_bound)(len)))
         return false;
     uint64_t now = mt_pal_clock_ns();
     mt_keep_range out[MT_LARGE_KEEP_SLOTS]; /* each kept block leaves at most once */
@@ -285,27 +378,7 @@ MT_SLOW bool MT_SELF(keep_put)(char *p, size_t granules)
     mt_pagemap_set(p, MT_GRANULE, 0); /* no longer a block: a second free finds nobody */
     MT_SELF(keep_count)(granules, false);
     MT_SELF(keep_lock)();
-    MT_SELF(keep_expire)(now, out, &n);
-    /* whole again with the remainder of an earlier split, if both fit */
-    for (unsigned i = 0; i < MT_SELF(keep).count;) {
-        mt_keep_entry e = MT_SELF(keep).e[i];
-        size_t elen = e.granules << MT_GRANULE_SHIFT;
-        if ((e.p + elen == p || p + len == e.p) && len + elen <= MT_SELF(keep_max)) {
-            MT_SELF(keep_drop)(i, NULL, NULL);
-            p = e.p < p ? e.p : p;
-            granules += e.granules;
-            len += elen;
-        } else {
-            i++;
-        }
-    }
-    while (MT_SELF(keep).count &&
-           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > MT_SELF(keep_max)))
-        MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, &n);
-    MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
-    MT_SELF(keep_add)(len);
-    if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
-        mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+    MT_SELF(keep_hold)(p, granules, limit, now, out, &n);
     MT_SELF(keep_unlock)();
     MT_SELF(keep_give_back)(out, n);
     MT_ASSERT_HOLDS(MT_SELF(keep_invariants)());
@@ -390,3 +463,4 @@ MT_INLINE void MT_SELF(keep_fork)(int phase) { (void)phase; }
 
 #undef MT_OS_LARGE_GRANULES
 #undef MT_OS_KEEPS
+#undef MT_OS_GROWS

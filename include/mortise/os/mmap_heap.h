@@ -248,8 +248,48 @@ MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
     MT_SELF(unlock)();
 }
 
+/* A directly mapped range made longer with mremap: in place if the OS can,
+ * else moved to a granule-aligned reservation; its pages stay, the new tail
+ * is fresh. NULL (the range unchanged) where the port cannot remap or the
+ * range is not one mapping. */
+MT_SLOW char *MT_SELF(remap_grow)(char *p, size_t old_len, size_t new_len)
+{
+#if MT_PAL_HAVE_REMAP
+    char *q = mt_pal_remap(p, old_len, new_len, NULL);
+    if (!q) {
+        char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
+        if (!room)
+            return NULL;
+        q = mt_pal_remap(p, old_len, new_len, room);
+        if (!q)
+            mt_os_unmap(room, new_len);
+    }
+    return q;
+#else
+    (void)p, (void)old_len, (void)new_len;
+    return NULL;
+#endif
+}
+
+/* The keep grows a kept block to serve a longer request (large_keep.h):
+ * only blocks mapped directly, so a cached-size chunk's range (carved from
+ * a thread's region, or a buddy chunk above) is never moved. */
+MT_INLINE bool MT_SELF(grows)(size_t granules)
+{
+    return MT_PAL_HAVE_REMAP && granules > MT_MMAP_CACHE_GRANULES;
+}
+
+MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
+{
+    char *q = MT_SELF(remap_grow)(p, granules << MT_GRANULE_SHIFT, new_granules << MT_GRANULE_SHIFT);
+    if (q)
+        atomic_fetch_add(&mt_os_counters.mapped, (new_granules - granules) << MT_GRANULE_SHIFT);
+    return q;
+}
+
 #define MT_OS_LOCK MT_SELF(state).lock
 #define MT_OS_KEEPS
+#define MT_OS_GROWS
 #define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
 #include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
 
@@ -270,19 +310,9 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
     if (new_len < old_len) {
         mt_os_unmap(p + new_len, old_len - new_len);
     } else {
-        /* grow in place if the OS can, else move to an aligned reservation */
-        char *q = mt_pal_remap(p, old_len, new_len, NULL);
-        if (!q) {
-            char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
-            if (!room)
-                return NULL;
-            q = mt_pal_remap(p, old_len, new_len, room);
-            if (!q) {
-                mt_os_unmap(room, new_len);
-                return NULL;
-            }
-        }
-        dest = q;
+        dest = MT_SELF(remap_grow)(p, old_len, new_len);
+        if (!dest)
+            return NULL;
     }
     if (dest != p)
         mt_pagemap_set(p, MT_GRANULE, 0);

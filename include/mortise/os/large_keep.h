@@ -25,13 +25,35 @@
  *   MT_SYNC            the policy of the keep's own lock;
  *   MT_OS_LARGE_GRANULES (optional) blocks longer than this many granules
  *                      count in mt_os_counters.large (mmap_heap's directly
- *                      mapped blocks); undefined: none do.
+ *                      mapped blocks); undefined: none do;
+ *   MT_OS_GROWS        (optional) the layer can make a free block longer
+ *                      keeping its pages, and defines before the include
+ *                        bool MT_SELF(grows)(size_t granules): can it, for a
+ *                          block this long (one mapping of its own);
+ *                        char *MT_SELF(grow_chunk)(char *p, size_t granules,
+ *                          size_t new_granules): the block, no longer in
+ *                          the page map, made new_granules long in place or
+ *                          moved, its pages with it and the tail fresh (the
+ *                          layer's mapped counter included); NULL: refused,
+ *                          the block unchanged (mmap_heap: mremap through
+ *                          mt_pal_remap; a port without it refuses).
  * Tuning (not model slots): MT_LARGE_KEEP_MIN (256 KiB), the shortest block
- * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once.
+ * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once;
+ * MT_LARGE_KEEP_CAP (MT_LARGE_KEEP: the bound does not scale), the most the
+ * bound scales to.
  *
  * Policy:
- *   - free of a block of at least MT_LARGE_KEEP_MIN and at most MT_LARGE_KEEP
- *     bytes: its page-map entry is cleared (a second free finds nobody) and
+ *   - bound: MT_LARGE_KEEP, or, when more is in use, as many bytes as the OS
+ *     layers have handed out and not taken back (mt_os_counters.handed_out
+ *     without the block being freed), up to MT_LARGE_KEEP_CAP; set at each
+ *     large free. So a program holding big buffers on several threads is
+ *     served from the keep while holding at most twice what it uses, and once
+ *     it has freed them the next free brings the bound back to MT_LARGE_KEEP.
+ *     Off by default (cap = MT_LARGE_KEEP): on a loop of 1-8 MiB blocks at 4
+ *     threads a cap of 4 x 32 MiB took a fifth of the page faults off hslab
+ *     but raised its max RSS above tcmalloc's (docs/results/2026-11-27-keep.md).
+ *   - free of a block of at least MT_LARGE_KEEP_MIN and at most the bound:
+ *     its page-map entry is cleared (a second free finds nobody) and
  *     it joins the keep, merged with a kept block right before or after it
  *     (so a block split by an earlier reuse is whole again); the least
  *     recently freed blocks make room (back to the OS through free_chunk).
@@ -40,20 +62,29 @@
  *     request is split off (kept when it is MT_LARGE_KEEP_MIN or longer,
  *     else given back), a smaller one stays with the block. A reused block
  *     is not zero-filled: ctx->zeroed is left unset, so calloc clears it.
+ *   - alloc longer than every kept block (MT_OS_GROWS, no alignment above a
+ *     granule asked): the longest kept block the layer grows is grown to the
+ *     request, so only its tail faults in, not the whole block (the misses of
+ *     a loop of 1-8 MiB blocks were all of this kind: the next request longer
+ *     than anything kept); refused (a merged block over two mappings): it
+ *     stays kept and the request maps afresh.
  *   - decay: blocks unused for MT_LARGE_DECAY_MS go back (mt_pal_clock_ns;
  *     a port without a clock never decays them) at the next large free, and
  *     at any other alloc or free reaching the OS layer that the keep does
  *     not serve (a miss, the slab and span refills of the layers above) once
- *     the oldest block is due: one relaxed load while nothing is due. A program that
- *     stops reaching the OS layer altogether keeps at most MT_LARGE_KEEP
- *     bytes until it next does, calls malloc_trim, or exits.
+ *     the oldest block is due: one relaxed load while nothing is due. A
+ *     program that stops reaching the OS layer altogether keeps at most the
+ *     bound of its last large free (MT_LARGE_KEEP if it had freed its large
+ *     blocks by then) until it next does, calls malloc_trim, or exits.
  *   - purge (malloc_trim) gives back everything kept.
- * Bound: kept bytes ≤ MT_LARGE_KEEP at every moment (checked by the check
+ * Bound: kept bytes ≤ the bound set at the last large free, itself within
+ *   [MT_LARGE_KEEP, MT_LARGE_KEEP_CAP], at every moment (checked by the check
  *   operation with the number of blocks, their sum, their extents and their
  *   page-map entries). Time: O(MT_LARGE_KEEP_SLOTS) under the keep's lock
- *   per large alloc or free; system calls (giving blocks back) run after the
- *   lock is released. Thread safety: one lock of its own (MT_SYNC), taken
- *   only here and never while the OS layer's lock is held; fork_prepare
+ *   per large alloc or free; system calls (giving blocks back, growing one:
+ *   at most three) run after the lock is released. Thread safety: one lock
+ *   of its own (MT_SYNC), taken only here and never while the OS layer's
+ *   lock is held (a grow runs with neither); fork_prepare
  *   takes it before the OS layer's lock (granule_owner.h), so a fork child
  *   finds the list consistent and the lock reset. Fails: never; a block it
  *   cannot keep goes back to the OS as before.
@@ -88,14 +119,14 @@ typedef struct { char *p; size_t granules; } mt_keep_range;
 _Static_assert(MT_LARGE_KEEP_MIN >= MT_GRANULE, "large_keep: MT_LARGE_KEEP_MIN is at least a granule");
 
 #ifndef MT_LARGE_KEEP_CAP
-#define MT_LARGE_KEEP_CAP ((size_t)(MT_LARGE_KEEP) * 4)
+#define MT_LARGE_KEEP_CAP MT_LARGE_KEEP
 #endif
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     _Atomic(size_t) bytes;   /* sum of the entries' lengths: written under the lock, read without */
     _Atomic(uint64_t) due;   /* clock at which the oldest entry decays; 0: none */
-    size_t limit;            /* the bound at the last free (0: MT_LARGE_KEEP); under the lock */
+    size_t limit;            /* the bound set at the last free (0: none yet, MT_LARGE_KEEP); under the lock */
     unsigned count;
     mt_keep_entry e[MT_LARGE_KEEP_SLOTS];
 } MT_SELF(keep);
@@ -296,11 +327,11 @@ static unsigned MT_SELF(keep_growable)(void)
 }
 #endif
 
-/* A kept block for ctx, or NULL. No clock read: a hit is the keep in use;
- * what decays goes at the next free or miss (keep_put, keep_tick). When
- * every kept block is too short, the longest one the OS layer can grow
- * (MT_OS_GROWS: a remap) is grown to the size asked: its pages stay, only
- * the new tail is fresh. */
+/* A kept block for ctx, or NULL. No clock read on a hit: a hit is the keep
+ * in use; what decays goes at the next free or miss (keep_put, keep_tick).
+ * When every kept block is too short, what has decayed goes back, then the
+ * longest one the OS layer can grow (MT_OS_GROWS: a remap) is grown to the
+ * size asked: its pages stay, only the new tail is fresh. */
 MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
 {
     size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
@@ -339,9 +370,14 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
         }
     }
 #ifdef MT_OS_GROWS
-    else if (align == MT_GRANULE && (best = MT_SELF(keep_growable)()) < MT_SELF(keep).count) {
-        grow = MT_SELF(keep).e[best];
-        MT_SELF(keep_drop)(best, NULL, NULL);
+    else if (align == MT_GRANULE) {
+        /* what has decayed goes first: a block idle past the decay must not
+         * come back to life (with its pages) by being grown */
+        MT_SELF(keep_expire)(mt_pal_clock_ns(), out, &n);
+        if ((best = MT_SELF(keep_growable)()) < MT_SELF(keep).count) {
+            grow = MT_SELF(keep).e[best];
+            MT_SELF(keep_drop)(best, NULL, NULL);
+        }
     }
 #endif
     MT_SELF(keep_unlock)();

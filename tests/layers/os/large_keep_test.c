@@ -13,6 +13,7 @@
 #include <mortise/mortise.h>
 
 #define MT_LARGE_KEEP ((size_t)16 << 20)
+#define MT_LARGE_KEEP_CAP ((size_t)64 << 20) /* the bound scales (off by default) */
 #define DECAY_MS 1000
 #define MT_LARGE_DECAY_MS DECAY_MS
 #ifdef KEEP_OVER_BRK
@@ -36,7 +37,7 @@ MT_COMPOSE(OS, custom_socket)
 #define KEEP MT_CAT(OS, _keep)
 #define MIB ((size_t)1 << 20)
 #define BOUND ((size_t)16 << 20)
-#define CAP MT_CAT(OS, _keep_cap) /* MT_LARGE_KEEP_CAP: by default 4 x large_keep */
+#define CAP MT_CAT(OS, _keep_cap)
 
 static size_t kept(void) { return mt_load_relaxed(&KEEP.bytes); }
 static size_t handed_out(void) { return mt_load_relaxed(&mt_os_counters.handed_out); }
@@ -250,6 +251,16 @@ static void test_grow(void)
     t_free(d);
     t_free(guard);
     CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+    /* a block idle past the decay is given back, not grown */
+    p = t_malloc(6 * MIB);
+    touch(p, 6 * MIB, 2);
+    rss = rss_bytes();
+    t_free(p);
+    sleep_ms(DECAY_MS * 12 / 10);
+    q = t_malloc(7 * MIB);
+    CHECK(q != NULL && kept() == 0 && rss_bytes() + 5 * MIB < rss && is_zero(q, 7 * MIB));
+    t_free(q);
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
 #endif

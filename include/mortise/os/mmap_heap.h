@@ -31,7 +31,10 @@
  *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
  *   range kept for reuse by size; larger blocks are unmapped. The free-range
  *   lists live in the page map itself (entries with owner 0), so keeping a free
- *   range costs no resident memory. resize moves large blocks with mremap.
+ *   range costs no resident memory. resize moves large blocks with mremap,
+ *   and a request longer than every kept block grows the longest kept block
+ *   mapped on its own (above 4 MiB) with mremap, so only its tail faults
+ *   (os/large_keep.h, MT_OS_GROWS).
  * Dense and sparse chunks (threadlocal_heap_size): a chunk of at most
  *   MT_MMAP_DENSE_CHUNK (64 KiB: a slab of small blocks, a heap record) is
  *   dense — the layer above writes its blocks one after the other — and is
@@ -50,7 +53,8 @@
  * Time: O(1) per chunk plus one system call when a chunk is fresh or freed
  *   (and one madvise per 2 MiB of dense chunks with huge_page=1);
  *   O(granules) page-map writes; a large block kept or reused: O(32 kept
- *   blocks) under the keep's lock and no system call. Thread safety: all
+ *   blocks) under the keep's lock and no system call (a kept block grown:
+ *   up to three, outside the lock). Thread safety: all
  *   operations; the chunk cache takes one lock (MT_SYNC), thread-local carving
  *   none, the keep its own (taken only for blocks of 256 KiB or more, and
  *   briefly on other slow paths once a kept block is due to decay).

@@ -6,14 +6,16 @@ set -euo pipefail
 
 usage() {
     cat <<'EOF'
-usage: tools/fastpath.sh [--small N] [--large N] [--size BYTES] [--only NAME[,NAME...]] BUILD_DIR
+usage: tools/fastpath.sh [--small N] [--large N] [--size BYTES] [--align BYTES] [--only NAME[,NAME...]] BUILD_DIR
 
 Runs BUILD_DIR/bin/fastpath (64 malloc+free pairs of 16..128 bytes per
-iteration, or of BYTES each with --size; bench/fastpath/fastpath.c) under `valgrind --tool=callgrind` once
+iteration, or of BYTES each with --size; with --align, aligned_alloc+free
+pairs at that alignment, sizes rounded up to it; bench/fastpath/fastpath.c) under `valgrind --tool=callgrind` once
 with N_small and once with N_large iterations for each allocator, loaded with
 LD_PRELOAD, and prints per allocator:
   in-call   instructions executed inside malloc and free (and what they call)
-            per pair: callgrind --toggle-collect=malloc --toggle-collect=free,
+            per pair: callgrind --toggle-collect=malloc --toggle-collect=free
+            (and aligned_alloc),
             (Ir(large) - Ir(small)) / ((large - small) * 64)
   total     the same difference over the whole program: adds the loop and
             the two PLT jumps (the same few instructions for everyone)
@@ -28,7 +30,7 @@ Defaults: --small 200 --large 2200. Needs valgrind; exits 77 without it.
 EOF
 }
 
-small=200 large=2200 only="" size=""
+small=200 large=2200 only="" size="" align=""
 while [ $# -gt 0 ]; do
     case "$1" in
     -h | --help) usage; exit 0 ;;
@@ -36,6 +38,7 @@ while [ $# -gt 0 ]; do
     --large) large="$2"; shift 2 ;;
     --only) only=",$2,"; shift 2 ;;
     --size) size="$2"; shift 2 ;;
+    --align) align="$2"; shift 2 ;;
     -*) usage >&2; exit 2 ;;
     *) break ;;
     esac
@@ -58,7 +61,7 @@ ir() {
     shift 2
     rm -f "$out"
     env ${preload:+LD_PRELOAD="$preload"} valgrind --tool=callgrind --callgrind-out-file="$out" \
-        "$@" "$bin" "$n" $size >/dev/null 2>"$tmp/valgrind.log" || {
+        "$@" "$bin" "$n" ${size:-${align:+0}} $align >/dev/null 2>"$tmp/valgrind.log" || {
         echo "fastpath.sh: valgrind failed:" >&2
         cat "$tmp/valgrind.log" >&2
         return 1
@@ -96,6 +99,7 @@ for entry in "${allocators[@]}"; do
         continue
     fi
     toggle=(--toggle-collect=malloc --toggle-collect=free)
+    [ -z "$align" ] || toggle+=(--toggle-collect=aligned_alloc)
     in_small=$(ir "$small" "$preload" "${toggle[@]}")
     in_large=$(ir "$large" "$preload" "${toggle[@]}")
     all_small=$(ir "$small" "$preload")

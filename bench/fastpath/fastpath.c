@@ -1,7 +1,9 @@
 /* fastpath — the fast-path microbenchmark: malloc and free of 64 small blocks
- * (16..128 bytes, eight of each size, or all of one SIZE) in a warm loop.
+ * (16..128 bytes, eight of each size, or all of one SIZE) in a warm loop;
+ * with ALIGN, aligned_alloc(ALIGN, size rounded up to ALIGN) instead of
+ * malloc (SIZE 0: the mixed sizes).
  *
- *     fastpath ITERATIONS [SIZE]
+ *     fastpath ITERATIONS [SIZE [ALIGN]]
  *
  * Meant to be run under `valgrind --tool=callgrind` with the allocator under
  * test preloaded (tools/fastpath.sh): the difference between two runs with
@@ -20,15 +22,21 @@ int main(int argc, char **argv)
 {
     long iterations = argc > 1 ? atol(argv[1]) : 1000;
     size_t one_size = argc > 2 ? (size_t)atol(argv[2]) : 0;
+    size_t align = argc > 3 ? (size_t)atol(argv[3]) : 0;
     static size_t size[BLOCKS];
     void *block[BLOCKS];
     uintptr_t sum = 0;
 
-    for (int j = 0; j < BLOCKS; j++)
+    for (int j = 0; j < BLOCKS; j++) {
         size[j] = one_size ? one_size : 16 + (size_t)(j % 8) * 16;
+        if (align)
+            size[j] = (size[j] + align - 1) / align * align;
+    }
     for (long i = 0; i < iterations; i++) {
         for (int j = 0; j < BLOCKS; j++) {
-            block[j] = malloc(size[j]);
+            block[j] = align ? aligned_alloc(align, size[j]) : malloc(size[j]);
+            if (!block[j] || (align && (uintptr_t)block[j] % align))
+                return 1;
             *(char *)block[j] = (char)j;
         }
         for (int j = BLOCKS - 1; j >= 0; j--) {

@@ -1,10 +1,10 @@
 /* thread_cache — per-thread LIFO free lists per size class.   [model: thread_cache]
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the calling
- *   thread's LIFO list of the request's size class, and (slow path, no
- *   lock) those with 16 < alignment <= 4096 from the list of the smallest
- *   class that is a multiple of the alignment when the list's head is
- *   aligned (checked at run time; a miss refills that class from below);
+ *   thread's LIFO list of the request's size class, and (on the hit path
+ *   too, no lock) those with 16 < alignment <= 4096 from the list of the
+ *   smallest class that is a multiple of the alignment when the list's head
+ *   is aligned (checked at run time; a miss refills that class from below);
  *   frees of blocks whose class it covers go onto the freeing thread's list. Cached blocks stay
  *   owned by the layer below (the page map still names it: the cache holds
  *   blocks the layer below counts as allocated), so the cache needs no lock,
@@ -85,7 +85,8 @@
  *   allocated for the layer below, like cached ones; the slots hold at
  *   most one half-bound per slot and class (slots × cache_size / 2 in
  *   all); a thread's exit and purge empty them.
- * Time: hit: alloc = class index + pop (no atomic, no lock); free = the
+ * Time: hit: alloc = class index + pop (no atomic, no lock; an aligned
+ *   request adds the search for its class, a few steps); free = the
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
  *   the class) + push. Miss: a load per slot and one exchange, then (slot empty) up to
  *   MT_THREAD_CACHE_BATCH allocs below, or (a chain) O(chain) reads; full
@@ -406,11 +407,30 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
     mt_cache_free_block(p, next);
 }
 
+/* An aligned request's hit (posix_memalign and its kin; malloc's alignment
+ * is the constant 1, so alloc drops this call): the head of its
+ * aligned_class when that head is aligned, else the slow path
+ * (alloc_aligned), so a warm aligned request costs a class search more than
+ * malloc instead of a call out of line (docs/results/2026-11-27-aligned.md). */
+MT_INLINE void *MT_SELF(alloc_aligned_hit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    size_t c = MT_SELF(aligned_class)(ctx->size, ctx->align);
+    void *p = c != SIZE_MAX ? MT_SELF(tl).bin[c].head : NULL;
+    if (MT_UNLIKELY(!p || ((uintptr_t)p & (ctx->align - 1)) ||
+                    (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+    MT_SELF(tl).bin[c].head = *(void **)p;
+    MT_SELF(tl).bin[c].room++;
+    return p;
+}
+
 /* Hit: a compare for the range, the class index, a pop. */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
+    if (MT_UNLIKELY(ctx->align > MT_MIN_ALIGN))
+        return MT_SELF(alloc_aligned_hit)(ctx, next);
     void *p = NULL;
     MT_SELF(bin) *b = NULL;
     if (MT_SELF(takes)(size, ctx->align)) {

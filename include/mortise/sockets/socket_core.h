@@ -147,7 +147,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
 }
 
 /* size bytes aligned to align; EINVAL unless align is a power of two. */
-MT_UNUSED static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
+MT_INLINE void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t size)
 {
     if (MT_UNLIKELY(!mt_is_pow2(align))) {
         mt_pal_set_errno(MT_EINVAL);
@@ -162,7 +162,7 @@ MT_UNUSED static void *mt_socket_aligned_req(mt_ctx req, size_t align, size_t si
  * NULL, a foreign p gives NULL with EINVAL. A block whose usable size still
  * fits and is at most twice the request stays; else the owner may resize it
  * in place, else it moves. */
-MT_UNUSED static void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
+MT_INLINE void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
 {
     mt_ctx ctx = req;
     ctx.size = size;

@@ -11,7 +11,9 @@
  *   multiple of the alignment is used as is; otherwise the block comes from
  *   the class of size + alignment - 16 and the aligned address inside it is
  *   handed out (the slab is flagged; its frees find the block start by one
- *   division). Everything else goes to the next layer.
+ *   division). Everything else goes to the next layer. The fast path's
+ *   alloc hands back the block's usable size (the class size; core/ctx.h's
+ *   hint), so tail_chksum above needs no getmeta for it.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 65536); hi must be finite.
  *   sizeclass=POLICY     → MT_SIZECLASS (prime).
@@ -900,7 +902,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     size_t size = ctx->size;
     MT_SELF(step_begin)();
     if (MT_SELF(takes)(size, ctx->align)) {
-        size_t off = MT_SELF(class_index)(size) * sizeof(mt_slab_wf_bin);
+        size_t c = MT_SELF(class_index)(size), off = c * sizeof(mt_slab_wf_bin);
         mt_slab_wf_bin *bins = MT_SELF(tl).bin;
         void *p = mt_slab_wf_bin_at(bins, off)->free;
         if (MT_LIKELY(p)) {
@@ -911,6 +913,10 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
                 mt_slab_wf_bin_at(bins, off)->free = rest;
                 mt_slab_wf_bin_at(bins, off)->used++;
                 MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+                if (mt_chain_wants_usable) { /* the hint (core/ctx.h): the class's size */
+                    ctx->ptr = p;
+                    ctx->usable = MT_SELF(class_size)(c);
+                }
                 return p;
             }
         }

@@ -468,6 +468,7 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     if (MT_UNLIKELY(!p))
         return NULL;
     size_t usable = hinted && ctx->ptr == p ? ctx->usable : MT_SELF(usable_below)(p);
+    MT_ASSERT(!hinted || ctx->ptr != p || usable == MT_SELF(usable_below)(p)); /* the hint is getmeta's answer */
     if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
         usable = size + head + MT_TAIL_OVERHEAD;
     uint64_t key = mt_chksum_key_if_set();

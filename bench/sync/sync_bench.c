@@ -1,6 +1,6 @@
 /* sync_bench — every sync policy on one machine in one run.
  *
- *   sync_bench [milliseconds per point (300)] [max threads (16)] [policy]
+ *   sync_bench [milliseconds per point (300)] [max threads (16)] [policy] [point]
  *
  * For each policy: the cost of an uncontended lock+unlock pair and of an
  * uncontended exec (ns, one thread, warm), then the throughput of exec under
@@ -8,12 +8,19 @@
  * second, all threads on one lock). The critical section updates four
  * counters on four cache lines: the data a combiner or an rcl server keeps
  * in its cache while the lock would otherwise carry it between cores.
+ *
+ * With `point`, only the throughput at max threads, and what it cost the
+ * process (getrusage around it): CPU time, the cores it kept busy, context
+ * switches, and throughput per CPU-second. On a shared machine the CPU time
+ * a run gets varies more than what it does with it, so the last figure is
+ * the steadier one.
  */
 #include <mortise/policy/sync/sync.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static double now_s(void)
@@ -112,7 +119,8 @@ static double mops(void (*f)(void), int threads)
     }
     double t0 = now_s();
     atomic_store(&go, 1);
-    struct timespec d = { 0, (long)(run_ms * 1e6) };
+    long ns = (long)(run_ms * 1e6); /* 1 s and more: nanosleep refuses tv_nsec >= 1e9 */
+    struct timespec d = { ns / 1000000000L, ns % 1000000000L };
     nanosleep(&d, NULL);
     atomic_store(&stop, 1);
     long n = 0;
@@ -123,12 +131,38 @@ static double mops(void (*f)(void), int threads)
     return (double)n / (now_s() - t0) / 1e6;
 }
 
+static double seconds(struct timeval t) { return (double)t.tv_sec + t.tv_usec / 1e6; }
+
+/* One thread count alone, with its cost to the process. */
+static void point(const policy *p, int threads)
+{
+    struct rusage a, b;
+    p->exec(); /* the thread's record exists before the count starts */
+    getrusage(RUSAGE_SELF, &a);
+    double t0 = now_s();
+    double m = mops(p->exec, threads);
+    double wall = now_s() - t0;
+    getrusage(RUSAGE_SELF, &b);
+    double user = seconds(b.ru_utime) - seconds(a.ru_utime);
+    double sys = seconds(b.ru_stime) - seconds(a.ru_stime);
+    printf("%-12s %3dT %8.2f M/s  user %.3f s  sys %.3f s  cores busy %.2f  "
+           "switches: %ld voluntary, %ld involuntary  %.1f M per CPU-s\n",
+           p->name, threads, m, user, sys, (user + sys) / wall, b.ru_nvcsw - a.ru_nvcsw,
+           b.ru_nivcsw - a.ru_nivcsw, user + sys > 0 ? m * wall / (user + sys) : 0.0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
         run_ms = atof(argv[1]);
     int max_threads = argc > 2 ? atoi(argv[2]) : 16;
     const char *only = argc > 3 ? argv[3] : NULL;
+    if (argc > 4 && !strcmp(argv[4], "point")) {
+        for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++)
+            if (!only || !strcmp(only, policies[i].name))
+                point(&policies[i], max_threads);
+        return 0;
+    }
     printf("%-12s %9s %9s", "policy", "pair ns", "exec ns");
     for (int t = 1; t <= max_threads; t *= 2)
         printf(" %7dT", t);

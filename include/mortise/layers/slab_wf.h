@@ -35,7 +35,7 @@
  *                          takes over — so an overflow into a free block or a
  *                          write after free never makes the layer read or
  *                          write outside its slabs (safety/link_check.h).
- *                          Cost: wfslab's fast path 50.6 → 56.6
+ *                          Cost: wfslab's fast path 45.6 → 58.0
  *                          instructions per malloc+free pair
  *                          (tools/fastpath.sh, with segfit_lf's too).
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
@@ -50,34 +50,45 @@
  *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
  *   (tests/layers/slab_wf); 0 compiles the counting away.
  * Structure: a slab is [blocks | 128-byte header] — the header at the end so
- *   that blocks sit at multiples of their size from the 64 KiB-aligned start.
- *   Every granule of a slab maps to this layer with the header's address as
- *   payload, so free and getmeta find the slab in O(1) without reading the
- *   block. A thread holds one *heap* (a record that outlives the thread): per
- *   class a current slab, a list of partial slabs, a notification stack; plus
- *   the cache of empty slabs. The current slab's free list and count live in
- *   TLS (the fast path). Each slab has a multi-producer remote-free stack.
+ *   that blocks sit at multiples of their size from the 64 KiB-aligned start,
+ *   0 to MT_SLAB_WF_COLORS - 1 (8) cache lines below the end by the slab's
+ *   address, so that headers do not all share one cache set. Every granule
+ *   of a slab maps to this layer with the header's address as payload, so
+ *   free and getmeta find the slab in O(1) without reading the block. A
+ *   thread holds one *heap* (a record that outlives the thread): per class a
+ *   current slab, a list of partial slabs, a notification stack; plus the
+ *   cache of empty slabs. Alloc pops from the current slab's *bin* (free list
+ *   and hand-out count in TLS); every free by the owner pushes onto the
+ *   block's own slab's list, current or partial alike, and the bin takes the
+ *   current slab's list when it runs dry. Each slab has a multi-producer
+ *   remote-free stack.
  * Needs from below: granule-aligned spans (mmap_heap, ideally with
  *   threadlocal_heap_size) and their free; one granule per thread heap.
  * Time (in the calling thread's own steps, whatever other threads do; the
  *   constants are MT_SELF(bound_*) and tests/layers/slab_wf checks them under
  *   contention):
- *   alloc from own slabs: fast path a pop; refill O(K * (TRIES + 2) + SWEEP
+ *   alloc from own slabs: fast path a pop (or taking the current slab's own
+ *   list, one move, when the bin is empty); refill O(K * (TRIES + 2) + SWEEP
  *   + classes): before a class asks below for a slab, reclaim moves slabs
  *   that frees emptied in other classes' lists into the empty cache;
- *   free of an own block: a push (plus one CAS when it empties a slab that
- *   was full); free of another thread's block: two XCHG, a FAA and three
- *   stores (wait-free). Outside the bound, as in the paper: a new slab or a
+ *   free of an own block: a push on its slab's list (plus one CAS when it
+ *   empties a slab that was full); free of another thread's block: two
+ *   XCHG, a FAA and three stores (wait-free). Outside the bound, as in the
+ *   paper: a new slab or a
  *   thread's first heap from below (mmap_heap carves its thread-local region
  *   without synchronisation but checks its chunk cache under a spinlock and
  *   may call the OS), giving a slab back below, thread_exit and purge (O(slabs
- *   of the heap)), and a thread's first allocation (O(heaps) to adopt one).
+ *   of the heap), plus a walk of each non-empty bin to put it back in front
+ *   of its slab's list), and a thread's first allocation (O(heaps) to adopt
+ *   one).
  *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
  *   LSE); on LL/SC machines they are only lock-free.
- * Space: 128 bytes per slab; per thread 24 bytes of TLS per bin and a 64 KiB
- *   (one resident page) heap record; at most tllabs empty slabs per heap
- *   (partial slabs may be empty until a reclaim, purge or exit finds them,
- *   see docs/slab_wf.md).
+ * Space: 128 bytes per slab and its colour offset (at most 448 bytes of a
+ *   64 KiB slab: 0.7 %, fewer blocks); per thread 20 bytes of TLS per bin
+ *   and a 64 KiB (one resident page) heap record; at most tllabs empty slabs
+ *   per heap (partial slabs may be empty until a refill, reclaim, purge or
+ *   exit finds them: an own free that leaves a slab's remaining blocks in
+ *   its remote stack does not release it, see docs/slab_wf.md).
  * Thread safety: all operations, no locks. A thread's slabs are touched with
  *   plain accesses by their owner only; other threads touch a slab's remote
  *   line and the heap's notification stacks only with atomics. At thread exit
@@ -152,11 +163,13 @@ _Static_assert(MT_SLAB_WF_COLLECT >= 1 && MT_SLAB_WF_MIN_BLOCKS >= 1,
 #define MT_SLAB_WF_PENDING ((void *)1)
 #define MT_SLAB_WF_MARK ((void *)2)
 
-/* ostate = heap address | ALIGNED | state. Heaps are granule-aligned. */
+/* ostate = heap address | ALIGNED | state. Heaps are granule-aligned.
+ * Current and partial slabs share one state so that the owner's free is one
+ * compare whichever of them the block is in (which one a slab is: the TLS
+ * cur table, or the heap's partial list). */
 enum {
     MT_SLAB_WF_EMPTY = 0,   /* in the heap's cache of empty slabs */
-    MT_SLAB_WF_CUR = 1,     /* the current slab of its class */
-    MT_SLAB_WF_PARTIAL = 2, /* in its class's partial list */
+    MT_SLAB_WF_LISTED = 1,  /* the current slab of its class, or in its partial list */
     MT_SLAB_WF_FULL = 3,    /* in no list: comes back by notification or own free */
     MT_SLAB_WF_STATE = 3,
     MT_SLAB_WF_ALIGNED = 4, /* an aligned address inside a block was handed out */
@@ -170,9 +183,10 @@ typedef struct mt_slab_wf_slab mt_slab_wf_slab;
 struct mt_slab_wf_slab {
     /* Line 0: the holder's (owner, adopter or purger); others read ostate,
      * cls and csize, which do not change while the slab has live blocks. */
-    void *free;                       /* free list (not current: the TLS bin has it) */
+    void *free;                       /* own frees (current: collected when the bin runs dry) */
     _Atomic(uintptr_t) ostate;        /* heap | ALIGNED | state */
-    uint32_t used;                    /* handed out - own frees, mod 2^32 (not current) */
+    uint32_t used;                    /* handed out - own frees - spliced, mod 2^32 (current:
+                                       * + the TLS used[cls]) */
     uint32_t cls, csize, capacity;
     uint32_t carved;                  /* blocks [0, carved) have been handed out once */
     uint32_t granules;                /* slab length in granules */
@@ -182,6 +196,7 @@ struct mt_slab_wf_slab {
     _Alignas(MT_CACHELINE) _Atomic(void *) rhead; /* remote-free stack, or MARK */
     _Atomic(mt_slab_wf_slab *) nnext; /* link in the owner heap's notification stack */
     _Atomic(uint32_t) remote;         /* remote frees completed, mod 2^32 */
+    uint32_t spliced;                 /* holder: remote-freed blocks taken back, mod 2^32 */
     uint8_t marked;                   /* holder: rhead may still hold MARK */
     uint8_t notify_pending;           /* holder: a notification of this slab is due */
     uint8_t zeroed;                   /* blocks from `carved` on are zero-filled */
@@ -190,17 +205,27 @@ struct mt_slab_wf_slab {
 #define MT_SLAB_WF_HDR ((uintptr_t)sizeof(mt_slab_wf_slab))
 _Static_assert(sizeof(mt_slab_wf_slab) == 2 * MT_CACHELINE, "slab_wf: header is two lines");
 
-typedef struct {
-    void *free;    /* the current slab's free list */
-    uint32_t used; /* the current slab's used count */
-    uint32_t pad;
-} mt_slab_wf_bin;
-
 typedef struct { size_t slabs, heaps; } mt_slab_wf_stat;
+
+/* Cache colours: a slab's header sits 0 to MT_SLAB_WF_COLORS - 1 cache lines
+ * below the slab's end, by the slab's address. Headers at one offset of
+ * 64 KiB-aligned slabs all fell into one cache set, and every free reads
+ * one (docs/results/2026-11-27-wffree.md). The page map names the header,
+ * so finding it costs nothing more; the slab start is the header's granule
+ * less the slab's other granules. */
+#define MT_SLAB_WF_COLORS 8
+#define MT_SLAB_WF_RESERVE (MT_SLAB_WF_HDR + (MT_SLAB_WF_COLORS - 1) * (uintptr_t)MT_CACHELINE)
+_Static_assert((MT_SLAB_WF_COLORS & (MT_SLAB_WF_COLORS - 1)) == 0, "slab_wf: colours a power of two");
 
 MT_INLINE uintptr_t mt_slab_wf_base(const mt_slab_wf_slab *s)
 {
-    return (uintptr_t)s + MT_SLAB_WF_HDR - ((uintptr_t)s->granules << MT_GRANULE_SHIFT);
+    return ((uintptr_t)s & ~(uintptr_t)(MT_GRANULE - 1)) - ((uintptr_t)(s->granules - 1) << MT_GRANULE_SHIFT);
+}
+/* Where the header of the slab [base, base + len) goes. */
+MT_INLINE mt_slab_wf_slab *mt_slab_wf_header_at(uintptr_t base, size_t len)
+{
+    uintptr_t color = (base >> MT_GRANULE_SHIFT) & (MT_SLAB_WF_COLORS - 1);
+    return (mt_slab_wf_slab *)(base + len - MT_SLAB_WF_HDR - color * MT_CACHELINE);
 }
 MT_INLINE _Atomic(void *) *mt_slab_wf_link(void *block) { return (_Atomic(void *) *)block; }
 MT_INLINE uintptr_t mt_slab_wf_state(const mt_slab_wf_slab *s)
@@ -218,22 +243,11 @@ MT_INLINE void *mt_slab_wf_unalign(const mt_slab_wf_slab *s, const void *p)
     uintptr_t base = mt_slab_wf_base(s), off = (uintptr_t)p - base;
     return (void *)(base + off - off % s->csize);
 }
-/* clang (14) shares the address of a TLS bin between the fast path's load
- * and its store, and then materializes the thread pointer for the store (mov
- * %fs:0 and two adds). Hiding the bin's byte offset from it between the two
- * keeps every access %fs-relative (3 instructions fewer). gcc computes the
- * address once either way, and the barrier would cost it one. */
-#if defined(__clang__)
-#define mt_slab_wf_fs_relative(off) __asm__("" : "+r"(off))
-#else
-#define mt_slab_wf_fs_relative(off) ((void)0)
-#endif
-#define mt_slab_wf_bin_at(bins, off) ((mt_slab_wf_bin *)((char *)(bins) + (off)))
-
-/* In use: blocks handed out by holders, not freed by them, not remotely freed. */
+/* In use: blocks handed out by holders, not freed by them, not remotely
+ * freed; `used` is the slab's count (with the TLS one for a current slab). */
 MT_INLINE uint32_t mt_slab_wf_in_use(mt_slab_wf_slab *s, uint32_t used)
 {
-    return used - atomic_load_explicit(&s->remote, memory_order_acquire);
+    return used + s->spliced - atomic_load_explicit(&s->remote, memory_order_acquire);
 }
 #endif /* MORTISE_LAYERS_SLAB_WF_TYPES */
 
@@ -282,10 +296,15 @@ static struct {
     _Atomic(uint32_t) steps_max[MT_SLAB_WF_OPS];
 } MT_SELF(state);
 
+/* Per class, the current slab's bin: free[c] the blocks alloc pops, used[c]
+ * its hand-outs since the slab became current (the slab's own count has the
+ * rest). Two arrays, so that the fast path indexes both with the class in
+ * one addressing mode each. */
 static MT_TLS struct {
-    mt_slab_wf_bin bin[MT_SELF(bins)];
+    void *free[MT_SELF(bins)];
+    uint32_t used[MT_SELF(bins)];
     mt_slab_wf_slab *cur[MT_SELF(bins)];
-    uintptr_t tag; /* heap | CUR while the thread holds a heap, else 0 */
+    uintptr_t tag; /* heap | LISTED while the thread holds a heap, else 0 */
     MT_SELF(heap) *heap;
     int state;
 } MT_SELF(tl);
@@ -332,7 +351,7 @@ MT_INLINE void MT_SELF(step_end)(int op)
 
 MT_INLINE size_t MT_SELF(slab_len)(size_t c)
 {
-    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_HDR, MT_GRANULE);
+    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
     return need > MT_SLAB_SIZE ? need : MT_SLAB_SIZE;
 }
 /* Blocks one carve threads: K, but no more than a page's worth (at least one),
@@ -353,14 +372,15 @@ static void MT_SELF(format)(MT_SELF(heap) *h, mt_slab_wf_slab *s, size_t c, size
     s->used = 0;
     s->cls = (uint32_t)c;
     s->csize = (uint32_t)MT_SELF(class_size)(c);
-    s->capacity = (uint32_t)(((granules << MT_GRANULE_SHIFT) - MT_SLAB_WF_HDR) / s->csize);
-    s->carved = 0;
     s->granules = (uint32_t)granules;
+    s->capacity = (uint32_t)(((uintptr_t)s - mt_slab_wf_base(s)) / s->csize);
+    s->carved = 0;
     s->rchain = NULL;
     s->prev = s->next = NULL;
     mt_store_relaxed(&s->rhead, NULL);
     mt_store_relaxed(&s->nnext, NULL);
     mt_store_relaxed(&s->remote, 0);
+    s->spliced = 0;
     s->marked = s->notify_pending = s->zeroed = 0;
 }
 
@@ -375,7 +395,7 @@ MT_SLOW mt_slab_wf_slab *MT_SELF(new_slab)(mt_ctx *ctx, MT_SELF(heap) *h, size_t
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
-    mt_slab_wf_slab *s = (mt_slab_wf_slab *)((uintptr_t)base + len - MT_SLAB_WF_HDR);
+    mt_slab_wf_slab *s = mt_slab_wf_header_at((uintptr_t)base, len);
     MT_SELF(format)(h, s, c, len >> MT_GRANULE_SHIFT);
     s->zeroed = sub.zeroed == base;
     s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, mt_payload_of(s));
@@ -419,7 +439,7 @@ static bool MT_SELF(releasable)(mt_slab_wf_slab *s)
 static void MT_SELF(partial_add)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, bool at_head)
 {
     mt_slab_wf_slab *head = h->partial[c];
-    mt_slab_wf_set_state(s, MT_SLAB_WF_PARTIAL);
+    mt_slab_wf_set_state(s, MT_SLAB_WF_LISTED);
     if (!head) {
         s->prev = s->next = s;
         h->partial[c] = s;
@@ -502,27 +522,6 @@ static mt_slab_wf_slab *MT_SELF(notified)(MT_SELF(heap) *h, size_t c, size_t lim
 
 /* ---- the current slab of a class (TLS bin) ---- */
 
-static void MT_SELF(make_current)(size_t c, mt_slab_wf_slab *s)
-{
-    MT_SELF(resolve)(s);
-    MT_SELF(tl).cur[c] = s;
-    MT_SELF(tl).bin[c].free = s->free;
-    MT_SELF(tl).bin[c].used = s->used;
-    s->free = NULL;
-    mt_slab_wf_set_state(s, MT_SLAB_WF_CUR);
-}
-
-static mt_slab_wf_slab *MT_SELF(demote)(size_t c)
-{
-    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
-    s->free = MT_SELF(tl).bin[c].free;
-    s->used = MT_SELF(tl).bin[c].used;
-    MT_SELF(tl).bin[c].free = NULL;
-    MT_SELF(tl).bin[c].used = 0;
-    MT_SELF(tl).cur[c] = NULL;
-    return s;
-}
-
 /* link_check: a link read from the free block p is followed only if it is
  * a block start of p's slab. Near: inside p's granule and short of where a
  * slab header could start (two instructions and a branch on the fast path);
@@ -531,7 +530,7 @@ static mt_slab_wf_slab *MT_SELF(demote)(size_t c)
 MT_INLINE bool MT_SELF(link_near)(const void *p, const void *link)
 {
     uintptr_t granule = (uintptr_t)p & ~(uintptr_t)(MT_GRANULE - 1);
-    return (uintptr_t)link - granule < MT_GRANULE - MT_SLAB_WF_HDR;
+    return (uintptr_t)link - granule < MT_GRANULE - MT_SLAB_WF_RESERVE;
 }
 
 MT_SLOW void *MT_SELF(link_far)(void *p, void *link)
@@ -554,18 +553,64 @@ MT_INLINE void *MT_SELF(next_of)(void *p, void *link)
     return link;
 }
 
-MT_INLINE void *MT_SELF(pop)(mt_slab_wf_bin *b)
+/* The bin of class c takes s's free list; the slab's own list starts again
+ * empty and gathers the owner's frees from now on. */
+static void MT_SELF(make_current)(size_t c, mt_slab_wf_slab *s)
 {
-    void *p = b->free;
-    b->free = MT_SELF(next_of)(p, *(void **)p);
-    b->used++;
+    MT_SELF(resolve)(s);
+    MT_SELF(tl).cur[c] = s;
+    MT_SELF(tl).free[c] = s->free;
+    MT_SELF(tl).used[c] = 0;
+    s->free = NULL;
+    mt_slab_wf_set_state(s, MT_SLAB_WF_LISTED);
+}
+
+/* The current slab of c leaves the bin: the bin's blocks go back in front of
+ * the owner's frees (a walk of the bin; it is empty but when the heap is
+ * saved: thread exit, purge, fork), its hand-outs into the slab's count. */
+static mt_slab_wf_slab *MT_SELF(demote)(size_t c)
+{
+    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+    void *bin = MT_SELF(tl).free[c];
+    if (bin) {
+        void *last = bin;
+        for (void *n; (n = MT_SELF(next_of)(last, *(void **)last)); last = n)
+            ;
+        *(void **)last = s->free;
+        s->free = bin;
+    }
+    s->used += MT_SELF(tl).used[c];
+    MT_SELF(tl).free[c] = NULL;
+    MT_SELF(tl).used[c] = 0;
+    MT_SELF(tl).cur[c] = NULL;
+    return s;
+}
+
+MT_INLINE void *MT_SELF(pop)(size_t c)
+{
+    void *p = MT_SELF(tl).free[c];
+    MT_SELF(tl).free[c] = MT_SELF(next_of)(p, *(void **)p);
+    MT_SELF(tl).used[c]++;
     return p;
 }
 
-/* Take over up to K remote-freed blocks of the current slab s into its (empty)
- * bin and pop one. A block whose link is still PENDING ends the walk and
- * stays first in rchain: it is never waited for. */
-static void *MT_SELF(splice)(mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+/* The owner's frees into its current slab s become the bin of class c (one
+ * list moved, whatever its length) and one is popped. */
+static void *MT_SELF(take_own)(mt_slab_wf_slab *s, size_t c)
+{
+    if (!s->free)
+        return NULL;
+    MT_SELF(tl).free[c] = s->free;
+    s->free = NULL;
+    return MT_SELF(pop)(c);
+}
+
+/* Take over up to K remote-freed blocks of the current slab s into the
+ * (empty) bin of class c and pop one. A block whose link is still PENDING
+ * ends the walk and stays first in rchain: it is never waited for. The
+ * blocks taken leave the slab's count for `spliced`, so that the count
+ * reaching 0 in the owner's free means every block came back. */
+static void *MT_SELF(splice)(mt_slab_wf_slab *s, size_t c)
 {
     void *n = s->rchain;
     if (!n) {
@@ -576,12 +621,14 @@ static void *MT_SELF(splice)(mt_slab_wf_slab *s, mt_slab_wf_bin *b)
         n = mt_fas(&s->rhead, NULL);
     }
     void *first = n, *last = NULL;
+    uint32_t taken = 0;
     for (unsigned k = 0; k < MT_SLAB_WF_COLLECT; k++) {
         MT_SELF(step)();
         void *nx = atomic_load_explicit(mt_slab_wf_link(n), memory_order_acquire);
         if (nx == MT_SLAB_WF_PENDING)
             break;
         last = n;
+        taken++;
         n = MT_SELF(next_of)(n, nx);
         if (!n)
             break;
@@ -590,13 +637,16 @@ static void *MT_SELF(splice)(mt_slab_wf_slab *s, mt_slab_wf_bin *b)
     if (!last)
         return NULL;
     *(void **)last = NULL;
-    b->free = first;
-    return MT_SELF(pop)(b);
+    s->used -= taken;
+    s->spliced += taken;
+    MT_SELF(tl).free[c] = first;
+    return MT_SELF(pop)(c);
 }
 
-/* Thread the next never-used blocks of s into its (empty) bin; the first is
- * returned untouched (zero-filled if the slab came so from below). */
-static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+/* Thread the next never-used blocks of s into the (empty) bin of class c;
+ * the first is returned untouched (zero-filled if the slab came so from
+ * below). */
+static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 {
     uint32_t left = s->capacity - s->carved, n = MT_SELF(carve_batch)(s->csize);
     if (!left)
@@ -611,17 +661,21 @@ static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, mt_slab_wf_bin *b)
         rest = (void *)block;
     }
     s->carved += n;
-    b->free = rest;
-    b->used++;
+    MT_SELF(tl).free[c] = rest;
+    MT_SELF(tl).used[c]++;
     if (s->zeroed)
         ctx->zeroed = (void *)first;
     return (void *)first;
 }
 
-static void *MT_SELF(refill)(mt_ctx *ctx, mt_slab_wf_slab *s, mt_slab_wf_bin *b)
+/* The bin of the current slab s ran dry: the owner's frees first (the
+ * slab's own list), then remote frees, then untouched blocks. */
+static void *MT_SELF(refill)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 {
-    void *p = MT_SELF(splice)(s, b);
-    return p ? p : MT_SELF(carve)(ctx, s, b);
+    void *p = MT_SELF(take_own)(s, c);
+    if (!p)
+        p = MT_SELF(splice)(s, c);
+    return p ? p : MT_SELF(carve)(ctx, s, c);
 }
 
 /* The current slab of c gave nothing: it leaves the bin. With blocks parked
@@ -687,13 +741,12 @@ static void MT_SELF(reclaim)(MT_SELF(heap) *h, mt_lfunc *free_below)
 static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
 {
     MT_SELF(heap) *h = MT_SELF(tl).heap;
-    mt_slab_wf_bin *b = &MT_SELF(tl).bin[c];
     mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
     void *p;
-    if (b->free)
-        return MT_SELF(pop)(b);
+    if (MT_SELF(tl).free[c])
+        return MT_SELF(pop)(c);
     if (s) {
-        if ((p = MT_SELF(refill)(ctx, s, b)))
+        if ((p = MT_SELF(refill)(ctx, s, c)))
             return p;
         MT_SELF(retire)(h, c);
     }
@@ -704,9 +757,9 @@ static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
         else if (!(s = MT_SELF(notified)(h, c, 2)))
             break;
         MT_SELF(make_current)(c, s);
-        if (b->free)
-            return MT_SELF(pop)(b);
-        if ((p = MT_SELF(refill)(ctx, s, b)))
+        if (MT_SELF(tl).free[c])
+            return MT_SELF(pop)(c);
+        if ((p = MT_SELF(refill)(ctx, s, c)))
             return p;
         MT_SELF(retire)(h, c);
     }
@@ -715,7 +768,7 @@ static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
     if (!(s = MT_SELF(empty_take)(h, c)) && !(s = MT_SELF(new_slab)(ctx, h, c, next)))
         return NULL;
     MT_SELF(make_current)(c, s);
-    return MT_SELF(carve)(ctx, s, b);
+    return MT_SELF(carve)(ctx, s, c);
 }
 
 /* ---- heaps ---- */
@@ -726,11 +779,10 @@ static void MT_SELF(load)(MT_SELF(heap) *h)
         mt_slab_wf_slab *s = h->cur[c];
         h->cur[c] = NULL;
         MT_SELF(tl).cur[c] = s;
-        if (s) {
-            MT_SELF(tl).bin[c].free = s->free;
-            MT_SELF(tl).bin[c].used = s->used;
+        MT_SELF(tl).free[c] = s ? s->free : NULL;
+        MT_SELF(tl).used[c] = 0;
+        if (s)
             s->free = NULL;
-        }
     }
 }
 
@@ -743,7 +795,7 @@ static void MT_SELF(save)(MT_SELF(heap) *h)
 static void MT_SELF(adopt)(MT_SELF(heap) *h)
 {
     MT_SELF(tl).heap = h;
-    MT_SELF(tl).tag = (uintptr_t)h | MT_SLAB_WF_CUR;
+    MT_SELF(tl).tag = (uintptr_t)h | MT_SLAB_WF_LISTED;
     MT_SELF(load)(h);
 }
 
@@ -893,25 +945,31 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     return p;
 }
 
-/* Fast path: a range check, the class index, a pop from the TLS bin. With
- * link_check a link that is not near goes to the slow path (its pop checks
- * it exactly), which the fast path calls anyway: no stack frame here. */
+/* Fast path: a range check, the class index, a pop from the TLS bin. An
+ * empty bin first takes the owner's frees into the current slab, inline too
+ * (a program that frees what it allocated empties the bin once per round of
+ * each class). With link_check a link that is not near goes to the slow
+ * path (its pop checks it exactly), which the fast path calls anyway: no
+ * stack frame here. */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
     MT_SELF(step_begin)();
     if (MT_SELF(takes)(size, ctx->align)) {
-        size_t c = MT_SELF(class_index)(size), off = c * sizeof(mt_slab_wf_bin);
-        mt_slab_wf_bin *bins = MT_SELF(tl).bin;
-        void *p = mt_slab_wf_bin_at(bins, off)->free;
+        size_t c = MT_SELF(class_index)(size);
+        void *p = MT_SELF(tl).free[c];
+        mt_slab_wf_slab *s;
+        if (MT_UNLIKELY(!p) && (s = MT_SELF(tl).cur[c]) && (p = s->free)) {
+            s->free = NULL; /* the bin takes the list, also for the slow path */
+            MT_SELF(tl).free[c] = p;
+        }
         if (MT_LIKELY(p)) {
             void *rest = *(void **)p;
             if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(link_near)(p, rest))) {
                 MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
-                mt_slab_wf_fs_relative(off);
-                mt_slab_wf_bin_at(bins, off)->free = rest;
-                mt_slab_wf_bin_at(bins, off)->used++;
+                MT_SELF(tl).free[c] = rest;
+                MT_SELF(tl).used[c]++;
                 MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
                 if (mt_chain_wants_usable) { /* the hint (core/ctx.h): the class's size */
                     ctx->ptr = p;
@@ -951,18 +1009,21 @@ static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
     MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_REMOTE);
 }
 
-/* One of the thread's own slabs that is not current lost a block: back to
- * the heap's empty cache or below if no block is in use any more. */
+/* The owner freed the last block of one of its slabs that it counts (or a
+ * current slab's count passed 0 on its way down): a slab that is not
+ * current goes to the heap's empty cache, or below, if no block of it is in
+ * use any more (remote frees included). */
 MT_SLOW void MT_SELF(release_if_empty)(MT_SELF(heap) *h, mt_slab_wf_slab *s)
 {
-    if (MT_SELF(releasable)(s)) {
+    if (MT_SELF(tl).cur[s->cls] != s && MT_SELF(releasable)(s)) {
         MT_SELF(partial_remove)(h, s->cls, s);
         MT_SELF(empty_put)(h, s, MT_BELOW(free));
     }
 }
 
 /* A block the fast path did not take: an aligned address, a remote block, or
- * one of the thread's own slabs that is full. */
+ * one of the thread's own slabs that is full (it goes back on the partial
+ * list; its MARK stays and is resolved when the slab is used or empty). */
 MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
 {
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -973,28 +1034,20 @@ MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
         MT_SELF(remote_free)(s, p, st);
         return;
     }
-    size_t c = s->cls;
-    if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_CUR) {
-        mt_slab_wf_bin *b = &MT_SELF(tl).bin[c];
-        *(void **)p = b->free;
-        b->free = p;
-        b->used--;
-    } else {
-        *(void **)p = s->free;
-        s->free = p;
-        s->used--;
-        if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
-            MT_SELF(partial_add)(h, c, s, true);
-        MT_SELF(release_if_empty)(h, s);
-    }
+    *(void **)p = s->free;
+    s->free = p;
+    s->used--;
+    if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
+        MT_SELF(partial_add)(h, s->cls, s, true);
+    MT_SELF(release_if_empty)(h, s);
     MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
 }
 
-/* Fast path: the block's slab is current in this thread's heap: a push on
- * the TLS bin. A partial slab of the same heap (a program that frees in
- * random order frees a third of its blocks there) is a push on the slab's
- * own list, inline too: only a full slab (which must be listed), an aligned
- * address and another heap's block take the call. */
+/* Fast path: the block's slab is listed in this thread's heap (current or
+ * partial: one state, so one compare that random free order cannot make
+ * unpredictable): a push on the slab's own list, which alloc collects when
+ * the bin runs dry. Only a count reaching 0, a full slab (which must be
+ * listed), an aligned address and another heap's block take a call. */
 #define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -1003,16 +1056,10 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     mt_slab_wf_slab *s = (mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     void *p = ctx->ptr;
     MT_SELF(step_begin)();
-    uintptr_t st = mt_load_relaxed(&s->ostate), tag = MT_SELF(tl).tag;
-    if (MT_LIKELY(st == tag)) {
-        mt_slab_wf_bin *b = &MT_SELF(tl).bin[s->cls];
-        *(void **)p = b->free;
-        b->free = p;
-        b->used--;
-    } else if (st == tag + (MT_SLAB_WF_PARTIAL - MT_SLAB_WF_CUR)) { /* tag 0: no heap, no match */
+    if (MT_LIKELY(mt_load_relaxed(&s->ostate) == MT_SELF(tl).tag)) { /* tag 0: no heap, no match */
         *(void **)p = s->free;
         s->free = p;
-        if (MT_UNLIKELY(mt_slab_wf_in_use(s, --s->used) == 0))
+        if (MT_UNLIKELY(--s->used == 0))
             MT_SELF(release_if_empty)(MT_SELF(tl).heap, s);
     } else {
         MT_SELF(free_slow)(s, p);
@@ -1195,9 +1242,10 @@ static uint32_t MT_SELF(check_list)(const mt_slab_wf_slab *s, void *n, uint64_t 
 }
 
 /* One slab of class c in heap h; `state` is the expected state, or -1 for
- * any. `bin` is its TLS bin when it is the calling thread's current slab. */
+ * any. `binned`: it is the calling thread's current slab, whose bin (TLS)
+ * holds blocks and hand-outs of it too. */
 static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, int state,
-                                       const mt_slab_wf_bin *bin)
+                                       bool binned)
 {
     uint64_t seen[(MT_SLAB_WF_MAX_CAP + 63) / 64] = {0};
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -1207,18 +1255,20 @@ static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_sl
     if (state >= 0 && (st & MT_SLAB_WF_STATE) != (uintptr_t)state)
         return MT_STR(MT_NAME) ": slab state does not match its list";
     if (s->cls != c || s->csize != MT_SELF(class_size)(c) || len != MT_SELF(slab_len)(c) ||
-        s->capacity != (len - MT_SLAB_WF_HDR) / s->csize || s->carved > s->capacity)
+        s != mt_slab_wf_header_at(mt_slab_wf_base(s), len) ||
+        s->capacity != ((uintptr_t)s - mt_slab_wf_base(s)) / s->csize || s->carved > s->capacity)
         return MT_STR(MT_NAME) ": slab geometry";
     uintptr_t entry = mt_entry(MT_SELF_ID, mt_payload_of(s));
     if (mt_pagemap_get((void *)mt_slab_wf_base(s)) != entry || mt_pagemap_get(s) != entry)
         return MT_STR(MT_NAME) ": page map does not name the slab";
-    uint32_t a = MT_SELF(check_list)(s, bin ? bin->free : s->free, seen);
+    uint32_t a = MT_SELF(check_list)(s, binned ? MT_SELF(tl).free[c] : NULL, seen);
+    uint32_t o = MT_SELF(check_list)(s, s->free, seen);
     uint32_t b = MT_SELF(check_list)(s, s->rchain, seen);
     uint32_t r = MT_SELF(check_list)(s, mt_load_relaxed(&s->rhead), seen);
-    if (a == UINT32_MAX || b == UINT32_MAX || r == UINT32_MAX)
+    if (a == UINT32_MAX || o == UINT32_MAX || b == UINT32_MAX || r == UINT32_MAX)
         return MT_STR(MT_NAME) ": free list holds a foreign, duplicate or never-carved block";
-    uint32_t used = bin ? bin->used : s->used;
-    if (mt_slab_wf_in_use(s, used) + a + b + r != s->carved)
+    uint32_t used = s->used + (binned ? MT_SELF(tl).used[c] : 0);
+    if (mt_slab_wf_in_use(s, used) + a + o + b + r != s->carved)
         return MT_STR(MT_NAME) ": blocks in use + free blocks != blocks carved";
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL && !s->marked && !s->notify_pending)
         return MT_STR(MT_NAME) ": full slab nobody will be told about";
@@ -1233,17 +1283,18 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
     const char *why;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
         mt_slab_wf_slab *cur = mine ? MT_SELF(tl).cur[c] : h->cur[c], *s;
-        const mt_slab_wf_bin *bin = mine ? &MT_SELF(tl).bin[c] : NULL;
-        if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_CUR, bin)))
+        if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_LISTED, mine)))
             return why;
-        if (!cur && bin && (bin->free || bin->used))
+        if (!cur && mine && (MT_SELF(tl).free[c] || MT_SELF(tl).used[c]))
             return MT_STR(MT_NAME) ": blocks in the bin of a class without a current slab";
         size_t n = 0, limit = mt_load_relaxed(&MT_SELF(state).slabs);
         mt_slab_wf_slab *first = h->partial[c];
         for (s = first; s; s = s->next == first ? NULL : s->next) {
             if (++n > limit || s->next->prev != s)
                 return MT_STR(MT_NAME) ": partial list broken";
-            if ((why = MT_SELF(check_slab)(h, c, s, MT_SLAB_WF_PARTIAL, NULL)))
+            if (s == cur)
+                return MT_STR(MT_NAME) ": the current slab is also in the partial list";
+            if ((why = MT_SELF(check_slab)(h, c, s, MT_SLAB_WF_LISTED, false)))
                 return why;
         }
         for (int i = 0; i < 2; i++) {
@@ -1251,14 +1302,14 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
             for (n = 0; s; s = mt_load_relaxed(&s->nnext)) {
                 if (++n > limit || s == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING)
                     return MT_STR(MT_NAME) ": notification stack broken";
-                if ((why = MT_SELF(check_slab)(h, c, s, -1, s == cur ? bin : NULL)))
+                if ((why = MT_SELF(check_slab)(h, c, s, -1, mine && s == cur)))
                     return why;
             }
         }
     }
     uint32_t n = 0;
     for (mt_slab_wf_slab *s = h->empty; s; s = s->next)
-        if (++n > MT_TLLABS || (why = MT_SELF(check_slab)(h, s->cls, s, MT_SLAB_WF_EMPTY, NULL)))
+        if (++n > MT_TLLABS || (why = MT_SELF(check_slab)(h, s->cls, s, MT_SLAB_WF_EMPTY, false)))
             return why ? why : MT_STR(MT_NAME) ": more empty slabs than tllabs";
     return n == h->nempty ? NULL : MT_STR(MT_NAME) ": empty slab count";
 }

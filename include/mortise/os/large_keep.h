@@ -25,13 +25,35 @@
  *   MT_SYNC            the policy of the keep's own lock;
  *   MT_OS_LARGE_GRANULES (optional) blocks longer than this many granules
  *                      count in mt_os_counters.large (mmap_heap's directly
- *                      mapped blocks); undefined: none do.
+ *                      mapped blocks); undefined: none do;
+ *   MT_OS_GROWS        (optional) the layer can make a free block longer
+ *                      keeping its pages, and defines before the include
+ *                        bool MT_SELF(grows)(size_t granules): can it, for a
+ *                          block this long (one mapping of its own);
+ *                        char *MT_SELF(grow_chunk)(char *p, size_t granules,
+ *                          size_t new_granules): the block, no longer in
+ *                          the page map, made new_granules long in place or
+ *                          moved, its pages with it and the tail fresh (the
+ *                          layer's mapped counter included); NULL: refused,
+ *                          the block unchanged (mmap_heap: mremap through
+ *                          mt_pal_remap; a port without it refuses).
  * Tuning (not model slots): MT_LARGE_KEEP_MIN (256 KiB), the shortest block
- * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once.
+ * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once;
+ * MT_LARGE_KEEP_CAP (MT_LARGE_KEEP: the bound does not scale), the most the
+ * bound scales to.
  *
  * Policy:
- *   - free of a block of at least MT_LARGE_KEEP_MIN and at most MT_LARGE_KEEP
- *     bytes: its page-map entry is cleared (a second free finds nobody) and
+ *   - bound: MT_LARGE_KEEP, or, when more is in use, as many bytes as the OS
+ *     layers have handed out and not taken back (mt_os_counters.handed_out
+ *     without the block being freed), up to MT_LARGE_KEEP_CAP; set at each
+ *     large free. So a program holding big buffers on several threads is
+ *     served from the keep while holding at most twice what it uses, and once
+ *     it has freed them the next free brings the bound back to MT_LARGE_KEEP.
+ *     Off by default (cap = MT_LARGE_KEEP): on a loop of 1-8 MiB blocks at 4
+ *     threads a cap of 4 x 32 MiB took a fifth of the page faults off hslab
+ *     but raised its max RSS above tcmalloc's (docs/results/2026-11-27-keep.md).
+ *   - free of a block of at least MT_LARGE_KEEP_MIN and at most the bound:
+ *     its page-map entry is cleared (a second free finds nobody) and
  *     it joins the keep, merged with a kept block right before or after it
  *     (so a block split by an earlier reuse is whole again); the least
  *     recently freed blocks make room (back to the OS through free_chunk).
@@ -40,20 +62,29 @@
  *     request is split off (kept when it is MT_LARGE_KEEP_MIN or longer,
  *     else given back), a smaller one stays with the block. A reused block
  *     is not zero-filled: ctx->zeroed is left unset, so calloc clears it.
+ *   - alloc longer than every kept block (MT_OS_GROWS, no alignment above a
+ *     granule asked): the longest kept block the layer grows is grown to the
+ *     request, so only its tail faults in, not the whole block (the misses of
+ *     a loop of 1-8 MiB blocks were all of this kind: the next request longer
+ *     than anything kept); refused (a merged block over two mappings): it
+ *     stays kept and the request maps afresh.
  *   - decay: blocks unused for MT_LARGE_DECAY_MS go back (mt_pal_clock_ns;
  *     a port without a clock never decays them) at the next large free, and
  *     at any other alloc or free reaching the OS layer that the keep does
  *     not serve (a miss, the slab and span refills of the layers above) once
- *     the oldest block is due: one relaxed load while nothing is due. A program that
- *     stops reaching the OS layer altogether keeps at most MT_LARGE_KEEP
- *     bytes until it next does, calls malloc_trim, or exits.
+ *     the oldest block is due: one relaxed load while nothing is due. A
+ *     program that stops reaching the OS layer altogether keeps at most the
+ *     bound of its last large free (MT_LARGE_KEEP if it had freed its large
+ *     blocks by then) until it next does, calls malloc_trim, or exits.
  *   - purge (malloc_trim) gives back everything kept.
- * Bound: kept bytes ≤ MT_LARGE_KEEP at every moment (checked by the check
+ * Bound: kept bytes ≤ the bound set at the last large free, itself within
+ *   [MT_LARGE_KEEP, MT_LARGE_KEEP_CAP], at every moment (checked by the check
  *   operation with the number of blocks, their sum, their extents and their
  *   page-map entries). Time: O(MT_LARGE_KEEP_SLOTS) under the keep's lock
- *   per large alloc or free; system calls (giving blocks back) run after the
- *   lock is released. Thread safety: one lock of its own (MT_SYNC), taken
- *   only here and never while the OS layer's lock is held; fork_prepare
+ *   per large alloc or free; system calls (giving blocks back, growing one:
+ *   at most three) run after the lock is released. Thread safety: one lock
+ *   of its own (MT_SYNC), taken only here and never while the OS layer's
+ *   lock is held (a grow runs with neither); fork_prepare
  *   takes it before the OS layer's lock (granule_owner.h), so a fork child
  *   finds the list consistent and the lock reset. Fails: never; a block it
  *   cannot keep goes back to the OS as before.
@@ -87,15 +118,22 @@ typedef struct { char *p; size_t granules; } mt_keep_range;
 
 _Static_assert(MT_LARGE_KEEP_MIN >= MT_GRANULE, "large_keep: MT_LARGE_KEEP_MIN is at least a granule");
 
+#ifndef MT_LARGE_KEEP_CAP
+#define MT_LARGE_KEEP_CAP MT_LARGE_KEEP
+#endif
+
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     _Atomic(size_t) bytes;   /* sum of the entries' lengths: written under the lock, read without */
     _Atomic(uint64_t) due;   /* clock at which the oldest entry decays; 0: none */
+    size_t limit;            /* the bound set at the last free (0: none yet, MT_LARGE_KEEP); under the lock */
     unsigned count;
     mt_keep_entry e[MT_LARGE_KEEP_SLOTS];
 } MT_SELF(keep);
 
 static const size_t MT_SELF(keep_max) = (size_t)(MT_LARGE_KEEP);
+static const size_t MT_SELF(keep_cap) =
+    (size_t)(MT_LARGE_KEEP_CAP) > (size_t)(MT_LARGE_KEEP) ? (size_t)(MT_LARGE_KEEP_CAP) : (size_t)(MT_LARGE_KEEP);
 static const uint64_t MT_SELF(keep_decay_ns) = (uint64_t)(MT_LARGE_DECAY_MS) * 1000000u;
 
 static void MT_SELF(keep_lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(keep).lock); }
@@ -103,7 +141,27 @@ static void MT_SELF(keep_unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(ke
 
 MT_INLINE bool MT_SELF(keep_fits)(size_t len)
 {
-    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_max);
+    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_cap);
+}
+
+/* The bound now: MT_LARGE_KEEP, or as many bytes as the OS layers have
+ * handed out and not taken back (blocks in use, spans, slabs), up to
+ * MT_LARGE_KEEP_CAP. A program that holds big buffers on several threads is
+ * served from the keep, and at most doubles its footprint; once it has
+ * freed them, the bound is MT_LARGE_KEEP again at the next free. */
+static size_t MT_SELF(keep_bound)(size_t leaving)
+{
+    size_t in_use = mt_load_relaxed(&mt_os_counters.handed_out);
+    in_use = in_use > leaving ? in_use - leaving : 0;
+    if (in_use > MT_SELF(keep_cap))
+        in_use = MT_SELF(keep_cap);
+    return in_use > MT_SELF(keep_max) ? in_use : MT_SELF(keep_max);
+}
+
+/* Lock held: the bound last set by a free. */
+static size_t MT_SELF(keep_limit)(void)
+{
+    return MT_SELF(keep).limit ? MT_SELF(keep).limit : MT_SELF(keep_max);
 }
 
 /* What handing a block out or taking it back does to the counters: kept
@@ -205,7 +263,7 @@ static const char *MT_SELF(keep_invariants)(void)
     for (unsigned i = 0; !broken && i < count; i++) {
         const mt_keep_entry *e = &MT_SELF(keep).e[i];
         size_t len = e->granules << MT_GRANULE_SHIFT;
-        if (((uintptr_t)e->p & (MT_GRANULE - 1)) || len < MT_LARGE_KEEP_MIN || len > MT_SELF(keep_max))
+        if (((uintptr_t)e->p & (MT_GRANULE - 1)) || len < MT_LARGE_KEEP_MIN || len > MT_SELF(keep_limit)())
             broken = MT_STR(MT_NAME) ": large_keep block misaligned or out of its size range";
         else if (mt_entry_owner(mt_pagemap_get(e->p)))
             broken = MT_STR(MT_NAME) ": large_keep block still owned in the page map";
@@ -218,14 +276,62 @@ static const char *MT_SELF(keep_invariants)(void)
     }
     if (!broken && sum != mt_load_relaxed(&MT_SELF(keep).bytes))
         broken = MT_STR(MT_NAME) ": large_keep bytes differ from its blocks' sum";
-    if (!broken && sum > MT_SELF(keep_max))
+    if (!broken && sum > MT_SELF(keep_limit)())
         broken = MT_STR(MT_NAME) ": large_keep holds more than its bound";
+    if (!broken && (MT_SELF(keep_limit)() < MT_SELF(keep_max) || MT_SELF(keep_limit)() > MT_SELF(keep_cap)))
+        broken = MT_STR(MT_NAME) ": large_keep bound outside [large_keep, MT_LARGE_KEEP_CAP]";
     MT_SELF(keep_unlock)();
     return broken;
 }
 
-/* A kept block for ctx, or NULL. No clock read: a hit is the keep in use;
- * what decays goes at the next free or miss (keep_put, keep_tick). */
+/* Lock held: [p, granules), no longer a block, joins the keep under the
+ * bound limit, merged with its kept neighbours; the least recently freed
+ * entries make room (into out). */
+static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t now, mt_keep_range *out, unsigned *n)
+{
+    size_t len = granules << MT_GRANULE_SHIFT;
+    MT_SELF(keep).limit = limit;
+    MT_SELF(keep_expire)(now, out, n);
+    /* whole again with the remainder of an earlier split, if both fit */
+    for (unsigned i = 0; i < MT_SELF(keep).count;) {
+        mt_keep_entry e = MT_SELF(keep).e[i];
+        size_t elen = e.granules << MT_GRANULE_SHIFT;
+        if ((e.p + elen == p || p + len == e.p) && len + elen <= limit) {
+            MT_SELF(keep_drop)(i, NULL, NULL);
+            p = e.p < p ? e.p : p;
+            granules += e.granules;
+            len += elen;
+        } else {
+            i++;
+        }
+    }
+    while (MT_SELF(keep).count &&
+           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > limit))
+        MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, n);
+    MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
+    MT_SELF(keep_add)(len);
+    if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
+        mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+}
+
+#ifdef MT_OS_GROWS
+/* Lock held: the longest kept block the OS layer can grow (count: none). */
+static unsigned MT_SELF(keep_growable)(void)
+{
+    unsigned best = MT_SELF(keep).count;
+    for (unsigned i = 0; i < MT_SELF(keep).count; i++)
+        if (MT_SELF(grows)(MT_SELF(keep).e[i].granules) &&
+            (best == MT_SELF(keep).count || MT_SELF(keep).e[i].granules > MT_SELF(keep).e[best].granules))
+            best = i;
+    return best;
+}
+#endif
+
+/* A kept block for ctx, or NULL. No clock read on a hit: a hit is the keep
+ * in use; what decays goes at the next free or miss (keep_put, keep_tick).
+ * When every kept block is too short, what has decayed goes back, then the
+ * longest one the OS layer can grow (MT_OS_GROWS: a remap) is grown to the
+ * size asked: its pages stay, only the new tail is fresh. */
 MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
 {
     size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
@@ -233,9 +339,12 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
     if (!MT_SELF(keep_fits)(len) || !mt_load_relaxed(&MT_SELF(keep).bytes))
         return NULL;
     size_t align = ctx->align > MT_GRANULE ? ctx->align : MT_GRANULE;
-    mt_keep_range out[2]; /* a short rest, a block without a leaf */
+    mt_keep_range out[MT_LARGE_KEEP_SLOTS + 2]; /* a short rest, a block without a leaf, evictions */
     unsigned n = 0;
     char *p = NULL;
+#ifdef MT_OS_GROWS
+    mt_keep_entry grow = {0};
+#endif
     MT_SELF(keep_lock)();
     unsigned best = MT_SELF(keep).count;
     for (unsigned i = 0; i < MT_SELF(keep).count; i++) {
@@ -260,7 +369,27 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
             out[n++] = (mt_keep_range){p + len, rest};
         }
     }
+#ifdef MT_OS_GROWS
+    else if (align == MT_GRANULE) {
+        /* what has decayed goes first: a block idle past the decay must not
+         * come back to life (with its pages) by being grown */
+        MT_SELF(keep_expire)(mt_pal_clock_ns(), out, &n);
+        if ((best = MT_SELF(keep_growable)()) < MT_SELF(keep).count) {
+            grow = MT_SELF(keep).e[best];
+            MT_SELF(keep_drop)(best, NULL, NULL);
+        }
+    }
+#endif
     MT_SELF(keep_unlock)();
+#ifdef MT_OS_GROWS
+    if (grow.p && !(p = MT_SELF(grow_chunk)(grow.p, grow.granules, granules))) {
+        /* the OS would not remap it (a merged block over two mappings):
+         * back into the keep, as idle as it was */
+        MT_SELF(keep_lock)();
+        MT_SELF(keep_hold)(grow.p, grow.granules, MT_SELF(keep_limit)(), grow.stamp, out, &n);
+        MT_SELF(keep_unlock)();
+    }
+#endif
     if (p && !mt_pagemap_set_checked(p, MT_GRANULE, mt_entry(MT_SELF_ID, granules))) {
         out[n++] = (mt_keep_range){p, granules}; /* no leaf for it: let the OS layer try */
         p = NULL;
@@ -276,8 +405,8 @@ MT_SLOW void *MT_SELF(keep_take)(mt_ctx *ctx)
  * frees it as usual. */
 MT_SLOW bool MT_SELF(keep_put)(char *p, size_t granules)
 {
-    size_t len = granules << MT_GRANULE_SHIFT;
-    if (!MT_SELF(keep_fits)(len))
+    size_t len = granules << MT_GRANULE_SHIFT, limit;
+    if (!MT_SELF(keep_fits)(len) || len > (limit = MT_SELF(keep_bound)(len)))
         return false;
     uint64_t now = mt_pal_clock_ns();
     mt_keep_range out[MT_LARGE_KEEP_SLOTS]; /* each kept block leaves at most once */
@@ -285,27 +414,7 @@ MT_SLOW bool MT_SELF(keep_put)(char *p, size_t granules)
     mt_pagemap_set(p, MT_GRANULE, 0); /* no longer a block: a second free finds nobody */
     MT_SELF(keep_count)(granules, false);
     MT_SELF(keep_lock)();
-    MT_SELF(keep_expire)(now, out, &n);
-    /* whole again with the remainder of an earlier split, if both fit */
-    for (unsigned i = 0; i < MT_SELF(keep).count;) {
-        mt_keep_entry e = MT_SELF(keep).e[i];
-        size_t elen = e.granules << MT_GRANULE_SHIFT;
-        if ((e.p + elen == p || p + len == e.p) && len + elen <= MT_SELF(keep_max)) {
-            MT_SELF(keep_drop)(i, NULL, NULL);
-            p = e.p < p ? e.p : p;
-            granules += e.granules;
-            len += elen;
-        } else {
-            i++;
-        }
-    }
-    while (MT_SELF(keep).count &&
-           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > MT_SELF(keep_max)))
-        MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, &n);
-    MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
-    MT_SELF(keep_add)(len);
-    if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
-        mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+    MT_SELF(keep_hold)(p, granules, limit, now, out, &n);
     MT_SELF(keep_unlock)();
     MT_SELF(keep_give_back)(out, n);
     MT_ASSERT_HOLDS(MT_SELF(keep_invariants)());
@@ -390,3 +499,4 @@ MT_INLINE void MT_SELF(keep_fork)(int phase) { (void)phase; }
 
 #undef MT_OS_LARGE_GRANULES
 #undef MT_OS_KEEPS
+#undef MT_OS_GROWS

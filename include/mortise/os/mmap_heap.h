@@ -31,7 +31,10 @@
  *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
  *   range kept for reuse by size; larger blocks are unmapped. The free-range
  *   lists live in the page map itself (entries with owner 0), so keeping a free
- *   range costs no resident memory. resize moves large blocks with mremap.
+ *   range costs no resident memory. resize moves large blocks with mremap,
+ *   and a request longer than every kept block grows the longest kept block
+ *   mapped on its own (above 4 MiB) with mremap, so only its tail faults
+ *   (os/large_keep.h, MT_OS_GROWS).
  * Dense and sparse chunks (threadlocal_heap_size): a chunk of at most
  *   MT_MMAP_DENSE_CHUNK (64 KiB: a slab of small blocks, a heap record) is
  *   dense — the layer above writes its blocks one after the other — and is
@@ -50,7 +53,8 @@
  * Time: O(1) per chunk plus one system call when a chunk is fresh or freed
  *   (and one madvise per 2 MiB of dense chunks with huge_page=1);
  *   O(granules) page-map writes; a large block kept or reused: O(32 kept
- *   blocks) under the keep's lock and no system call. Thread safety: all
+ *   blocks) under the keep's lock and no system call (a kept block grown:
+ *   up to three, outside the lock). Thread safety: all
  *   operations; the chunk cache takes one lock (MT_SYNC), thread-local carving
  *   none, the keep its own (taken only for blocks of 256 KiB or more, and
  *   briefly on other slow paths once a kept block is due to decay).
@@ -248,8 +252,48 @@ MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
     MT_SELF(unlock)();
 }
 
+/* A directly mapped range made longer with mremap: in place if the OS can,
+ * else moved to a granule-aligned reservation; its pages stay, the new tail
+ * is fresh. NULL (the range unchanged) where the port cannot remap or the
+ * range is not one mapping. */
+MT_SLOW char *MT_SELF(remap_grow)(char *p, size_t old_len, size_t new_len)
+{
+#if MT_PAL_HAVE_REMAP
+    char *q = mt_pal_remap(p, old_len, new_len, NULL);
+    if (!q) {
+        char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
+        if (!room)
+            return NULL;
+        q = mt_pal_remap(p, old_len, new_len, room);
+        if (!q)
+            mt_os_unmap(room, new_len);
+    }
+    return q;
+#else
+    (void)p, (void)old_len, (void)new_len;
+    return NULL;
+#endif
+}
+
+/* The keep grows a kept block to serve a longer request (large_keep.h):
+ * only blocks mapped directly, so a cached-size chunk's range (carved from
+ * a thread's region, or a buddy chunk above) is never moved. */
+MT_INLINE bool MT_SELF(grows)(size_t granules)
+{
+    return MT_PAL_HAVE_REMAP && granules > MT_MMAP_CACHE_GRANULES;
+}
+
+MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
+{
+    char *q = MT_SELF(remap_grow)(p, granules << MT_GRANULE_SHIFT, new_granules << MT_GRANULE_SHIFT);
+    if (q)
+        atomic_fetch_add(&mt_os_counters.mapped, (new_granules - granules) << MT_GRANULE_SHIFT);
+    return q;
+}
+
 #define MT_OS_LOCK MT_SELF(state).lock
 #define MT_OS_KEEPS
+#define MT_OS_GROWS
 #define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
 #include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
 
@@ -270,19 +314,9 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
     if (new_len < old_len) {
         mt_os_unmap(p + new_len, old_len - new_len);
     } else {
-        /* grow in place if the OS can, else move to an aligned reservation */
-        char *q = mt_pal_remap(p, old_len, new_len, NULL);
-        if (!q) {
-            char *room = mt_os_map_aligned(new_len, MT_GRANULE, false);
-            if (!room)
-                return NULL;
-            q = mt_pal_remap(p, old_len, new_len, room);
-            if (!q) {
-                mt_os_unmap(room, new_len);
-                return NULL;
-            }
-        }
-        dest = q;
+        dest = MT_SELF(remap_grow)(p, old_len, new_len);
+        if (!dest)
+            return NULL;
     }
     if (dest != p)
         mt_pagemap_set(p, MT_GRANULE, 0);

@@ -6,10 +6,14 @@
  * every step, decay and malloc_trim giving the pages back (RSS falls), the
  * counters, fork children using the keep while a thread churns large
  * blocks, two threads at once, and that the check operation catches a
- * broken keep. */
+ * broken keep. Over mmap_heap also: a request longer than every kept block
+ * grows the longest one that is a mapping of its own (its pages stay, only
+ * the tail is new), and the bound scales with the bytes in use up to
+ * MT_LARGE_KEEP_CAP and falls back once they are freed. */
 #include <mortise/mortise.h>
 
 #define MT_LARGE_KEEP ((size_t)16 << 20)
+#define MT_LARGE_KEEP_CAP ((size_t)64 << 20) /* the bound scales (off by default) */
 #define DECAY_MS 1000
 #define MT_LARGE_DECAY_MS DECAY_MS
 #ifdef KEEP_OVER_BRK
@@ -33,10 +37,18 @@ MT_COMPOSE(OS, custom_socket)
 #define KEEP MT_CAT(OS, _keep)
 #define MIB ((size_t)1 << 20)
 #define BOUND ((size_t)16 << 20)
+#define CAP MT_CAT(OS, _keep_cap)
 
 static size_t kept(void) { return mt_load_relaxed(&KEEP.bytes); }
 static size_t handed_out(void) { return mt_load_relaxed(&mt_os_counters.handed_out); }
 static size_t mapped(void) { return mt_load_relaxed(&mt_os_counters.mapped); }
+
+/* the bound a free sets: large_keep, or the bytes still in use up to the cap */
+static size_t bound_now(void)
+{
+    size_t in_use = handed_out() < CAP ? handed_out() : CAP;
+    return in_use > BOUND ? in_use : BOUND;
+}
 
 static void touch(char *p, size_t len, char v)
 {
@@ -102,8 +114,12 @@ static void test_split_and_merge(void)
     CHECK(s == p && t_malloc_usable_size(s) == 6 * MIB + 768 * 1024 && kept() == 1280 * 1024);
     t_free(s);
     CHECK(KEEP.count == 1 && kept() == 8 * MIB);
-    char *big = t_malloc(9 * MIB); /* nothing fits: fresh memory */
-    CHECK(big && (big + 9 * MIB <= p || big >= p + 8 * MIB) && kept() == 8 * MIB);
+    char *big = t_malloc(9 * MIB); /* nothing fits */
+#ifdef KEEP_OVER_BRK
+    CHECK(big && (big + 9 * MIB <= p || big >= p + 8 * MIB) && kept() == 8 * MIB); /* fresh memory */
+#else
+    CHECK(big && kept() == 0 && all(big, 8 * MIB, 1)); /* the kept mapping grown (test_grow) */
+#endif
     t_free(big);
     CHECK(t_check() == NULL);
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
@@ -129,7 +145,7 @@ static void test_bound(void)
     size_t rss = rss_bytes();
     for (int i = 0; i < N; i++) {
         t_free(b[i]);
-        CHECK(kept() <= BOUND && KEEP.count <= MT_LARGE_KEEP_SLOTS);
+        CHECK(kept() <= bound_now() && KEEP.count <= MT_LARGE_KEEP_SLOTS);
     }
     size_t k = kept(); /* what stays resident is what is kept */
     CHECK(k > 0 && k <= BOUND);
@@ -173,6 +189,81 @@ static void test_decay_and_trim(void)
     CHECK(t_malloc_trim(0) == 0 || kept() == 0);
     t_free(guard);
 }
+
+/* Blocks in use raise the bound (a program holding big buffers on several
+ * threads is served from the keep), never above the cap; once they are
+ * freed it is large_keep again. */
+static void test_bound_scales(void)
+{
+    enum { N = 12 };
+    char *b[N];
+    CHECK(CAP == 4 * BOUND);
+    for (int i = 0; i < N; i++) {
+        b[i] = t_malloc(8 * MIB);
+        CHECK(b[i] != NULL);
+        touch(b[i], 8 * MIB, 7);
+    }
+    size_t most = 0;
+    for (int i = 0; i < N; i++) {
+        t_free(b[i]);
+        CHECK(kept() <= bound_now() && kept() <= CAP && t_check() == NULL);
+        most = kept() > most ? kept() : most;
+    }
+    CHECK(most > BOUND);                /* above large_keep while 48+ MiB were in use */
+    CHECK(most <= CAP);                /* never above the cap */
+    CHECK(kept() <= BOUND);             /* all freed: back to large_keep */
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+
+#ifndef KEEP_OVER_BRK
+/* A request longer than every kept block: the longest one mapped on its own
+ * grows to it (mremap), its pages resident, only the tail new. A kept
+ * cached-size chunk (4 MiB or less: a range inside a region) is never
+ * grown. */
+static void test_grow(void)
+{
+    char *p = t_malloc(6 * MIB), *guard = t_malloc(1);
+    CHECK(p && guard);
+    touch(p, 6 * MIB, 8);
+    t_free(p);
+    size_t m = mapped(), rss = rss_bytes();
+    char *q = t_malloc(7 * MIB + 100);
+    CHECK(q != NULL && kept() == 0);
+    CHECK(t_malloc_usable_size(q) == 7 * MIB + MT_GRANULE && owner_of(q) == MT_CAT(OS, _id));
+    CHECK(mapped() == m + MIB + MT_GRANULE); /* only the tail is new */
+    CHECK(all(q, 6 * MIB, 8));               /* the old pages came along */
+    CHECK(rss_bytes() < rss + MIB);          /* and nothing faulted yet */
+    touch(q, 7 * MIB + 100, 9);
+    CHECK(t_check() == NULL);
+    t_free(q);
+    /* a grown block is not zero-filled: calloc clears it all the same */
+    char *z = t_calloc(1, 8 * MIB);
+    CHECK(z != NULL && kept() == 0 && is_zero(z, 8 * MIB));
+    t_free(z);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+    /* a 3 MiB chunk of the cached sizes stays kept: the 5 MiB request maps afresh */
+    char *c = t_malloc(3 * MIB);
+    CHECK(c != NULL);
+    touch(c, 3 * MIB, 1);
+    t_free(c);
+    char *d = t_malloc(5 * MIB);
+    CHECK(d != NULL && kept() == 3 * MIB && (d + 5 * MIB <= c || d >= c + 3 * MIB));
+    t_free(d);
+    t_free(guard);
+    CHECK(t_check() == NULL);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+    /* a block idle past the decay is given back, not grown */
+    p = t_malloc(6 * MIB);
+    touch(p, 6 * MIB, 2);
+    rss = rss_bytes();
+    t_free(p);
+    sleep_ms(DECAY_MS * 12 / 10);
+    q = t_malloc(7 * MIB);
+    CHECK(q != NULL && kept() == 0 && rss_bytes() + 5 * MIB < rss && is_zero(q, 7 * MIB));
+    t_free(q);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
+#endif
 
 /* ---- threads and fork ---- */
 static atomic_bool stop;
@@ -261,6 +352,11 @@ static void test_check_catches(void)
     CHECK(msg && strstr(msg, "large_keep"));
     mt_pagemap_set(p, MT_GRANULE, 0);
     CHECK(t_check() == NULL);
+    KEEP.limit = 2 * CAP; /* a bound above the cap */
+    msg = t_check();
+    CHECK(msg && strstr(msg, "large_keep"));
+    KEEP.limit = 0;
+    CHECK(t_check() == NULL);
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
 
@@ -269,6 +365,10 @@ int main(void)
     test_reuse();
     test_split_and_merge();
     test_bound();
+    test_bound_scales();
+#ifndef KEEP_OVER_BRK
+    test_grow();
+#endif
     test_decay_and_trim();
     test_threads();
     test_fork();

@@ -90,18 +90,20 @@ static void on_bug(const mortise_error *e, void *arg)
 
 static _Alignas(64) unsigned char forged_target[4096];
 
-/* Free blocks 3 and 5 of a run of 8, forge block 5's link, allocate. */
+/* Free blocks 3 and 5 of a run of 8, forge block 5's link, allocate: as many
+ * blocks as a layer may hand out before it reuses freed ones (slab_wf takes
+ * them once its bin of up to 16 carved blocks has run dry). */
 static void forged_link(void *forged, const char *what)
 {
-    enum { N = 8, SIZE = 48 };
-    void *run[N], *got[N];
+    enum { N = 8, M = 64, SIZE = 48 };
+    void *run[N], *got[M];
     for (int i = 0; i < N; i++)
         run[i] = t_malloc(SIZE);
     t_free(run[3]);
     t_free(run[5]);
     memcpy(run[5], &forged, sizeof forged);
     reports = 0;
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < M; i++) {
         got[i] = t_malloc(SIZE);
         CHECK_MSG(got[i] != NULL && got[i] != forged && got[i] != (void *)forged_target, "%s: block %d", what, i);
     }
@@ -110,11 +112,11 @@ static void forged_link(void *forged, const char *what)
                (uintptr_t)run[5] - (uintptr_t)last.ptr <= 32,
            "%s: report %s by %s at %p (block %p)", what, mt_bug_class_name(last.kind), last.layer, last.ptr,
            run[5]);
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < M; i++)
         t_free(got[i]);
+    for (int i = 0; i < N; i++)
         if (i != 3 && i != 5)
             t_free(run[i]);
-    }
 }
 
 int main(void)

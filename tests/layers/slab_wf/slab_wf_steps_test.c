@@ -73,17 +73,20 @@ static void prologue(void)
     for (int i = 0; i < 4 * K; i++)
         w_free(mine[i]);
 
-    /* a full slab (MARK): the first remote free notifies; the owner's own
-     * frees empty it, the last one resolves the mark */
-    size_t cap = (MT_GRANULE - MT_SLAB_WF_HDR) / 304;
-    void **full = calloc(cap + 2, sizeof *full);
-    for (size_t i = 0; i <= cap; i++)
-        full[i] = w_malloc(300);
+    /* a full slab (MARK): the first remote free notifies */
+    size_t n;
+    void **full = wf_fill_slab(300, &n);
     CHECK(mt_load_relaxed(&slab_of(full[0])->rhead) == MT_SLAB_WF_MARK);
     void *one[2] = {full[0], NULL};
     free_elsewhere(one);
     CHECK(slab_wf_steps_max(MT_SLAB_WF_OP_FREE_REMOTE) == 4);
-    for (size_t i = 1; i <= cap; i++) /* the last into the full slab resolves */
+    for (size_t i = 1; i < n; i++)
+        w_free(full[i]);
+    free(full);
+
+    /* a full slab the owner empties itself: its last free resolves the mark */
+    full = wf_fill_slab(1000, &n);
+    for (size_t i = 0; i < n; i++)
         w_free(full[i]);
     free(full);
     CHECK(slab_wf_steps_max(MT_SLAB_WF_OP_FREE_LOCAL) == 2);

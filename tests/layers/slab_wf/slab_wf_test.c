@@ -1,6 +1,7 @@
 /* slab_wf: white-box and stress tests (tests/layers/slab_wf/wf_compose.h has the
  * composition). One case per run: slab_wf_test CASE.
- *   basic   classes, usable sizes and class hint, LIFO reuse, aligned
+ *   basic   classes, usable sizes and class hint, reuse of a freed block
+ *           once the bin has run dry, aligned
  *           requests, large requests passed below, foreign pointers, calloc
  *   tllabs  a thread keeps at most tllabs empty slabs; the rest go below
  *   reclaim slabs emptied by another thread's frees serve the owner's next
@@ -19,9 +20,15 @@
  *   repair  a remote free and a notification killed half way (as fork does
  *           to other threads) are repaired by fork_child's repair
  *   fork    children of a multithreaded parent free parent-era blocks of
- *           other threads' slabs, allocate, and pass the checker */
+ *           other threads' slabs, allocate, and pass the checker
+ *   own     the owner's frees onto current and partial slabs' own lists,
+ *           taken back when the bin runs dry; the checker catches a foreign
+ *           and a duplicate link in them
+ *   collect own frees and another thread's frees into the same slabs
+ *           while the owner refills: no block handed out twice, all back */
 #include "wf_compose.h"
 
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/wait.h>
@@ -63,8 +70,16 @@ static void case_basic(void)
         CHECK(mt_chain_getmeta(&q) == p && q.szcls == c && q.szcls_key == MT_SZCLS_prime_KEY);
         memset(p, 0xAB, usable);
         w_free(p);
-        CHECK(w_malloc(size) == p); /* LIFO reuse from the thread's bin */
-        w_free(p);
+        /* an own free goes on its slab's list, which the bin takes over when
+         * it runs dry: p is handed out again before the slab is used up */
+        void **got = malloc((s->capacity + 1) * sizeof *got);
+        size_t n = 0;
+        while (n <= s->capacity && (got[n] = w_malloc(size)) != p)
+            n++;
+        CHECK(n <= s->capacity);
+        for (size_t i = 0; i <= n && i <= s->capacity; i++)
+            w_free(got[i]);
+        free(got);
     }
     /* 65536 and up: passed to mmap_heap, whole granules */
     void *big = w_malloc(65536);
@@ -153,7 +168,7 @@ static void case_basic(void)
 /* ---- tllabs ---- */
 static void case_tllabs(void)
 {
-    size_t capacity = (MT_GRANULE - MT_SLAB_WF_HDR) / 64, count = 50 * capacity;
+    size_t count = 50 * wf_capacity_most(64), capacity = wf_capacity_least(64);
     void **blocks = malloc(count * sizeof *blocks);
     size_t slabs0 = slab_wf_stat().slabs;
     for (size_t i = 0; i < count; i++)
@@ -195,8 +210,7 @@ static void *rc_free_all(void *arg)
  * serve them (reclaim), not new slabs from below. */
 static void case_reclaim(void)
 {
-    size_t capacity = (MT_GRANULE - MT_SLAB_WF_HDR) / mt_szcls_prime_size(mt_szcls_prime_index(64));
-    rc_count = RC_SLABS * capacity;
+    rc_count = RC_SLABS * wf_capacity_most(64);
     rc_blocks = malloc(rc_count * sizeof *rc_blocks);
     for (size_t i = 0; i < rc_count; i++)
         CHECK((rc_blocks[i] = w_malloc(64)) != NULL);
@@ -205,7 +219,7 @@ static void case_reclaim(void)
     CHECK(pthread_join(t, NULL) == 0);
     size_t handed = wf_handed_out();
     /* all but the current slab of 64 (and one of slack) come back for 256 */
-    size_t again = (RC_SLABS - 2) * ((MT_GRANULE - MT_SLAB_WF_HDR) / mt_szcls_prime_size(mt_szcls_prime_index(256)));
+    size_t again = (RC_SLABS - 2) * wf_capacity_least(256);
     for (size_t i = 0; i < again; i++)
         CHECK((rc_blocks[i] = w_malloc(256)) != NULL);
     if (wf_handed_out() != handed)
@@ -573,6 +587,128 @@ static void case_twice(void)
     check_all_returned("twice", base, heaps0);
 }
 
+/* ---- own ---- */
+/* The owner's frees go on the freed block's own slab's list, whether the
+ * slab is the class's current one or a partial one; alloc takes the
+ * current slab's list when the class's bin runs dry, and a partial slab's
+ * when it becomes current. The checker walks both kinds of list. */
+static void case_own(void)
+{
+    size_t n;
+    void **a = wf_fill_slab(200, &n); /* slab A retired full, B current */
+    mt_slab_wf_slab *A = slab_of(a[0]), *B = slab_of(a[n - 1]);
+    size_t c = A->cls, handed = wf_handed_out(), freed = 0;
+    CHECK(slab_wf_tl.cur[c] == B && mt_slab_wf_state(B) == MT_SLAB_WF_LISTED);
+
+    /* (1) into a slab that is not current: the first lists it, the rest push */
+    for (size_t i = 0; i + 1 < n; i += 2, freed++)
+        w_free(a[i]);
+    CHECK(mt_slab_wf_state(A) == MT_SLAB_WF_LISTED && A->free == a[2 * (freed - 1)]);
+    CHECK(A->used == (uint32_t)(n - 1 - freed));
+    CHECK(!wf_inconsistent("own: partial"));
+    void *link = *(void **)A->free;
+    *(void **)A->free = a[n - 1]; /* a link into another slab */
+    CHECK(wf_inconsistent("own: foreign link, expected") == 1);
+    *(void **)A->free = link;
+    CHECK(!wf_inconsistent("own: repaired"));
+
+    /* (2) into the current slab: onto its own list, the bin is left alone */
+    void *x = w_malloc(200);
+    CHECK(slab_of(x) == B);
+    void *bin = slab_wf_tl.free[c];
+    w_free(x);
+    CHECK(B->free == x && slab_wf_tl.free[c] == bin);
+    *(void **)x = x; /* listed twice */
+    CHECK(wf_inconsistent("own: duplicate, expected") == 1);
+    *(void **)x = NULL;
+    CHECK(!wf_inconsistent("own: repaired"));
+
+    /* (3) the bin first, then x (B's own list), then B's untouched blocks,
+     * then A's list: every block A lost comes back, nothing from below */
+    void **got = calloc(B->capacity + n + 1, sizeof *got);
+    size_t m = 0, back = 0, x_at = SIZE_MAX;
+    while (back < freed && m < B->capacity + n) {
+        void *p = got[m] = w_malloc(200);
+        if (p == x)
+            x_at = m;
+        back += slab_of(p) == A;
+        m++;
+    }
+    CHECK(back == freed && wf_handed_out() == handed);
+    CHECK(bin ? got[0] == bin && x_at > 0 : x_at == 0);
+    CHECK(x_at != SIZE_MAX && slab_wf_tl.cur[c] == A);
+    CHECK(!wf_inconsistent("own: reused"));
+    for (size_t i = 0; i < m; i++)
+        w_free(got[i]);
+    for (size_t i = 1; i + 1 < n; i += 2)
+        w_free(a[i]);
+    w_free(a[n - 1]);
+    free(got);
+    free(a);
+    CHECK(!wf_inconsistent("own: all freed"));
+    w_malloc_trim(0);
+    CHECK(slab_wf_stat().slabs == 0);
+}
+
+/* ---- collect ---- */
+/* The owner allocates rounds of one class and frees half of each itself
+ * (onto the current slab's own list) while another thread frees the other
+ * half (onto the remote stack): refills take the own list and splice the
+ * remote one in any interleaving. A block handed out while live finds the
+ * tag of its holder in its second word (tw_take). */
+enum { CL_ROUNDS = 20000, CL_BATCH = 32, CL_RING = 1024 };
+static void *_Atomic cl_ring[CL_RING];
+static _Atomic(size_t) cl_head, cl_tail;
+static _Atomic(int) cl_done;
+
+static void *cl_remote(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        size_t t = atomic_load(&cl_tail);
+        if (t == atomic_load(&cl_head)) {
+            if (atomic_load(&cl_done) && t == atomic_load(&cl_head))
+                return NULL;
+            sched_yield();
+            continue;
+        }
+        void *p = atomic_exchange(&cl_ring[t % CL_RING], NULL);
+        atomic_store(&cl_tail, t + 1);
+        tw_give(p);
+    }
+}
+
+static void case_collect(void)
+{
+    size_t base = wf_handed_out(), heaps0 = slab_wf_stat().heaps;
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, cl_remote, NULL) == 0);
+    void *batch[CL_BATCH];
+    uint64_t seq = 0;
+    for (int round = 0; round < CL_ROUNDS; round++) {
+        for (int i = 0; i < CL_BATCH; i++) {
+            batch[i] = w_malloc(48);
+            tw_take(batch[i], TW_LIVE | ++seq);
+        }
+        for (int i = 0; i < CL_BATCH; i++) {
+            size_t h = atomic_load(&cl_head);
+            if ((i & 1) && h - atomic_load(&cl_tail) < CL_RING) {
+                atomic_store(&cl_ring[h % CL_RING], batch[i]);
+                atomic_store(&cl_head, h + 1);
+            } else {
+                tw_give(batch[i]);
+            }
+        }
+    }
+    atomic_store(&cl_done, 1);
+    CHECK(pthread_join(t, NULL) == 0);
+    printf("collect: %zu hand-outs, %zu while live, %zu corrupted\n", (size_t)tw_handouts,
+           (size_t)tw_twice, (size_t)tw_corrupt);
+    CHECK(tw_twice == 0 && tw_corrupt == 0);
+    CHECK(tw_handouts == (size_t)CL_ROUNDS * CL_BATCH);
+    check_all_returned("collect", base, heaps0);
+}
+
 /* ---- late ---- */
 static pthread_key_t late_key;
 static void *_Atomic late_block;
@@ -622,7 +758,7 @@ static void case_repair(void)
     /* (1) a remote free stopped between its XCHG and its link store */
     void *keep = w_malloc(48), *p = w_malloc(48);
     mt_slab_wf_slab *s = slab_of(p);
-    CHECK(s && mt_slab_wf_state(s) == MT_SLAB_WF_CUR);
+    CHECK(s && mt_slab_wf_state(s) == MT_SLAB_WF_LISTED);
     atomic_store(mt_slab_wf_link(p), MT_SLAB_WF_PENDING);
     CHECK(atomic_exchange(&s->rhead, p) == NULL);
     CHECK(wf_inconsistent("repair (1), expected") == 1); /* the checker sees it */
@@ -642,12 +778,9 @@ static void case_repair(void)
     w_free(keep);
 
     /* (2) a notification stopped before its link store: a full slab */
-    size_t cap = (MT_GRANULE - MT_SLAB_WF_HDR) / 304, n = cap + 1;
-    void **blocks = malloc(n * sizeof *blocks);
-    for (size_t i = 0; i < n; i++)
-        blocks[i] = w_malloc(300);
+    size_t n;
+    void **blocks = wf_fill_slab(300, &n);
     mt_slab_wf_slab *full = slab_of(blocks[0]);
-    CHECK(full && full != slab_of(blocks[n - 1]) && mt_slab_wf_state(full) == MT_SLAB_WF_FULL);
     CHECK(mt_load_relaxed(&full->rhead) == MT_SLAB_WF_MARK);
     void *q = blocks[3];
     slab_wf_heap *h = (slab_wf_heap *)(mt_load_relaxed(&full->ostate) & ~(uintptr_t)MT_SLAB_WF_TAGS);
@@ -794,6 +927,7 @@ int main(int argc, char **argv)
         {"basic", case_basic},   {"tllabs", case_tllabs}, {"reclaim", case_reclaim}, {"random", case_random},
         {"remote", case_remote}, {"exit", case_exit},     {"twice", case_twice},
         {"late", case_late},     {"repair", case_repair}, {"fork", case_fork},
+        {"own", case_own},       {"collect", case_collect},
     };
     alarm(120); /* a hang is a failure */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -75,6 +75,35 @@ static inline mt_slab_wf_slab *slab_of(const void *p)
     return mt_entry_owner(e) == slab_wf_id ? (mt_slab_wf_slab *)mt_payload_ptr(mt_entry_payload(e)) : NULL;
 }
 
+/* Blocks of `size` one standard slab holds: its header sits 0 to
+ * MT_SLAB_WF_COLORS - 1 cache lines below the slab's end (by the slab's
+ * address), so between these two. */
+static inline size_t wf_capacity_most(size_t size)
+{
+    return (MT_GRANULE - MT_SLAB_WF_HDR) / mt_szcls_prime_size(mt_szcls_prime_index(size));
+}
+static inline size_t wf_capacity_least(size_t size)
+{
+    return (MT_GRANULE - MT_SLAB_WF_RESERVE) / mt_szcls_prime_size(mt_szcls_prime_index(size));
+}
+
+/* Blocks of a class no earlier request used: its first slab's capacity of
+ * them and one more, so that the slab is retired full (MARK) and the last
+ * block comes from a second slab. *n: how many (NULL-terminated). */
+static inline void **wf_fill_slab(size_t size, size_t *n)
+{
+    void *first = w_malloc(size);
+    mt_slab_wf_slab *s = slab_of(first);
+    CHECK(s && (uintptr_t)first == mt_slab_wf_base(s)); /* a fresh slab */
+    *n = s->capacity + 1;
+    void **blocks = calloc(*n + 1, sizeof *blocks);
+    blocks[0] = first;
+    for (size_t i = 1; i < *n; i++)
+        blocks[i] = w_malloc(size);
+    CHECK(slab_of(blocks[*n - 1]) != s && mt_slab_wf_state(s) == MT_SLAB_WF_FULL);
+    return blocks;
+}
+
 /* 1 after reporting the checker's complaint, 0 if the heaps are consistent. */
 static inline int wf_inconsistent(const char *where)
 {

@@ -1,4 +1,4 @@
-/* slab_wf's check catches a block listed twice in the calling thread's bin
+/* slab_wf's check catches a block listed twice in its slab's own list
  * (a double free the fast path took), and holds again once it is repaired.
  * model: mmap_heap::slab_wf::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
@@ -14,7 +14,7 @@ int main(void)
 {
     void *a = t_malloc(64), *b = t_malloc(64);
     CHECK(a && b);
-    t_free(a); /* into this thread's bin */
+    t_free(a); /* onto its slab's own list */
     EXPECT_HOLDS();
     void *link = *(void **)a;
     *(void **)a = a; /* a, a, ...: listed twice */

@@ -14,6 +14,16 @@
  *                 that needs thread state (mt_thread_attach); returns NULL.
  *   alloc         serve ctx->size bytes aligned to ctx->align, or pass on to next;
  *                 returns the block or NULL (ctx->err says why).
+ *                 A layer that knows the returned block's usable size without
+ *                 a lookup (the class it popped from) may say so: ctx->ptr =
+ *                 the block and ctx->usable = its usable size, what its
+ *                 getmeta would answer. The pair is a hint, valid only while
+ *                 ctx->ptr equals the block the caller got: a layer that
+ *                 hands out another block, or this one at another address,
+ *                 needs nothing more; one that hands out the very block with
+ *                 less usable (a tail it keeps) sets the pair to its own
+ *                 answer. A caller that wants it (tail_chksum) sets ctx->ptr
+ *                 to NULL before next and asks getmeta when it does not match.
  *   free          release ctx->ptr if ctx->owner names this layer, else pass on.
  *                 ctx->owner may be 0 (a pointer no layer owns: stack, global,
  *                 another allocator's): every layer passes it on untouched, as
@@ -95,8 +105,9 @@ typedef void *mt_lfunc(mt_ctx *ctx);
 struct mt_ctx {
     size_t size;      /* in: requested bytes (layers may round it up) */
     size_t align;     /* in: required alignment, a power of two >= 1 */
-    void *ptr;        /* in: block to free / query / resize */
-    size_t usable;    /* out (getmeta): usable bytes at ptr */
+    void *ptr;        /* in: block to free / query / resize; out (alloc,
+                         optional): the block whose usable size is in usable */
+    size_t usable;    /* out (getmeta; alloc, with ptr): usable bytes at ptr */
     size_t szcls;     /* out (getmeta, optional): the block's class index ... */
     uintptr_t szcls_key; /* ... in the policy with this MT_SZCLS_KEY; 0 = none */
     uintptr_t owner;  /* in (free, getmeta, resize): owner id from the page map */
@@ -112,6 +123,13 @@ struct mt_ctx {
                          pushed onto / freed from chain */
     MT_CTX_EXTRA
 };
+
+/* Does a layer of the composition read alloc's usable-size hint (ptr and
+ * usable, above)? A tentative definition: such a layer (tail_chksum)
+ * defines it as 1, later in the translation unit; else it is 0, and the
+ * layers that could give the hint spend no instruction on it (their
+ * machine code is what it was without the hint: tests/suites/zero_cost). */
+MT_UNUSED static const bool mt_chain_wants_usable;
 
 /* Every operation of the contract: MT_LAYER_OPS(X) / MT_FOR_EACH_OP(X, ...)
  * (core/ops.h, the one list). */

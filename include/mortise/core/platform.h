@@ -68,6 +68,10 @@ MT_INLINE void mt_cpu_relax(void)
 #endif
 }
 
+/* Ask for the cache line holding `a` ahead of a read that would otherwise
+ * stall on it; a hint that never faults, so any address will do. */
+MT_INLINE void mt_prefetch(const void *a) { __builtin_prefetch(a, 0, 3); }
+
 /* The smallest base page a build supports: a size that needs no agreement
  * with the OS (a carve batch, the alignment of page-map leaves). What the OS
  * uses is mt_page_size(), read at run time: arm64 kernels use 4, 16 or

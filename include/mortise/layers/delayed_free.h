@@ -28,7 +28,8 @@
  *   MT_DELAYED_LARGE itself is not quarantined (checked, marked freed,
  *   freed).
  *   getmeta reports the requested size (from the header, without asking
- *   below) and clears the class hint; resize keeps the block when the
+ *   below) and clears the class hint; alloc hands that size back with the
+ *   block (core/ctx.h's usable-size hint, for tail_chksum above); resize keeps the block when the
  *   block below holds the new size, else asks the layer below to resize
  *   it, and rewrites the header.
  * Detects (core/report.h; layer delayed_free):
@@ -93,15 +94,17 @@
  *   policy's check, the fill (word stores, at most delayed_fill bytes), and
  *   eviction of the oldest blocks (inline, no call per block): a page-map
  *   lookup and the header check, the pattern check (at most delayed_fill
- *   bytes) and a free below each; nothing else touches a quarantined block.
+ *   bytes) and a free below each, and a prefetch of the next block's header
+ *   (cold by then); nothing else touches a quarantined block.
  *   All of it inline in free, the key loaded once per free; out of line
  *   only a thread's first free, blocks under 16 bytes or over delayed_size
  *   (enqueue_large),
- *   and reports. hslabd: 314.9 instructions per malloc+free pair (305.9
- *   without the link_check of its slab_lk and thread_cache) against
- *   hslab's 60.0 (tools/fastpath.sh), and per freed block about 3 D1
- *   cache lines written (the fill) and 4 read (header and pattern, 64 KiB
- *   of frees later) that hslab does not touch: docs/results/2026-11-27-safety-cost.md.
+ *   and reports. hslabd: 324.3 instructions per malloc+free pair with the
+ *   link_check of its slab_lk and thread_cache (313.3 without the
+ *   prefetch) against hslab's 58.0 (tools/fastpath.sh), and per freed
+ *   block about 3 D1 cache lines written (the fill) and 4 read (header and
+ *   pattern, 64 KiB of frees later) that hslab does not touch:
+ *   docs/results/2026-11-27-safety-cost.md, -cost-2.md.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
  *   thread held in quarantine plus MT_DELAYED_LARGE in large blocks, and its ring of delayed_size / 32 slots of
@@ -402,6 +405,10 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         MT_SELF(fill_slack)(p, size);
     if (ctx->zeroed == raw)
         ctx->zeroed = p; /* the program's bytes are still fresh zeroes */
+    if (mt_chain_wants_usable) { /* the hint (core/ctx.h): what getmeta answers */
+        ctx->ptr = p;
+        ctx->usable = size;
+    }
     if (MT_UNLIKELY(offset >= MT_GRANULE))
         MT_SELF(claim_far)(p, raw);
     return p;
@@ -569,6 +576,19 @@ MT_INLINE size_t MT_SELF(charge)(size_t held)
     return MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE)) ? MT_DELAYED_HDR + MT_DELAYED_MIN : held;
 }
 
+/* The block in ring slot `at` leaves the quarantine at about the next
+ * free; it was written 64 KiB of frees ago, so its header is out of L1.
+ * Ask for the header's line now (it also holds the pattern's first bytes),
+ * so that miss overlaps the program's work instead of stalling that free.
+ * The slot is not trusted yet: a prefetch of whatever it decodes to cannot
+ * fault, and a stale slot past the last block only wastes the hint. (The
+ * pattern's next two lines too cost 3 instructions more per pair and
+ * bought no time measured: docs/results/2026-11-27-safety-cost-2.md.) */
+MT_INLINE void MT_SELF(prefetch_slot)(uint64_t key, uint32_t at)
+{
+    mt_prefetch((const char *)(uintptr_t)MT_SELF(slot_code_k)(key, MT_SELF(q).ring[at]) - MT_DELAYED_HDR);
+}
+
 /* Take the oldest block out of the quarantine, verify it, free it below
  * (inline in the free that evicts: no call per block). */
 MT_INLINE void MT_SELF(evict_one)(uint64_t key)
@@ -594,8 +614,10 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
     uint64_t x = sw ^ MT_SELF(size_mask_k)(key, h);
     size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
-    MT_SELF(q).first = first + 1 == MT_DELAYED_SLOTS ? 0 : first + 1;
+    first = first + 1 == MT_DELAYED_SLOTS ? 0 : first + 1;
+    MT_SELF(q).first = first;
     MT_SELF(q).count--;
+    MT_SELF(prefetch_slot)(key, first); /* the next one out */
     if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE))) {
         MT_SELF(q).large = MT_SELF(q).large > held ? MT_SELF(q).large - held : 0;
         held = MT_SELF(charge)(held);

@@ -11,7 +11,9 @@
  *   multiple of the alignment is used as is; otherwise the block comes from
  *   the class of size + alignment - 16 and the aligned address inside it is
  *   handed out (the slab is flagged; its frees find the block start by one
- *   division). Everything else goes to the next layer.
+ *   division). Everything else goes to the next layer. The fast path's
+ *   alloc hands back the block's usable size (the class size; core/ctx.h's
+ *   hint), so tail_chksum above needs no getmeta for it.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 65536); hi must be finite.
  *   sizeclass=POLICY     → MT_SIZECLASS (prime).
@@ -969,6 +971,10 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
                 MT_SELF(tl).free[c] = rest;
                 MT_SELF(tl).used[c]++;
                 MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+                if (mt_chain_wants_usable) { /* the hint (core/ctx.h): the class's size */
+                    ctx->ptr = p;
+                    ctx->usable = MT_SELF(class_size)(c);
+                }
                 return p;
             }
         }

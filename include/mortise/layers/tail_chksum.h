@@ -68,7 +68,10 @@
  *     free 16 bytes past a granule start makes tlsf_glk read the granule
  *     before (its boundary tag).
  * Needs from below: getmeta answering the usable size of every block it
- *   handed out (every layer does), resize optional.
+ *   handed out (every layer does), resize optional. An alloc below that
+ *   hands back the usable size with the block (core/ctx.h's hint: slab_wf's
+ *   fast path, delayed_free) spares malloc that getmeta; it must be what
+ *   getmeta would answer, since free finds the size word by getmeta's.
  * Place it: directly under the socket, above any cache (thread_cache,
  *   tarrcache, ...): a cache above it would hand out blocks without a new
  *   check word. With delayed_free, above it: delayed_free's block (header
@@ -84,14 +87,16 @@
  *   that the lower layer gave as usable but the program never asked for are
  *   caught (the check word is right after the requested size), but a
  *   double free after the layer below reused the block is not.
- * Time: alloc = one getmeta below (a page-map lookup) + two stores; free
+ * Time: alloc = two stores, and one getmeta below (a page-map lookup)
+ *   unless the alloc below handed back the usable size; free
  *   and getmeta = one getmeta below, two loads, the policy's check and one
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 162.0 instructions per malloc+free pair
- *   with head_canary and slab_wf's link_check (148.0 without the canary,
- *   142.5 without either) against wfslab's 52 (docs/bench.md). Space: 16 bytes per block (check
+ *   out of line. wfslabs' fast path: 145.3 instructions per malloc+free pair
+ *   with head_canary and slab_wf's link_check (165.0 when malloc asked
+ *   getmeta) against wfslab's 45.6
+ *   (docs/results/2026-11-27-safety-cost-2.md). Space: 16 bytes per block (check
  *   word and size word; 32 with head_canary), plus the rounding of the
  *   layer below.
  * Thread safety: no state but the per-process key; all operations on any
@@ -149,6 +154,7 @@ enum { MT_SELF(head) = MT_HEAD_CANARY ? 16 : 0 };
 #if defined(MT_CHAIN_REPORTS_INVALID) /* above another safety layer: it reports our sizes less these */
 MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
 #endif
+MT_UNUSED static const bool mt_chain_wants_usable = 1; /* (core/ctx.h): sealed_from reads it */
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
 #define MT_TAIL_OFFSET_SHIFT 56       /* the size word's top byte: log2 of the head's length */
@@ -453,12 +459,16 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
  * being calls. */
 MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head)
 {
+    /* an alloc may hand back the block's usable size (core/ctx.h): trusted
+     * only for the block it names; a resize's ctx->ptr is the old block */
+    bool hinted = ctx->ptr == NULL;
     ctx->size = size + head + MT_TAIL_OVERHEAD;
     char *p = next(ctx);
     ctx->size = size;
     if (MT_UNLIKELY(!p))
         return NULL;
-    size_t usable = MT_SELF(usable_below)(p);
+    size_t usable = hinted && ctx->ptr == p ? ctx->usable : MT_SELF(usable_below)(p);
+    MT_ASSERT(!hinted || ctx->ptr != p || usable == MT_SELF(usable_below)(p)); /* the hint is getmeta's answer */
     if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
         usable = size + head + MT_TAIL_OVERHEAD;
     uint64_t key = mt_chksum_key_if_set();
@@ -468,6 +478,8 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     MT_SELF(seal)(key, p, head, size, usable);
     if (MT_HEAD_CANARY && ctx->zeroed == p)
         ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
+    ctx->ptr = p + head; /* the hint for a layer above: getmeta's answer */
+    ctx->usable = size;
     return p + head;
 }
 
@@ -486,6 +498,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
             return NULL;
         }
     }
+    ctx->ptr = NULL; /* (sealed_from: a fresh block's usable-size hint) */
     return MT_SELF(sealed_from)(ctx, next, ctx->size, head);
 }
 

@@ -104,12 +104,16 @@ MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
 
 /* Requests above this many bytes run the chain out of line
  * (mt_socket_alloc_plain). The hit path then compares the size with a small
- * immediate instead of MT_MAX_REQUEST, and the top layer's own upper bound,
- * if it is above this, folds away (thread_cache's and slab_lk's 32 KiB,
- * slab_wf's 64 KiB): docs/fastpath.md. An instance may define it before
+ * immediate instead of MT_MAX_REQUEST, and every upper bound of the layers
+ * at or above it folds away: the top layer's range (thread_cache's and
+ * slab_lk's 32 KiB, slab_wf's 64 KiB) and the size-class tables' one-load
+ * range (sizes up to 1024, policy/sizeclass/table.h), so a small malloc
+ * makes one size compare. A request of more than 1 KiB pays a tail call
+ * (about 10 instructions against a hit of 40-60, on a block whose use
+ * costs far more): docs/fastpath.md. An instance may define it before
  * including its socket. */
 #ifndef MT_SOCKET_INLINE_MAX
-#define MT_SOCKET_INLINE_MAX ((size_t)32767)
+#define MT_SOCKET_INLINE_MAX ((size_t)1024)
 #endif
 
 MT_SLOW void *mt_socket_alloc_large(size_t size, size_t align)

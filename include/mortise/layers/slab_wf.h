@@ -37,7 +37,9 @@
  *                          write outside its slabs (safety/link_check.h).
  *                          Cost: wfslab's fast path 45.6 → 58.0
  *                          instructions per malloc+free pair
- *                          (tools/fastpath.sh, with segfit_lf's too).
+ *                          (tools/fastpath.sh, with segfit_lf's too),
+ *                          measured before the socket's 1 KiB inline
+ *                          bound took 2 from the first.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its corrupted-metadata report
  *                          (policy/err); the rest of the list is dropped.

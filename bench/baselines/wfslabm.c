@@ -25,10 +25,14 @@
  *               pop may still read. Also the source of every slab, exactly as
  *               slab_wf's layer below is segfit_lf in wfslab.
  *   slab_*      layers/slab_wf.h (docs/slab_wf.md) with prime classes below
- *               64 KiB: the TLS bins, per-heap current/partial/notification
- *               lists, the remote-free stack with MARK/PENDING, K = 16 blocks
- *               per refill, 2 tries, 40 cached empty slabs, heaps adopted
- *               after thread exit, the fork repair. The step counters and the
+ *               64 KiB (one byte load up to 1 KiB): the TLS bins, per-heap
+ *               current/partial/notification lists, the owner's frees onto
+ *               the block's own slab's list (current and partial share one
+ *               state) which an empty bin takes in one move, the
+ *               remote-free stack with MARK/PENDING, K = 16 blocks per
+ *               refill, 2 tries, 40 cached empty slabs, headers at one of 8
+ *               cache-line offsets by slab address, heaps adopted after
+ *               thread exit, the fork repair. The step counters and the
  *               invariant checker (test-only) are left out.
  *   the API     sockets/family.h and cxx_new.h: the whole malloc family, the
  *               glibc extensions and the C++ operators, same errno answers;
@@ -39,9 +43,9 @@
  * Where it was written differently from what the composition compiled to
  * before the socket's fast-path changes (docs/zero_overhead.md):
  *   - the size bound (MAX_REQUEST) is checked on the slow path only: the
- *     fast path takes sizes below 64 KiB, which cannot exceed it; the
- *     framework's socket checked it before any layer ran (now on its
- *     out-of-line path for sizes above MT_SOCKET_INLINE_MAX);
+ *     inline fast path takes sizes up to 1 KiB, larger ones run the same
+ *     hit path out of line (as the socket's MT_SOCKET_INLINE_MAX now
+ *     does); the framework's socket checked it before any layer ran;
  *   - free dispatches on the owner once: slab blocks inline, everything
  *     else (large classes, OS chunks, foreign pointers) out of line; the
  *     framework's socket first dropped NULL and owner-0 pointers, then
@@ -737,10 +741,21 @@ static const uint8_t prime_first[97] = {
     77,
 };
 
+/* the class of every size up to SMALL_MAX in 16-byte units: one load, no
+ * branch that depends on the size (policy/sizeclass/table.h) */
+#define SMALL_MAX ((size_t)1024)
+static const uint8_t prime_small[SMALL_MAX / 16 + 1] = {
+    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11,
+    12, 12, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 16, 16,
+    17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 20,
+    21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
+    24,
+};
+
 INLINE size_t prime_index(size_t size)
 {
-    if (size <= 128)
-        return size <= 16 ? 0 : (size - 1) >> 4;
+    if (LIKELY(size <= SMALL_MAX))
+        return prime_small[(size + 15) >> 4];
     if (UNLIKELY(size > prime_sizes[PRIME_CLASSES - 1]))
         return PRIME_CLASSES;
     unsigned k = log2_floor(size - 1);
@@ -763,27 +778,34 @@ INLINE size_t prime_size(size_t index) { return prime_sizes[index]; }
 #define PENDING ((void *)1) /* a remote free's link between its XCHG and its store */
 #define MARK ((void *)2)    /* the owner retired the slab full: notify it */
 
-enum { S_EMPTY = 0, S_CUR = 1, S_PARTIAL = 2, S_FULL = 3, S_STATE = 3, S_ALIGNED = 4, S_TAGS = 7 };
+/* current and partial slabs share S_LISTED: the owner's free is one compare */
+enum { S_EMPTY = 0, S_LISTED = 1, S_FULL = 3, S_STATE = 3, S_ALIGNED = 4, S_TAGS = 7 };
 enum { HEAP_OWNED = 1, HEAP_ABANDONED = 2 };
 enum { T_NEW = 0, T_ACTIVE, T_EXITED };
 
 typedef struct slab slab;
-struct slab { /* at the end of its span; blocks at multiples of csize from its start */
-    void *free;
+struct slab { /* near the end of its span; blocks at multiples of csize from its start */
+    void *free;                /* the owner's frees (current: taken when the bin runs dry) */
     _Atomic(uintptr_t) ostate; /* heap | ALIGNED | state */
-    uint32_t used, cls, csize, capacity, carved, granules;
+    uint32_t used;             /* handed out - own frees - spliced (current: + tl.used) */
+    uint32_t cls, csize, capacity, carved, granules;
     void *rchain;
     slab *prev, *next;
     _Alignas(CACHELINE) _Atomic(void *) rhead; /* written by remote frees */
     _Atomic(slab *) nnext;
     _Atomic(uint32_t) remote;
+    uint32_t spliced;          /* remote-freed blocks the owner took back */
     uint8_t marked, notify_pending, zeroed;
     uintptr_t prev_entry;
 };
 #define SLAB_HDR ((uintptr_t)sizeof(slab))
 _Static_assert(sizeof(slab) == 2 * CACHELINE, "slab header is two lines");
 
-typedef struct { void *free; uint32_t used, pad; } bin;
+/* Headers sit 0 to COLORS - 1 cache lines below the slab's end, by the
+ * slab's address: at one offset, the headers of 64 KiB-aligned slabs all
+ * shared one cache set, and every free reads one. */
+#define COLORS 8
+#define SLAB_RESERVE (SLAB_HDR + (COLORS - 1) * (uintptr_t)CACHELINE)
 
 typedef struct heap heap;
 struct heap { /* one per thread, outlives it */
@@ -798,15 +820,27 @@ struct heap { /* one per thread, outlives it */
 
 static _Atomic(heap *) heaps; /* every heap ever made, push-only */
 
+/* Per class the current slab's bin: free[c] the blocks alloc pops, used[c]
+ * its hand-outs since the slab became current (two arrays: the fast path
+ * indexes each with the class in one addressing mode). */
 static TLS struct {
-    bin bin[BINS];
+    void *free[BINS];
+    uint32_t used[BINS];
     slab *cur[BINS];
-    uintptr_t tag; /* heap | CUR while the thread holds a heap */
+    uintptr_t tag; /* heap | LISTED while the thread holds a heap */
     heap *heap;
     int state;
 } tl;
 
-INLINE uintptr_t slab_base(const slab *s) { return (uintptr_t)s + SLAB_HDR - ((uintptr_t)s->granules << GRANULE_SHIFT); }
+INLINE uintptr_t slab_base(const slab *s)
+{
+    return ((uintptr_t)s & ~(uintptr_t)(GRANULE - 1)) - ((uintptr_t)(s->granules - 1) << GRANULE_SHIFT);
+}
+INLINE slab *slab_header_at(uintptr_t base, size_t len)
+{
+    uintptr_t color = (base >> GRANULE_SHIFT) & (COLORS - 1);
+    return (slab *)(base + len - SLAB_HDR - color * CACHELINE);
+}
 INLINE uintptr_t slab_state(const slab *s) { return load_rlx(&s->ostate) & S_STATE; }
 INLINE void slab_set_state(slab *s, uintptr_t state)
 {
@@ -817,10 +851,13 @@ INLINE void *slab_unalign(const slab *s, const void *p)
     uintptr_t base = slab_base(s), off = (uintptr_t)p - base;
     return (void *)(base + off - off % s->csize);
 }
-INLINE uint32_t slab_in_use(slab *s, uint32_t used) { return used - atomic_load_explicit(&s->remote, acquire); }
+INLINE uint32_t slab_in_use(slab *s, uint32_t used)
+{
+    return used + s->spliced - atomic_load_explicit(&s->remote, acquire);
+}
 INLINE size_t slab_len(size_t c)
 {
-    size_t need = align_up(MIN_BLOCKS * prime_size(c) + SLAB_HDR, GRANULE);
+    size_t need = align_up(MIN_BLOCKS * prime_size(c) + SLAB_RESERVE, GRANULE);
     return need > SLAB_SIZE ? need : SLAB_SIZE;
 }
 
@@ -831,14 +868,15 @@ static void slab_format(heap *h, slab *s, size_t c, size_t granules)
     s->used = 0;
     s->cls = (uint32_t)c;
     s->csize = (uint32_t)prime_size(c);
-    s->capacity = (uint32_t)(((granules << GRANULE_SHIFT) - SLAB_HDR) / s->csize);
-    s->carved = 0;
     s->granules = (uint32_t)granules;
+    s->capacity = (uint32_t)(((uintptr_t)s - slab_base(s)) / s->csize);
+    s->carved = 0;
     s->rchain = NULL;
     s->prev = s->next = NULL;
     store_rlx(&s->rhead, NULL);
     store_rlx(&s->nnext, NULL);
     store_rlx(&s->remote, 0);
+    s->spliced = 0;
     s->marked = s->notify_pending = s->zeroed = 0;
 }
 
@@ -849,7 +887,7 @@ SLOW slab *slab_new(heap *h, size_t c)
     char *base = large_or_os(len, GRANULE, &fresh);
     if (!base)
         return NULL;
-    slab *s = (slab *)((uintptr_t)base + len - SLAB_HDR);
+    slab *s = slab_header_at((uintptr_t)base, len);
     slab_format(h, s, c, len >> GRANULE_SHIFT);
     s->zeroed = fresh == base;
     s->prev_entry = pm_get(base);
@@ -892,7 +930,7 @@ static bool slab_releasable(slab *s)
 static void partial_add(heap *h, size_t c, slab *s, bool at_head)
 {
     slab *head = h->partial[c];
-    slab_set_state(s, S_PARTIAL);
+    slab_set_state(s, S_LISTED);
     if (!head) {
         s->prev = s->next = s;
         h->partial[c] = s;
@@ -966,37 +1004,60 @@ static slab *notified(heap *h, size_t c, size_t limit)
     return NULL;
 }
 
+/* The bin takes s's free list; the slab's own list then gathers the owner's frees. */
 static void make_current(size_t c, slab *s)
 {
     slab_resolve(s);
     tl.cur[c] = s;
-    tl.bin[c].free = s->free;
-    tl.bin[c].used = s->used;
+    tl.free[c] = s->free;
+    tl.used[c] = 0;
     s->free = NULL;
-    slab_set_state(s, S_CUR);
+    slab_set_state(s, S_LISTED);
 }
 
+/* The current slab leaves the bin: the bin's blocks go in front of the
+ * owner's frees (a walk; the bin is empty but when the heap is saved), its
+ * hand-outs into the slab's count. */
 static slab *demote(size_t c)
 {
     slab *s = tl.cur[c];
-    s->free = tl.bin[c].free;
-    s->used = tl.bin[c].used;
-    tl.bin[c].free = NULL;
-    tl.bin[c].used = 0;
+    void *first = tl.free[c];
+    if (first) {
+        void *last = first;
+        while (*(void **)last)
+            last = *(void **)last;
+        *(void **)last = s->free;
+        s->free = first;
+    }
+    s->used += tl.used[c];
+    tl.free[c] = NULL;
+    tl.used[c] = 0;
     tl.cur[c] = NULL;
     return s;
 }
 
-INLINE void *bin_pop(bin *b)
+INLINE void *bin_pop(size_t c)
 {
-    void *p = b->free;
-    b->free = *(void **)p;
-    b->used++;
+    void *p = tl.free[c];
+    tl.free[c] = *(void **)p;
+    tl.used[c]++;
     return p;
 }
 
-/* Take up to K remote-freed blocks of s into its empty bin; pop one. */
-static void *splice(slab *s, bin *b)
+/* The owner's frees into its current slab become the bin, in one move. */
+static void *take_own(slab *s, size_t c)
+{
+    if (!s->free)
+        return NULL;
+    tl.free[c] = s->free;
+    s->free = NULL;
+    return bin_pop(c);
+}
+
+/* Take up to K remote-freed blocks of s into its empty bin; pop one. The
+ * blocks taken leave the slab's count for `spliced`, so that the count
+ * reaching 0 in the owner's free means every block came back. */
+static void *splice(slab *s, size_t c)
 {
     void *n = s->rchain;
     if (!n) {
@@ -1006,11 +1067,13 @@ static void *splice(slab *s, bin *b)
         n = xchg(&s->rhead, NULL);
     }
     void *first = n, *last = NULL;
+    uint32_t taken = 0;
     for (unsigned k = 0; k < COLLECT; k++) {
         void *nx = atomic_load_explicit((_Atomic(void *) *)n, acquire);
         if (nx == PENDING)
             break;
         last = n;
+        taken++;
         n = nx;
         if (!n)
             break;
@@ -1019,12 +1082,14 @@ static void *splice(slab *s, bin *b)
     if (!last)
         return NULL;
     *(void **)last = NULL;
-    b->free = first;
-    return bin_pop(b);
+    s->used -= taken;
+    s->spliced += taken;
+    tl.free[c] = first;
+    return bin_pop(c);
 }
 
 /* Thread the next never-used blocks (at most K, at most a page's worth). */
-static void *carve(slab *s, bin *b, void **zeroed)
+static void *carve(slab *s, size_t c, void **zeroed)
 {
     uint32_t left = s->capacity - s->carved, n = (uint32_t)(PAGE / s->csize);
     n = n < COLLECT ? n : COLLECT;
@@ -1040,17 +1105,20 @@ static void *carve(slab *s, bin *b, void **zeroed)
         rest = (void *)block;
     }
     s->carved += n;
-    b->free = rest;
-    b->used++;
+    tl.free[c] = rest;
+    tl.used[c]++;
     if (s->zeroed && zeroed)
         *zeroed = (void *)first;
     return (void *)first;
 }
 
-static void *refill(slab *s, bin *b, void **zeroed)
+/* The bin ran dry: the owner's frees first, then remote frees, then untouched blocks. */
+static void *refill(slab *s, size_t c, void **zeroed)
 {
-    void *p = splice(s, b);
-    return p ? p : carve(s, b, zeroed);
+    void *p = take_own(s, c);
+    if (!p)
+        p = splice(s, c);
+    return p ? p : carve(s, c, zeroed);
 }
 
 /* The current slab gave nothing: list it, or leave MARK for the first remote free. */
@@ -1104,13 +1172,12 @@ static void reclaim(heap *h)
 static void *class_alloc(size_t c, void **zeroed)
 {
     heap *h = tl.heap;
-    bin *b = &tl.bin[c];
     slab *s = tl.cur[c];
     void *p;
-    if (b->free)
-        return bin_pop(b);
+    if (tl.free[c])
+        return bin_pop(c);
     if (s) {
-        if ((p = refill(s, b, zeroed)))
+        if ((p = refill(s, c, zeroed)))
             return p;
         retire(h, c);
     }
@@ -1120,9 +1187,9 @@ static void *class_alloc(size_t c, void **zeroed)
         else if (!(s = notified(h, c, 2)))
             break;
         make_current(c, s);
-        if (b->free)
-            return bin_pop(b);
-        if ((p = refill(s, b, zeroed)))
+        if (tl.free[c])
+            return bin_pop(c);
+        if ((p = refill(s, c, zeroed)))
             return p;
         retire(h, c);
     }
@@ -1131,7 +1198,7 @@ static void *class_alloc(size_t c, void **zeroed)
     if (!(s = empty_take(h, c)) && !(s = slab_new(h, c)))
         return NULL;
     make_current(c, s);
-    return carve(s, b, zeroed);
+    return carve(s, c, zeroed);
 }
 
 static void heap_load(heap *h)
@@ -1140,11 +1207,10 @@ static void heap_load(heap *h)
         slab *s = h->cur[c];
         h->cur[c] = NULL;
         tl.cur[c] = s;
-        if (s) {
-            tl.bin[c].free = s->free;
-            tl.bin[c].used = s->used;
+        tl.free[c] = s ? s->free : NULL;
+        tl.used[c] = 0;
+        if (s)
             s->free = NULL;
-        }
     }
 }
 
@@ -1157,7 +1223,7 @@ static void heap_save(heap *h)
 static void heap_adopt(heap *h)
 {
     tl.heap = h;
-    tl.tag = (uintptr_t)h | S_CUR;
+    tl.tag = (uintptr_t)h | S_LISTED;
     heap_load(h);
 }
 
@@ -1289,7 +1355,19 @@ static void remote_free(slab *s, void *p, uintptr_t st)
     atomic_fetch_add_explicit(&s->remote, 1, release);
 }
 
-/* Not the current slab of this thread: aligned, remote, or own non-current. */
+/* The owner's count of one of its slabs reached 0 (for a current slab: passed
+ * 0 on its way down): a slab that is not current and has no block in use,
+ * remote frees included, goes to the cache or below. */
+SLOW void slab_release_if_empty(heap *h, slab *s)
+{
+    if (tl.cur[s->cls] != s && slab_releasable(s)) {
+        partial_remove(h, s->cls, s);
+        empty_put(h, s);
+    }
+}
+
+/* Not a listed slab of this thread: aligned, remote, or own and full (back
+ * on the partial list; its MARK is resolved when the slab is used or empty). */
 SLOW void slab_free_slow(slab *s, void *p)
 {
     uintptr_t st = load_rlx(&s->ostate);
@@ -1300,23 +1378,12 @@ SLOW void slab_free_slow(slab *s, void *p)
         remote_free(s, p, st);
         return;
     }
-    size_t c = s->cls;
-    if ((st & S_STATE) == S_CUR) {
-        bin *b = &tl.bin[c];
-        *(void **)p = b->free;
-        b->free = p;
-        b->used--;
-        return;
-    }
     *(void **)p = s->free;
     s->free = p;
     s->used--;
     if ((st & S_STATE) == S_FULL)
-        partial_add(h, c, s, true);
-    if (slab_releasable(s)) {
-        partial_remove(h, c, s);
-        empty_put(h, s);
-    }
+        partial_add(h, s->cls, s, true);
+    slab_release_if_empty(h, s);
 }
 
 static void slab_thread_exit(void)
@@ -1421,32 +1488,45 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
     return p;
 }
 
-#if defined(__clang__)
-#define FS_RELATIVE(off) __asm__("" : "+r"(off))
-#else
-#define FS_RELATIVE(off) ((void)0)
-#endif
-#define BIN_AT(off) ((bin *)((char *)tl.bin + (off)))
-
-/* Fast path: a pop from this thread's bin of the class. */
-INLINE void *alloc(size_t size, size_t align, void **zeroed)
+/* Fast path: a pop from this thread's bin of the class; an empty bin first
+ * takes the owner's frees into the current slab in one move (mimalloc's
+ * order: a program that frees what it allocated empties the bin once per
+ * round of each class). */
+INLINE void *alloc_hit(size_t size, size_t align, void **zeroed)
 {
-    if (WFSLABM_AS_SOCKET && UNLIKELY(size > MAX_REQUEST))
-        return fail(ENOMEM);
     if (LIKELY(size < SLAB_TOP && align <= MIN_ALIGN)) {
-        /* the bin by byte offset, hidden from clang between load and store:
-         * every access stays %fs-relative (as slab_wf.h, fs_relative) */
-        size_t off = prime_index(size) * sizeof(bin);
-        void *p = BIN_AT(off)->free;
+        size_t c = prime_index(size);
+        void *p = tl.free[c];
+        slab *s;
+        if (UNLIKELY(!p) && (s = tl.cur[c]) && (p = s->free)) {
+            s->free = NULL; /* the bin takes the list, also for the slow path */
+            tl.free[c] = p;
+        }
         if (LIKELY(p)) {
-            void *rest = *(void **)p;
-            FS_RELATIVE(off);
-            BIN_AT(off)->free = rest;
-            BIN_AT(off)->used++;
+            tl.free[c] = *(void **)p;
+            tl.used[c]++;
             return p;
         }
     }
     return alloc_slow(size, align, zeroed);
+}
+
+/* Above INLINE_MAX the same hit path runs out of line, so that the inline
+ * one compares the size once: prime_index's one-load range and the slab
+ * range fold into that compare (sockets/socket_core.h, MT_SOCKET_INLINE_MAX). */
+#define INLINE_MAX SMALL_MAX
+SLOW void *alloc_above_inline(size_t size, size_t align, void **zeroed)
+{
+    return alloc_hit(size, align, zeroed);
+}
+
+INLINE void *alloc(size_t size, size_t align, void **zeroed)
+{
+    if (WFSLABM_AS_SOCKET && UNLIKELY(size > MAX_REQUEST))
+        return fail(ENOMEM);
+    if (UNLIKELY(size > INLINE_MAX))
+        return alloc_above_inline(size, align, zeroed);
+    return alloc_hit(size, align, zeroed);
 }
 
 /* A block that is not a slab block: a large class's, the OS part's, or
@@ -1475,14 +1555,15 @@ INLINE void dealloc(void *p)
         return;
     }
     slab *s = (slab *)entry_payload(e);
+    /* one compare whether the slab is current or partial (tag 0: no heap, no match) */
     if (UNLIKELY(load_rlx(&s->ostate) != tl.tag)) {
         slab_free_slow(s, p);
         return;
     }
-    bin *b = &tl.bin[s->cls];
-    *(void **)p = b->free;
-    b->free = p;
-    b->used--;
+    *(void **)p = s->free;
+    s->free = p;
+    if (UNLIKELY(--s->used == 0))
+        slab_release_if_empty(tl.heap, s);
 }
 
 /* Usable bytes of an owned block, 0 if no part owns p. */

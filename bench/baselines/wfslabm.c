@@ -450,10 +450,14 @@ typedef union {
     struct { void *ptr; uintptr_t tag; } s;
 } __attribute__((aligned(16))) tagged;
 
+/* The tag first, with acquire: a pop's later loads (the pointer, then the
+ * top block's next) cannot pass it, so a CAS that finds the same tag proves
+ * the next it read is still current (a relaxed load lets a weakly ordered
+ * CPU read a stale next with a fresh tag; on x86-64 both are plain loads). */
 INLINE tagged tagged_load(tagged *p)
 {
     tagged v;
-    v.s.tag = __atomic_load_n(&p->s.tag, __ATOMIC_RELAXED);
+    v.s.tag = __atomic_load_n(&p->s.tag, __ATOMIC_ACQUIRE);
     v.s.ptr = __atomic_load_n(&p->s.ptr, __ATOMIC_SEQ_CST);
     return v;
 }

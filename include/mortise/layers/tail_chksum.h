@@ -144,6 +144,11 @@ enum { MT_SELF(below_reports) = 0 };
 /* Bytes in front of the program's block (the canary and a spare word, so
  * the block stays 16-aligned); an aligned request gets its alignment. */
 enum { MT_SELF(head) = MT_HEAD_CANARY ? 16 : 0 };
+#if MT_HEAD_CANARY
+/* names the granule a far-aligned block's program pointer starts (claim_far) */
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+#endif
 
 #include "safety/common.h"
 
@@ -212,6 +217,29 @@ MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
 {
     return MT_HEAD_CANARY && head ? (uint64_t)__builtin_ctzll(head) << MT_TAIL_OFFSET_SHIFT : 0;
 }
+
+#if MT_HEAD_CANARY
+/* A far-aligned block (its program pointer u starts a granule inside a
+ * large block whose owner names only the first): name u's granule for this
+ * layer, so that the socket routes u here, keeping the entry that was there
+ * (an owner-0 entry's payload: an OS layer's free-range record) as payload
+ * for release_far to put back. Returns the head, or 0 when the page map
+ * could not take the entry (no leaf): the block is then headless, at p. */
+MT_SLOW size_t MT_SELF(claim_far)(char *u, size_t head)
+{
+    uintptr_t prev = mt_pagemap_get(u);
+    mt_pagemap_set(u, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
+    return mt_entry_owner(mt_pagemap_get(u)) == (uintptr_t)MT_SELF_ID ? head : 0;
+}
+
+/* Before a far-aligned block goes below: its granule's entry as it was. */
+MT_SLOW void MT_SELF(release_far)(char *u)
+{
+    uintptr_t e = mt_pagemap_get(u);
+    if (((uintptr_t)u & (MT_GRANULE - 1)) == 0 && mt_entry_owner(e) == (uintptr_t)MT_SELF_ID)
+        mt_pagemap_set(u, MT_GRANULE, mt_entry(0, mt_entry_payload(e)));
+}
+#endif
 
 /* Seal the block p from below for a program block of size bytes `head`
  * bytes in: the canary in front of it, the check word after it and the
@@ -472,9 +500,11 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
         usable = size + head + MT_TAIL_OVERHEAD;
     uint64_t key = mt_chksum_key_if_set();
-    if (MT_HEAD_CANARY && MT_UNLIKELY(head > MT_SELF(head)) &&
-        (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) && !mt_entry_owner(mt_pagemap_get(p + head)))
-        head = 0; /* the program's block would start in a granule nobody owns */
+#if MT_HEAD_CANARY
+    if (MT_UNLIKELY(head > MT_SELF(head)) && (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
+        !mt_entry_owner(mt_pagemap_get(p + head)))
+        head = MT_SELF(claim_far)(p + head, head); /* the program's block starts a granule nobody names */
+#endif
     MT_SELF(seal)(key, p, head, size, usable);
     if (MT_HEAD_CANARY && ctx->zeroed == p)
         ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
@@ -528,11 +558,16 @@ MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
 /* Hand the block below (head bytes in front of the program's) to `next`. */
 MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
 {
-    if (MT_SELF(head)) {
+#if MT_HEAD_CANARY
+    if (head > MT_SELF(head)) { /* an aligned block: its start may be granules before */
+        MT_SELF(release_far)(ctx->ptr);
+        mt_ctx_route(ctx, (char *)ctx->ptr - head);
+    } else {
         ctx->ptr = (char *)ctx->ptr - head;
-        if (head > MT_SELF(head)) /* an aligned block: its start may be granules before */
-            mt_ctx_route(ctx, ctx->ptr);
     }
+#else
+    (void)head;
+#endif
     return next(ctx);
 }
 

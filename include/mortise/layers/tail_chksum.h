@@ -49,9 +49,16 @@
  *     is reported as heap-buffer-underflow (size, address) on its free,
  *     realloc or malloc_usable_size, found by the intact tail words; the
  *     block is then freed like an overflowed one. The size word keeps the
- *     head's length. An alignment whose head would start the program's
- *     block in a granule the page map does not name (far alignments of
- *     large blocks from the OS layer) gets no head and no canary. The head
+ *     head's length. Every block has a head: where the head would start
+ *     the program's block in a granule the page map does not name (far
+ *     alignments, 64 KiB and more, of large blocks from the OS layer,
+ *     which names only a block's first granule) the layer names that
+ *     granule for itself (claim_far; the entry that was there is kept in
+ *     its payload and put back before the block goes below), so the
+ *     socket routes the program's pointer here; such blocks always take
+ *     the slow path (their pointer starts a granule). Only if the page map
+ *     cannot take the entry (no leaf for it: out of memory) is the block
+ *     headless, at the block below's start, without a canary. The head
  *     holds the layer below's free-list links once the block is free: a
  *     write after free into the program's first bytes no longer reaches
  *     them (the trunks' link_check then misses it; overflows into a free
@@ -99,8 +106,10 @@
  *   (docs/results/2026-11-27-safety-cost-2.md). Space: 16 bytes per block (check
  *   word and size word; 32 with head_canary), plus the rounding of the
  *   layer below.
- * Thread safety: no state but the per-process key; all operations on any
- *   thread. No locks, nothing at fork. Check: forwarded — the layer keeps
+ * Thread safety: no state but the per-process key (and, with head_canary,
+ *   the page-map entries of far-aligned blocks' granules: single words
+ *   inside the block, which only the block's holder names); all
+ *   operations on any thread. No locks, nothing at fork. Check: forwarded — the layer keeps
  *   no record of its blocks to walk; each block's words are verified on
  *   its free, realloc and getmeta.
  * Fails: only when the layer below fails (ctx->err from it).
@@ -210,9 +219,9 @@ MT_INLINE uint64_t MT_SELF(head_canary)(uint64_t key, const void *u, size_t head
 }
 
 /* The size word keeps the head's length (a power of two) in its top byte:
- * an aligned block's head is its alignment; 0 for a headless block (an
- * alignment whose head would reach a granule the page map does not name:
- * the socket could not route the program's pointer). */
+ * an aligned block's head is its alignment; 0 for a headless block (a far
+ * alignment whose granule claim_far could not name: the socket could not
+ * route the program's pointer). */
 MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
 {
     return MT_HEAD_CANARY && head ? (uint64_t)__builtin_ctzll(head) << MT_TAIL_OFFSET_SHIFT : 0;
@@ -309,7 +318,7 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
         size_t log2 = (size_t)(word >> MT_TAIL_OFFSET_SHIFT);
         if ((log2 && log2 < 4) || log2 > MT_TAIL_MAX_OFFSET_LOG2)
             return MT_TAIL_WRECKED;
-        h = log2 ? (size_t)1 << log2 : 0; /* 0: a headless block (far alignments) */
+        h = log2 ? (size_t)1 << log2 : 0; /* 0: a headless block (claim_far failed) */
         s = word & MT_TAIL_SIZE_BITS;
     }
     if (h > usable - MT_TAIL_OVERHEAD || s > usable - MT_TAIL_OVERHEAD - h ||
@@ -449,9 +458,9 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     *head = 0;
     if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
         return MT_TAIL_INVALID;
-    /* with a head: the head the canary names; else a headless block (far
-     * alignments: a granule start) at p itself; else every head (an
-     * underflow) */
+    /* with a head: the head the canary names; else a headless block (a
+     * far alignment claim_far could not name: a granule start) at p
+     * itself; else every head (an underflow) */
     bool owned = false;
     int state = MT_TAIL_INVALID;
     if (MT_HEAD_CANARY && (state = MT_SELF(inspect_named)(p, size, usable, head)) != MT_TAIL_INVALID)

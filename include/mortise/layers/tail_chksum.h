@@ -232,21 +232,13 @@ MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
  * large block whose owner names only the first): name u's granule for this
  * layer, so that the socket routes u here, keeping the entry that was there
  * (an owner-0 entry's payload: an OS layer's free-range record) as payload
- * for release_far to put back. Returns the head, or 0 when the page map
- * could not take the entry (no leaf): the block is then headless, at p. */
+ * for free_far to put back. Returns the head, or 0 when the page map could
+ * not take the entry (no leaf): the block is then headless, at p. */
 MT_SLOW size_t MT_SELF(claim_far)(char *u, size_t head)
 {
     uintptr_t prev = mt_pagemap_get(u);
     mt_pagemap_set(u, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
     return mt_entry_owner(mt_pagemap_get(u)) == (uintptr_t)MT_SELF_ID ? head : 0;
-}
-
-/* Before a far-aligned block goes below: its granule's entry as it was. */
-MT_SLOW void MT_SELF(release_far)(char *u)
-{
-    uintptr_t e = mt_pagemap_get(u);
-    if (((uintptr_t)u & (MT_GRANULE - 1)) == 0 && mt_entry_owner(e) == (uintptr_t)MT_SELF_ID)
-        mt_pagemap_set(u, MT_GRANULE, mt_entry(0, mt_entry_payload(e)));
 }
 #endif
 
@@ -564,12 +556,27 @@ MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
     return owned ? MT_SELF(quick_size)(key, q.ptr, q.usable) : SIZE_MAX;
 }
 
+#if MT_HEAD_CANARY
+/* Hand a block whose program pointer starts a granule to `next`, that
+ * granule's entry first put back as it was if claim_far named it. */
+MT_SLOW void *MT_SELF(free_far)(mt_ctx *ctx, mt_lfunc *next, size_t head)
+{
+    char *u = ctx->ptr;
+    uintptr_t e = mt_pagemap_get(u);
+    if (mt_entry_owner(e) == (uintptr_t)MT_SELF_ID)
+        mt_pagemap_set(u, MT_GRANULE, mt_entry(0, mt_entry_payload(e)));
+    mt_ctx_route(ctx, u - head);
+    return next(ctx);
+}
+#endif
+
 /* Hand the block below (head bytes in front of the program's) to `next`. */
 MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
 {
 #if MT_HEAD_CANARY
     if (head > MT_SELF(head)) { /* an aligned block: its start may be granules before */
-        MT_SELF(release_far)(ctx->ptr);
+        if (((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0) /* only such a block can be claimed */
+            return MT_SELF(free_far)(ctx, next, head);
         mt_ctx_route(ctx, (char *)ctx->ptr - head);
     } else {
         ctx->ptr = (char *)ctx->ptr - head;

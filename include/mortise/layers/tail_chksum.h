@@ -56,7 +56,12 @@
  *     granule for itself (claim_far; the entry that was there is kept in
  *     its payload and put back before the block goes below), so the
  *     socket routes the program's pointer here; such blocks always take
- *     the slow path (their pointer starts a granule). Only if the page map
+ *     the slow path (their pointer starts a granule): an aligned_alloc(1
+ *     MiB, 3 MiB)+free pair costs 1989.5 instructions against 1556.6
+ *     headless, a 64-aligned pair 765.1 against 753.1 (the claim's test;
+ *     docs/results/2026-11-27-far-canary.md). A granule start named for
+ *     this layer whose block is found at no head lost its size word:
+ *     heap-buffer-overflow of size 0. Only if the page map
  *     cannot take the entry (no leaf for it: out of memory) is the block
  *     headless, at the block below's start, without a canary. The head
  *     holds the layer below's free-list links once the block is free: a
@@ -468,6 +473,13 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
         owned = MT_BELOW(getmeta)(&q) != NULL;
         state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
     }
+#if MT_HEAD_CANARY
+    /* a granule start named for this layer is a far-aligned block's
+     * program pointer (claim_far; the claim goes with the block): found at
+     * no head, its size word is destroyed */
+    if (!owned && ctx->owner == (uintptr_t)MT_SELF_ID && !((uintptr_t)p & (MT_GRANULE - 1)))
+        return MT_TAIL_WRECKED;
+#endif
     if (!owned)
         return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;

@@ -12,7 +12,10 @@
  *   - with SAFETY_HEAD_CANARY (head_canary=1): a write of 1, 8 or 16 bytes
  *     in front of a block, plain or aligned, is reported as
  *     heap-buffer-underflow with its size on free, malloc_usable_size and
- *     realloc, once. */
+ *     realloc, once; also in front of far-aligned blocks (64 KiB and 1 MiB
+ *     alignments, 100 bytes and 3 MiB), whose granule tail_chksum names
+ *     while they live and gives back on free (a second free: invalid-free;
+ *     a destroyed size word: heap-buffer-overflow of size 0). */
 #define SAFETY_TAIL 1
 #include "compose.h"
 #include "safety_check.h"
@@ -294,6 +297,19 @@ static void underflow_far_aligned(void)
     /* a 3 MiB block aligned to 1 MiB is a large block of the OS layer over
      * every trunk here: the case the claim exists for */
     CHECKF(claimed > 0, "no far-aligned block needed a claim (%d)", claimed);
+    /* its size word destroyed too (an overflow to the end of the block
+     * below): heap-buffer-overflow of unknown size, the block kept */
+    unsigned char *w = t_memalign((size_t)1 << 20, 100);
+    CHECK(w != NULL);
+    {
+        mt_ctx q = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&q, w - ((size_t)1 << 20));
+        CHECK(mt_below_tail_chksum_getmeta(&q) != NULL);
+        memset(w - ((size_t)1 << 20) + q.usable - 8, 0x41, 8);
+    }
+    t_free(w);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, w, "far-aligned block, size word destroyed");
+    CHECK(seen.last.size == 0);
     /* a second free of a far-aligned block finds its granule unnamed:
      * reported (the socket's invalid-free), never a crash */
     unsigned char *p = t_memalign((size_t)1 << 20, (size_t)3 << 20);

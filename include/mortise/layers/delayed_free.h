@@ -316,7 +316,12 @@ MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
     mt_ctx_route(&b, raw);
     if (!b.owner)
         return MT_DELAYED_IS_INVALID;
-    if (((uintptr_t)raw & (MT_GRANULE - 1)) == 0 && !mt_safety_page_mapped((uintptr_t)raw - 16)) {
+    if (((uintptr_t)p & (MT_GRANULE - 1)) == 0 &&
+        mt_pagemap_get(p) == mt_entry(MT_SELF_ID, (uintptr_t)raw >> MT_GRANULE_SHIFT)) {
+        /* claim_far named p's granule for exactly this raw block, and the
+         * claim goes with the block: the offset is vouched for (an
+         * underflow of a far-aligned block, whatever lies in front of raw) */
+    } else if (((uintptr_t)raw & (MT_GRANULE - 1)) == 0 && !mt_safety_page_mapped((uintptr_t)raw - 16)) {
         /* A block below starting a granule after a hole: its owner's
          * getmeta may read a boundary tag in front of it (tlsf_glk) and is
          * not asked. The offset must then be exactly p's in its granule. */

@@ -49,9 +49,21 @@
  *     is reported as heap-buffer-underflow (size, address) on its free,
  *     realloc or malloc_usable_size, found by the intact tail words; the
  *     block is then freed like an overflowed one. The size word keeps the
- *     head's length. An alignment whose head would start the program's
- *     block in a granule the page map does not name (far alignments of
- *     large blocks from the OS layer) gets no head and no canary. The head
+ *     head's length. Every block has a head: where the head would start
+ *     the program's block in a granule the page map does not name (far
+ *     alignments, 64 KiB and more, of large blocks from the OS layer,
+ *     which names only a block's first granule) the layer names that
+ *     granule for itself (claim_far; the entry that was there is kept in
+ *     its payload and put back before the block goes below), so the
+ *     socket routes the program's pointer here; such blocks always take
+ *     the slow path (their pointer starts a granule): an aligned_alloc(1
+ *     MiB, 3 MiB)+free pair costs 1989.5 instructions against 1556.6
+ *     headless, a 64-aligned pair 765.1 against 753.1 (the claim's test;
+ *     docs/results/2026-11-27-far-canary.md). A granule start named for
+ *     this layer whose block is found at no head lost its size word:
+ *     heap-buffer-overflow of size 0. Only if the page map
+ *     cannot take the entry (no leaf for it: out of memory) is the block
+ *     headless, at the block below's start, without a canary. The head
  *     holds the layer below's free-list links once the block is free: a
  *     write after free into the program's first bytes no longer reaches
  *     them (the trunks' link_check then misses it; overflows into a free
@@ -99,8 +111,10 @@
  *   (docs/results/2026-11-27-safety-cost-2.md). Space: 16 bytes per block (check
  *   word and size word; 32 with head_canary), plus the rounding of the
  *   layer below.
- * Thread safety: no state but the per-process key; all operations on any
- *   thread. No locks, nothing at fork. Check: forwarded — the layer keeps
+ * Thread safety: no state but the per-process key (and, with head_canary,
+ *   the page-map entries of far-aligned blocks' granules: single words
+ *   inside the block, which only the block's holder names); all
+ *   operations on any thread. No locks, nothing at fork. Check: forwarded — the layer keeps
  *   no record of its blocks to walk; each block's words are verified on
  *   its free, realloc and getmeta.
  * Fails: only when the layer below fails (ctx->err from it).
@@ -144,6 +158,11 @@ enum { MT_SELF(below_reports) = 0 };
 /* Bytes in front of the program's block (the canary and a spare word, so
  * the block stays 16-aligned); an aligned request gets its alignment. */
 enum { MT_SELF(head) = MT_HEAD_CANARY ? 16 : 0 };
+#if MT_HEAD_CANARY
+/* names the granule a far-aligned block's program pointer starts (claim_far) */
+enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+#define MT_SELF_ID MT_SELF(id)
+#endif
 
 #include "safety/common.h"
 
@@ -205,13 +224,28 @@ MT_INLINE uint64_t MT_SELF(head_canary)(uint64_t key, const void *u, size_t head
 }
 
 /* The size word keeps the head's length (a power of two) in its top byte:
- * an aligned block's head is its alignment; 0 for a headless block (an
- * alignment whose head would reach a granule the page map does not name:
- * the socket could not route the program's pointer). */
+ * an aligned block's head is its alignment; 0 for a headless block (a far
+ * alignment whose granule claim_far could not name: the socket could not
+ * route the program's pointer). */
 MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
 {
     return MT_HEAD_CANARY && head ? (uint64_t)__builtin_ctzll(head) << MT_TAIL_OFFSET_SHIFT : 0;
 }
+
+#if MT_HEAD_CANARY
+/* A far-aligned block (its program pointer u starts a granule inside a
+ * large block whose owner names only the first): name u's granule for this
+ * layer, so that the socket routes u here, keeping the entry that was there
+ * (an owner-0 entry's payload: an OS layer's free-range record) as payload
+ * for free_far to put back. Returns the head, or 0 when the page map could
+ * not take the entry (no leaf): the block is then headless, at p. */
+MT_SLOW size_t MT_SELF(claim_far)(char *u, size_t head)
+{
+    uintptr_t prev = mt_pagemap_get(u);
+    mt_pagemap_set(u, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
+    return mt_entry_owner(mt_pagemap_get(u)) == (uintptr_t)MT_SELF_ID ? head : 0;
+}
+#endif
 
 /* Seal the block p from below for a program block of size bytes `head`
  * bytes in: the canary in front of it, the check word after it and the
@@ -281,7 +315,7 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
         size_t log2 = (size_t)(word >> MT_TAIL_OFFSET_SHIFT);
         if ((log2 && log2 < 4) || log2 > MT_TAIL_MAX_OFFSET_LOG2)
             return MT_TAIL_WRECKED;
-        h = log2 ? (size_t)1 << log2 : 0; /* 0: a headless block (far alignments) */
+        h = log2 ? (size_t)1 << log2 : 0; /* 0: a headless block (claim_far failed) */
         s = word & MT_TAIL_SIZE_BITS;
     }
     if (h > usable - MT_TAIL_OVERHEAD || s > usable - MT_TAIL_OVERHEAD - h ||
@@ -421,9 +455,9 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     *head = 0;
     if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
         return MT_TAIL_INVALID;
-    /* with a head: the head the canary names; else a headless block (far
-     * alignments: a granule start) at p itself; else every head (an
-     * underflow) */
+    /* with a head: the head the canary names; else a headless block (a
+     * far alignment claim_far could not name: a granule start) at p
+     * itself; else every head (an underflow) */
     bool owned = false;
     int state = MT_TAIL_INVALID;
     if (MT_HEAD_CANARY && (state = MT_SELF(inspect_named)(p, size, usable, head)) != MT_TAIL_INVALID)
@@ -439,6 +473,13 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
         owned = MT_BELOW(getmeta)(&q) != NULL;
         state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
     }
+#if MT_HEAD_CANARY
+    /* a granule start named for this layer is a far-aligned block's
+     * program pointer (claim_far; the claim goes with the block): found at
+     * no head, its size word is destroyed */
+    if (!owned && ctx->owner == (uintptr_t)MT_SELF_ID && !((uintptr_t)p & (MT_GRANULE - 1)))
+        return MT_TAIL_WRECKED;
+#endif
     if (!owned)
         return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
@@ -472,9 +513,11 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
         usable = size + head + MT_TAIL_OVERHEAD;
     uint64_t key = mt_chksum_key_if_set();
-    if (MT_HEAD_CANARY && MT_UNLIKELY(head > MT_SELF(head)) &&
-        (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) && !mt_entry_owner(mt_pagemap_get(p + head)))
-        head = 0; /* the program's block would start in a granule nobody owns */
+#if MT_HEAD_CANARY
+    if (MT_UNLIKELY(head > MT_SELF(head)) && (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
+        !mt_entry_owner(mt_pagemap_get(p + head)))
+        head = MT_SELF(claim_far)(p + head, head); /* the program's block starts a granule nobody names */
+#endif
     MT_SELF(seal)(key, p, head, size, usable);
     if (MT_HEAD_CANARY && ctx->zeroed == p)
         ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
@@ -525,14 +568,34 @@ MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
     return owned ? MT_SELF(quick_size)(key, q.ptr, q.usable) : SIZE_MAX;
 }
 
+#if MT_HEAD_CANARY
+/* Hand a block whose program pointer starts a granule to `next`, that
+ * granule's entry first put back as it was if claim_far named it. */
+MT_SLOW void *MT_SELF(free_far)(mt_ctx *ctx, mt_lfunc *next, size_t head)
+{
+    char *u = ctx->ptr;
+    uintptr_t e = mt_pagemap_get(u);
+    if (mt_entry_owner(e) == (uintptr_t)MT_SELF_ID)
+        mt_pagemap_set(u, MT_GRANULE, mt_entry(0, mt_entry_payload(e)));
+    mt_ctx_route(ctx, u - head);
+    return next(ctx);
+}
+#endif
+
 /* Hand the block below (head bytes in front of the program's) to `next`. */
 MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
 {
-    if (MT_SELF(head)) {
+#if MT_HEAD_CANARY
+    if (head > MT_SELF(head)) { /* an aligned block: its start may be granules before */
+        if (((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0) /* only such a block can be claimed */
+            return MT_SELF(free_far)(ctx, next, head);
+        mt_ctx_route(ctx, (char *)ctx->ptr - head);
+    } else {
         ctx->ptr = (char *)ctx->ptr - head;
-        if (head > MT_SELF(head)) /* an aligned block: its start may be granules before */
-            mt_ctx_route(ctx, ctx->ptr);
     }
+#else
+    (void)head;
+#endif
     return next(ctx);
 }
 

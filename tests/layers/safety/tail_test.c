@@ -12,7 +12,10 @@
  *   - with SAFETY_HEAD_CANARY (head_canary=1): a write of 1, 8 or 16 bytes
  *     in front of a block, plain or aligned, is reported as
  *     heap-buffer-underflow with its size on free, malloc_usable_size and
- *     realloc, once. */
+ *     realloc, once; also in front of far-aligned blocks (64 KiB and 1 MiB
+ *     alignments, 100 bytes and 3 MiB), whose granule tail_chksum names
+ *     while they live and gives back on free (a second free: invalid-free;
+ *     a destroyed size word: heap-buffer-overflow of size 0). */
 #define SAFETY_TAIL 1
 #include "compose.h"
 #include "safety_check.h"
@@ -229,8 +232,6 @@ static void underflow_everywhere(void)
                     expect_none(ops[op]);
                 }
             }
-    /* (a far alignment whose head would start a granule nobody owns gets
-     * no head: not tested here) */
     static const size_t aligns[] = {32, 64, 256, 4096};
     for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++) {
         unsigned char *p = t_memalign(aligns[a], 100);
@@ -239,6 +240,84 @@ static void underflow_everywhere(void)
         t_free(p);
         expect_underflow(p, 100, "underflow of an aligned block");
     }
+}
+
+/* Far alignments: the program's block starts a granule inside a large
+ * block whose owner names only the block's first granule; tail_chksum names
+ * that granule itself (claim_far) so the block keeps its head and canary,
+ * and gives the entry back when the block goes below. Returns how many of
+ * the blocks needed the claim. */
+static int far_aligned_once(size_t align, size_t size, size_t by, int op)
+{
+    unsigned char *p = t_memalign(align, size), *q = p;
+    CHECKF(p && ((uintptr_t)p & (align - 1)) == 0, "memalign(%zu, %zu)", align, size);
+    if (!p)
+        return 0;
+    uintptr_t owner = mt_entry_owner(mt_pagemap_get(p));
+    CHECKF(owner != 0, "memalign(%zu, %zu): the program's granule is routed", align, size);
+    int claimed = owner == (uintptr_t)tail_chksum_id;
+    CHECK(t_malloc_usable_size(p) == size);
+    memset(p, 7, size);
+    expect_none("far-aligned block in use");
+    if (by)
+        memset(p - by, 0x41, by);
+    if (op == 0)
+        t_free(p);
+    else if (op == 1)
+        CHECK(t_malloc_usable_size(p) == size);
+    else
+        q = t_realloc(p, size + 100);
+    if (by)
+        expect_underflow(p, size, "underflow of a far-aligned block");
+    else
+        expect_none("far-aligned block, intact");
+    if (op > 0) {
+        CHECK(q != NULL && q[0] == 7 && q[size - 1] == 7);
+        t_free(q);
+        expect_none("far-aligned block after one report");
+    }
+    /* the claim is given back with the block (a later block of another
+     * layer there is routed to its owner, not to tail_chksum) */
+    if (op == 0 || q != p)
+        CHECK(mt_entry_owner(mt_pagemap_get(p)) != (uintptr_t)tail_chksum_id);
+    return claimed;
+}
+
+static void underflow_far_aligned(void)
+{
+    static const size_t aligns[] = {(size_t)64 << 10, (size_t)1 << 20};
+    static const size_t far_sizes[] = {100, (size_t)3 << 20};
+    static const size_t by[] = {0, 1, 8, 16};
+    int claimed = 0;
+    for (size_t a = 0; a < sizeof aligns / sizeof aligns[0]; a++)
+        for (size_t s = 0; s < sizeof far_sizes / sizeof far_sizes[0]; s++)
+            for (size_t k = 0; k < sizeof by / sizeof by[0]; k++)
+                for (int op = 0; op < 3; op++)
+                    claimed += far_aligned_once(aligns[a], far_sizes[s], by[k], op);
+    /* a 3 MiB block aligned to 1 MiB is a large block of the OS layer over
+     * every trunk here: the case the claim exists for */
+    CHECKF(claimed > 0, "no far-aligned block needed a claim (%d)", claimed);
+    /* its size word destroyed too (an overflow to the end of the block
+     * below): heap-buffer-overflow of unknown size, the block kept */
+    unsigned char *w = t_memalign((size_t)1 << 20, 100);
+    CHECK(w != NULL);
+    {
+        mt_ctx q = mt_ctx_for_alloc(0, 1);
+        mt_ctx_route(&q, w - ((size_t)1 << 20));
+        CHECK(mt_below_tail_chksum_getmeta(&q) != NULL);
+        memset(w - ((size_t)1 << 20) + q.usable - 8, 0x41, 8);
+    }
+    t_free(w);
+    expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, w, "far-aligned block, size word destroyed");
+    CHECK(seen.last.size == 0);
+    /* a second free of a far-aligned block finds its granule unnamed:
+     * reported (the socket's invalid-free), never a crash */
+    unsigned char *p = t_memalign((size_t)1 << 20, (size_t)3 << 20);
+    CHECK(p != NULL);
+    t_free(p);
+    expect_none("far-aligned free");
+    t_free(p);
+    expect_one(MORTISE_BUG_INVALID_FREE, p, "second free of a far-aligned block");
 }
 
 #endif
@@ -279,6 +358,7 @@ int main(void)
     forged_size();
 #if defined(SAFETY_HEAD_CANARY)
     underflow_everywhere();
+    underflow_far_aligned();
 #endif
     ordinary_use();
     return check_report("tail_test");

@@ -105,7 +105,7 @@
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 145.3 instructions per malloc+free pair
+ *   out of line. wfslabs' fast path: 144.3 instructions per malloc+free pair
  *   with head_canary and slab_wf's link_check (165.0 when malloc asked
  *   getmeta) against wfslab's 43.6
  *   (docs/results/2026-11-27-safety-cost-2.md). Space: 16 bytes per block (check

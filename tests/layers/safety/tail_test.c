@@ -201,6 +201,19 @@ static void forged_size(void)
 }
 
 #if defined(SAFETY_HEAD_CANARY)
+/* The operation that finds an underflow: free (op 0), malloc_usable_size
+ * (1) or realloc (2). Returns the block that lives on (p, or realloc's). */
+static unsigned char *check_by_op(unsigned char *p, size_t size, int op)
+{
+    if (op == 0)
+        t_free(p);
+    else if (op == 1)
+        CHECK(t_malloc_usable_size(p) == size);
+    else
+        return t_realloc(p, size + 100);
+    return p;
+}
+
 static void expect_underflow(const void *p, size_t size, const char *what)
 {
     expect_one(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, what);
@@ -219,12 +232,7 @@ static void underflow_everywhere(void)
                 unsigned char *p = t_malloc(size), *q = p;
                 memset(p, 7, size);
                 memset(p - by[k], 0x41, by[k]);
-                if (op == 0)
-                    t_free(p);
-                else if (op == 1)
-                    CHECK(t_malloc_usable_size(p) == size);
-                else
-                    q = t_realloc(p, size + 100);
+                q = check_by_op(p, size, op);
                 expect_underflow(p, size, ops[op]);
                 if (op > 0) { /* reported once (a new canary): the block lives on */
                     CHECK(q != NULL && (size == 0 || (q[0] == 7 && q[size - 1] == 7)));
@@ -261,12 +269,7 @@ static int far_aligned_once(size_t align, size_t size, size_t by, int op)
     expect_none("far-aligned block in use");
     if (by)
         memset(p - by, 0x41, by);
-    if (op == 0)
-        t_free(p);
-    else if (op == 1)
-        CHECK(t_malloc_usable_size(p) == size);
-    else
-        q = t_realloc(p, size + 100);
+    q = check_by_op(p, size, op);
     if (by)
         expect_underflow(p, size, "underflow of a far-aligned block");
     else

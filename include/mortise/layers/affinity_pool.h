@@ -69,7 +69,10 @@
  *   to the layer below. When a table is full, requests go below.
  * Thread safety: every operation. Lock order: the layer's state lock, then
  *   a pool's lock, then the spans lock, then the layers below; no lock is
- *   held while unwinding or naming symbols. A malloc made while this thread
+ *   held while unwinding or naming symbols. fork_prepare first waits until
+ *   no thread is inside the unwinder or dladdr (the port layer's fork gate,
+ *   pal/callchain.h: their own locks would stay held in the child), then
+ *   takes the layer's locks in that order (docs/fork.md). A malloc made while this thread
  *   is inside the unwinder (by libunwind itself, or a signal handler) goes
  *   straight below and is counted (NAME_reentries(), expected 0).
  * Fails: never itself; a wrong grouping costs locality, never correctness.
@@ -220,9 +223,13 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return usable && ctx->size <= usable ? ctx->ptr : NULL;
 }
 
+/* Fork: first no thread inside the unwinder (its locks are not ours to
+ * take; a malloc made from inside it goes below, whose locks are still
+ * free), then every lock of the layer, then the layers below. */
 #define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
 {
+    mt_pal_callchain_fork_prepare();
     MT_SELF(lock_all)();
     return next(ctx);
 }
@@ -232,6 +239,7 @@ MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     MT_SELF(unlock_all)();
+    mt_pal_callchain_fork_parent();
     return NULL;
 }
 
@@ -240,6 +248,7 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     MT_SELF(reset_locks)();
+    mt_pal_callchain_fork_child();
     return NULL;
 }
 

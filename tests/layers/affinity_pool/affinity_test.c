@@ -3,7 +3,7 @@
  * the min_objects and max_pooled_size thresholds, empty segments and
  * spans given back below, the invariant checker (and a broken free link
  * named), and the unwinder neither allocating nor deadlocking under a
- * signal handler and across fork.
+ * signal handler and across fork (also with a thread held inside it).
  *
  * Built three ways (CMakeLists.txt): as the process's malloc with the
  * paper's thresholds, with min_objects=20 and max_pooled_size=64, and
@@ -13,6 +13,13 @@
  * Wrappers are noinline and use the pointer after the call, so they keep a
  * frame of their own (no tail call); the program has no frame pointers
  * (-O2), so only a DWARF unwinder finds their callers. */
+#include <stdatomic.h>
+
+/* The port layer's test hook, run inside its fork gate before each unwind:
+ * case_fork_inside holds a thread there while another forks. */
+static void hold_in_unwinder(void);
+#define MT_PAL_CALLCHAIN_HOOK() hold_in_unwinder()
+
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
 
@@ -58,6 +65,21 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The hook (case_fork_inside): a thread that set hold_here waits inside the
+ * gate until released. */
+static _Thread_local int hold_here;
+static _Atomic(int) holder_inside, holder_release, holder_left;
+
+static void hold_in_unwinder(void)
+{
+    if (!hold_here)
+        return;
+    hold_here = 0;
+    atomic_store(&holder_inside, 1);
+    while (!atomic_load(&holder_release))
+        usleep(1000);
+}
 
 #ifdef AFF_MIN_OBJECTS
 #define M AFF_MIN_OBJECTS
@@ -371,6 +393,59 @@ static void case_fork(void)
     pthread_join(t, NULL);
     CHECK(A_CHECK() == NULL);
 }
+
+/* fork while a thread is held inside the unwinder: the fork must wait
+ * until it has left (libunwind's locks would stay held in the child), and
+ * the child must then unwind. Without the gate the child's copy shows the
+ * thread still inside, every time. */
+static void *holder(void *arg)
+{
+    (void)arg;
+    uintptr_t ips[16], sps[16];
+    hold_here = 1;
+    int n = mt_pal_frames(ips, sps, 16);
+    atomic_store(&holder_left, n > 0 ? 1 : 2);
+    return NULL;
+}
+
+static void *releaser(void *arg)
+{
+    (void)arg;
+    usleep(200 * 1000);
+    atomic_store(&holder_release, 1);
+    return NULL;
+}
+
+static void case_fork_inside(void)
+{
+    pthread_t h, r;
+    CHECK(pthread_create(&h, NULL, holder, NULL) == 0);
+    while (!atomic_load(&holder_inside))
+        usleep(1000);
+    CHECK(pthread_create(&r, NULL, releaser, NULL) == 0);
+    pid_t pid = fork(); /* returns once the holder has left the unwinder */
+    if (pid == 0) {
+        alarm(10);
+        if (atomic_load(&holder_left) != 1)
+            _exit(4); /* copied with a thread inside the unwinder */
+        uintptr_t ips[16], sps[16];
+        if (mt_pal_frames(ips, sps, 16) <= 0)
+            _exit(5);
+        static void *p[1000];
+        for (int j = 0; j < 1000; j++)
+            p[j] = j & 1 ? x2(40) : x1(24);
+        for (int j = 0; j < 1000; j++)
+            A_FREE(p[j]);
+        _exit(A_CHECK() == NULL ? 0 : 3);
+    }
+    CHECK_MSG(atomic_load(&holder_left) == 1, "fork returned with a thread inside the unwinder");
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "child: status %#x (exit 4: copied with a thread inside the unwinder)", status);
+    pthread_join(h, NULL);
+    pthread_join(r, NULL);
+}
 #endif
 
 int main(void)
@@ -385,6 +460,7 @@ int main(void)
 #ifndef AFF_PREFIXED
     case_signal();
     case_fork();
+    case_fork_inside();
 #endif
     CHECK_MSG(affinity_pool_reentries() == 0, "malloc re-entered from the unwinder");
     printf("affinity_test: %d passed, %d failed\n", check_passed, check_failed);

@@ -27,7 +27,9 @@
  *                          policy.
  *   link_check=0|1       → MT_LINK_CHECK (0): 1 checks both links of a
  *                          free block before a removal follows them (safe
- *                          unlinking; safety/link_check.h): each is NULL
+ *                          unlinking; safety/link_check.h), and the next
+ *                          link before purge's walk over a list follows
+ *                          it: each is NULL
  *                          (prev only for the list's head) or the start of
  *                          a free block of the same level in a chunk of
  *                          ours (page map and state map) whose link back
@@ -408,12 +410,17 @@ static void *MT_SELF(cs_discard_free)(void *arg)
         size_t bytes = MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT;
         if (bytes < 2 * mt_page_size())
             continue;
-        for (MT_SELF(node) *n = MT_SELF(state).free[level]; n; n = n->next) {
+        for (MT_SELF(node) *n = MT_SELF(state).free[level], *next; n; n = next) {
             MT_SELF(chunk) *ch = MT_SELF(chunk_of)(n);
             size_t page = (size_t)((char *)n - ch->base) >> MT_BUDDY_MIN_SHIFT;
             if (!(MT_SELF(get)(ch, page) & MT_BUDDY_ZERO)) {
                 mt_pal_advise_dontneed(n + 1, bytes - sizeof *n);
                 any = n;
+            }
+            next = n->next;
+            if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(link_sound)(n, next, level, true))) {
+                MT_SELF(relink)(n, level, "purge"); /* then the rebuilt list from its head */
+                next = MT_SELF(state).free[level];  /* (a page advised twice is harmless) */
             }
         }
     }

@@ -22,16 +22,24 @@
  *                          (a block is at most 1/N larger than needed)
  *   pool_size=BYTES      → MT_POOL_SIZE (1 MiB): the least the heap grows by
  *   link_check=0|1       → MT_LINK_CHECK (0): 1 checks a free block before
- *                          it is taken from its list or merged with a
- *                          neighbour being freed or grown (free_ok: its size
- *                          leads to a header naming it as free predecessor;
- *                          its list links point at headers of ours that
- *                          link back; safety/link_check.h), so an overflow
- *                          into a free neighbour or a write after free never
- *                          sends the layer outside its heap. A damaged block
- *                          is reported (corrupted-metadata at its user
- *                          address) and left alone: a list head's whole list
- *                          is dropped, a neighbour is not merged. Cost:
+ *                          its header or links are trusted: taken from its
+ *                          list (take_fit), walked past (purge), or merged
+ *                          with a neighbour being freed, resized or grown
+ *                          (free's two neighbours, realloc's successor, and
+ *                          a new chunk's: the block in front of the
+ *                          region's sentinel and the first block of the
+ *                          region after it). free_ok: its size leads to a
+ *                          header naming it as free predecessor; its list
+ *                          links point at headers of ours that link back;
+ *                          safety/link_check.h. So an overflow into a free
+ *                          neighbour or a write after free never sends the
+ *                          layer outside its heap. A damaged block is
+ *                          reported once (corrupted-metadata at its user
+ *                          address, operation alloc, free, realloc, grow or
+ *                          purge) and condemned: never merged, handed out
+ *                          or reported again; the list it was found in ends
+ *                          in front of it (a list head's whole list is
+ *                          dropped), a neighbour is not merged. Cost:
  *                          tlsfcc's fast path 401.0 → 513.0 instructions
  *                          per malloc+free pair (tools/fastpath.sh): most
  *                          checks follow a link or the next header into
@@ -298,20 +306,26 @@ MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head
 
 /* The free block f failed its check in operation op: reported at its user
  * address and condemned (no longer free: never merged, never handed out,
- * never reported again; its memory leaks). */
+ * never reported again; its memory leaks). A block condemned before is
+ * not reported again. */
 MT_SLOW void MT_SELF(free_broken)(mt_tlsf_block *f, const char *op)
 {
-    MT_SELF(link_broken)(mt_tlsf_user(f), op);
-    mt_tlsf_set_head(f, (mt_tlsf_head(f) & ~MT_TLSF_FREE) | MT_TLSF_CONDEMNED);
+    size_t h = mt_tlsf_head(f);
+    if (!(h & MT_TLSF_CONDEMNED))
+        MT_SELF(link_broken)(mt_tlsf_user(f), op);
+    mt_tlsf_set_head(f, (h & ~MT_TLSF_FREE) | MT_TLSF_CONDEMNED);
 }
 
-/* link_check on: is the free neighbour f (header word h) whole? Reports it
- * when not. Off: true without a look. */
-MT_INLINE bool MT_SELF(neighbour_ok)(mt_tlsf_block *f, size_t h, const char *op)
+/* link_check on: is the free neighbour f (header word *h) whole? When not,
+ * reports and condemns it, and *h is its header word as it is now (not
+ * free: a caller that writes the word back keeps it condemned). Off: true
+ * without a look. */
+MT_INLINE bool MT_SELF(neighbour_ok)(mt_tlsf_block *f, size_t *h, const char *op)
 {
-    if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(free_ok)(f, h, false)))
+    if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(free_ok)(f, *h, false)))
         return true;
     MT_SELF(free_broken)(f, op);
+    *h = mt_tlsf_head(f);
     return false;
 }
 
@@ -356,6 +370,22 @@ MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b, size_t size)
     }
 }
 
+/* link_check: f, found in list (fl, sl) after `pred` (NULL: at its head),
+ * failed its check in operation op. It is reported and condemned, and the
+ * list ends before it: nothing past f can be trusted (those blocks leak, or
+ * are adopted when a neighbour's free merges them: free_ok). */
+MT_SLOW void MT_SELF(list_broken)(mt_tlsf_block *f, mt_tlsf_block *pred, unsigned fl, unsigned sl,
+                                  const char *op)
+{
+    MT_SELF(free_broken)(f, op);
+    if (pred) {
+        pred->next_free = NULL;
+    } else {
+        MT_SELF(state).heads[fl][sl] = NULL;
+        MT_SELF(emptied)(fl, sl);
+    }
+}
+
 /* Take a free block of at least `size` bytes out of the lists: two
  * find-first-set searches, then the head of the list they found. */
 MT_INLINE mt_tlsf_block *MT_SELF(take_fit)(size_t size)
@@ -380,9 +410,7 @@ again:
     if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(free_ok)(b, mt_tlsf_head(b), true))) {
         /* nothing in this list can be trusted past b: it is dropped (its
          * blocks leak) and the search starts over */
-        MT_SELF(free_broken)(b, "alloc");
-        MT_SELF(state).heads[fl][sl] = NULL;
-        MT_SELF(emptied)(fl, sl);
+        MT_SELF(list_broken)(b, NULL, fl, sl, "alloc");
         mt_tlsf_map(mt_tlsf_round(size, MT_SELF(sl_log2)), MT_SELF(sl_log2), &fl, &sl);
         goto again;
     }
@@ -417,7 +445,7 @@ MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
     MT_TLSF_STEP();
     mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + size), *after = mt_tlsf_at((uintptr_t)b + total);
     size_t rest_size = total - size, after_h = mt_tlsf_head(after);
-    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, after_h, "realloc")) {
+    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "realloc")) {
         MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
         rest_size += after_h & ~MT_TLSF_FLAGS;
         after = mt_tlsf_at((uintptr_t)rest + rest_size);
@@ -474,17 +502,32 @@ static inline void *MT_SELF(cs_alloc)(void *arg)
 
 MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size);
 
+/* link_check: b's free predecessor failed prev_ok in operation op. When
+ * the word in front of b names a header of ours in front of b that says
+ * free (or condemned), that block is the damaged one: reported there (once)
+ * and condemned. Otherwise the word itself is not to be trusted: reported
+ * at b, whose header holds it. */
+MT_SLOW void MT_SELF(prev_broken)(mt_tlsf_block *b, const char *op)
+{
+    mt_tlsf_block *prev = b->prev_phys;
+    if (MT_SELF(header_at)(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
+        (mt_tlsf_head(prev) & (MT_TLSF_FREE | MT_TLSF_CONDEMNED)))
+        MT_SELF(free_broken)(prev, op);
+    else
+        MT_SELF(link_broken)(mt_tlsf_user(b), op);
+}
+
 /* link_check: b's free predecessor, named by the word in front of b's
- * header (the predecessor's last word), is a whole free block ending at b. */
-MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b)
+ * header (the predecessor's last word), is a whole free block ending at b.
+ * Reports it (prev_broken) when not. */
+MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b, const char *op)
 {
     mt_tlsf_block *prev = b->prev_phys;
     if (MT_LIKELY(MT_SELF(header_at)(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
                   (uintptr_t)prev + mt_tlsf_size(prev) == (uintptr_t)b &&
                   MT_SELF(free_ok)(prev, mt_tlsf_head(prev), false)))
         return true;
-    if (!MT_SELF(header_at)(b, prev) || !(mt_tlsf_head(prev) & MT_TLSF_CONDEMNED))
-        MT_SELF(link_broken)(mt_tlsf_user(b), "free"); /* a condemned one was reported */
+    MT_SELF(prev_broken)(b, op);
     return false;
 }
 
@@ -494,7 +537,7 @@ static inline void *MT_SELF(cs_free)(void *arg)
     size_t h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS, flags = h & MT_TLSF_PREV_FREE;
     if (MT_UNLIKELY(size > MT_GRANULE))
         MT_SELF(reclaim)(b, size);
-    if (MT_LINK_CHECK && flags && MT_UNLIKELY(!MT_SELF(prev_ok)(b)))
+    if (MT_LINK_CHECK && flags && MT_UNLIKELY(!MT_SELF(prev_ok)(b, "free")))
         flags = 0; /* not merged: the damaged block stays where it is */
     if (flags) {
         mt_tlsf_block *prev = b->prev_phys;
@@ -507,7 +550,7 @@ static inline void *MT_SELF(cs_free)(void *arg)
     }
     mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
     size_t after_h = mt_tlsf_head(after);
-    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, after_h, "free")) {
+    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "free")) {
         MT_TLSF_STEP();
         MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
         size += after_h & ~MT_TLSF_FLAGS;
@@ -532,7 +575,7 @@ static inline void *MT_SELF(cs_resize)(void *arg)
         mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
         size_t after_h = mt_tlsf_head(after), after_size = after_h & ~MT_TLSF_FLAGS;
         if (!(after_h & MT_TLSF_FREE) || size + after_size < need ||
-            !MT_SELF(neighbour_ok)(after, after_h, "realloc"))
+            !MT_SELF(neighbour_ok)(after, &after_h, "realloc"))
             return NULL;
         MT_TLSF_STEP();
         MT_SELF(remove)(after, after_size);
@@ -619,8 +662,12 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
         MT_SELF(unlink_region)(below);
         b = below;
         if (mt_tlsf_prev_free(below)) {
-            b = below->prev_phys;
-            MT_SELF(remove)(b, mt_tlsf_size(b));
+            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(prev_ok)(below, "grow"))) {
+                b = below->prev_phys;
+                MT_SELF(remove)(b, mt_tlsf_size(b));
+            } else {
+                mt_tlsf_set_prev_free(below, false); /* damaged: left out, not merged */
+            }
         }
         flags |= mt_tlsf_flags(b) & MT_TLSF_PREV_FREE;
     }
@@ -628,7 +675,8 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
     if (rec->next) { /* the region above starts with its first block */
         rec->next->prev = rec;
         after = mt_tlsf_at(hi);
-        if (mt_tlsf_is_free(after)) {
+        size_t after_h = mt_tlsf_head(after);
+        if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "grow")) {
             MT_SELF(remove)(after, mt_tlsf_size(after));
             after = mt_tlsf_next(after);
         }
@@ -722,15 +770,21 @@ static inline void *MT_SELF(cs_purge)(void *arg)
     mt_tlsf_block *candidates = NULL;
     for (unsigned fl = fl0; fl < MT_SELF(fl_count); fl++) {
         for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
-            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next;
+            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next, *pred = NULL;
             for (; b; b = next) {
                 uintptr_t lo, hi;
                 mt_tlsf_chunk *first;
+                if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(free_ok)(b, mt_tlsf_head(b), !pred))) {
+                    MT_SELF(list_broken)(b, pred, fl, sl, "purge");
+                    break;
+                }
                 next = b->next_free;
                 if (MT_SELF(releasable)(b, &lo, &hi, &first)) {
                     MT_SELF(remove)(b, mt_tlsf_size(b));
                     b->next_free = candidates;
                     candidates = b;
+                } else {
+                    pred = b;
                 }
             }
         }

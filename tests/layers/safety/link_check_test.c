@@ -5,7 +5,10 @@
  * Two blocks of a run are freed and the newer one's link (its first word)
  * is forged: a wild address, then a global array. The next allocations must
  * report it once (corrupted-metadata, the layer's name, the block), never
- * hand out the forged address, and the allocator must go on working. */
+ * hand out the forged address, and the allocator must go on working.
+ * Paths other than a pop, first on a fresh heap: tlsf_glk's growth meeting
+ * a damaged free block at the heap's end and its free meeting a damaged
+ * neighbour; buddy_glk's purge walk meeting a forged next link. */
 #include <mortise/mortise.h>
 
 /* err_handle=callback, link_check=1: set before each layer's header (its
@@ -119,9 +122,142 @@ static void forged_link(void *forged, const char *what)
             t_free(run[i]);
 }
 
+#if LINK_LAYER == 5
+/* tlsf_glk: the free block at the heap's end (in front of its sentinel),
+ * which a growth merges with the new chunk. brk_heap's chunks are
+ * contiguous, so each growth meets it. */
+static mt_tlsf_block *heap_last_free(void)
+{
+    mt_tlsf_block *s = tlsf_glk_state.regions;
+    return s && !s->next_free && mt_tlsf_prev_free(s) ? s->prev_phys : NULL;
+}
+
+/* Is b's block right after a's? */
+static bool adjacent(void *a, void *b)
+{
+    return a && b && (uintptr_t)mt_tlsf_of(a) + mt_tlsf_size(mt_tlsf_of(a)) == (uintptr_t)mt_tlsf_of(b);
+}
+
+/* a (40 bytes) and b allocated in turn, b freed: b's block begins the free
+ * end of the heap. Then 64 bytes written past a replace its header and
+ * links. Returns b's block, NULL (and a failed check) if the heap was not
+ * laid out so. a stays allocated: freed, it would be the next 40 bytes. */
+static mt_tlsf_block *damage_heap_end(const char *what)
+{
+    void *a = t_malloc(40), *b = t_malloc(40);
+    bool next_to_a = adjacent(a, b);
+    t_free(b);
+    mt_tlsf_block *end = heap_last_free();
+    CHECK_MSG(next_to_a && end == mt_tlsf_of(b), "%s: b (%p) is not right after a (%p) and the heap's last free block (%p)",
+              what, b, a, (void *)end);
+    if (!next_to_a || end != mt_tlsf_of(b))
+        return NULL;
+    memset((char *)a + 40, 0x41, 64);
+    reports = 0;
+    return end;
+}
+
+/* After the damage: `n` blocks of `size` allocated, none in the damaged
+ * block [damaged, end), and the damaged block reported once, in operation
+ * `op`, at its address. */
+static void after_damage(mt_tlsf_block *damaged, uintptr_t end, const char *op, size_t n, size_t size,
+                         const char *what)
+{
+    static void *got[40000];
+    for (size_t i = 0; i < n; i++) {
+        got[i] = t_malloc(size);
+        CHECK_MSG(got[i] && ((uintptr_t)got[i] < (uintptr_t)damaged || (uintptr_t)got[i] >= end),
+                  "%s: block %zu at %p inside the damaged block [%p, %#lx)", what, i, got[i], (void *)damaged,
+                  (unsigned long)end);
+    }
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "tlsf_glk") &&
+                  last.ptr == mt_tlsf_user(damaged) && !strcmp(last.operation, op),
+              "%s: %d reports, the last %s by %s at %p in %s (damaged block %p, %s)", what, reports,
+              mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, mt_tlsf_user(damaged), op);
+    for (size_t i = 0; i < n; i++)
+        t_free(got[i]);
+}
+
+/* The damaged block found by an allocation first (condemned, its list
+ * dropped), then a growth meets it in front of the sentinel: it must not
+ * merge it (follow its forged links) nor report it again. */
+static void grow_after_alloc(void)
+{
+    mt_tlsf_block *b = damage_heap_end("grow after alloc");
+    if (!b)
+        return;
+    uintptr_t end = (uintptr_t)tlsf_glk_state.regions; /* its sentinel */
+    after_damage(b, end, "alloc", 30000, 40, "grow after alloc"); /* 1.4 MiB: one growth or more */
+}
+
+/* A request larger than the damaged block: no allocation looks at it, the
+ * growth is the first to meet it: reported there, not merged. */
+static void grow_first(void)
+{
+    mt_tlsf_block *b = damage_heap_end("grow first");
+    if (!b)
+        return;
+    uintptr_t end = (uintptr_t)tlsf_glk_state.regions;
+    void *big = t_malloc((size_t)2 << 20);
+    CHECK_MSG(big && ((uintptr_t)big < (uintptr_t)b || (uintptr_t)big >= end), "grow first: 2 MiB at %p", big);
+    after_damage(b, end, "grow", 30000, 40, "grow first");
+    t_free(big);
+}
+
+/* A block freed next to a damaged free neighbour: reported once at the
+ * free, condemned, and never reported (or merged) again. */
+static void damaged_neighbour(void)
+{
+    void *a = t_malloc(40), *b = t_malloc(200), *c = t_malloc(40);
+    CHECK_MSG(adjacent(a, b) && adjacent(b, c), "damaged neighbour: a %p, b %p, c %p not in a row", a, b, c);
+    t_free(b);
+    memset((char *)a + 40, 0x41, 64); /* b's header and links, not past b */
+    reports = 0;
+    t_free(a);
+    after_damage(mt_tlsf_of(b), (uintptr_t)c, "free", 1000, 200, "damaged neighbour");
+    t_free(c);
+}
+#endif
+
+#if LINK_LAYER == 7
+/* buddy_glk: purge's walk over a level's list (8 KiB blocks: their pages
+ * go back to the OS) meets a forged next link: reported once, not
+ * followed, the list rebuilt. */
+static void purge_walk(void)
+{
+    enum { N = 8, SIZE = 8192 };
+    void *x[N];
+    for (int i = 0; i < N; i++)
+        x[i] = t_malloc(SIZE);
+    t_free(x[1]);
+    t_free(x[3]); /* the list: x[3], x[1] (their buddies are in use) */
+    ((void **)x[3])[1] = (void *)(uintptr_t)0x4141414141414140ull;
+    reports = 0;
+    t_malloc_trim(0);
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "buddy_glk") &&
+                  last.ptr == x[3] && !strcmp(last.operation, "purge"),
+              "purge walk: %d reports, the last %s by %s at %p in %s (block %p)", reports,
+              mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, x[3]);
+    void *again[2] = {t_malloc(SIZE), t_malloc(SIZE)}; /* x[3] and x[1], from the rebuilt list */
+    CHECK(again[0] && again[1] && reports == 1);
+    t_free(again[0]);
+    t_free(again[1]);
+    for (int i = 0; i < N; i++)
+        if (i != 1 && i != 3)
+            t_free(x[i]);
+}
+#endif
+
 int main(void)
 {
     mt_report_set_handler(on_bug, NULL);
+#if LINK_LAYER == 5 /* first: on a fresh heap, the blocks allocated in turn */
+    grow_after_alloc();
+    grow_first();
+    damaged_neighbour();
+#elif LINK_LAYER == 7
+    purge_walk();
+#endif
     forged_link((void *)(uintptr_t)0x4141414141414140ull, "wild link");
     forged_link(forged_target, "link to a global");
     /* the allocator goes on: no report for ordinary use */

@@ -22,8 +22,9 @@ every instance but the VARIANT ones (layer or policy proofs, linked only).
 Counted per instance and mode, from the case's closing line
 ("fork: N forks, N children ok, N failed, N hung, N fork errors, ..."):
   hangs     children killed after their 2 s; a program that did not end
-            (its watchdog alarm, or --timeout here); a hung program's
-            leftover children are killed with its process group.
+            (its watchdog alarm, or --timeout here) or whose storm stalled
+            (fewer forks than asked before the case's deadline); a hung
+            program's leftover children are killed with its process group.
   failures  children that exited non-zero or died of a signal, failed
             forks, and a program that failed otherwise (its own checks of
             the parent's blocks, a crash) -- never a hang.
@@ -109,6 +110,8 @@ def run_chunk(argv, env, forks, timeout):
         return 0, 0, 1, "no fork line: %s (a failure)" % why, out
     done, ok, failed, hung, fork_errors = map(int, m.groups())
     failures = failed + fork_errors
+    if done < forks and not (failures or hung):  # the case's deadline passed first
+        return done, 1, 0, "%d of %d forks before the case's deadline: a stall (a hang)" % (done, forks), out
     if proc.returncode != 0 and not (failures or hung):
         failures += 1  # the parent's own checks, or an exit after the line
         return done, hung, failures, "exit status %d: the parent's checks failed" % proc.returncode, out

@@ -266,6 +266,14 @@ double conf_seconds(double seconds)
     return seconds * (s > 0 ? s : 1.0);
 }
 
+int conf_env_count(const char *name, int fallback)
+{
+    const char *v = getenv(name);
+    char *end = NULL;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    return n >= 0 && n <= 1000000000L && !*end ? (int)n : fallback;
+}
+
 bool conf_emulated(void)
 {
     const char *e = getenv("MORTISE_CONFORMANCE_EMULATED");

@@ -5,7 +5,10 @@
  *            block to the next thread and exit: RSS stays bounded;
  *   fork     4 threads allocate and exchange while the main thread forks 1000
  *            times; each child reallocates and frees parent-era blocks, then
- *            allocates its own, and must _exit(0) within 2 s;
+ *            allocates its own, and must _exit(0) within 2 s (a child still
+ *            running then is killed and counted as hung, apart from the
+ *            children that failed); MORTISE_CONFORMANCE_FORKS=N forks N times
+ *            (tools/soak.py);
  *   trim     4 threads allocate 256 MiB in 64..256-byte blocks, free it all
  *            (half by another thread), malloc_trim(0): RSS returns to within
  *            16 MiB of the start within 1 s.
@@ -311,7 +314,7 @@ void conf_case_churn(void)
 /* ---- fork ---- */
 enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 64 };
 #define FORK_CHILD_LIMIT conf_seconds(2.0) /* seconds */
-#define fork_count conf_count(FORKS)
+#define FORK_DEADLINE 90.0 /* seconds for FORKS forks */
 
 static pthread_mutex_t fork_publish[FORK_WORKERS];
 static atomic_bool fork_case_active;
@@ -411,9 +414,22 @@ void conf_case_fork(void)
     int started = xworkers_start(t, w, FORK_WORKERS, 1e9, 64 * CONF_KIB, fork_publish);
     CHECK(started == FORK_WORKERS);
 
+    /* More forks than the default get proportionally more time, and so does
+     * the watchdog conf_main armed for this case. */
+    int fork_count = conf_count(conf_env_count("MORTISE_CONFORMANCE_FORKS", FORKS));
+    double stretch = fork_count > FORKS ? (double)fork_count / FORKS : 1.0;
+    if (stretch > 1.0)
+        alarm((unsigned)(alarm(0) * stretch));
+    /* Test-only faults, so that tests/tools/test_soak.py can prove that
+     * tools/soak.py counts a hung child as a hang and a failed one as a
+     * failure: the first MORTISE_CONFORMANCE_FORK_HANG children sleep until
+     * they are killed, the next MORTISE_CONFORMANCE_FORK_FAIL exit with 99. */
+    int inject_hang = conf_env_count("MORTISE_CONFORMANCE_FORK_HANG", 0);
+    int inject_fail = conf_env_count("MORTISE_CONFORMANCE_FORK_FAIL", 0);
+
     fork_child_slot inflight[FORK_INFLIGHT] = {{0, 0}};
     int forks = 0, ok = 0, failed = 0, hung = 0, fork_errors = 0, busy = 0;
-    double deadline = conf_now() + conf_seconds(90.0);
+    double deadline = conf_now() + conf_seconds(FORK_DEADLINE) * stretch;
     while ((forks < fork_count || busy) && conf_now() < deadline) {
         int progress = 0;
         for (int k = 0; k < FORK_INFLIGHT; k++) {
@@ -441,8 +457,12 @@ void conf_case_fork(void)
             if (!c->pid && forks < fork_count) {
                 uint64_t seed = 0x5EED0000ull + (uint64_t)forks;
                 pid_t pid = fork();
-                if (pid == 0)
-                    _exit(fork_child_work(parent_blocks, seed));
+                if (pid == 0) {
+                    while (forks < inject_hang)
+                        pause();
+                    _exit(forks < inject_hang + inject_fail ? 99
+                                                            : fork_child_work(parent_blocks, seed));
+                }
                 forks++;
                 if (pid < 0) {
                     fork_errors++;
@@ -473,8 +493,10 @@ void conf_case_fork(void)
            failed, hung, fork_errors);
     CHECKF(failures == 0 && bad == 0, "parent: %llu failed operations, %zu corrupted blocks",
            (unsigned long long)failures, bad);
-    printf("fork: %d forks, %d children ok, workers did %llu operations\n", forks, ok,
-           (unsigned long long)ops);
+    /* always the same line, whatever happened: tools/soak.py reads it */
+    printf("fork: %d forks, %d children ok, %d failed, %d hung, %d fork errors, "
+           "workers did %llu operations\n",
+           forks, ok, failed, hung, fork_errors, (unsigned long long)ops);
 }
 
 /* ---- trim ---- */

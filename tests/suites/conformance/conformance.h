@@ -81,6 +81,9 @@ double conf_seconds(double seconds);
  * (random runs a fifth of its operations under any D.) */
 int conf_count(int n);
 bool conf_emulated(void);
+/* The non-negative integer in environment variable `name` (all of it a
+ * number), else `fallback`. */
+int conf_env_count(const char *name, int fallback);
 /* the page that is never a Mortise block: freshly mmap'd, munmap'd by caller */
 void *conf_foreign_page(void);
 

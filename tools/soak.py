@@ -6,8 +6,9 @@
 
 Each instance and mode runs the conformance suite's fork case
 (tests/suites/conformance/conf_threads.c: 4 threads allocate and exchange
-blocks while the main thread forks; a child that has not exited 2 s after
-its fork is killed and counts as hung) until N forks (default 2000) are done,
+blocks while the main thread forks; a child that makes no step of its work
+for 2 s while it sleeps or burns CPU, or for 30 s in any state, is killed
+and counts as hung) until N forks (default 2000) are done,
 in processes of at most --chunk forks (default 1000, the case's own count;
 MORTISE_CONFORMANCE_FORKS tells the program how many):
 
@@ -21,7 +22,7 @@ every instance but the VARIANT ones (layer or policy proofs, linked only).
 
 Counted per instance and mode, from the case's closing line
 ("fork: N forks, N children ok, N failed, N hung, N fork errors, ..."):
-  hangs     children killed after their 2 s; a program that did not end
+  hangs     children killed as hung (no step); a program that did not end
             (its watchdog alarm, or --timeout here) or whose storm stalled
             (fewer forks than asked before the case's deadline); a hung
             program's leftover children are killed with its process group.

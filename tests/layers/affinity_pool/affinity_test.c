@@ -69,7 +69,7 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 /* The hook (case_fork_inside): a thread that set hold_here waits inside the
  * gate until released. */
 static _Thread_local int hold_here;
-static _Atomic(int) holder_inside, holder_release, holder_left;
+static _Atomic(int) holder_inside, holder_release;
 
 static void hold_in_unwinder(void)
 {
@@ -398,6 +398,7 @@ static void case_fork(void)
  * until it has left (libunwind's locks would stay held in the child), and
  * the child must then unwind. Without the gate the child's copy shows the
  * thread still inside, every time. */
+static _Atomic(int) holder_left; /* 1 left with frames, 2 left with none */
 static void *holder(void *arg)
 {
     (void)arg;

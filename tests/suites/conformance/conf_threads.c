@@ -5,10 +5,12 @@
  *            block to the next thread and exit: RSS stays bounded;
  *   fork     4 threads allocate and exchange while the main thread forks 1000
  *            times; each child reallocates and frees parent-era blocks, then
- *            allocates its own, and must _exit(0) within 2 s (a child still
- *            running then is killed and counted as hung, apart from the
- *            children that failed); MORTISE_CONFORMANCE_FORKS=N forks N times
- *            (tools/soak.py);
+ *            allocates its own, and must _exit(0); a child that makes no step
+ *            for 2 s while it sleeps or burns CPU (a deadlock, a spinning
+ *            lock), or for 30 s in any state, is killed and counted as hung,
+ *            apart from the children that failed (a child merely waiting for
+ *            a CPU on a loaded machine is not hung); MORTISE_CONFORMANCE_FORKS=N
+ *            forks N times (tools/soak.py);
  *   trim     4 threads allocate 256 MiB in 64..256-byte blocks, free it all
  *            (half by another thread), malloc_trim(0): RSS returns to within
  *            16 MiB of the start within 1 s.
@@ -25,6 +27,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -313,7 +316,9 @@ void conf_case_churn(void)
 
 /* ---- fork ---- */
 enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 64 };
-#define FORK_CHILD_LIMIT conf_seconds(2.0) /* seconds */
+#define FORK_CHILD_STALL conf_seconds(2.0)  /* seconds without a step: hung if not starved */
+#define FORK_CHILD_LIMIT conf_seconds(30.0) /* seconds without a step: hung in any state */
+#define FORK_CHILD_SPIN 0.25                /* CPU seconds burnt without a step: spinning */
 #define FORK_DEADLINE 90.0 /* seconds for FORKS forks */
 
 static pthread_mutex_t fork_publish[FORK_WORKERS];
@@ -341,8 +346,12 @@ static void fork_child(void)
             pthread_mutex_init(&fork_publish[i], NULL);
 }
 
+/* The child's heartbeat, in memory shared with the parent: one step of its
+ * work done. */
+#define STEP(beat) atomic_fetch_add_explicit((beat), 1, memory_order_relaxed)
+
 /* In the child: only this thread exists. Exit status 0 = all good. */
-static int fork_child_work(char **parent_blocks, uint64_t seed)
+static int fork_child_work(char **parent_blocks, uint64_t seed, _Atomic(unsigned) *beat)
 {
     conf_rng r = {seed};
     int bad = 0;
@@ -357,6 +366,7 @@ static int fork_child_work(char **parent_blocks, uint64_t seed)
             p = q;
         }
         free(p);
+        STEP(beat);
     }
     for (size_t i = 0; i < XSLOTS; i += 3) { /* blocks of the parent's threads */
         char *p = atomic_load(&xslot[i]);
@@ -369,12 +379,13 @@ static int fork_child_work(char **parent_blocks, uint64_t seed)
             p = q;
         }
         free(p);
+        STEP(beat);
     }
     char *own[32];
-    for (int i = 0; i < 32; i++)
+    for (int i = 0; i < 32; i++, STEP(beat))
         if (!(own[i] = stamp_new(&r, seed + (uint64_t)i, i == 0 ? CONF_MIB : 8192)))
             return 6;
-    for (int i = 0; i < 32; i++) {
+    for (int i = 0; i < 32; i++, STEP(beat)) {
         char *q = stamp_realloc(&r, own[i], i == 1 ? CONF_MIB : 8192, &bad);
         if (!q || bad)
             return 7;
@@ -393,7 +404,54 @@ static int fork_child_work(char **parent_blocks, uint64_t seed)
     return 0;
 }
 
-typedef struct { pid_t pid; double start; } fork_child_slot;
+typedef struct {
+    pid_t pid;
+    unsigned beat;    /* the child's steps when last seen */
+    double stepped;   /* when its step count last moved */
+    double cpu;       /* its CPU seconds then */
+} fork_child_slot;
+
+/* A child's CPU seconds and whether it is waiting for a CPU ('R'), from
+ * /proc; -1 when unknown. A child with one thread that sleeps can only be
+ * woken by a thread that no longer exists: a deadlock. */
+static double fork_child_cpu(pid_t pid, bool *runnable)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    const char *e = strrchr(buf, ')'); /* the command name may hold spaces */
+    unsigned long long ut, st;
+    char state;
+    if (!e || sscanf(e + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ut,
+                     &st) != 3)
+        return -1;
+    *runnable = state == 'R';
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Hung: no step for FORK_CHILD_STALL while it sleeps or burns CPU, or for
+ * FORK_CHILD_LIMIT whatever it does. */
+static bool fork_child_hung(fork_child_slot *c, _Atomic(unsigned) *beat, double now)
+{
+    unsigned b = atomic_load_explicit(beat, memory_order_relaxed);
+    bool runnable = false;
+    double cpu = fork_child_cpu(c->pid, &runnable);
+    if (b != c->beat) {
+        c->beat = b, c->stepped = now, c->cpu = cpu;
+        return false;
+    }
+    if (c->cpu < 0) /* the first look since the fork */
+        c->cpu = cpu;
+    double idle = now - c->stepped;
+    if (idle > FORK_CHILD_LIMIT)
+        return true;
+    bool starved = runnable && cpu >= 0 && c->cpu >= 0 && cpu - c->cpu < FORK_CHILD_SPIN;
+    return idle > FORK_CHILD_STALL && !starved;
+}
 
 void conf_case_fork(void)
 {
@@ -427,7 +485,10 @@ void conf_case_fork(void)
     int inject_hang = conf_env_count("MORTISE_CONFORMANCE_FORK_HANG", 0);
     int inject_fail = conf_env_count("MORTISE_CONFORMANCE_FORK_FAIL", 0);
 
-    fork_child_slot inflight[FORK_INFLIGHT] = {{0, 0}};
+    fork_child_slot inflight[FORK_INFLIGHT] = {{0}};
+    _Atomic(unsigned) *beats = mmap(NULL, FORK_INFLIGHT * sizeof *beats, PROT_READ | PROT_WRITE,
+                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(beats != MAP_FAILED);
     int forks = 0, ok = 0, failed = 0, hung = 0, fork_errors = 0, busy = 0;
     double deadline = conf_now() + conf_seconds(FORK_DEADLINE) * stretch;
     while ((forks < fork_count || busy) && conf_now() < deadline) {
@@ -445,30 +506,32 @@ void conf_case_fork(void)
                                 WIFEXITED(status) ? "exit status" : "killed by signal",
                                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
                     c->pid = 0, busy--, progress = 1;
-                } else if (conf_now() - c->start > FORK_CHILD_LIMIT) {
+                } else if (fork_child_hung(c, &beats[k], conf_now())) {
                     kill(c->pid, SIGKILL);
                     waitpid(c->pid, &status, 0);
                     if (hung++ < 10)
-                        fprintf(stderr, "fork child %d: still running after %.1f s, killed\n",
-                                (int)c->pid, FORK_CHILD_LIMIT);
+                        fprintf(stderr, "fork child %d: no step for %.1f s after %u, killed\n",
+                                (int)c->pid, conf_now() - c->stepped, c->beat);
                     c->pid = 0, busy--, progress = 1;
                 }
             }
             if (!c->pid && forks < fork_count) {
                 uint64_t seed = 0x5EED0000ull + (uint64_t)forks;
+                atomic_store(&beats[k], 0);
                 pid_t pid = fork();
                 if (pid == 0) {
                     while (forks < inject_hang)
                         pause();
-                    _exit(forks < inject_hang + inject_fail ? 99
-                                                            : fork_child_work(parent_blocks, seed));
+                    _exit(forks < inject_hang + inject_fail
+                              ? 99
+                              : fork_child_work(parent_blocks, seed, &beats[k]));
                 }
                 forks++;
                 if (pid < 0) {
                     fork_errors++;
                     continue;
                 }
-                *c = (fork_child_slot){pid, conf_now()};
+                *c = (fork_child_slot){pid, 0, conf_now(), -1};
                 busy++, progress = 1;
             }
         }
@@ -483,6 +546,7 @@ void conf_case_fork(void)
             waitpid(inflight[k].pid, NULL, 0);
             hung++;
         }
+    munmap(beats, FORK_INFLIGHT * sizeof *beats);
     size_t bad = xslots_drain();
     for (int i = 0; i < FORK_PARENT_BLOCKS; i++) {
         bad += !parent_blocks[i] || !stamp_ok(parent_blocks[i]);

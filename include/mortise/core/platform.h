@@ -153,4 +153,51 @@ MT_INLINE uint64_t mt_cycles(void) { return mt_pal_cycles(); }
  * threads a spinning waiter would otherwise burn the holder's time slice. */
 MT_INLINE void mt_yield(void) { mt_pal_yield(); }
 
+/* A one-time lazy initialisation that a fork cannot leave half done
+ * (docs/fork.md). The word is 0 before the run, a final value of the
+ * caller's choice after it (any value v != 0 with (v & 3) != 1: 2 and 3
+ * serve "ready" and "failed"), and while the run is under way the runner's
+ * process id times 4 plus 1. A fork child inherits a run under way with no
+ * thread to finish it; the first caller in the child sees another process's
+ * id there and takes the run over instead of waiting for ever.
+ *     uint64_t v = mt_load_acquire(&w);
+ *     if (v == 0 || (v & 3) == 1)            // not done yet: the slow path
+ *         if ((v = mt_once_enter(&w)) == 0)  // ours to run
+ *             mt_once_leave(&w, v = run() ? 2 : 3);
+ * mt_once_enter answers 0 to the one caller that is to run the
+ * initialisation (the first, or one taking over a copied run), else the
+ * final value, waiting (yielding) while another thread of this process runs
+ * it. An initialisation must not wait for anything its caller may hold. A
+ * taken-over run starts again from the beginning: it must cope with what a
+ * run cut short left (they all only fill in or overwrite). Tests hold a
+ * runner between enter and leave with MT_ONCE_HOOK(). */
+typedef _Atomic(uint64_t) mt_once;
+#define MT_ONCE_DONE 2u
+#define MT_ONCE_FAILED 3u
+#ifndef MT_ONCE_HOOK
+#define MT_ONCE_HOOK() ((void)0)
+#endif
+MT_INLINE bool mt_once_final(uint64_t v) { return v != 0 && (v & 3) != 1; }
+static __attribute__((noinline, cold, unused)) uint64_t mt_once_enter(mt_once *w)
+{
+    uint64_t v = mt_load_acquire(w);
+    if (mt_once_final(v))
+        return v;
+    uint64_t me = (uint64_t)mt_pal_pid() << 2 | 1;
+    for (;;) {
+        if (mt_once_final(v))
+            return v;
+        if (v != me) { /* not run yet, or a run of another process (copied by fork) */
+            if (mt_cas(w, &v, me)) {
+                MT_ONCE_HOOK();
+                return 0;
+            }
+            continue; /* v reloaded */
+        }
+        mt_yield(); /* another thread of this process runs it */
+        v = mt_load_acquire(w);
+    }
+}
+MT_INLINE void mt_once_leave(mt_once *w, uint64_t final) { mt_store_release(w, final); }
+
 #endif

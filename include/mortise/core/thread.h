@@ -16,7 +16,9 @@
 #include "ctx.h"
 
 static mt_pal_key mt_thread_key;
-static _Atomic(int) mt_thread_key_state; /* 0 absent, 1 being created, 2 ready, 3 failed */
+/* 0 absent, being created, MT_ONCE_DONE ready, MT_ONCE_FAILED (platform.h:
+ * a fork child that inherited a creation under way creates the key again) */
+static mt_once mt_thread_key_state;
 static MT_TLS bool mt_thread_attached;
 
 static void mt_thread_detach(void *unused)
@@ -29,14 +31,12 @@ static void mt_thread_detach(void *unused)
 
 MT_SLOW bool mt_thread_key_ready(void)
 {
-    int state = 0;
-    if (mt_cas(&mt_thread_key_state, &state, 1)) {
-        state = mt_pal_key_create(&mt_thread_key, mt_thread_detach) ? 2 : 3;
-        mt_store_release(&mt_thread_key_state, state);
+    uint64_t state = mt_load_acquire(&mt_thread_key_state);
+    if (!mt_once_final(state) && (state = mt_once_enter(&mt_thread_key_state)) == 0) {
+        state = mt_pal_key_create(&mt_thread_key, mt_thread_detach) ? MT_ONCE_DONE : MT_ONCE_FAILED;
+        mt_once_leave(&mt_thread_key_state, state);
     }
-    while ((state = mt_load_acquire(&mt_thread_key_state)) == 1)
-        mt_yield();
-    return state == 2;
+    return state == MT_ONCE_DONE;
 }
 
 MT_UNUSED static void mt_thread_attach(void)

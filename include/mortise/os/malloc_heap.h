@@ -75,10 +75,13 @@ _Static_assert(MT_MALLOC_HEAP_BOOTSTRAP % MT_GRANULE == 0,
 enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
-enum { MT_SELF(unresolved), MT_SELF(resolving), MT_SELF(ready), MT_SELF(unavailable) };
+/* The look-up's phase is an mt_once (platform.h): 0 unresolved, then under
+ * way, then ready or unavailable; a fork child that inherited a look-up
+ * under way (its thread is not in the child) looks up again. */
+enum { MT_SELF(unresolved) = 0, MT_SELF(ready) = MT_ONCE_DONE, MT_SELF(unavailable) = MT_ONCE_FAILED };
 
 static struct {
-    _Atomic(int) phase;
+    mt_once phase;
     int (*memalign)(void **out, size_t align, size_t size);
     void (*release)(void *p);
     _Atomic(size_t) bootstrap_used;
@@ -119,10 +122,8 @@ static char *MT_SELF(bootstrap_take)(size_t len, size_t align)
  * resolving (its own nested allocations never come here: resolving_here). */
 MT_SLOW bool MT_SELF(resolve)(void)
 {
-    int phase;
-    while ((phase = mt_load_acquire(&MT_SELF(libc).phase)) == MT_SELF(unresolved)) {
-        if (!mt_cas(&MT_SELF(libc).phase, &phase, MT_SELF(resolving)))
-            continue;
+    uint64_t phase = mt_load_acquire(&MT_SELF(libc).phase);
+    if (!mt_once_final(phase) && (phase = mt_once_enter(&MT_SELF(libc).phase)) == 0) {
         MT_SELF(resolving_here) = true;
         void *memalign = MT_MALLOC_HEAP_LOOKUP("posix_memalign");
         void *release = MT_MALLOC_HEAP_LOOKUP("free");
@@ -131,11 +132,8 @@ MT_SLOW bool MT_SELF(resolve)(void)
         __builtin_memcpy(&MT_SELF(libc).memalign, &memalign, sizeof memalign);
         __builtin_memcpy(&MT_SELF(libc).release, &release, sizeof release);
         phase = memalign && release ? MT_SELF(ready) : MT_SELF(unavailable);
-        mt_store_release(&MT_SELF(libc).phase, phase);
-        return phase == MT_SELF(ready);
+        mt_once_leave(&MT_SELF(libc).phase, phase);
     }
-    while ((phase = mt_load_acquire(&MT_SELF(libc).phase)) == MT_SELF(resolving))
-        mt_yield();
     return phase == MT_SELF(ready);
 }
 

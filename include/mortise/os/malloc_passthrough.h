@@ -58,10 +58,13 @@ static inline void mt_os_stats_read(mt_os_stats *out)
 
 /* ---- the next allocator ---- */
 
-enum { MT_SELF(unresolved), MT_SELF(resolving), MT_SELF(ready), MT_SELF(unavailable) };
+/* The look-up's phase is an mt_once (platform.h): 0 unresolved, then under
+ * way, then ready or unavailable; a fork child that inherited a look-up
+ * under way (its thread is not in the child) looks up again. */
+enum { MT_SELF(unresolved) = 0, MT_SELF(ready) = MT_ONCE_DONE, MT_SELF(unavailable) = MT_ONCE_FAILED };
 
 static struct {
-    _Atomic(int) phase;
+    mt_once phase;
     void *(*malloc)(size_t size);
     void (*free)(void *p);
     int (*memalign)(void **out, size_t align, size_t size);
@@ -107,10 +110,8 @@ static bool MT_SELF(find)(void *fn_pointer, const char *name)
 
 MT_SLOW bool MT_SELF(resolve)(void)
 {
-    int phase;
-    while ((phase = mt_load_acquire(&MT_SELF(next).phase)) == MT_SELF(unresolved)) {
-        if (!mt_cas(&MT_SELF(next).phase, &phase, MT_SELF(resolving)))
-            continue;
+    uint64_t phase = mt_load_acquire(&MT_SELF(next).phase);
+    if (!mt_once_final(phase) && (phase = mt_once_enter(&MT_SELF(next).phase)) == 0) {
         MT_SELF(resolving_here) = true;
         bool found = MT__PT_FIND(malloc, "malloc") && MT__PT_FIND(free, "free") &&
                      MT__PT_FIND(memalign, "posix_memalign") && MT__PT_FIND(realloc, "realloc");
@@ -118,11 +119,8 @@ MT_SLOW bool MT_SELF(resolve)(void)
         MT__PT_FIND(trim, "malloc_trim");
         MT_SELF(resolving_here) = false;
         phase = found ? MT_SELF(ready) : MT_SELF(unavailable);
-        mt_store_release(&MT_SELF(next).phase, phase);
-        return found;
+        mt_once_leave(&MT_SELF(next).phase, phase);
     }
-    while ((phase = mt_load_acquire(&MT_SELF(next).phase)) == MT_SELF(resolving))
-        mt_yield();
     return phase == MT_SELF(ready);
 }
 

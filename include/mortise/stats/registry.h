@@ -67,15 +67,14 @@ MT_UNUSED static void mt_stats_keep_stderr(void)
 /* Where the run started in both clocks: the ratio of the two spans at report
  * time is the timer's rate, measured over the whole run. */
 static struct {
-    _Atomic(int) set;
+    mt_once set; /* MT_ONCE_DONE once taken (platform.h: a fork child takes a copied start over) */
     uint64_t ticks, ns;
     uint64_t overhead; /* smallest empty interval seen at start */
 } mt_stats_epoch;
 
 MT_UNUSED static void mt_stats_start_clock(void)
 {
-    int expected = 0;
-    if (!mt_cas(&mt_stats_epoch.set, &expected, 1))
+    if (mt_once_final(mt_load_acquire(&mt_stats_epoch.set)) || mt_once_enter(&mt_stats_epoch.set))
         return;
     mt_stats_keep_stderr();
     uint64_t least = UINT64_MAX;
@@ -87,7 +86,7 @@ MT_UNUSED static void mt_stats_start_clock(void)
     mt_stats_epoch.overhead = least;
     mt_stats_epoch.ns = mt_stats_ns_now();
     mt_stats_epoch.ticks = mt_stats_begin();
-    mt_store_release(&mt_stats_epoch.set, 2);
+    mt_once_leave(&mt_stats_epoch.set, MT_ONCE_DONE);
 }
 
 /* Timer ticks per nanosecond times 1000 (1000 for clock_gettime). Waits
@@ -96,10 +95,7 @@ MT_UNUSED static uint64_t mt_stats_ticks_per_us(void)
 {
     if (!strcmp(MT_STATS_TIMER, "clock_gettime"))
         return 1000;
-    if (mt_load_acquire(&mt_stats_epoch.set) != 2)
-        mt_stats_start_clock();
-    while (mt_load_acquire(&mt_stats_epoch.set) != 2)
-        mt_yield();
+    mt_stats_start_clock(); /* returns once the start is taken, here or by another thread */
     uint64_t ns, ticks;
     do {
         ns = mt_stats_ns_now();
@@ -196,18 +192,16 @@ MT_INLINE void mt_stats_max(_Atomic(uint64_t) *c, uint64_t v, bool shared)
 MT_UNUSED static bool mt_stats_pin_thread(void)
 {
     static mt_pal_cpuset allowed;
-    static _Atomic(int) ready; /* 0 no, 1 reading, 2 read, 3 failed */
+    static mt_once ready; /* 0 no, reading, MT_ONCE_DONE read, MT_ONCE_FAILED (platform.h) */
     static _Atomic(unsigned) turn;
     enum { words = sizeof allowed.words / sizeof allowed.words[0] };
-    int state = 0;
-    if (mt_cas(&ready, &state, 1)) {
-        state = mt_pal_affinity_get(&allowed) ? 2 : 3;
-        mt_store_release(&ready, state);
+    uint64_t state = mt_load_acquire(&ready);
+    if (!mt_once_final(state) && (state = mt_once_enter(&ready)) == 0) {
+        state = mt_pal_affinity_get(&allowed) ? MT_ONCE_DONE : MT_ONCE_FAILED;
+        mt_once_leave(&ready, state);
     }
-    while ((state = mt_load_acquire(&ready)) == 1)
-        mt_yield();
     unsigned cpus = 0;
-    for (unsigned w = 0; state == 2 && w < words; w++)
+    for (unsigned w = 0; state == MT_ONCE_DONE && w < words; w++)
         cpus += (unsigned)__builtin_popcountll(allowed.words[w]);
     if (!cpus)
         return false;

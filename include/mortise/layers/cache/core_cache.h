@@ -37,7 +37,7 @@
  * CPUs from 0 to MT_CPU_CACHE_CPUS - 1 (256) are described; others count as
  * unknown. Nothing here allocates (the port layer's file read, no stdio),
  * errno is kept, and readers that race the first use wait for it (it runs
- * once). Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
+ * once; a fork child that inherited a read under way reads again: mt_once). Freestanding builds (MT_FREESTANDING) know no CPU: -1 and 0.
  */
 #ifndef MORTISE_LAYERS_CACHE_CORE_CACHE_H
 #define MORTISE_LAYERS_CACHE_CORE_CACHE_H
@@ -49,7 +49,7 @@
 #endif
 
 static struct {
-    _Atomic(int) state;                 /* 0 unread, 1 being read, 2 ready */
+    mt_once state;                      /* 0 unread, being read, MT_ONCE_DONE (platform.h) */
     size_t size[MT_CPU_CACHE_CPUS];     /* bytes, 0 unknown */
     size_t max;
 } mt_cpu_caches;
@@ -189,15 +189,15 @@ MT_UNUSED static size_t mt_cpu_sysfs_size(unsigned cpu)
     return l1;
 }
 
-/* Fill the table once (the first caller reads, racers wait). */
+/* Fill the table once (the first caller reads, racers wait; a fork child
+ * that inherited a read under way reads again: mt_once, platform.h). */
 MT_SLOW void mt_cpu_caches_load(void)
 {
-    int state = 0;
-    if (!mt_cas(&mt_cpu_caches.state, &state, 1)) {
-        while (mt_load_acquire(&mt_cpu_caches.state) != 2)
-            mt_yield();
+    if (mt_once_enter(&mt_cpu_caches.state) != 0)
         return;
-    }
+    for (unsigned c = 0; c < MT_CPU_CACHE_CPUS; c++) /* a run taken over starts afresh */
+        mt_cpu_caches.size[c] = 0;
+    mt_cpu_caches.max = 0;
     int saved = mt_pal_errno();
     const char *env = mt_pal_getenv("MORTISE_CORE_CACHE");
     if (env && !mt_cpu_cache_parse(env, mt_cpu_caches.size, MT_CPU_CACHE_CPUS)) {
@@ -217,19 +217,19 @@ MT_SLOW void mt_cpu_caches_load(void)
     for (unsigned c = 0; c < MT_CPU_CACHE_CPUS; c++)
         if (mt_cpu_caches.size[c] > mt_cpu_caches.max)
             mt_cpu_caches.max = mt_cpu_caches.size[c];
-    mt_store_release(&mt_cpu_caches.state, 2);
+    mt_once_leave(&mt_cpu_caches.state, MT_ONCE_DONE);
 }
 
 MT_UNUSED static size_t mt_cpu_cache_size(int cpu)
 {
-    if (mt_load_acquire(&mt_cpu_caches.state) != 2)
+    if (mt_load_acquire(&mt_cpu_caches.state) != MT_ONCE_DONE)
         mt_cpu_caches_load();
     return cpu >= 0 && cpu < MT_CPU_CACHE_CPUS ? mt_cpu_caches.size[cpu] : 0;
 }
 
 MT_UNUSED static size_t mt_cpu_cache_max(void)
 {
-    if (mt_load_acquire(&mt_cpu_caches.state) != 2)
+    if (mt_load_acquire(&mt_cpu_caches.state) != MT_ONCE_DONE)
         mt_cpu_caches_load();
     return mt_cpu_caches.max;
 }

@@ -51,7 +51,7 @@ typedef struct {
     _Atomic(uint64_t) free;   /* (version << 32) | (index + 1) of the first free record */
     _Atomic(uint32_t) count;  /* records handed out fresh so far */
     _Atomic(mt_sync_rec *) chunk[MT_SYNC_POOL_CHUNKS];
-    _Atomic(int) key_state;   /* 0 none, 1 being created, 2 ready, 3 failed */
+    mt_once key_state;        /* 0 none, being created, MT_ONCE_DONE, MT_ONCE_FAILED */
     mt_pal_key key;
 } mt_sync_pool;               /* zero-filled = empty and ready */
 
@@ -133,14 +133,14 @@ MT_INLINE void mt_sync_pool_put_mine(mt_sync_pool *p, mt_sync_rec **mine)
  * thread's record is simply never given back. */
 MT_SLOW void mt_sync_pool_bind(mt_sync_pool *p, void (*done)(void *))
 {
-    int state = 0;
-    if (mt_cas(&p->key_state, &state, 1)) {
-        state = mt_pal_key_create(&p->key, done) ? 2 : 3;
-        mt_store_release(&p->key_state, state);
+    /* mt_once (platform.h): a fork child that inherited a creation under
+     * way creates the key itself */
+    uint64_t state = mt_load_acquire(&p->key_state);
+    if (!mt_once_final(state) && (state = mt_once_enter(&p->key_state)) == 0) {
+        state = mt_pal_key_create(&p->key, done) ? MT_ONCE_DONE : MT_ONCE_FAILED;
+        mt_once_leave(&p->key_state, state);
     }
-    for (unsigned i = 0; (state = mt_load_acquire(&p->key_state)) == 1 && i < 10000; i++)
-        mt_yield(); /* bounded: a fork child may never see the creator finish */
-    if (state == 2)
+    if (state == MT_ONCE_DONE)
         mt_pal_key_set(p->key, (void *)1);
 }
 

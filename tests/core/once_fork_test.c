@@ -15,8 +15,8 @@
  *   stats_clock the statistics epoch (stats/registry.h: the child's
  *               MORTISE_STATS report at exit would spin)
  */
-static void hold_in_once(void);
-#define MT_ONCE_HOOK() hold_in_once()
+#include "../common/hold_point.h"
+#define MT_ONCE_HOOK() hold_point()
 
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
@@ -34,20 +34,6 @@ MT_COMPOSE(mmap_heap, segfit_lk, custom_socket)
 #include "../policies/sync/child.h"
 #include <pthread.h>
 #include <stdatomic.h>
-
-/* The hook: a thread that set hold_here waits after its claim until released. */
-static _Thread_local int hold_here;
-static _Atomic(int) holder_inside, holder_release;
-
-static void hold_in_once(void)
-{
-    if (!hold_here)
-        return;
-    hold_here = 0;
-    atomic_store(&holder_inside, 1);
-    while (!atomic_load(&holder_release))
-        usleep(1000);
-}
 
 static void (*first_call)(void);
 static void *holder(void *unused)

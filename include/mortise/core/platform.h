@@ -160,7 +160,7 @@ MT_INLINE void mt_yield(void) { mt_pal_yield(); }
  * process id times 4 plus 1. A fork child inherits a run under way with no
  * thread to finish it; the first caller in the child sees another process's
  * id there and takes the run over instead of waiting for ever.
- *     uint64_t v = mt_load_acquire(&w);
+ *     uintptr_t v = mt_load_acquire(&w);
  *     if (v == 0 || (v & 3) == 1)            // not done yet: the slow path
  *         if ((v = mt_once_enter(&w)) == 0)  // ours to run
  *             mt_once_leave(&w, v = run() ? 2 : 3);
@@ -171,19 +171,19 @@ MT_INLINE void mt_yield(void) { mt_pal_yield(); }
  * taken-over run starts again from the beginning: it must cope with what a
  * run cut short left (they all only fill in or overwrite). Tests hold a
  * runner between enter and leave with MT_ONCE_HOOK(). */
-typedef _Atomic(uint64_t) mt_once;
+typedef _Atomic(uintptr_t) mt_once;
 #define MT_ONCE_DONE 2u
 #define MT_ONCE_FAILED 3u
 #ifndef MT_ONCE_HOOK
 #define MT_ONCE_HOOK() ((void)0)
 #endif
-MT_INLINE bool mt_once_final(uint64_t v) { return v != 0 && (v & 3) != 1; }
-static __attribute__((noinline, cold, unused)) uint64_t mt_once_enter(mt_once *w)
+MT_INLINE bool mt_once_final(uintptr_t v) { return v != 0 && (v & 3) != 1; }
+static __attribute__((noinline, cold, unused)) uintptr_t mt_once_enter(mt_once *w)
 {
-    uint64_t v = mt_load_acquire(w);
+    uintptr_t v = mt_load_acquire(w);
     if (mt_once_final(v))
         return v;
-    uint64_t me = (uint64_t)mt_pal_pid() << 2 | 1;
+    uintptr_t me = (uintptr_t)mt_pal_pid() << 2 | 1;
     for (;;) {
         if (mt_once_final(v))
             return v;
@@ -198,6 +198,6 @@ static __attribute__((noinline, cold, unused)) uint64_t mt_once_enter(mt_once *w
         v = mt_load_acquire(w);
     }
 }
-MT_INLINE void mt_once_leave(mt_once *w, uint64_t final) { mt_store_release(w, final); }
+MT_INLINE void mt_once_leave(mt_once *w, uintptr_t final) { mt_store_release(w, final); }
 
 #endif

@@ -31,7 +31,7 @@ static void mt_thread_detach(void *unused)
 
 MT_SLOW bool mt_thread_key_ready(void)
 {
-    uint64_t state = mt_load_acquire(&mt_thread_key_state);
+    uintptr_t state = mt_load_acquire(&mt_thread_key_state);
     if (!mt_once_final(state) && (state = mt_once_enter(&mt_thread_key_state)) == 0) {
         state = mt_pal_key_create(&mt_thread_key, mt_thread_detach) ? MT_ONCE_DONE : MT_ONCE_FAILED;
         mt_once_leave(&mt_thread_key_state, state);

@@ -122,7 +122,7 @@ static char *MT_SELF(bootstrap_take)(size_t len, size_t align)
  * resolving (its own nested allocations never come here: resolving_here). */
 MT_SLOW bool MT_SELF(resolve)(void)
 {
-    uint64_t phase = mt_load_acquire(&MT_SELF(libc).phase);
+    uintptr_t phase = mt_load_acquire(&MT_SELF(libc).phase);
     if (!mt_once_final(phase) && (phase = mt_once_enter(&MT_SELF(libc).phase)) == 0) {
         MT_SELF(resolving_here) = true;
         void *memalign = MT_MALLOC_HEAP_LOOKUP("posix_memalign");

@@ -110,7 +110,7 @@ static bool MT_SELF(find)(void *fn_pointer, const char *name)
 
 MT_SLOW bool MT_SELF(resolve)(void)
 {
-    uint64_t phase = mt_load_acquire(&MT_SELF(next).phase);
+    uintptr_t phase = mt_load_acquire(&MT_SELF(next).phase);
     if (!mt_once_final(phase) && (phase = mt_once_enter(&MT_SELF(next).phase)) == 0) {
         MT_SELF(resolving_here) = true;
         bool found = MT__PT_FIND(malloc, "malloc") && MT__PT_FIND(free, "free") &&

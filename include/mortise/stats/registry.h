@@ -195,7 +195,7 @@ MT_UNUSED static bool mt_stats_pin_thread(void)
     static mt_once ready; /* 0 no, reading, MT_ONCE_DONE read, MT_ONCE_FAILED (platform.h) */
     static _Atomic(unsigned) turn;
     enum { words = sizeof allowed.words / sizeof allowed.words[0] };
-    uint64_t state = mt_load_acquire(&ready);
+    uintptr_t state = mt_load_acquire(&ready);
     if (!mt_once_final(state) && (state = mt_once_enter(&ready)) == 0) {
         state = mt_pal_affinity_get(&allowed) ? MT_ONCE_DONE : MT_ONCE_FAILED;
         mt_once_leave(&ready, state);

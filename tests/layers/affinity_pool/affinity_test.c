@@ -17,8 +17,8 @@
 
 /* The port layer's test hook, run inside its fork gate before each unwind:
  * case_fork_inside holds a thread there while another forks. */
-static void hold_in_unwinder(void);
-#define MT_PAL_CALLCHAIN_HOOK() hold_in_unwinder()
+#include "../../common/hold_point.h"
+#define MT_PAL_CALLCHAIN_HOOK() hold_point()
 
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
@@ -65,21 +65,6 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* The hook (case_fork_inside): a thread that set hold_here waits inside the
- * gate until released. */
-static _Thread_local int hold_here;
-static _Atomic(int) holder_inside, holder_release;
-
-static void hold_in_unwinder(void)
-{
-    if (!hold_here)
-        return;
-    hold_here = 0;
-    atomic_store(&holder_inside, 1);
-    while (!atomic_load(&holder_release))
-        usleep(1000);
-}
 
 #ifdef AFF_MIN_OBJECTS
 #define M AFF_MIN_OBJECTS

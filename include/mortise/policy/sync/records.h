@@ -135,7 +135,7 @@ MT_SLOW void mt_sync_pool_bind(mt_sync_pool *p, void (*done)(void *))
 {
     /* mt_once (platform.h): a fork child that inherited a creation under
      * way creates the key itself */
-    uint64_t state = mt_load_acquire(&p->key_state);
+    uintptr_t state = mt_load_acquire(&p->key_state);
     if (!mt_once_final(state) && (state = mt_once_enter(&p->key_state)) == 0) {
         state = mt_pal_key_create(&p->key, done) ? MT_ONCE_DONE : MT_ONCE_FAILED;
         mt_once_leave(&p->key_state, state);

@@ -344,6 +344,18 @@ static void case_signal(void)
               (unsigned long long)affinity_pool_reentries());
 }
 
+/* A fork child's work: allocations through wrappers (unwinding) and their
+ * frees; its exit status, 0 when the invariants hold. */
+static int child_allocates(void)
+{
+    static void *p[1000];
+    for (int j = 0; j < 1000; j++)
+        p[j] = j & 1 ? x2(40) : x1(24);
+    for (int j = 0; j < 1000; j++)
+        A_FREE(p[j]);
+    return A_CHECK() == NULL ? 0 : 3;
+}
+
 /* fork while another thread unwinds: the child allocates through wrappers
  * (unwinding), frees, and its invariants hold. */
 static _Atomic(int) stop;
@@ -363,12 +375,7 @@ static void case_fork(void)
         pid_t pid = fork();
         if (pid == 0) {
             alarm(10);
-            static void *p[1000];
-            for (int j = 0; j < 1000; j++)
-                p[j] = j & 1 ? x2(40) : x1(24);
-            for (int j = 0; j < 1000; j++)
-                A_FREE(p[j]);
-            _exit(A_CHECK() == NULL ? 0 : 3);
+            _exit(child_allocates());
         }
         int status = 0;
         CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
@@ -417,12 +424,7 @@ static void case_fork_inside(void)
         uintptr_t ips[16], sps[16];
         if (mt_pal_frames(ips, sps, 16) <= 0)
             _exit(5);
-        static void *p[1000];
-        for (int j = 0; j < 1000; j++)
-            p[j] = j & 1 ? x2(40) : x1(24);
-        for (int j = 0; j < 1000; j++)
-            A_FREE(p[j]);
-        _exit(A_CHECK() == NULL ? 0 : 3);
+        _exit(child_allocates());
     }
     CHECK_MSG(atomic_load(&holder_left) == 1, "fork returned with a thread inside the unwinder");
     int status = 0;

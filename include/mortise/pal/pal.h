@@ -5,8 +5,9 @@
  * writing one pal_<os>.h that provides everything listed here (docs/port.md).
  *
  * Ports: pal_linux.h (Linux with glibc or another C library; needs
- * _GNU_SOURCE, which the build defines) and pal_freestanding.h (no C library,
- * no OS: MT_FREESTANDING). Selected below; nothing else chooses.
+ * _GNU_SOURCE, which the build defines), pal_windows.h (64-bit Windows with
+ * mingw-w64: _WIN32) and pal_freestanding.h (no C library, no OS:
+ * MT_FREESTANDING). Selected below; nothing else chooses.
  *
  * Rules every port keeps:
  *   - no function here calls malloc or anything that may (they run inside
@@ -223,6 +224,8 @@ enum {
 
 #if defined(MT_FREESTANDING)
 #include "pal_freestanding.h"
+#elif defined(_WIN32)
+#include "pal_windows.h"
 #else
 #include "pal_linux.h"
 #endif

@@ -39,24 +39,98 @@
 
 /* ---- the shared core of every entry point (sockets/socket_core.h) ---- */
 
-MT_INLINE void mt_socket_free(void *p) { mt_socket_free_req(mt_socket_request(), p); }
-MT_INLINE size_t mt_socket_usable(void *p) { return mt_socket_usable_req(mt_socket_request(), p); }
+/* Windows, in a library that replaces malloc (MT_SOCKET_REPLACES_MALLOC):
+ * the first touch of a thread-local variable allocates its copy with
+ * malloc (gcc's emulated TLS, pal_windows.h), so a call that arrives while
+ * the thread is already inside the allocator is served by the port's boot
+ * arena instead of entering the layers again. MT_SOCKET_ENTER(nested) runs
+ * `nested` and returns for such a call; MT_SOCKET_LEAVE() ends the outer one. */
+#if defined(_WIN32) && defined(MT_SOCKET_REPLACES_MALLOC)
+#define MT_SOCKET_BOOT 1
+#define MT_SOCKET_ENTER(nested)                                                 \
+    if (MT_UNLIKELY(!mt_pal_boot_enter())) {                                     \
+        nested;                                                                  \
+    }
+#define MT_SOCKET_LEAVE() mt_pal_boot_leave()
+#else
+#define MT_SOCKET_BOOT 0
+#define MT_SOCKET_ENTER(nested) ((void)0)
+#define MT_SOCKET_LEAVE() ((void)0)
+#endif
+
+MT_INLINE void mt_socket_free(void *p)
+{
+#if MT_SOCKET_BOOT
+    if (MT_UNLIKELY(mt_pal_boot_owns(p))) {
+        mt_pal_boot_free(p);
+        return;
+    }
+#endif
+    MT_SOCKET_ENTER(return); /* nested: the block is the allocator's, kept (rare: a TLS copy table grown) */
+    mt_socket_free_req(mt_socket_request(), p);
+    MT_SOCKET_LEAVE();
+}
+MT_INLINE size_t mt_socket_usable(void *p)
+{
+#if MT_SOCKET_BOOT
+    if (MT_UNLIKELY(mt_pal_boot_owns(p)))
+        return mt_pal_boot_size(p);
+#endif
+    return mt_socket_usable_req(mt_socket_request(), p);
+}
 static void *mt_socket_aligned(size_t align, size_t size)
 {
-    return mt_socket_aligned_req(mt_socket_request(), align, size);
+    MT_SOCKET_ENTER(return NULL);
+    void *p = mt_socket_aligned_req(mt_socket_request(), align, size);
+    MT_SOCKET_LEAVE();
+    return p;
 }
-static void *mt_socket_realloc(void *p, size_t size) { return mt_socket_realloc_req(mt_socket_request(), p, size); }
+#if MT_SOCKET_BOOT
+static void *mt_socket_boot_realloc(void *p, size_t size)
+{
+    void *q = mt_pal_boot_alloc(size);
+    if (q && p) {
+        size_t old = mt_socket_usable(p);
+        __builtin_memcpy(q, p, old < size ? old : size);
+        if (mt_pal_boot_owns(p))
+            mt_pal_boot_free(p);
+    }
+    return q;
+}
+#endif
+static void *mt_socket_realloc(void *p, size_t size)
+{
+#if MT_SOCKET_BOOT
+    if (MT_UNLIKELY(mt_pal_boot_owns(p)))
+        return mt_socket_boot_realloc(p, size); /* the emulated-TLS table, grown */
+#endif
+    MT_SOCKET_ENTER(return mt_socket_boot_realloc(p, size));
+    void *q = mt_socket_realloc_req(mt_socket_request(), p, size);
+    MT_SOCKET_LEAVE();
+    return q;
+}
 
 /* ---- the malloc(3) family ---- */
 
 MT_EXPORT void *MT_API(malloc)(size_t size)
 {
-    return mt_socket_alloc_plain(size, 1);
+    MT_SOCKET_ENTER(return mt_pal_boot_alloc(size));
+    void *p = mt_socket_alloc_plain(size, 1);
+    MT_SOCKET_LEAVE();
+    return p;
 }
 
 MT_EXPORT void MT_API(free)(void *p) { mt_socket_free(p); }
 
-MT_EXPORT void *MT_API(calloc)(size_t n, size_t each) { return mt_socket_calloc_req(mt_socket_request(), n, each); }
+MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
+{
+    size_t total;
+    MT_SOCKET_ENTER(return __builtin_mul_overflow(n, each, &total) ? NULL : mt_pal_boot_alloc(total));
+    void *p = mt_socket_calloc_req(mt_socket_request(), n, each);
+    MT_SOCKET_LEAVE();
+    (void)total;
+    return p;
+}
 
 MT_EXPORT void *MT_API(realloc)(void *p, size_t size) { return mt_socket_realloc(p, size); }
 
@@ -111,6 +185,96 @@ MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
     (void)size;
     mt_socket_free(p);
 }
+
+#if defined(_WIN32)
+/* ---- the Microsoft C runtime's own allocation entry points ----
+ * A program built against msvcrt calls these as well as the standard ones;
+ * each one means what Microsoft documents, served by the same chain. The
+ * CRT's headers declare them dllimport, so a program calls them through the
+ * pointer __imp_NAME: a replacing library defines those pointers (the
+ * linker takes them before the import library's), and the functions under
+ * names of their own (MT_CRT_API). */
+#if defined(MT_SOCKET_REPLACES_MALLOC)
+#define MT_CRT_API(name) MT_CAT(mt_crt, name)
+#else
+#define MT_CRT_API(name) MT_API(name)
+#endif
+MT_EXPORT size_t MT_CRT_API(_msize)(void *p) { return mt_socket_usable(p); }
+MT_EXPORT void *MT_CRT_API(_aligned_malloc)(size_t size, size_t align)
+{
+    if (!mt_is_pow2(align)) {
+        mt_pal_set_errno(MT_EINVAL);
+        return NULL;
+    }
+    return mt_socket_aligned(align < MT_MIN_ALIGN ? MT_MIN_ALIGN : align, size);
+}
+MT_EXPORT void MT_CRT_API(_aligned_free)(void *p) { mt_socket_free(p); }
+MT_EXPORT size_t MT_CRT_API(_aligned_msize)(void *p, size_t align, size_t offset)
+{
+    (void)align, (void)offset;
+    return mt_socket_usable(p);
+}
+MT_EXPORT void *MT_CRT_API(_aligned_realloc)(void *p, size_t size, size_t align)
+{
+    if (!p)
+        return MT_CRT_API(_aligned_malloc)(size, align);
+    if (!size) {
+        mt_socket_free(p);
+        return NULL;
+    }
+    void *q = MT_CRT_API(_aligned_malloc)(size, align);
+    if (q) {
+        size_t old = mt_socket_usable(p);
+        __builtin_memcpy(q, p, old < size ? old : size);
+        mt_socket_free(p);
+    }
+    return q;
+}
+/* realloc that zeroes what the block gains */
+MT_EXPORT void *MT_CRT_API(_recalloc)(void *p, size_t n, size_t each)
+{
+    size_t size;
+    if (__builtin_mul_overflow(n, each, &size)) {
+        mt_pal_set_errno(MT_ENOMEM);
+        return NULL;
+    }
+    size_t old = p ? mt_socket_usable(p) : 0;
+    char *q = mt_socket_realloc(p, size);
+    if (q && size > old)
+        __builtin_memset(q + old, 0, size - old);
+    return q;
+}
+/* grow or shrink in place only: the block itself, or NULL */
+MT_EXPORT void *MT_CRT_API(_expand)(void *p, size_t size)
+{
+    if (p && size <= mt_socket_usable(p))
+        return p;
+    mt_pal_set_errno(MT_ENOMEM);
+    return NULL;
+}
+#if defined(MT_SOCKET_REPLACES_MALLOC)
+/* msvcrt's strdup allocates inside msvcrt.dll, with msvcrt's own malloc,
+ * which a static library cannot replace; a program frees the copy with
+ * free, ours. These copies are ours, so that pair matches. */
+MT_EXPORT char *MT_CRT_API(_strdup)(const char *s)
+{
+    size_t n = __builtin_strlen(s) + 1;
+    char *copy = MT_API(malloc)(n);
+    if (copy)
+        __builtin_memcpy(copy, s, n);
+    return copy;
+}
+MT_EXPORT char *MT_API(strdup)(const char *s) { return MT_CRT_API(_strdup)(s); }
+MT_EXPORT char *(*__imp__strdup)(const char *) = MT_CRT_API(_strdup);
+MT_EXPORT size_t (*__imp__msize)(void *) = MT_CRT_API(_msize);
+MT_EXPORT void *(*__imp__aligned_malloc)(size_t, size_t) = MT_CRT_API(_aligned_malloc);
+MT_EXPORT void (*__imp__aligned_free)(void *) = MT_CRT_API(_aligned_free);
+MT_EXPORT size_t (*__imp__aligned_msize)(void *, size_t, size_t) = MT_CRT_API(_aligned_msize);
+MT_EXPORT void *(*__imp__aligned_realloc)(void *, size_t, size_t) = MT_CRT_API(_aligned_realloc);
+MT_EXPORT void *(*__imp__recalloc)(void *, size_t, size_t) = MT_CRT_API(_recalloc);
+MT_EXPORT void *(*__imp__expand)(void *, size_t) = MT_CRT_API(_expand);
+#endif
+#endif
 
 #if defined(MT_CHAIN_REPORTS_INVALID)
 #ifndef MT_SOCKET_ERROR_API

@@ -22,7 +22,20 @@
 #endif
 #include "../core/layer_end.h"
 
+#if defined(MT_SOCKET_RENAME)
+/* The same family under a prefix instead of the standard names (the Windows
+ * DLL build: mt_malloc, mt_free, ...; docs/portability.md): the program
+ * keeps its C library's malloc and calls these by name. */
+#define MT_SOCKET_PREFIX MT_SOCKET_RENAME
+#define MT_SOCKET_ERROR_API MT_CAT(MT_SOCKET_RENAME, set_error_handler)
+#define MT_SOCKET_CHECK_API MT_CAT(MT_SOCKET_RENAME, check)
+#define MT_STATS_PREFIX MT_SOCKET_RENAME
+#else
 #define MT_SOCKET_PREFIX
+#define MT_SOCKET_REPLACES_MALLOC 1 /* family.h: what replacing the C library's needs */
+#endif
 #include "../core/thread.h"
 #include "family.h"
+#if !defined(MT_SOCKET_RENAME)
 #include "cxx_new.h"
+#endif

@@ -11,9 +11,10 @@
  *     page of it is committed any more (os_mmap.h trims an aligned map's
  *     ends that way). advise_dontneed decommits and commits again: the
  *     pages read zeros afterwards, as the contract wants.
- *   - no remap, no program break, no fork, no dlsym(RTLD_NEXT): those
+ *   - the program break is emulated in a reservation of its own (brk_heap
+ *     runs over it); no remap, no fork, no dlsym(RTLD_NEXT): those
  *     functions fail as pal.h says and the layers fall back (mmap_heap
- *     copies, brk_heap and malloc_heap are not ported).
+ *     copies; malloc_heap is not ported).
  *   - the futex is WaitOnAddress / WakeByAddress{Single,All} (link
  *     -lsynchronization); the bitset forms wake every waiter, which every
  *     caller tolerates (each re-checks its condition).
@@ -186,10 +187,45 @@ static inline bool mt_pal_page_mapped(const void *a)
     return mapped;
 }
 
+/* Windows has no program break: one emulated. A 64 GiB reservation made at
+ * the first call (address space only) is the break's range; moving the break
+ * up commits the pages it covers, moving it down decommits the whole pages
+ * it leaves (they read zeros when the break comes back over them, as fresh
+ * brk memory does). Not thread-safe, like sbrk: brk_heap locks around it. */
+#define MT_PAL_BRK_RANGE ((size_t)64 << 30)
+static struct {
+    char *base, *at;
+} mt_pal_break MT_UNUSED;
+
 static inline void *mt_pal_brk(intptr_t increment)
 {
-    (void)increment;
-    return NULL;
+    DWORD saved = GetLastError();
+    void *old = NULL;
+    if (!mt_pal_break.base)
+        mt_pal_break.base = mt_pal_break.at = VirtualAlloc(NULL, MT_PAL_BRK_RANGE, MEM_RESERVE, PAGE_READWRITE);
+    char *base = mt_pal_break.base, *at = mt_pal_break.at;
+    size_t page = mt_pal_page_size();
+    if (!base) {
+    } else if (increment >= 0) {
+        if ((size_t)increment <= MT_PAL_BRK_RANGE - (size_t)(at - base)) {
+            char *from = (char *)mt_align_up((uintptr_t)at, page);
+            char *to = (char *)mt_align_up((uintptr_t)(at + increment), page);
+            if (to <= from || VirtualAlloc(from, (size_t)(to - from), MEM_COMMIT, PAGE_READWRITE)) {
+                old = at;
+                mt_pal_break.at = at + increment;
+            }
+        }
+    } else if ((size_t)-increment <= (size_t)(at - base)) {
+        char *to = at + increment;
+        char *from = (char *)mt_align_up((uintptr_t)to, page);
+        char *end = (char *)mt_align_up((uintptr_t)at, page);
+        if (end > from)
+            VirtualFree(from, (size_t)(end - from), MEM_DECOMMIT);
+        old = at;
+        mt_pal_break.at = to;
+    }
+    SetLastError(saved);
+    return old;
 }
 
 /* ---- CPU and time ---- */

@@ -10,6 +10,7 @@
  */
 #include <mortise/core/platform.h> /* the port layer under test (pal case) */
 #include <windows.h>
+#include <psapi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +124,19 @@ static void case_pal(void)
               "the reservation is released once nothing of it is left");
     }
     CHECK(!mt_pal_page_mapped((void *)(uintptr_t)0x1000), "page 1 is not mapped");
-    CHECK(mt_pal_brk(0) == NULL && mt_pal_remap(NULL, 0, 0, NULL) == NULL, "no brk, no remap");
+    CHECK(mt_pal_remap(NULL, 0, 0, NULL) == NULL, "no remap");
+    /* the emulated break: up commits, down decommits, back up reads zeros */
+    char *brk0 = mt_pal_brk(0);
+    CHECK(brk0 != NULL, "brk(0)");
+    if (brk0) {
+        CHECK(mt_pal_brk(3 * (intptr_t)page) == brk0 && mt_pal_brk(0) == brk0 + 3 * page, "brk up");
+        memset(brk0, 0x5a, 3 * page);
+        CHECK(mt_pal_brk(-2 * (intptr_t)page) == brk0 + 3 * page, "brk down");
+        CHECK(mt_pal_brk(2 * (intptr_t)page) == brk0 + page, "brk up again");
+        CHECK(all_bytes((unsigned char *)brk0 + page, 2 * page, 0) &&
+              all_bytes((unsigned char *)brk0, page, 0x5a), "the pages given back read zeros, the kept one its bytes");
+        CHECK(mt_pal_brk(-(intptr_t)(64 * ((size_t)1 << 30))) == NULL, "brk below its start is refused");
+    }
     CHECK(!mt_pal_atfork(NULL, NULL, NULL), "no fork");
 
     int cpu = mt_pal_cpu();
@@ -274,35 +287,46 @@ static void case_churn(void) { run_threads(4, 50); } /* 200 threads come and go 
 
 /* ---- trim: freed memory goes back to the OS ---- */
 
-static size_t committed_private(void)
+/* The working set: the pages the process holds in memory (Linux's RSS;
+ * under wine it is the RSS). Committed memory is the wrong measure: giving
+ * pages back decommits and commits them again, untouched. */
+static size_t resident(void)
 {
-    size_t total = 0;
-    MEMORY_BASIC_INFORMATION mi;
-    for (char *a = NULL; VirtualQuery(a, &mi, sizeof mi); a = (char *)mi.BaseAddress + mi.RegionSize)
-        if (mi.State == MEM_COMMIT && mi.Type == MEM_PRIVATE)
-            total += mi.RegionSize;
-    return total;
+    PROCESS_MEMORY_COUNTERS pmc;
+    return K32GetProcessMemoryInfo(GetCurrentProcess(), &pmc, sizeof pmc) ? pmc.WorkingSetSize : 0;
 }
 
+/* Like the Linux case: 128 MiB in 64..256-byte blocks, freed, malloc_trim;
+ * the working set returns to within 16 MiB of the start. */
 static void case_trim(void)
 {
-    enum { COUNT = 64, SIZE = 1 << 20 };
-    void *big[COUNT];
-    size_t before = committed_private();
-    for (int i = 0; i < COUNT; i++) {
-        big[i] = A_MALLOC(SIZE);
-        CHECK(big[i] != NULL, "malloc 1 MiB");
-        if (big[i])
-            memset(big[i], 1, SIZE);
+    typedef struct node { struct node *next; } node;
+    const size_t goal = (size_t)128 << 20, slack = (size_t)16 << 20;
+    size_t start = resident(), bytes = 0;
+    node *head = NULL;
+    uint64_t seed = 42;
+    while (bytes < goal) {
+        size_t size = 64 + (size_t)(next_random(&seed) % 193);
+        node *n = A_MALLOC(size);
+        CHECK(n != NULL, "malloc %zu", size);
+        if (!n)
+            break;
+        memset(n, 0x3c, size);
+        n->next = head, head = n;
+        bytes += size;
     }
-    size_t peak = committed_private();
-    CHECK(peak >= before + (size_t)COUNT * SIZE / 2, "64 MiB touched shows: %zu -> %zu", before, peak);
-    for (int i = 0; i < COUNT; i++)
-        A_FREE(big[i]);
+    size_t peak = resident();
+    CHECK(peak >= start + goal / 2, "128 MiB live shows: %zu -> %zu KiB", start >> 10, peak >> 10);
+    while (head) {
+        node *next = head->next;
+        A_FREE(head);
+        head = next;
+    }
     A_TRIM(0);
-    size_t after = committed_private();
-    CHECK(after < peak - (size_t)COUNT * SIZE / 2, "trim gives most of 64 MiB back: peak %zu, after %zu",
-          peak, after);
+    size_t after = resident();
+    CHECK(after <= start + slack, "working set %zu KiB at start, %zu KiB at peak, %zu KiB after malloc_trim",
+          start >> 10, peak >> 10, after >> 10);
+    printf("trim: working set %zu KiB -> %zu KiB -> %zu KiB\n", start >> 10, peak >> 10, after >> 10);
 }
 
 /* ---- order: a freed block's memory is reused, nothing is handed out twice ---- */

@@ -9,6 +9,17 @@
 #define MORTISE_TEST_FAMILY_CALLS_H
 #include <malloc.h>
 #include <stdlib.h>
+#if defined(_WIN32)
+/* msvcrt has none of these: the allocator linked in place of malloc (a
+ * Mortise static library, tests/ports/port_windows.py) defines them all. */
+void *reallocarray(void *, size_t, size_t);
+void *memalign(size_t, size_t);
+void *aligned_alloc(size_t, size_t);
+void *valloc(size_t);
+void *pvalloc(size_t);
+int posix_memalign(void **, size_t, size_t);
+size_t malloc_usable_size(void *);
+#endif
 
 static struct {
     void *(*malloc)(size_t);

@@ -36,7 +36,13 @@ static inline void *bi_hide(void *p)
 static volatile size_t bi_size_max = SIZE_MAX;
 
 
-static inline void bi_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* mingw-w64 checks formats against msvcrt's printf unless told otherwise */
+#if defined(__MINGW_PRINTF_FORMAT)
+#define BI_PRINTF_FORMAT __MINGW_PRINTF_FORMAT
+#else
+#define BI_PRINTF_FORMAT printf
+#endif
+static inline void bi_line(const char *fmt, ...) __attribute__((format(BI_PRINTF_FORMAT, 1, 2)));
 
 #include <stdarg.h>
 static inline void bi_line(const char *fmt, ...)
@@ -49,11 +55,15 @@ static inline void bi_line(const char *fmt, ...)
     fflush(stdout);
 }
 
-/* The block the bug is about: its address and the size asked for. */
+/* The block the bug is about: its address and the size asked for (long
+ * long: a long has 32 bits on 64-bit Windows). */
 static inline void bi_block(const void *p, size_t size)
 {
-    bi_line("block %#lx size %zu", (unsigned long)(uintptr_t)p, size);
+    bi_line("block %#llx size %zu", (unsigned long long)(uintptr_t)p, size);
 }
+
+/* An address the bug is about, with no size. */
+static inline void bi_block_at(uintptr_t a) { bi_line("block %#llx", (unsigned long long)a); }
 
 static inline const char *bi_errno_name(int e)
 {
@@ -117,7 +127,7 @@ static inline void bi_free_inside(size_t size, size_t offset)
 {
     unsigned char *p = test_family.malloc(size);
     void *inside = p + offset;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
+    bi_block_at((uintptr_t)inside);
     test_family.free(bi_hide(inside));
     test_family.free(p);
 }

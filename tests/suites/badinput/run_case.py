@@ -155,11 +155,19 @@ def judge(outcome, rc, out, err, modes):
     return bad
 
 
-def run_case(case, outcome, lib, cases_dir, modes, qemu=None):
-    exe = os.path.join(cases_dir, "badinput-" + case)
+# msvcrt's abort() ends the process with exit status 3; wine ends one that
+# an access violation (0xc0000005) killed with that code's low byte.
+WINDOWS_EXITS = {3: -signal.SIGABRT, 5: -signal.SIGSEGV}
+
+
+def run_case(case, outcome, lib, cases_dir, modes, qemu=None, wine=None, instance=None):
+    exe = os.path.join(cases_dir, "badinput-" + case + ("-%s.exe" % instance if wine else ""))
     if not os.path.exists(exe):
         return ["program %s not built" % exe], None
-    if qemu:  # the preload is the guest's: qemu itself runs on the host's malloc
+    if wine:  # Windows: each program is linked with the allocator (no preload)
+        env = dict(os.environ)
+        command = wine + [exe]
+    elif qemu:  # the preload is the guest's: qemu itself runs on the host's malloc
         env = dict(os.environ, QEMU_SET_ENV="LD_PRELOAD=" + lib)
         command = qemu + [exe]
     else:
@@ -169,7 +177,9 @@ def run_case(case, outcome, lib, cases_dir, modes, qemu=None):
         p = subprocess.run(command, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
     except subprocess.TimeoutExpired:
         return ["hung: no exit within %d s" % RUN_TIMEOUT], None
-    bad = judge(outcome, p.returncode, p.stdout, p.stderr, modes)
+    rc = WINDOWS_EXITS.get(p.returncode, p.returncode) if wine else p.returncode
+    p.returncode = rc
+    bad = judge(outcome, rc, p.stdout, p.stderr, modes)
     if "cannot be preloaded" in p.stderr:
         bad.insert(0, "the allocator was not preloaded (ld.so: %s)" % p.stderr.splitlines()[0])
     return bad, p
@@ -187,10 +197,13 @@ def main():
     ap.add_argument("--qemu", default=os.environ.get("MORTISE_QEMU"),
                     help="run each program under this qemu-user command, e.g. 'qemu-aarch64 "
                     "-L /usr/aarch64-linux-gnu' (default: $MORTISE_QEMU); the preload goes to the guest")
+    ap.add_argument("--wine", help="Windows: run CASES/badinput-CASE-INSTANCE.exe, linked with the "
+                    "allocator, under this wine command (tests/ports/port_windows.py); --lib is the "
+                    "static library it was linked with")
     ap.add_argument("case", nargs="*")
     a = ap.parse_args()
     lib = os.path.abspath(a.lib)
-    instance = a.instance or re.sub(r"^libmortise-|\.so$", "", os.path.basename(lib))
+    instance = a.instance or re.sub(r"^libmortise-|\.(so|a)$", "", os.path.basename(lib))
     table = read_table(a.table)
     cases = sorted(table) if a.all else a.case
     if not cases:
@@ -206,7 +219,8 @@ def main():
             failed += 1
             continue
         outcome = outcome_for(table[case], a.kind, instance)
-        bad, p = run_case(case, outcome, lib, a.cases, modes, a.qemu.split() if a.qemu else None)
+        bad, p = run_case(case, outcome, lib, a.cases, modes, a.qemu.split() if a.qemu else None,
+                          a.wine.split() if a.wine else None, instance)
         if bad:
             failed += 1
             print("%s (%s, expected %s): FAIL" % (case, instance, outcome))

@@ -5,7 +5,7 @@ static char global_buffer[256];
 
 int main(void)
 {
-    bi_line("block %#lx", (unsigned long)(uintptr_t)global_buffer);
+    bi_block_at((uintptr_t)global_buffer);
     test_family.free(bi_hide(global_buffer));
     return bi_end();
 }

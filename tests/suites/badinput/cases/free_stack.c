@@ -5,7 +5,7 @@ int main(void)
 {
     char local[64];
     memset(local, 1, sizeof local);
-    bi_line("block %#lx", (unsigned long)(uintptr_t)local);
+    bi_block_at((uintptr_t)local);
     test_family.free(bi_hide(local));
     return local[0] == 1 ? bi_end() : 1;
 }

@@ -6,7 +6,7 @@ int main(void)
 {
     unsigned char *p = test_family.malloc(64);
     void *inside = p + 16;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
+    bi_block_at((uintptr_t)inside);
     (void)BI_RESULT(test_family.realloc(bi_hide(inside), 200));
     test_family.free(p);
     return bi_end();

@@ -5,7 +5,7 @@ int main(void)
 {
     char local[64];
     memset(local, 1, sizeof local);
-    bi_line("block %#lx", (unsigned long)(uintptr_t)local);
+    bi_block_at((uintptr_t)local);
     (void)BI_RESULT(test_family.realloc(bi_hide(local), 200));
     return local[63] == 1 ? bi_end() : 1;
 }

@@ -10,7 +10,7 @@ int main(void)
     void *garbage[] = {local, global_buffer, (void *)0x1000, (void *)(uintptr_t)0xdead0000beef0000u};
     size_t total = 0;
     for (unsigned i = 0; i < sizeof garbage / sizeof garbage[0]; i++)
-        bi_line("block %#lx", (unsigned long)(uintptr_t)garbage[i]);
+        bi_block_at((uintptr_t)garbage[i]);
     for (unsigned i = 0; i < sizeof garbage / sizeof garbage[0]; i++)
         total += test_family.malloc_usable_size(bi_hide(garbage[i]));
     bi_line("result %zu", total);

@@ -5,7 +5,7 @@ int main(void)
 {
     unsigned char *p = test_family.malloc(64);
     void *inside = p + 16;
-    bi_line("block %#lx", (unsigned long)(uintptr_t)inside);
+    bi_block_at((uintptr_t)inside);
     (void)test_family.malloc_usable_size(bi_hide(inside));
     test_family.free(p);
     return bi_end();

@@ -296,6 +296,52 @@ class Slips(unittest.TestCase):
         self.assertEqual(self.warnings("mmap_heap::segfit_lk::malloc_socket"), [])
 
 
+class Aliases(unittest.TestCase):
+    """The paper's names for delayed_free and the chksum slot (docs/mortise.md,
+    "Aliases"): read as the real names, each with a warning at its column."""
+
+    def test_paper_delayed_layer_as_printed(self):
+        t = "brk_heap::tlsf_glk::delayed(chk_sum=magic, node_xor=1, delayed_size=64KB, " \
+            "err_handle=fatal)::malloc_socket"
+        comp = check(REG, t)
+        d = comp.instances[2]
+        self.assertEqual((d.layer.name, d.name), ("delayed_free", "delayed_free"))
+        self.assertEqual(d.given, ["chksum", "node_xor", "delayed_size", "err_handle"])
+        self.assertEqual(d.values["chksum"].value, "magic")
+        self.assertEqual(d.values["delayed_size"].value, 64 << 10)
+        self.assertEqual(d.values["err_handle"].value, "fatal")
+        w = [(w.msg, location(t, w.pos)[1]) for w in comp.warnings]
+        self.assertEqual([c for _, c in w], [col(t, "delayed("), col(t, "chk_sum")])
+        self.assertIn("'delayed' read as the layer 'delayed_free'", w[0][0])
+        self.assertIn("'chk_sum' read as delayed_free's slot 'chksum'", w[1][0])
+        c_text = gen.composition_c(comp)
+        self.assertIn("#define MT_CHKSUM magic", c_text)
+        self.assertIn("#include <mortise/layers/delayed_free.h>", c_text)
+        self.assertIn("::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::",
+                      gen.model_line(comp))
+
+    def test_paper_tail_chksum_as_printed(self):
+        t = r"brk_heap::tlsf_glk::tail\_chksum(chk\_sum=xor, err\_handle=default)::malloc_socket"
+        tc = check(REG, t).instances[2]
+        self.assertEqual((tc.layer.name, tc.given), ("tail_chksum", ["chksum", "err_handle"]))
+        self.assertEqual((tc.values["chksum"].value, tc.values["err_handle"].value), ("xor", "default"))
+
+    def test_alias_and_real_name_together_is_twice(self):
+        with self.assertRaises(SpecError) as cm:
+            check(REG, "brk_heap::tlsf_glk::tail_chksum(chksum=xor, chk_sum=magic)::malloc_socket")
+        self.assertIn("slot 'chksum' given twice", cm.exception.msg)
+
+    def test_slot_alias_only_where_declared(self):
+        with self.assertRaises(SpecError) as cm:
+            check(REG, "mmap_heap::segfit_lk(chk_sum=xor)::malloc_socket")
+        self.assertIn("unknown slot 'chk_sum' for segfit_lk", cm.exception.msg)
+
+    def test_registry_reads_them_from_the_headers(self):
+        self.assertEqual(REG.aliases(), {"delayed": "delayed_free"})
+        self.assertEqual(REG.layers["tail_chksum"].slot_aliases, {"chk_sum": "chksum"})
+        self.assertEqual(REG.layers["delayed_free"].slot_aliases, {"chk_sum": "chksum"})
+
+
 class Values(unittest.TestCase):
     def slot(self, text, inst, slot):
         return check(REG, text).instances[inst].values[slot].value

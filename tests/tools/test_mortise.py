@@ -481,6 +481,30 @@ class RegistryFromHeaders(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
             self.assertIn("segfit_lk: slot sync default 'posix_mutex'", r.stdout)
 
+    def test_check_catalogue_sees_aliases_drift(self):
+        """check_catalogue.py on a copy where docs/mortise.md's Aliases table and
+        a header's alias tags disagree, both ways."""
+        with tempfile.TemporaryDirectory() as tmp:
+            t = pathlib.Path(tmp)
+            for d in ("include", "tools", "docs"):
+                shutil.copytree(ROOT / d, t / d, ignore=shutil.ignore_patterns("__pycache__"))
+            cat = [sys.executable, str(t / "tools" / "check_catalogue.py")]
+            self.assertEqual(subprocess.run(cat, capture_output=True, text=True).returncode, 0)
+            header = t / "include/mortise/layers/tail_chksum.h"
+            header.write_text(header.read_text().replace("[slot alias: chk_sum → chksum]",
+                                                         "[slot alias: err → err_handle]", 1))
+            r = subprocess.run(cat, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("alias 'chk_sum' (the slot `chksum`, declared by delayed_free): docs/mortise.md's "
+                          "Aliases table says ['delayed_free', 'tail_chksum']", r.stdout)
+            self.assertIn("alias 'err' (the slot `err_handle`, declared by tail_chksum): docs/mortise.md's "
+                          "Aliases table says nothing", r.stdout)
+            header.write_text(header.read_text().replace("[slot alias: err → err_handle]",
+                                                         "[slot alias: chksum → chk]", 1))
+            r = subprocess.run(cat, capture_output=True, text=True)
+            self.assertIn("tail_chksum: slot alias 'chksum' names no slot of it ('chk')", r.stdout)
+            self.assertIn("tail_chksum: slot alias 'chksum' is the name of one of its slots", r.stdout)
+
 
 class Commands(unittest.TestCase):
     def mortise(self, *args):
@@ -516,6 +540,7 @@ class Commands(unittest.TestCase):
                      "size_handle=[lo, hi] ([0, 262144])", "sync       ", "ccsynch",
                      "segfit       [", "mmap_heap::segfit_lk(sync=posix_mutex"):
             self.assertIn(word, r.stdout)
+        self.assertIn("aliases (the paper's names): delayed for delayed_free, chk_sum for chksum", r.stdout)
 
     def test_help_of_every_command(self):
         for cmd in ("build", "run", "list", "explain", "bench"):

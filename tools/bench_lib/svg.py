@@ -3,6 +3,7 @@ plots that must exist whether or not matplotlib is installed (the
 malloc_test samples over time). Each series is one <polyline> in a <g>
 carrying its label (data-label), so a test can read the chart back."""
 import math
+import textwrap
 from xml.sax.saxutils import escape, quoteattr
 
 # 20 distinct colours (matplotlib's tab20 order), one per series
@@ -10,7 +11,8 @@ PALETTE = ["#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d
            "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2", "#7f7f7f", "#c7c7c7",
            "#bcbd22", "#dbdb8d", "#17becf", "#9edae5"]
 WIDTH, HEIGHT = 760, 420
-LEFT, RIGHT, TOP, BOTTOM = 80, 170, 40, 50  # margins: the legend sits right of the plot
+LEFT, RIGHT, TOP, BOTTOM = 80, 170, 62, 50  # margins: the legend sits right of the plot, the note above it
+NOTE_CHARS = 120  # a line of the 10-pixel note across the chart
 
 
 def nice_ticks(lo, hi, count=5):
@@ -78,7 +80,7 @@ def line_chart(title, xlabel, ylabel, series, note=""):
         out.append('<text x="%d" y="%d" stroke="none" fill="black">%s</text>'
                    % (LEFT + pw + 38, ly + 4, escape(label + ("" if pts else " (no samples)"))))
         out.append('</g>')
-    if note:
-        out.append('<text x="%d" y="%d" font-size="10" fill="#555">%s</text>' % (LEFT, TOP - 6, escape(note)))
+    for k, line in enumerate(textwrap.wrap(note, NOTE_CHARS)[:2]):
+        out.append('<text x="%d" y="%d" font-size="10" fill="#555">%s</text>' % (LEFT, 38 + 12 * k, escape(line)))
     out.append('</svg>')
     return "\n".join(out) + "\n"

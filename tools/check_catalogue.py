@@ -12,6 +12,9 @@ Two facts the reference pages repeat are checked too: "the N operations"
 in docs/ (not docs/results/) names as many as core/ops.h lists, and no
 header under include/ quotes a results page or a date (measured figures
 live in docs/results/, headers say what is true now).
+The aliases the contracts declare ("[alias: NAME]", "[slot alias: NAME →
+SLOT]") must be the rows of docs/mortise.md's "Aliases" table, each naming a
+real slot and no name the layers already use.
 Exits 1 and lists every disagreement, so docs and code cannot drift apart.
 The contracts are read by tools/mortise_lib/registry.py, the registry the
 `mortise` command uses, so the command, the headers and the catalogue agree.
@@ -44,6 +47,53 @@ def catalogue_rows():
         if len(cells) >= 4 and re.fullmatch(r"`[a-z0-9_]+`", cells[0]):
             rows[cells[0].strip("`")] = cells
     return rows
+
+
+def header_aliases(reg):
+    """(alias, what it means, sorted layers it is declared by) from the
+    contracts, and the problems of the declarations themselves."""
+    found, problems = {}, []
+    for name, l in reg.layers.items():
+        for a in l.aliases:
+            if a in reg.layers:
+                problems.append(f"{name}: alias '{a}' is the name of a layer")
+            found.setdefault((a, f"the layer `{name}`"), []).append(name)
+        for a, slot in l.slot_aliases.items():
+            if slot not in l.slots:
+                problems.append(f"{name}: slot alias '{a}' names no slot of it ('{slot}')")
+            if a in l.slots:
+                problems.append(f"{name}: slot alias '{a}' is the name of one of its slots")
+            found.setdefault((a, f"the slot `{slot}`"), []).append(name)
+    return {k: sorted(v) for k, v in found.items()}, problems
+
+
+def documented_aliases():
+    """(alias, what it means) → the layers its row names, from the table of
+    docs/mortise.md's "Aliases" section."""
+    text = (ROOT / "docs/mortise.md").read_text()
+    start = text.find("\n## Aliases\n")
+    section = text[start:text.find("\n## ", start + 1)] if start >= 0 else ""
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and re.fullmatch(r"`[a-z0-9_]+`", cells[0]):
+            means = cells[1]
+            layers = re.findall(r"`([a-z0-9_]+)`", cells[2]) or re.findall(r"`([a-z0-9_]+)`", means)
+            rows[(cells[0].strip("`"), means)] = sorted(layers)
+    return rows
+
+
+def alias_problems(reg):
+    declared, problems = header_aliases(reg)
+    documented = documented_aliases()
+    for key, layers in declared.items():
+        if documented.get(key) != layers:
+            problems.append(f"alias '{key[0]}' ({key[1]}, declared by {', '.join(layers)}): docs/mortise.md's "
+                            f"Aliases table says {documented.get(key) or 'nothing'}")
+    for key in documented:
+        if key not in declared:
+            problems.append(f"alias '{key[0]}' ({key[1]}) in docs/mortise.md: no header declares it")
+    return problems
 
 
 def norm(s):
@@ -126,6 +176,7 @@ def main():
     for name in rows:
         if name not in headers:
             problems.append(f"{name}: docs row but no header with [model: {name}]")
+    problems += alias_problems(Registry(ROOT / "include"))
     for p in problems:
         print("catalogue:", p)
     print(f"catalogue: {len(headers)} layers checked, {len(problems)} problems")

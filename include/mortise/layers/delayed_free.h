@@ -57,6 +57,8 @@
  *                        not mapped, or a header that is not ours (a
  *                        pointer inside a block). The socket's owner
  *                        lookup reports pointers nobody owns ("pagemap").
+ * Aliases (the paper's §4.1 spellings; docs/mortise.md, "Aliases"):
+ *   [alias: delayed] for this layer, [slot alias: chk_sum → chksum].
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (magic): the state word's policy.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default).

@@ -37,6 +37,8 @@
  *   Each bug is reported once: after a report in getmeta the block is
  *   resealed (default, callback) or condemned (tolerate: its later free
  *   leaks it silently).
+ * Aliases (the paper's §4.1 spelling; docs/mortise.md, "Aliases"):
+ *   [slot alias: chk_sum → chksum].
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (xor): policy/chksum/.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default):

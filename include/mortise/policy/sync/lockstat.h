@@ -59,8 +59,8 @@
  * Cost when on: two atomic read-modify-writes on the lock's cache line per
  * acquisition, a thread-local load and the caller's row (a call and a probe
  * of a table of 8, in the critical section), two counter reads per
- * contended one; a thread-local store per request. Space: 432 bytes per
- * lock, 14 KiB per process for the threads. init() (the fork child's reset)
+ * contended one; a thread-local store per request. Space: 424 bytes per
+ * lock, 16 KiB per process for the threads. init() (the fork child's reset)
  * clears `inside` and keeps counts; in a fork child the parent's other
  * threads' rows are stamped ended (they do not exist there).
  * Hosted only (the timer of stats/registry.h).

@@ -6,6 +6,8 @@ tune_oneclass.c allocates only 2064-byte blocks; starting from the ready
 instance slab (slab_lk, sizeclass=tc: 2304-byte blocks) and varying only the
 size-class policy, the search must find sizeclass=interval (exact 2064).
 Then: the same command again resumes from the state file and runs nothing;
+a search cut short by its budget goes on with a larger one; candidates
+that hang or crash are dropped;
 a candidate whose output differs from glibc's (interval under --usable)
 and one a --check refuses are dropped, reported, never picked (the next
 best, prime, wins); a program whose output differs between two glibc runs
@@ -116,6 +118,17 @@ def main():
               code == 0 and "resuming" in err and "sizeclass=interval" in winner(out), out + err)
         check("... and runs nothing again", run_counts(files[0]) == before, out + err)
 
+        # A budget too small to finish (the builds are cached by now): the
+        # search stops, and with a larger one goes on from where it stopped.
+        cut = ["--state", str(tmp / "cut"), "--budget"]
+        code, out, err = mortise_tune(tmp, cut + ["0.5s"], [str(prog)])
+        check("a budget that ends the search says so",
+              (code == 2 and "budget ended before any instance" in err) or
+              (code == 0 and "the budget ended the search" in out), out + err)
+        code, out, err = mortise_tune(tmp, cut + ["240s"], [str(prog)])
+        check("... and a larger one goes on to the answer",
+              code == 0 and "resuming" in err and "sizeclass=interval" in winner(out), out + err)
+
         code, out, err = mortise_tune(tmp, [], [str(prog), "--usable"])
         both = out + err
         check("output gate: interval's different output drops it",
@@ -130,6 +143,15 @@ def main():
         check("--check: the refused candidate is dropped with the check's words",
               re.search(r"sizeclass=tc → interval: --check failed \(exit 1\): interval refused", out), both)
         check("--check: prime wins", code == 0 and "sizeclass=prime" in winner(out), both)
+
+        # Preloaded (every candidate, never glibc): a hang, then a crash.
+        for what, action, reason in (("hangs", "sleep 30", "hung: killed after --timeout 2 s"),
+                                     ("crashes", "kill -SEGV $$", "crashed: signal 11 (SIGSEGV)")):
+            script = f'test -n "$LD_PRELOAD" && {action}; echo done'
+            code, out, err = mortise_tune(tmp, ["--timeout", "2"], ["sh", "-c", script])
+            check(f"a candidate that {what} is dropped, none picked (exit 2)",
+                  code == 2 and f"#1 instance slab: {reason}" in err
+                  and "no ready instance ran correctly" in err, out + err)
 
         code, out, err = mortise_tune(tmp, [], ["sh", "-c", "echo $$"])
         check("output that differs between glibc runs is refused (exit 2)",

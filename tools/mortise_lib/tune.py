@@ -487,8 +487,9 @@ class Tuner:
                                     f"{self.args.max_runs} runs; median behind the leader's")
 
     def race(self, specs):
-        """Rounds over the live candidates of specs until one is left (its
-        spec returned) or the budget ends (the leader so far returned)."""
+        """Rounds over the live candidates of specs until one is left.
+        (leader, True) then; (the leader so far, False) when the budget
+        ends first."""
         while len(self.live(specs)) > 1 or (self.live(specs) and
                                             not self.leader(specs)):
             order = self.live(specs)
@@ -496,12 +497,12 @@ class Tuner:
             for s in order:
                 if self.out_of_budget():
                     self.save()
-                    return self.leader(specs)
+                    return self.leader(specs), False
                 self.progress(self.race_line(specs, s))
                 self.measure(s)
             self.eliminate(specs)
             self.save()
-        return self.leader(specs)
+        return self.leader(specs), True
 
     def out_of_budget(self):
         """Whether the search must stop now, keeping enough of the budget
@@ -543,57 +544,88 @@ class Tuner:
             self.save()
             self.warn_short()
         if st["phase"] == "instances":
-            lead = self.race(st["race"])
+            lead, finished = self.race(st["race"])
             if lead is None:
-                raise TuneError("mortise tune: no ready instance ran correctly (see the "
-                                "dropped list above)" if not self.out_of_budget() else
-                                "mortise tune: the budget ended before any instance had "
-                                f"{self.args.min_runs} runs; give a larger --budget")
+                raise TuneError("mortise tune: the budget ended before any instance had "
+                                f"{self.args.min_runs} runs; give a larger --budget"
+                                if not finished else "mortise tune: no ready instance "
+                                "ran correctly (see the dropped list)")
             st["best_instance"] = st["incumbent"] = lead
-            if self.out_of_budget():
-                st["phase"] = "final"
+            if finished:
+                st["phase"], st["race"] = "neighbours", []
             else:
-                st["phase"] = "neighbours"
-                st["race"] = []
+                self.cut("instances")
             self.save()
         while st["phase"] == "neighbours":
             if not st["race"]:
-                comp = check(self.reg, st["incumbent"])
-                fresh = []
-                for line, why in neighbours(self.reg, comp, self.slots, self.args.safe,
-                                            self.args.single_thread):
-                    if self.out_of_budget():
-                        break
-                    spec = self.add_candidate(line, why)
-                    if spec and spec != st["incumbent"] and spec not in fresh and \
-                            not self.state["candidates"][spec]["runs"] and \
-                            self.state["candidates"][spec]["status"] == "live":
-                        fresh.append(spec)
+                fresh = self.fresh_neighbours()
+                if fresh is None:
+                    self.cut("neighbours")
+                    break
                 if not fresh:
                     st["phase"] = "final"
                     break
                 st["race"] = [st["incumbent"]] + fresh
                 self.save()
-            lead = self.race(st["race"]) or self.fallback()
-            if lead != st["incumbent"]:
+            lead, finished = self.race(st["race"])
+            if not finished:
+                # A race the budget cuts short moves nothing, unless the
+                # incumbent is no longer in it.
+                if self.state["candidates"][st["incumbent"]]["status"] == "dropped":
+                    st["incumbent"] = self.fallback()
+                self.cut("neighbours")
+                break
+            if lead is None:
+                st["incumbent"] = self.fallback()
+                st["phase"] = "final"
+            elif lead != st["incumbent"]:
                 st["steps"].append({"from": st["incumbent"], "to": lead,
                                     "move": st["candidates"][lead]["origin"]})
                 st["incumbent"] = lead
             else:
                 st["phase"] = "final"
             st["race"] = []
-            if self.out_of_budget():
-                st["phase"] = "final"
             self.save()
         if st["phase"] == "final":
             self.final_round()
             st["phase"] = "done"
             self.save()
 
+    def fresh_neighbours(self):
+        """The incumbent's neighbours never run, built; None when the budget
+        ended while building them."""
+        st = self.state
+        fresh = []
+        for line, why in neighbours(self.reg, check(self.reg, st["incumbent"]), self.slots,
+                                    self.args.safe, self.args.single_thread):
+            if self.out_of_budget():
+                return None
+            spec = self.add_candidate(line, why)
+            cand = st["candidates"].get(spec)
+            if cand and spec != st["incumbent"] and spec not in fresh and \
+                    not cand["runs"] and cand["status"] == "live":
+                fresh.append(spec)
+        return fresh
+
+    def cut(self, phase):
+        """The budget ended the search in phase: on to the final round; a
+        later session with a larger budget goes back to phase."""
+        self.state["cut_phase"] = phase
+        self.state["phase"] = "final"
+
+    def resume_cut(self):
+        """Whether a search the budget cut short goes on (the budget is
+        larger now); its final round is then run again at the end."""
+        st = self.state
+        if st.get("cut_phase") and not self.out_of_budget():
+            st["phase"] = st.pop("cut_phase")
+            st["final"] = {}
+            return True
+        return False
+
     def fallback(self):
-        """The incumbent when the budget ended a race before anyone led; if
-        the incumbent was dropped meanwhile, the best-median candidate that
-        never was."""
+        """The incumbent, or if it was dropped, the best-median candidate
+        that never was."""
         cands = self.state["candidates"]
         if cands[self.state["incumbent"]]["status"] != "dropped":
             return self.state["incumbent"]
@@ -683,6 +715,9 @@ class Tuner:
               + (f", max RSS at most {self.args.max_rss}" if self.args.max_rss else "")
               + (", safe compositions only" if self.args.safe else "")
               + f"; searched {st['elapsed']:.0f} s of a {self.budget:.0f} s budget")
+        if st.get("cut_phase"):
+            print(f"the budget ended the search (in its {st['cut_phase']} phase): the same "
+                  "command with a larger --budget goes on from there")
         print(f"glibc: {fmt_seconds(ref['seconds'])}, max RSS {fmt_kib(int(ref['rss_kib']))} "
               "(median of 2)\n")
         print("Candidates (median of the runs; [min, max]):")
@@ -698,11 +733,7 @@ class Tuner:
                 t = r = "-"
             mark = "winner" if spec == st["incumbent"] else c["status"]
             print(f"  {c['id']:>3}  {mark:<8} {len(runs):>4}  {t:>22}  {r:>26}  {c['origin']}")
-        dropped = [(c["id"], c) for c in cands.values() if c["status"] == "dropped"]
-        if dropped:
-            print("\nDropped (never picked):")
-            for n, c in sorted(dropped, key=lambda x: x[0]):
-                print(f"  #{n} {c['origin']}: {c['why']}")
+        self.print_dropped(sys.stdout)
         if st["steps"]:
             print("\nSteps from the best ready instance (each a neighbour that won its race):")
         for step in st["steps"]:
@@ -712,6 +743,14 @@ class Tuner:
         print(f"\nWinner (#{cands[winner]['id']}, {cands[winner]['origin']}):\n  {winner}")
         self.final_report()
         return winner
+
+    def print_dropped(self, to):
+        dropped = sorted((c for c in self.state["candidates"].values()
+                          if c["status"] == "dropped"), key=lambda c: c["id"])
+        if dropped:
+            print("\nDropped (never picked):", file=to)
+        for c in dropped:
+            print(f"  #{c['id']} {c['origin']}: {c['why']}", file=to)
 
     def pareto(self):
         cands = self.state["candidates"]
@@ -760,6 +799,8 @@ class Tuner:
             note = f"  ({bad} runs failed)" if bad else ""
             print(f"  {label:<20} {fmt_seconds(t):>10} {fmt_kib(int(r)):>12}  "
                   f"{wt / t:>16.3f}  {wr / max(1, r):>15.3f}{note}")
+        if self.state["best_instance"] == self.state["incumbent"]:
+            print("  (the winner is the best ready instance: no neighbour beat it)")
         if not mimalloc_library():
             print("  mimalloc: not installed (Debian: libmimalloc2.0), left out")
 
@@ -777,14 +818,16 @@ def cmd_tune(args, paths, cli):
         tuner = Tuner(args, paths, cli)
     except ValueError as e:
         raise cli.Failure(f"mortise tune: {e}", 2)
-    resumed = tuner.load()
-    if resumed:
+    if tuner.load():
+        more = tuner.resume_cut()
         print(f"mortise tune: resuming {tuner.state_file} ({tuner.state['phase']}, "
-              f"{tuner.state['elapsed']:.0f} s spent)", file=sys.stderr)
+              f"{tuner.state['elapsed']:.0f} s spent"
+              + ("; the budget had cut it short" if more else "") + ")", file=sys.stderr)
     try:
         tuner.search()
     except TuneError as e:
         tuner.save()
+        tuner.print_dropped(sys.stderr)
         raise cli.Failure(str(e), 2)
     except KeyboardInterrupt:
         tuner.save()

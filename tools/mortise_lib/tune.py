@@ -37,13 +37,12 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 from . import gen
 from .check import check, render_value, scalar_of_text
-from .spec import SpecError, format_size
+from .spec import SpecError
 
 OBJECTIVES = ("time", "rss", "time+rss")
 # The slots the neighbourhood changes, by name wherever a layer has them;
@@ -117,16 +116,16 @@ def slot_values(reg, slot, current, single_thread):
     return []
 
 
-def term(inst, changes=None, drop=()):
+def term(inst, changes=None):
     """inst as a model term, its given slots with changes applied."""
     changes = changes or {}
     args = [f"name={inst.name}"] if inst.named else []
-    args += [f"{n}={changes.get(n, inst.values[n].text)}" for n in inst.given if n not in drop]
+    args += [f"{n}={changes.get(n, inst.values[n].text)}" for n in inst.given]
     args += [f"{n}={v}" for n, v in changes.items() if n not in inst.given]
     return inst.layer.name + (f"({', '.join(args)})" if args else "")
 
 
-def neighbours(reg, comp, slots, safe, single_thread):
+def neighbours(reg, comp, slots, single_thread):
     """(model line, what changed) for every composition one move from comp."""
     out = []
     sizeclass_groups = {}
@@ -161,8 +160,6 @@ def neighbours(reg, comp, slots, safe, single_thread):
         else:
             terms.insert(len(terms) - 1, "affinity_pool")
             out.append(("::".join(terms), "affinity_pool added"))
-    if safe:
-        out = [(line, why) for line, why in out if why != "affinity_pool removed"]
     return out
 
 
@@ -233,6 +230,10 @@ def run_once(command, preload, out_path, timeout):
     timer.start()
     try:
         _, status, usage = os.wait4(pid, 0)
+    except BaseException:       # Ctrl-C: its own session did not get it
+        kill()
+        os.waitpid(pid, 0)
+        raise
     finally:
         timer.cancel()
     seconds = time.perf_counter() - start
@@ -545,11 +546,13 @@ class Tuner:
             self.warn_short()
         if st["phase"] == "instances":
             lead, finished = self.race(st["race"])
-            if lead is None:
+            if lead is None and not finished:
                 raise TuneError("mortise tune: the budget ended before any instance had "
-                                f"{self.args.min_runs} runs; give a larger --budget"
-                                if not finished else "mortise tune: no ready instance "
-                                "ran correctly (see the dropped list)")
+                                f"{self.args.min_runs} runs; give a larger --budget")
+            if lead is None:
+                within = " within --max-rss" if self.max_rss_kib else ""
+                raise TuneError(f"mortise tune: no ready instance ran correctly{within} "
+                                "(see the dropped list)")
             st["best_instance"] = st["incumbent"] = lead
             if finished:
                 st["phase"], st["race"] = "neighbours", []
@@ -597,7 +600,7 @@ class Tuner:
         st = self.state
         fresh = []
         for line, why in neighbours(self.reg, check(self.reg, st["incumbent"]), self.slots,
-                                    self.args.safe, self.args.single_thread):
+                                    self.args.single_thread):
             if self.out_of_budget():
                 return None
             spec = self.add_candidate(line, why)
@@ -818,11 +821,14 @@ def cmd_tune(args, paths, cli):
         tuner = Tuner(args, paths, cli)
     except ValueError as e:
         raise cli.Failure(f"mortise tune: {e}", 2)
-    if tuner.load():
-        more = tuner.resume_cut()
-        print(f"mortise tune: resuming {tuner.state_file} ({tuner.state['phase']}, "
-              f"{tuner.state['elapsed']:.0f} s spent"
-              + ("; the budget had cut it short" if more else "") + ")", file=sys.stderr)
+    try:
+        if tuner.load():
+            more = tuner.resume_cut()
+            print(f"mortise tune: resuming {tuner.state_file} ({tuner.state['phase']}, "
+                  f"{tuner.state['elapsed']:.0f} s spent"
+                  + ("; the budget had cut it short" if more else "") + ")", file=sys.stderr)
+    except TuneError as e:
+        raise cli.Failure(str(e), 2)
     try:
         tuner.search()
     except TuneError as e:

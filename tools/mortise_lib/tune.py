@@ -479,8 +479,9 @@ class Tuner:
                 continue
             _, best, _, _ = self.stats(s)
             if best > lead_worst:
-                cands[s].update(status="out", why=f"worse beyond the noise: its best run "
-                                f"{self.fmt_score(best)} > the leader's worst {self.fmt_score(lead_worst)}")
+                cands[s].update(status="out", why="worse beyond the noise: its best run "
+                                f"{self.fmt_score(best)} > the leader's worst "
+                                f"{self.fmt_score(lead_worst)}")
         if all(len(cands[s]["runs"]) >= self.args.max_runs for s in self.live(specs)):
             for s in self.live(specs):
                 if s != lead:
@@ -541,7 +542,8 @@ class Tuner:
         if st["phase"] == "reference":
             self.reference_runs()
             st["phase"] = "instances"
-            st["race"] = [s for s in (self.add_candidate(l, o) for l, o in self.start_points()) if s]
+            starts = (self.add_candidate(line, why) for line, why in self.start_points())
+            st["race"] = [s for s in starts if s]
             self.save()
             self.warn_short()
         if st["phase"] == "instances":
@@ -653,8 +655,8 @@ class Tuner:
                 self.progress(f"final round: {label} run {len(st['final'][label]) + 1}/"
                               f"{self.args.final_runs}")
                 s = run_once(self.command, lib, self.out_dir / "final.out", self.timeout())
-                st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib,
-                                           "ok": not s.timed_out and s.status == st["reference"]["status"]})
+                ok = not s.timed_out and s.status == st["reference"]["status"]
+                st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib, "ok": ok})
             self.save()
 
     def final_entries(self):

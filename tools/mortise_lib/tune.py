@@ -17,7 +17,9 @@ A race runs every live candidate once per round, in a shuffled order, so
 slow drifts of the machine hit all of them alike. After each round a
 candidate with at least --min-runs runs is out when its best run is worse
 than the leader's worst (the leader: the lowest median); when every live
-candidate has --max-runs runs, the leader stays and the rest retire. A
+candidate has --max-runs runs, the leader stays and the rest retire (in
+a neighbour race the incumbent stays unless the leader's upper quartile is
+below the incumbent's lower quartile). A
 candidate whose output or exit status differs, that crashes, exceeds
 --timeout or fails to build is dropped on the spot and never picked.
 
@@ -483,10 +485,22 @@ class Tuner:
                                 f"{self.fmt_score(best)} > the leader's worst "
                                 f"{self.fmt_score(lead_worst)}")
         if all(len(cands[s]["runs"]) >= self.args.max_runs for s in self.live(specs)):
+            keep, why = lead, "median behind the leader's"
+            # In a neighbour race the incumbent keeps its place unless the
+            # leader's typical run beats the incumbent's good runs.
+            inc = self.state["incumbent"] if self.state["phase"] == "neighbours" else None
+            if inc in self.live(specs) and lead != inc and not self.clearly_better(lead, inc):
+                keep, why = inc, "not better than the incumbent beyond the noise"
             for s in self.live(specs):
-                if s != lead:
+                if s != keep:
                     cands[s].update(status="retired", why=f"no clear difference after "
-                                    f"{self.args.max_runs} runs; median behind the leader's")
+                                    f"{self.args.max_runs} runs; {why}")
+
+    def clearly_better(self, a, b):
+        """a's upper quartile below b's lower quartile (scores)."""
+        qa = statistics.quantiles([self.score(r) for r in self.state["candidates"][a]["runs"]])
+        qb = statistics.quantiles([self.score(r) for r in self.state["candidates"][b]["runs"]])
+        return qa[2] < qb[0]
 
     def race(self, specs):
         """Rounds over the live candidates of specs until one is left.
@@ -816,6 +830,9 @@ def cmd_tune(args, paths, cli):
         raise cli.Failure("mortise tune: no command (mortise tune [options] -- command args...)", 2)
     args.command = command
     try:
+        if args.min_runs < 2 or args.max_runs < args.min_runs or args.final_runs < 1:
+            raise ValueError("--min-runs must be at least 2, --max-runs at least --min-runs, "
+                             "--final-runs at least 1")
         for bad in set(args.slots.split(",") if args.slots else ()) - \
                 set(TUNED_SLOTS) - set(SAFE_SLOTS):
             raise ValueError(f"--slots: '{bad}' is not a slot tune varies "
@@ -899,11 +916,11 @@ def add_parser(sub, cli):
     t.add_argument("--slots", metavar="S,T",
                    help=f"vary only these (default {','.join(TUNED_SLOTS)}; with --safe "
                    f"also {','.join(SAFE_SLOTS)})")
-    t.add_argument("--min-runs", type=int, default=3,
-                   help="runs before a candidate can be judged (default 3)")
-    t.add_argument("--max-runs", type=int, default=10,
+    t.add_argument("--min-runs", type=int, default=5,
+                   help="runs before a candidate can be judged (default 5; at least 2)")
+    t.add_argument("--max-runs", type=int, default=12,
                    help="runs after which candidates without a clear difference retire "
-                   "(default 10)")
+                   "(default 12; at least --min-runs)")
     t.add_argument("--final-runs", type=int, default=7,
                    help="runs of each in the final round (default 7)")
     t.add_argument("-o", dest="output", default="libtuned.so", metavar="LIB.so",

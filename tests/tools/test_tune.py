@@ -111,6 +111,10 @@ def main():
             if svgs else []
         check("the Pareto plot is SVG with the front and the winner",
               "Pareto front" in labels and "winner" in labels, both)
+        svg_text = svgs[0].read_text() if svgs else ""
+        others = re.search(r'data-label="other candidates".*?</g>', svg_text, re.S)
+        check("the other candidates are points, not a line",
+              others and "<circle" in others.group(0) and "<polyline" not in others.group(0), svg_text)
 
         before = run_counts(files[0])
         code, out, err = mortise_tune(tmp, [], [str(prog)])

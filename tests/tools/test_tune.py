@@ -83,8 +83,22 @@ def helpers():
           tune.slot_values(reg, keep, 32 << 20, False) == ["8MiB", "16MiB", "64MiB", "128MiB", "0"])
 
 
+def command_line():
+    r = subprocess.run([sys.executable, str(MORTISE), "tune", "--help"], capture_output=True, text=True)
+    check("tune --help names the objectives, the budget and the state",
+          r.returncode == 0 and all(o in r.stdout for o in ("--objective", "time+rss", "--budget",
+                                                              "--state", "--check", "--max-rss")), r.stdout)
+    for args, what in (([], "no command"), (["--budget", "soon", "--", "true"], "a bad budget"),
+                       (["--min-runs", "1", "--", "true"], "--min-runs 1"),
+                       (["--slots", "colour", "--", "true"], "an unknown slot")):
+        r = subprocess.run([sys.executable, str(MORTISE), "tune"] + args, capture_output=True, text=True)
+        check(f"{what} is refused (exit 2)", r.returncode == 2 and "mortise tune" in r.stderr,
+              r.stdout + r.stderr)
+
+
 def main():
     helpers()
+    command_line()
     cc = shlex.split(os.environ.get("CC", "cc"))
     with tempfile.TemporaryDirectory(prefix="mortise-tune-") as t:
         tmp = pathlib.Path(t)

@@ -37,10 +37,11 @@ def tick_label(v):
     return ("%.3f" % v).rstrip("0").rstrip(".")
 
 
-def line_chart(title, xlabel, ylabel, series, note=""):
+def line_chart(title, xlabel, ylabel, series, note="", markers_only=()):
     """SVG text of a chart: series is [(label, [(x, y), ...])]; a series
-    without points keeps its legend entry, marked '(no samples)'. The y axis
-    starts at 0 so a ramp reads at its true size."""
+    without points keeps its legend entry, marked '(no samples)'; the
+    series named in markers_only are points without a line (a scatter
+    plot). The y axis starts at 0 so a ramp reads at its true size."""
     points = [p for _, pts in series for p in pts]
     xs = nice_ticks(0.0, max([x for x, _ in points] or [1.0]))
     ys = nice_ticks(0.0, max([y for _, y in points] or [1.0]))
@@ -71,9 +72,10 @@ def line_chart(title, xlabel, ylabel, series, note=""):
         color = PALETTE[i % len(PALETTE)]
         out.append('<g class="series" data-label=%s stroke=%s fill=%s>' % (quoteattr(label), quoteattr(color),
                                                                            quoteattr(color)))
-        if pts:
+        if pts and label not in markers_only:
             out.append('<polyline fill="none" stroke-width="1.8" points="%s"/>'
                        % " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts))
+        if pts:
             out += ['<circle cx="%.1f" cy="%.1f" r="2.5"/>' % (px(x), py(y)) for x, y in pts]
         ly = TOP + 8 + 18 * i
         out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke-width="3"/>' % (LEFT + pw + 12, ly, LEFT + pw + 32, ly))

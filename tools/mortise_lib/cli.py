@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import gen
+from . import gen, tune
 from .check import bands, check, fmt_range, suggest
 from .paths import Paths
 from .registry import KIND_ORDER, Registry
@@ -388,6 +388,8 @@ def parser():
                         "(`mortise bench -- --help` for its options).")
     bn.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="ARGS")
     bn.set_defaults(fn=cmd_bench)
+
+    tune.add_parser(sub, sys.modules[__name__])
     return p
 
 

@@ -454,6 +454,7 @@ static inline void mt_pal_close(int fd)
 }
 
 static inline long mt_pal_pid(void) { return (long)GetCurrentProcessId(); }
+static inline long mt_pal_tid(void) { return (long)GetCurrentThreadId(); } /* Task Manager's, Process Explorer's */
 
 /* ---- Windows only: the boot arena ----
  * gcc's emulated TLS (mingw-w64 has no native TLS) allocates a thread's copy

@@ -9,7 +9,7 @@
  *     the exported symbol whose code holds addr and the object file it is
  *     in (dladdr); false when neither is known. Takes the dynamic loader's
  *     recursive lock: call it with no allocator lock held.
- *     Freestanding: false.
+ *     Freestanding and Windows: false.
  *
  * Fork. mt_pal_symbol and the unwinder's calls run inside a gate that no
  * fork crosses: the dynamic loader's locks (and libunwind's register-state
@@ -30,7 +30,7 @@
  * inside. A thread already inside (a signal handler interrupting a
  * look-up) enters again without waiting; the forking thread itself, called
  * back while it forks, gets no frame and no symbol (0, false) instead of
- * waiting on its own fork. Freestanding: no fork, no gate.
+ * waiting on its own fork. Freestanding and Windows: no fork, no gate.
  */
 #ifndef MORTISE_PAL_SYMBOL_H
 #define MORTISE_PAL_SYMBOL_H
@@ -44,7 +44,9 @@ typedef struct {
     const void *object_base;
 } mt_pal_symbol_info;
 
-#if defined(MT_FREESTANDING)
+#if defined(MT_FREESTANDING) || defined(_WIN32)
+/* Windows (pal_windows.h): no dladdr and no fork, so no gate either; a call
+ * site is named by its address alone. */
 MT_UNUSED static bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
 {
     (void)addr;

@@ -184,6 +184,7 @@ static void case_pal(void)
     DeleteFileA("conf_windows_pal.txt");
     CHECK(errno == 1234, "errno kept: %d", errno);
     CHECK(mt_pal_pid() == (long)GetCurrentProcessId(), "pid");
+    CHECK(mt_pal_tid() == (long)GetCurrentThreadId(), "tid");
 }
 
 /* ---- api: the family's answers ---- */

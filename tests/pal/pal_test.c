@@ -30,6 +30,19 @@ static void test_pages(void)
     CHECK(page == (size_t)sysconf(_SC_PAGESIZE));
     CHECK(mt_page_size() == page && page % MT_PAGE_SIZE == 0);
 
+    /* reserve then commit: usable zeroed memory (on Linux the reservation
+     * already is a mapping) */
+    char *r = mt_pal_reserve(8 * page);
+    CHECK(r && ((uintptr_t)r & (page - 1)) == 0);
+    if (r) {
+        CHECK(mt_pal_commit(r + 2 * page, 3 * page));
+        CHECK(r[2 * page] == 0 && r[5 * page - 1] == 0);
+        memset(r + 2 * page, 0x5c, 3 * page);
+        CHECK(mt_pal_page_mapped(r + 4 * page));
+        mt_pal_unmap(r, 8 * page);
+        CHECK(!mt_pal_page_mapped(r + 2 * page));
+    }
+
     errno = 1234;
     char *p = mt_pal_map(4 * page);
     CHECK(p && ((uintptr_t)p & (page - 1)) == 0);

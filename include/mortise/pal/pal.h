@@ -66,6 +66,22 @@
  *                                      a commit charge where the OS allows;
  *                                      NULL when refused. AS-safe (a system
  *                                      call). Freestanding: NULL.
+ * void *mt_pal_reserve(size_t len)     address space for len bytes (a page
+ *                                      multiple) at a page-aligned address,
+ *                                      made usable piece by piece with
+ *                                      mt_pal_commit and released with
+ *                                      mt_pal_unmap; NULL when refused.
+ *                                      Linux: mt_pal_map (MAP_NORESERVE
+ *                                      charges nothing already); Windows:
+ *                                      MEM_RESERVE, no commit charge.
+ *                                      AS-safe. Freestanding: NULL.
+ * bool mt_pal_commit(void *p, size_t len)
+ *                                      make [p, p + len) (page-aligned,
+ *                                      inside a reservation) usable: zeroed
+ *                                      read-write memory where nothing was
+ *                                      committed; false when refused (the
+ *                                      commit limit). Linux: true, nothing
+ *                                      to do. AS-safe. Freestanding: false.
  * void mt_pal_unmap(void *p, size_t len)
  *                                      release [p, p + len) (page-aligned);
  *                                      errors are ignored. AS-safe.

@@ -51,6 +51,16 @@ static inline void *mt_pal_map(size_t len)
     (void)len;
     return NULL;
 }
+static inline void *mt_pal_reserve(size_t len)
+{
+    (void)len;
+    return NULL;
+}
+static inline bool mt_pal_commit(void *p, size_t len)
+{
+    (void)p, (void)len;
+    return false;
+}
 static inline void mt_pal_unmap(void *p, size_t len) { (void)p, (void)len; }
 static inline void mt_pal_advise_dontneed(void *p, size_t len) { (void)p, (void)len; }
 static inline void mt_pal_advise_hugepage(void *p, size_t len) { (void)p, (void)len; }

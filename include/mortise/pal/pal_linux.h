@@ -97,6 +97,15 @@ static inline void *mt_pal_map(size_t len)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* A private MAP_NORESERVE mapping is already address space whose pages
+ * cost nothing until touched: reserving is mapping, committing is nothing. */
+static inline void *mt_pal_reserve(size_t len) { return mt_pal_map(len); }
+static inline bool mt_pal_commit(void *p, size_t len)
+{
+    (void)p, (void)len;
+    return true;
+}
+
 static inline void mt_pal_unmap(void *p, size_t len)
 {
     int saved = errno;

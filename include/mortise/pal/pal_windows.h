@@ -104,6 +104,22 @@ static inline void *mt_pal_map(size_t len)
     return p;
 }
 
+static inline void *mt_pal_reserve(size_t len)
+{
+    DWORD saved = GetLastError();
+    void *p = VirtualAlloc(NULL, len, MEM_RESERVE, PAGE_READWRITE);
+    SetLastError(saved);
+    return p;
+}
+
+static inline bool mt_pal_commit(void *p, size_t len)
+{
+    DWORD saved = GetLastError();
+    bool ok = VirtualAlloc(p, len, MEM_COMMIT, PAGE_READWRITE) != NULL;
+    SetLastError(saved);
+    return ok;
+}
+
 /* A reservation none of whose pages is committed any more is released. */
 static inline void mt_pal_release_if_empty(void *base)
 {

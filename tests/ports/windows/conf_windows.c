@@ -124,6 +124,22 @@ static void case_pal(void)
               "the reservation is released once nothing of it is left");
     }
     CHECK(!mt_pal_page_mapped((void *)(uintptr_t)0x1000), "page 1 is not mapped");
+
+    /* reserve: address space only; commit makes a part usable and zeroed */
+    unsigned char *r = mt_pal_reserve(len);
+    CHECK(r && ((uintptr_t)r & (page - 1)) == 0, "reserve: %p", (void *)r);
+    if (r) {
+        CHECK(!mt_pal_page_mapped(r + 2 * page), "a reserved page is not usable yet");
+        CHECK(mt_pal_commit(r + 2 * page, 3 * page), "commit");
+        CHECK(mt_pal_page_mapped(r + 2 * page) && !mt_pal_page_mapped(r + 5 * page),
+              "exactly the committed pages are usable");
+        CHECK(all_bytes(r + 2 * page, 3 * page, 0), "committed pages read zeros");
+        memset(r + 2 * page, 0x5c, 3 * page);
+        mt_pal_unmap(r + 2 * page, 3 * page);
+        MEMORY_BASIC_INFORMATION mi;
+        CHECK(VirtualQuery(r, &mi, sizeof mi) && mi.State == MEM_FREE,
+              "the reservation is released once nothing of it is committed");
+    }
     CHECK(mt_pal_remap(NULL, 0, 0, NULL) == NULL, "no remap");
     /* the emulated break: up commits, down decommits, back up reads zeros */
     char *brk0 = mt_pal_brk(0);

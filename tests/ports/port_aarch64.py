@@ -213,7 +213,7 @@ def run_jobs(jobs):
                 failed += 1
                 print("%s: FAIL (%s, %.1f s)\n  %s" % (name, why, secs, "\n  ".join(out.splitlines()[-25:])))
             else:
-                summary = [l for l in out.splitlines() if l.startswith(("conformance:", "churn:", "fork:"))]
+                summary = [l for l in out.splitlines() if l.startswith(("conformance:", "churn:", "fork:", "affinity_test:"))]
                 print("%s: ok (%.1f s) %s" % (name, secs, " | ".join(summary[-2:])))
     print("%d run, %d failed" % (len(jobs), failed))
     return failed
@@ -265,9 +265,8 @@ def part_conformance(a):
 
 
 def part_affinity(a):
-    """Call chains unwound by libunwind under qemu-user: its own part, so
-    that ctest can run it beside other tests while the conformance part
-    runs alone."""
+    """Call chains unwound by libunwind under qemu-user: a part of its own,
+    so that the conformance part does not grow by it."""
     missing = libunwind_missing()
     if missing:
         return skip_or_fail("missing %s (Debian, after `dpkg --add-architecture arm64`: "

@@ -1,12 +1,13 @@
 # Thin entry points over CMake. `make` builds everything into build/,
-# `make test` runs every test through ctest, `make soak` a fork soak of every
+# `make test` runs every test through ctest, `make check` the quick tier of
+# them for day-to-day work, `make soak` a fork soak of every
 # instance (tools/soak.py), `make bench` the benchmarks,
 # `make install [PREFIX=...]` installs (docs/mortise.md).
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all configure test soak bench install clean tags
+.PHONY: all configure test check soak bench install clean tags
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -23,6 +24,17 @@ configure:
 # CTEST_ARGS='-L conformance' narrows the first run.
 test: all
 	tools/run_tests.py $(BUILD) -j $(JOBS) --timeout 900 $(if $(CTEST_ARGS),-- $(CTEST_ARGS))
+
+# The quick tier (docs/testing.md): the core's and the port layer's unit
+# tests, every trunk, add-on, OS-layer, sync, stats and safety test of its
+# own layer, every instance's conformance cases api and random (linked), the
+# spec compiler and the catalogue check, and the zero-cost proof (gcc). What
+# it leaves to `make test`: the other conformance cases and modes, the
+# bad-input corpus, fuzzing, sanitizers, real programs, the ports and the
+# paper's lines.
+CHECK_TESTS = ^(unit|pal|check|safety|stats|addons|sockets|layer_example|instances|affinity_pool|wfslab_mem|os_layers|sync|bench_harness|trunk_[a-z_]+)[.]|^conformance[.][a-z_0-9]+[.]linked[.](api|random)$$|^zero_cost[.][a-z_0-9]+$$|^tools[.](unit|check_catalogue)$$
+check: all
+	tools/run_tests.py $(BUILD) -j $(JOBS) --timeout 900 --name 'make check' -- -R '$(CHECK_TESTS)'
 
 # `make soak INSTANCES=hslab,affinity MODES=static,preload FORKS=500`: the
 # conformance fork case, FORKS (2000) forks per instance and mode under 4

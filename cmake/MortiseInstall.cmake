@@ -6,6 +6,7 @@
 #   bin/mortise                      the command (tools/mortise), its modules in
 #   share/mortise/mortise_lib/       share/mortise/, and the instances' composition
 #   share/mortise/instances/*.c      files it lists (and users copy)
+#   share/mortise/bench_lib/svg.py   the SVG writer `mortise tune` plots with
 #   lib/pkgconfig/mortise.pc         pkg-config: cflags a composition needs, libs
 #   lib/cmake/Mortise/               find_package(Mortise): Mortise::headers,
 #                                    Mortise::NAME / Mortise::NAME-static per
@@ -30,6 +31,9 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/mortise_lib DESTINATION ${mortise_
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/instances/ DESTINATION ${mortise_share}/instances
         FILES_MATCHING PATTERN "*.c")
+install(FILES ${PROJECT_SOURCE_DIR}/tools/bench_lib/__init__.py
+              ${PROJECT_SOURCE_DIR}/tools/bench_lib/svg.py
+        DESTINATION ${mortise_share}/bench_lib)
 # Where the installed command finds the rest, relative to its modules
 # (tools/mortise_lib/paths.py).
 set(mortise_lib_dir ${CMAKE_INSTALL_PREFIX}/${mortise_share}/mortise_lib)

@@ -46,7 +46,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
 from bench_lib import allocators as alloc_mod  # noqa: E402
-from bench_lib import needs, plots, profile, report, runner, suite  # noqa: E402
+from bench_lib import needs, plots, profile, report, runner, suite, sweep  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
 QUICK_RUNS, FULL_RUNS = 3, 5
@@ -61,7 +61,12 @@ QUICK_TIMEOUT, FULL_TIMEOUT = 60, 900  # a quick run takes seconds: a hang must 
 # judged against. Full mode is sized for about an hour on 2 cores
 # (docs/bench.md): wcet_test at -s 4 makes 11.2 M mallocs at 2 threads,
 # 1.4 M of them timed (1 in 8).
-SWEEP_ARGS = {False: ["-c", "3", "-i", "0.2"], True: ["-c", "3", "-i", "0.3"]}
+# Six samples a run (the same 0.6 s and 0.9 s as three of 0.2 s and 0.3 s),
+# so the plot of the samples over time shows the start-up ramp. The
+# fragmentation run: a fixed number of loops of random sizes up to 4 KB, each
+# block memset, sampled at the same pace meanwhile.
+SWEEP_ARGS = {False: ["-c", "6", "-i", "0.1"], True: ["-c", "6", "-i", "0.15"]}
+FRAGMENTATION_ARGS = {False: ["-f", "300", "-i", "0.1"], True: ["-f", "800", "-i", "0.15"]}
 SWEEP_RUNS = {False: 1, True: 2}
 WCET_ARGS = {False: ["-s", "0.3"], True: ["-s", "4"]}
 WCET_RUNS = {False: 3, True: 3}
@@ -148,7 +153,7 @@ def make_benches(a, build, bin_dir, threads, notes, have_valgrind):
         notes.append("no program manifest %s: no real programs" % os.path.relpath(a.programs, ROOT))
     mt = os.path.join(bin_dir, "bench_malloc_test")
     if os.path.exists(mt):
-        benches += suite.sweep_benches(mt, threads, a.full, SWEEP_ARGS[a.full])
+        benches += suite.sweep_benches(mt, threads, a.full, SWEEP_ARGS[a.full], FRAGMENTATION_ARGS[a.full])
     else:
         notes.append("%s not built: no malloc_test sweep" % os.path.relpath(mt, ROOT))
     wt = os.path.join(bin_dir, "bench_wcet_test")
@@ -205,6 +210,8 @@ def execute(job, outdir, launcher, timeout):
         os.makedirs(rundir, exist_ok=True)
         env["MORTISE_STATS"] = "json:" + os.path.join(rundir, "wcet.json")
     result = runner.run_once(argv, env, timeout, rundir, preload=preload, launcher=launcher, check=check)
+    if b.family == suite.SWEEP and result.ok:
+        result.metrics["samples"] = sweep.read_samples(os.path.join(rundir, "stdout"))
     if b.family == suite.WCET and result.ok:
         try:
             result.metrics.update(wcet_metrics(os.path.join(rundir, "wcet.json")))

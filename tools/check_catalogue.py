@@ -8,6 +8,13 @@ trunk if the header has a size_handle slot and a page-map id, MT_SELF_ID,
 else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
+Two facts the reference pages repeat are checked too: "the N operations"
+in docs/ (not docs/results/) names as many as core/ops.h lists, and no
+header under include/ quotes a results page or a date (measured figures
+live in docs/results/, headers say what is true now).
+The aliases the contracts declare ("[alias: NAME]", "[slot alias: NAME →
+SLOT]") must be the rows of docs/mortise.md's "Aliases" table, each naming a
+real slot and no name the layers already use.
 Exits 1 and lists every disagreement, so docs and code cannot drift apart.
 The contracts are read by tools/mortise_lib/registry.py, the registry the
 `mortise` command uses, so the command, the headers and the catalogue agree.
@@ -42,6 +49,53 @@ def catalogue_rows():
     return rows
 
 
+def header_aliases(reg):
+    """(alias, what it means, sorted layers it is declared by) from the
+    contracts, and the problems of the declarations themselves."""
+    found, problems = {}, []
+    for name, l in reg.layers.items():
+        for a in l.aliases:
+            if a in reg.layers:
+                problems.append(f"{name}: alias '{a}' is the name of a layer")
+            found.setdefault((a, f"the layer `{name}`"), []).append(name)
+        for a, slot in l.slot_aliases.items():
+            if slot not in l.slots:
+                problems.append(f"{name}: slot alias '{a}' names no slot of it ('{slot}')")
+            if a in l.slots:
+                problems.append(f"{name}: slot alias '{a}' is the name of one of its slots")
+            found.setdefault((a, f"the slot `{slot}`"), []).append(name)
+    return {k: sorted(v) for k, v in found.items()}, problems
+
+
+def documented_aliases():
+    """(alias, what it means) → the layers its row names, from the table of
+    docs/mortise.md's "Aliases" section."""
+    text = (ROOT / "docs/mortise.md").read_text()
+    start = text.find("\n## Aliases\n")
+    section = text[start:text.find("\n## ", start + 1)] if start >= 0 else ""
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and re.fullmatch(r"`[a-z0-9_]+`", cells[0]):
+            means = cells[1]
+            layers = re.findall(r"`([a-z0-9_]+)`", cells[2]) or re.findall(r"`([a-z0-9_]+)`", means)
+            rows[(cells[0].strip("`"), means)] = sorted(layers)
+    return rows
+
+
+def alias_problems(reg):
+    declared, problems = header_aliases(reg)
+    documented = documented_aliases()
+    for key, layers in declared.items():
+        if documented.get(key) != layers:
+            problems.append(f"alias '{key[0]}' ({key[1]}, declared by {', '.join(layers)}): docs/mortise.md's "
+                            f"Aliases table says {documented.get(key) or 'nothing'}")
+    for key in documented:
+        if key not in declared:
+            problems.append(f"alias '{key[0]}' ({key[1]}) in docs/mortise.md: no header declares it")
+    return problems
+
+
 def norm(s):
     return re.sub(r"[\s`]", "", s).lower()
 
@@ -65,8 +119,41 @@ def default_listed(default, cell_text):
     return norm(first) in norm(cell_text)
 
 
+NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
+    "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
+
+
+def operation_count():
+    """How many operations core/ops.h's MT_FOR_EACH_OP lists."""
+    text = (ROOT / "include/mortise/core/ops.h").read_text()
+    body = re.search(r"#define MT_FOR_EACH_OP\(X, \.\.\.\)(.*?)\n\n", text, re.S).group(1)
+    return len(re.findall(r"X\(__VA_ARGS__, \w+\)", body))
+
+
+def stale_facts():
+    """Reference pages that miscount the operations; headers that cite
+    results pages or dates."""
+    problems, ops = [], operation_count()
+    said = re.compile(r"\bthe (\w+) (?:layer )?operations\b", re.I)
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        for n, line in enumerate(page.read_text().splitlines(), 1):
+            for word in said.findall(line):
+                count = NUMBER_WORDS.get(word.lower(), int(word) if word.isdigit() else None)
+                if count is not None and count != ops:
+                    problems.append(f"{page.relative_to(ROOT)}:{n}: says {word} operations, "
+                                    f"core/ops.h lists {ops}")
+    dated = re.compile(r"docs/results/|\b20\d\d-\d\d-\d\d\b")
+    for header in sorted((ROOT / "include").rglob("*.h")):
+        for n, line in enumerate(header.read_text().splitlines(), 1):
+            if dated.search(line):
+                problems.append(f"{header.relative_to(ROOT)}:{n}: cites a results page or a "
+                                "date (measurements belong in docs/results/)")
+    return problems
+
+
 def main():
-    headers, rows, problems = header_contracts(), catalogue_rows(), []
+    headers, rows, problems = header_contracts(), catalogue_rows(), stale_facts()
     for name, (folder, path, slots, derived) in headers.items():
         row = rows.get(name)
         if not row:
@@ -89,6 +176,7 @@ def main():
     for name in rows:
         if name not in headers:
             problems.append(f"{name}: docs row but no header with [model: {name}]")
+    problems += alias_problems(Registry(ROOT / "include"))
     for p in problems:
         print("catalogue:", p)
     print(f"catalogue: {len(headers)} layers checked, {len(problems)} problems")

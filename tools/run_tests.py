@@ -84,9 +84,9 @@ def ctest_regex(names):
     return "^(" + "|".join(escape(n) for n in names) + ")$"
 
 
-def report(title, names):
+def report(command, title, names):
     if names:
-        print("== make test: %s (%d):" % (title, len(names)))
+        print("== %s: %s (%d):" % (command, title, len(names)))
         for name in names:
             print("   " + name)
 
@@ -97,6 +97,8 @@ def main(argv):
     ap.add_argument("build", help="the build directory")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=int, default=900, help="ctest's default per-test limit (s)")
+    ap.add_argument("--name", default="make test",
+                    help="the command named in the output's lines (make check runs this too)")
     # split at `--` here: argparse would take the "-R" after it for an option of ours
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
@@ -105,7 +107,7 @@ def main(argv):
 
     status, failed, total = run_ctest(args.build, common + args.ctest_args)
     if failed is None:
-        print("make test: ctest failed (exit status %d) without a list of failed tests" % status)
+        print("%s: ctest failed (exit status %d) without a list of failed tests" % (args.name, status))
         return status or 1
     labels = test_labels(args.build) if failed else {}
     hung = [t for t in failed if HANG_LABEL in labels.get(t, [])]
@@ -113,26 +115,26 @@ def main(argv):
 
     still_failed = []
     if retry:
-        print("\n== make test: %d failed test(s) not labelled %s, run once more: %s"
-              % (len(retry), HANG_LABEL, " ".join(retry)))
+        print("\n== %s: %d failed test(s) not labelled %s, run once more: %s"
+              % (args.name, len(retry), HANG_LABEL, " ".join(retry)))
         status, again, _ = run_ctest(args.build, common + ["-R", ctest_regex(retry)])
         if again is None:
-            print("make test: the retry's ctest failed (exit status %d) without a list" % status)
+            print("%s: the retry's ctest failed (exit status %d) without a list" % (args.name, status))
             again = retry
         still_failed = [t for t in retry if t in again]
     passed_on_retry = [t for t in retry if t not in still_failed]
 
     print()
-    report("passed only on a retry (flaky: look at them)", passed_on_retry)
-    report("failed, labelled %s: not retried (a hang is never retried into a pass)"
+    report(args.name, "passed only on a retry (flaky: look at them)", passed_on_retry)
+    report(args.name, "failed, labelled %s: not retried (a hang is never retried into a pass)"
            % HANG_LABEL, hung)
-    report("failed twice", still_failed)
+    report(args.name, "failed twice", still_failed)
     if not passed_on_retry:
-        print("== make test: no test passed only on a retry")
+        print("== %s: no test passed only on a retry" % args.name)
     failures = len(hung) + len(still_failed)
     if total is None:  # ctest printed no summary (should not happen): count what we know
         total = len(failed)
-    print("make test: %d passed, %d failed" % (total - failures, failures))
+    print("%s: %d passed, %d failed" % (args.name, total - failures, failures))
     return 8 if failures else 0
 
 

@@ -14,7 +14,8 @@
  * still queued; then the resident set (/proc/self/statm) is read, as the
  * article measured RSS just before exit.
  *
- * Output: a `sample K: L loops/s` line per sample, then
+ * Output: a `sample K: L loops/s at T s` line per sample (T: seconds since
+ * the threads started, so a plot of the samples shows the start-up ramp), then
  *   ok loops_per_sec=<median of the samples> rss_kb=<RSS after the frees>
  *      loops=<total> threads=<t> max_size=<m>
  * With -f, loops_per_sec is loops / elapsed time (exact even when the run
@@ -237,7 +238,7 @@ int main(int argc, char **argv) {
     double t = now();
     unsigned long loops = atomic_load(&loops_done);
     double rate = (double)(loops - last_loops) / (t - last_t);
-    printf("sample %d: %.0f loops/s\n", taken + 1, rate);
+    printf("sample %d: %.0f loops/s at %.3f s\n", taken + 1, rate, t - start);
     fflush(stdout);
     if (taken < opt.samples)
       lps[taken] = rate;

@@ -11,7 +11,7 @@ extern "C" {
 /* The report as a table, written to fd. Never allocates. */
 void mortise_stats_print(int fd);
 
-/* The report as JSON (schema version 1) written to path ("%p" becomes the
+/* The report as JSON (schema version 2) written to path ("%p" becomes the
  * process id). Returns 0, or -1 with errno from open(2) or write(2). */
 int mortise_stats_json(const char *path);
 

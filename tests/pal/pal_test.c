@@ -130,6 +130,7 @@ static void test_files_env(void)
     CHECK(n > 0 && (size_t)n < sizeof buf && buf[n] == 0);
     CHECK(strncmp(buf, want, strlen(want)) == 0);
     CHECK(mt_pal_pid() == (long)getpid());
+    CHECK(mt_pal_tid() == (long)gettid());
 
     char tiny[4]; /* cap - 1 bytes at most, NUL terminated */
     CHECK(mt_pal_read_file("/proc/self/stat", tiny, sizeof tiny) == 3 && tiny[3] == 0);

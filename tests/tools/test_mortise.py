@@ -296,6 +296,52 @@ class Slips(unittest.TestCase):
         self.assertEqual(self.warnings("mmap_heap::segfit_lk::malloc_socket"), [])
 
 
+class Aliases(unittest.TestCase):
+    """The paper's names for delayed_free and the chksum slot (docs/mortise.md,
+    "Aliases"): read as the real names, each with a warning at its column."""
+
+    def test_paper_delayed_layer_as_printed(self):
+        t = "brk_heap::tlsf_glk::delayed(chk_sum=magic, node_xor=1, delayed_size=64KB, " \
+            "err_handle=fatal)::malloc_socket"
+        comp = check(REG, t)
+        d = comp.instances[2]
+        self.assertEqual((d.layer.name, d.name), ("delayed_free", "delayed_free"))
+        self.assertEqual(d.given, ["chksum", "node_xor", "delayed_size", "err_handle"])
+        self.assertEqual(d.values["chksum"].value, "magic")
+        self.assertEqual(d.values["delayed_size"].value, 64 << 10)
+        self.assertEqual(d.values["err_handle"].value, "fatal")
+        w = [(w.msg, location(t, w.pos)[1]) for w in comp.warnings]
+        self.assertEqual([c for _, c in w], [col(t, "delayed("), col(t, "chk_sum")])
+        self.assertIn("'delayed' read as the layer 'delayed_free'", w[0][0])
+        self.assertIn("'chk_sum' read as delayed_free's slot 'chksum'", w[1][0])
+        c_text = gen.composition_c(comp)
+        self.assertIn("#define MT_CHKSUM magic", c_text)
+        self.assertIn("#include <mortise/layers/delayed_free.h>", c_text)
+        self.assertIn("::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::",
+                      gen.model_line(comp))
+
+    def test_paper_tail_chksum_as_printed(self):
+        t = r"brk_heap::tlsf_glk::tail\_chksum(chk\_sum=xor, err\_handle=default)::malloc_socket"
+        tc = check(REG, t).instances[2]
+        self.assertEqual((tc.layer.name, tc.given), ("tail_chksum", ["chksum", "err_handle"]))
+        self.assertEqual((tc.values["chksum"].value, tc.values["err_handle"].value), ("xor", "default"))
+
+    def test_alias_and_real_name_together_is_twice(self):
+        with self.assertRaises(SpecError) as cm:
+            check(REG, "brk_heap::tlsf_glk::tail_chksum(chksum=xor, chk_sum=magic)::malloc_socket")
+        self.assertIn("slot 'chksum' given twice", cm.exception.msg)
+
+    def test_slot_alias_only_where_declared(self):
+        with self.assertRaises(SpecError) as cm:
+            check(REG, "mmap_heap::segfit_lk(chk_sum=xor)::malloc_socket")
+        self.assertIn("unknown slot 'chk_sum' for segfit_lk", cm.exception.msg)
+
+    def test_registry_reads_them_from_the_headers(self):
+        self.assertEqual(REG.aliases(), {"delayed": "delayed_free"})
+        self.assertEqual(REG.layers["tail_chksum"].slot_aliases, {"chk_sum": "chksum"})
+        self.assertEqual(REG.layers["delayed_free"].slot_aliases, {"chk_sum": "chksum"})
+
+
 class Values(unittest.TestCase):
     def slot(self, text, inst, slot):
         return check(REG, text).instances[inst].values[slot].value
@@ -435,6 +481,30 @@ class RegistryFromHeaders(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
             self.assertIn("segfit_lk: slot sync default 'posix_mutex'", r.stdout)
 
+    def test_check_catalogue_sees_aliases_drift(self):
+        """check_catalogue.py on a copy where docs/mortise.md's Aliases table and
+        a header's alias tags disagree, both ways."""
+        with tempfile.TemporaryDirectory() as tmp:
+            t = pathlib.Path(tmp)
+            for d in ("include", "tools", "docs"):
+                shutil.copytree(ROOT / d, t / d, ignore=shutil.ignore_patterns("__pycache__"))
+            cat = [sys.executable, str(t / "tools" / "check_catalogue.py")]
+            self.assertEqual(subprocess.run(cat, capture_output=True, text=True).returncode, 0)
+            header = t / "include/mortise/layers/tail_chksum.h"
+            header.write_text(header.read_text().replace("[slot alias: chk_sum → chksum]",
+                                                         "[slot alias: err → err_handle]", 1))
+            r = subprocess.run(cat, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("alias 'chk_sum' (the slot `chksum`, declared by delayed_free): docs/mortise.md's "
+                          "Aliases table says ['delayed_free', 'tail_chksum']", r.stdout)
+            self.assertIn("alias 'err' (the slot `err_handle`, declared by tail_chksum): docs/mortise.md's "
+                          "Aliases table says nothing", r.stdout)
+            header.write_text(header.read_text().replace("[slot alias: err → err_handle]",
+                                                         "[slot alias: chksum → chk]", 1))
+            r = subprocess.run(cat, capture_output=True, text=True)
+            self.assertIn("tail_chksum: slot alias 'chksum' names no slot of it ('chk')", r.stdout)
+            self.assertIn("tail_chksum: slot alias 'chksum' is the name of one of its slots", r.stdout)
+
 
 class Commands(unittest.TestCase):
     def mortise(self, *args):
@@ -470,6 +540,7 @@ class Commands(unittest.TestCase):
                      "size_handle=[lo, hi] ([0, 262144])", "sync       ", "ccsynch",
                      "segfit       [", "mmap_heap::segfit_lk(sync=posix_mutex"):
             self.assertIn(word, r.stdout)
+        self.assertIn("aliases (the paper's names): delayed for delayed_free, chk_sum for chksum", r.stdout)
 
     def test_help_of_every_command(self):
         for cmd in ("build", "run", "list", "explain", "bench"):

@@ -1,9 +1,12 @@
-"""PNG plots of a run, drawn with matplotlib when it is importable: normalized
-time and RSS per benchmark (paper Fig. 5/7), latency percentile curves (Fig.
-9/10) and the malloc_test sweep. Without matplotlib, a note says so."""
+"""Plots of a run. PNG ones drawn with matplotlib when it is importable:
+normalized time and RSS per benchmark (paper Fig. 5/7; normalized to glibc,
+and to wfslab as the paper's Table 4), latency percentile curves (Fig.
+9/10) and the malloc_test sweep; without matplotlib, a note says so. The
+malloc_test samples over time are SVG charts (bench_lib/sweep.py) that need
+nothing installed."""
 import os
 
-from . import report, suite
+from . import report, suite, sweep as sweep_charts
 
 
 def available():
@@ -61,18 +64,22 @@ def latency(plt, path, title, per_alloc, op):
 
 
 def sweep(plt, path, results, allocs):
+    """Loops per second against the maximum size: a solid line per allocator
+    for the fixed sizes, dashed for the random ones."""
     lps = results.metric_medians("loops_per_sec")
-    benches = results.benches(suite.SWEEP)
+    benches = [b for b in results.benches(suite.SWEEP) if b.sweep_mode in (suite.FIXED, suite.RANDOM)]
     by_threads = {}
     for b in benches:
         by_threads.setdefault(b.threads, []).append(b)
     fig, axes = plt.subplots(1, len(by_threads), figsize=(6 * len(by_threads), 4.5), squeeze=False)
     for ax, (t, bs) in zip(axes[0], sorted(by_threads.items())):
-        sizes = [int(b.name.split(":")[1].split("@")[0]) for b in bs]
         colors = plt.get_cmap("tab20").colors
         for i, a in enumerate(allocs):
-            ys = [lps.get((b.name, a), float("nan")) for b in bs]
-            ax.plot(sizes, ys, marker="os^vD"[i % 5], label=a, color=colors[i % len(colors)])
+            for mode, style, label in ((suite.FIXED, "-", a), (suite.RANDOM, "--", a + " (random sizes)")):
+                line = [b for b in bs if b.sweep_mode == mode]
+                if line:
+                    ax.plot([b.max_size for b in line], [lps.get((b.name, a), float("nan")) for b in line],
+                            style, marker="os^vD"[i % 5], label=label, color=colors[i % len(colors)])
         ax.set_xscale("log", base=2)
         ax.set_xlabel("maximum block size (bytes)")
         ax.set_ylabel("loops per second (higher is better)")
@@ -85,23 +92,27 @@ def sweep(plt, path, results, allocs):
 
 def draw(outdir, results, an, wcet):
     """Draw what the results hold; returns (file names, note for the report)."""
+    made = sweep_charts.draw(outdir, results)
     if not available():
-        return [], ("matplotlib is not installed for %s: no plots (apt-get install python3-matplotlib, "
-                    "or let `make bench` install it)." % os.path.realpath(__import__("sys").executable))
+        return made, ("matplotlib is not installed for %s: no PNG plots (apt-get install python3-matplotlib, "
+                      "or let `make bench` install it)%s." % (os.path.realpath(__import__("sys").executable),
+                                                             "; the SVG charts need nothing" if made else ""))
     import matplotlib.pyplot as plt
-    made = []
     benches = an.names()
-    if benches and report.BASE in an.allocs:
-        for attr, med, fig in (("time", an.time, "time.png"), ("max RSS", an.rss, "rss.png")):
-            bars(plt, os.path.join(outdir, fig), "%s per benchmark, normalized to %s" % (attr, report.BASE),
-                 benches, an.allocs, med, report.BASE)
+    for base, suffix in ((report.BASE, ""), (report.PAPER_BASE, "-" + report.PAPER_BASE)):
+        if not benches or base not in an.allocs:
+            continue
+        for attr, med, stem in (("time", an.time, "time"), ("max RSS", an.rss, "rss")):
+            fig = "%s%s.png" % (stem, suffix)
+            bars(plt, os.path.join(outdir, fig), "%s per benchmark, normalized to %s" % (attr, base),
+                 benches, an.allocs, med, base)
             made.append(fig)
     for bench, per_alloc in sorted(wcet.items()):
         for op in ("malloc", "free"):
             fig = "latency-%s-%s.png" % (bench.replace("@", "-"), op)
             latency(plt, os.path.join(outdir, fig), "%s latency percentiles (%s)" % (op, bench), per_alloc, op)
             made.append(fig)
-    if results.benches(suite.SWEEP):
+    if any(b.sweep_mode in (suite.FIXED, suite.RANDOM) for b in results.benches(suite.SWEEP)):
         sweep(plt, os.path.join(outdir, "malloc_test.png"), results, an.allocs)
         made.append("malloc_test.png")
     return made, ""

@@ -1,12 +1,15 @@
 """The Markdown report, the terminal summary and the targets of docs/design.md §6."""
 import os
 
-from . import profile, stats, suite
+from . import profile, stats, suite, sweep
 from .allocators import READY
 
 # wcet_test percentiles (paper Fig. 9/10: the slowest 10 %, 1 %, ... 0.0001 %)
 PERCENTILES = ["90", "99", "99.9", "99.99", "99.999", "99.9999"]
 BASE, REFERENCE = "glibc", "mimalloc"
+# The paper's Table 4 divides by wfslab; the report shows that view beside glibc's and mimalloc's.
+PAPER_BASE = "wfslab"
+TABLE4_BASES = (BASE, REFERENCE, PAPER_BASE)
 
 
 def fmt(x, digits=3):
@@ -93,19 +96,33 @@ class Analysis:
                 "the spread is noise." % (pct(stats.median([v for v, _, _ in xs])), len(xs), pct(worst[0]),
                                           worst[1], worst[2]))
 
-    def table4(self):
-        """Rows: allocator, time and RSS geomeans vs glibc and vs mimalloc, coverage."""
+    def normalized(self, a, bases, kind=None):
+        """a's time and RSS geomeans divided by each base's (Table 4's cells)."""
+        cells = []
+        for base in bases:
+            for attr in ("time", "rss"):
+                g, used, _ = self.geo(a, base, attr, kind)
+                cells.append(ratio_cell(g, self.spread(a, base, attr, used) if a != base else None))
+        return cells
+
+    @staticmethod
+    def normalized_headers(bases):
+        return ["%s ×%s" % (attr, base) for base in bases for attr in ("time", "RSS")]
+
+    def table4(self, bases=TABLE4_BASES):
+        """Rows: allocator, time and RSS geomeans vs each base (glibc,
+        mimalloc, wfslab: the paper's), coverage."""
         rows = []
         for a in self.allocs:
-            cells = []
-            for base in (BASE, REFERENCE):
-                for attr in ("time", "rss"):
-                    g, used, _ = self.geo(a, base, attr)
-                    cells.append(ratio_cell(g, self.spread(a, base, attr, used) if a != base else None))
             used = self.geo(a, BASE, "time")[1]
-            rows.append([a] + cells + ["%d/%d" % (len(used), len(self.names())), spread_cell(self.own_spread(a))])
-        return ["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE, "time ×%s" % REFERENCE,
-                "RSS ×%s" % REFERENCE, "benchmarks", "time spread"], rows
+            rows.append([a] + self.normalized(a, bases) + ["%d/%d" % (len(used), len(self.names())),
+                                                           spread_cell(self.own_spread(a))])
+        return ["allocator"] + self.normalized_headers(bases) + ["benchmarks", "time spread"], rows
+
+    def kind_table(self, kind, bases=(BASE, PAPER_BASE)):
+        """Table 4 over the multithreaded or the single-threaded benchmarks alone."""
+        return (["allocator"] + self.normalized_headers(bases),
+                [[a] + self.normalized(a, bases, kind) for a in self.allocs])
 
     # ---- targets (docs/design.md §6) ----
     def have(self, *names):
@@ -334,24 +351,6 @@ def bench_section(results, an, b):
     return "\n".join(lines)
 
 
-def sweep_section(results, an):
-    benches = results.benches(suite.SWEEP)
-    if not benches:
-        return None
-    lps = results.metric_medians("loops_per_sec")
-    rss = results.metric_medians("rss_kb")
-    headers = ["allocator"] + [b.name.split(":", 1)[1] for b in benches]
-    rows_l = [[a] + [("%.0f" % lps[(b.name, a)]) if (b.name, a) in lps else "failed"
-                     if results.runs(b.name, a) else "—" for b in benches] for a in an.allocs]
-    rows_r = [[a] + [("%.0f" % rss[(b.name, a)]) if (b.name, a) in rss else "—" for b in benches]
-              for a in an.allocs]
-    return "\n".join(["## malloc_test sweep", "",
-                      "The article's harness: allocation threads each paired with a free thread. Columns: "
-                      "maximum block size @ thread pairs. Loops per second (median; higher is better):", "",
-                      md_table(headers, rows_l), "", "RSS after the run (KB, median):", "",
-                      md_table(headers, rows_r)])
-
-
 def wcet_section(wcet):
     if not wcet:
         return None
@@ -403,20 +402,18 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
     headers, rows = an.table4()
     out += ["", "## Summary: normalized geometric means (Table 4)", "",
             "Geometric mean over the workloads and programs of each allocator's median time and median max "
-            "RSS, divided by %s's (first two columns) and by %s's (last two). Below 1 is faster / smaller. "
+            "RSS, divided by %s's (first two columns), by %s's (next two) and by %s's (the paper's Table 4 "
+            "view, last two; its own column reads 1.000). Below 1 is faster / smaller. "
             "A benchmark where either side had a failed run is left out of that pair's mean (see "
             "'benchmarks': used of all); 'time spread' is the median of the allocator's run-to-run "
             "spreads; '(noise)' marks a ratio nearer 1 than the spread of the two allocators' runs (the "
             "median over the benchmarks of the larger of their spreads): no difference is shown."
-            % (BASE, REFERENCE), "", an.spread_summary(), "", md_table(headers, rows)]
+            % (BASE, REFERENCE, PAPER_BASE), "", an.spread_summary(), "", md_table(headers, rows)]
     for kind, label in (("mt", "multithreaded"), ("st", "single-threaded")):
         names = an.names(kind)
         if names:
-            r = [[a] + [ratio_cell(g, an.spread(a, BASE, attr, used) if a != BASE else None)
-                        for attr in ("time", "rss") for g, used, _ in [an.geo(a, BASE, attr, kind)]]
-                 for a in an.allocs]
             out += ["", "%s workloads only (%s):" % (label.capitalize(), ", ".join(names)), "",
-                    md_table(["allocator", "time ×%s" % BASE, "RSS ×%s" % BASE], r)]
+                    md_table(*an.kind_table(kind))]
     th, tr = an.targets(wcet, fast)
     out += ["", "## Targets (docs/design.md §6)", "",
             "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
@@ -444,7 +441,7 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
                 "of the two allocators' spreads." % BASE]
         for b in geo:
             out += ["", bench_section(results, an, b)]
-    for section in (sweep_section(results, an), wcet_section(wcet), fastpath_section(results)):
+    for section in (sweep.section(results, an.allocs, md_table), wcet_section(wcet), fastpath_section(results)):
         if section:
             out += ["", section]
     if results.spent:
@@ -466,7 +463,8 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
             "- `runs/BENCH/ALLOCATOR/RUN/`: each run's stdout and stderr (and wcet.json)",
             "- `profiles/TARGET/ALLOCATOR.callgrind.out`: the missed targets' profiles "
             "(`callgrind_annotate FILE`, or kcachegrind), with each profile run's output in `profiles/TARGET/runs/`",
-            "- `*.png`: the plots"]
+            "- `*.png`: the plots drawn with matplotlib; `malloc_test-samples-*.svg`: the malloc_test samples "
+            "over time"]
     with open(path, "w") as f:
         f.write("\n".join(out) + "\n")
     return an, wcet, fast

@@ -9,9 +9,17 @@ from . import needs as needs_mod
 # family: how a benchmark runs and where its numbers go in the report
 WORKLOAD, PROGRAM, SWEEP, WCET, FASTPATH = "workload", "program", "malloc_test", "wcet_test", "fastpath"
 
-# malloc_test sweep (the article's harness): sizes 256..65536 × thread counts.
+# malloc_test sweep (the article's harness): sizes 256..65536 × thread counts,
+# in three modes: every block the maximum size; random sizes up to it (-r, the
+# article's runs); and the article's fragmentation run: random sizes up to
+# 4 KB, every block filled with memset (-s 1), a fixed number of loops (-f),
+# the resident set read after every thread stopped and freed what it held.
 SWEEP_SIZES_FULL = [256, 1024, 4096, 16384, 65536]
 SWEEP_SIZES_QUICK = [256, 65536]
+RANDOM_SIZES_QUICK = [4096]
+FRAGMENTATION_SIZE = 4096
+FIXED, RANDOM, FRAGMENTATION = "fixed", "random", "fragmentation"
+SWEEP_MODES = {FIXED: ("%d", []), RANDOM: ("rand-%d", ["-r"]), FRAGMENTATION: ("frag-%d", ["-r", "-s", "1"])}
 
 
 class Bench:
@@ -26,6 +34,8 @@ class Bench:
         self.runs = None                # runs of this benchmark when not the run's default
         self.profile_scale = None       # -s when profiled under callgrind (profile.py), None: its default
         self.needs = []                 # (command, package) it runs besides its program (bench_lib/needs.py)
+        self.sweep_mode = None          # malloc_test: FIXED, RANDOM or FRAGMENTATION
+        self.max_size = None            # malloc_test: -m
 
     @property
     def in_geomean(self):
@@ -123,12 +133,27 @@ def manifest_benches(path, family, program_for, threads, full, scale):
     return benches
 
 
-def sweep_benches(program, threads, full, extra_args):
-    sizes = SWEEP_SIZES_FULL if full else SWEEP_SIZES_QUICK
+def sweep_benches(program, threads, full, sample_args, fragmentation_args):
+    """The malloc_test sweep: sample_args (-c, -i) for the fixed and random
+    sizes, fragmentation_args (-f, -i) for the fragmentation run."""
     counts = sorted({1, threads, 2 * threads}) if full else [threads]
-    return [Bench("malloc_test:%d@%dt" % (size, t), SWEEP, "mt", [program, "-t", str(t), "-m", str(size)]
-                  + extra_args, t, "malloc_test, sizes up to %d bytes, %d alloc+free thread pairs" % (size, t))
-            for t in counts for size in sizes]
+    plan = [(FIXED, SWEEP_SIZES_FULL if full else SWEEP_SIZES_QUICK, sample_args),
+            (RANDOM, SWEEP_SIZES_FULL if full else RANDOM_SIZES_QUICK, sample_args),
+            (FRAGMENTATION, [FRAGMENTATION_SIZE], fragmentation_args)]
+    what = {FIXED: "malloc_test, every block %d bytes, %d alloc+free thread pairs",
+            RANDOM: "malloc_test, random sizes up to %d bytes (-r), %d alloc+free thread pairs",
+            FRAGMENTATION: "malloc_test fragmentation run: random sizes up to %d bytes, every block memset "
+                           "(-s 1), a fixed number of loops, RSS after the frees; %d alloc+free thread pairs"}
+    benches = []
+    for mode, sizes, args in plan:
+        label, mode_args = SWEEP_MODES[mode]
+        for t in counts:
+            for size in sizes:
+                b = Bench("malloc_test:%s@%dt" % (label % size, t), SWEEP, "mt",
+                          [program, "-t", str(t), "-m", str(size)] + mode_args + args, t, what[mode] % (size, t))
+                b.sweep_mode, b.max_size = mode, size
+                benches.append(b)
+    return benches
 
 
 def wcet_benches(program, threads, full, extra_args):

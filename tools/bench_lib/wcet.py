@@ -1,5 +1,5 @@
 """Latency percentiles from wcet_stat_malloc's JSON report (docs/stats.md,
-schema version 1), as the report's keys: malloc_p99.9999 ... in µs."""
+schema version 1 or 2), as the report's keys: malloc_p99.9999 ... in µs."""
 import json
 
 OPS = {"alloc": "malloc", "free": "free"}
@@ -10,8 +10,8 @@ def percentiles(path):
     the file; ValueError when the file holds no wcet_stat layer."""
     with open(path) as f:
         doc = json.load(f)
-    if doc.get("mortise_stats") != 1:
-        raise ValueError("not a version 1 Mortise statistics report")
+    if doc.get("mortise_stats") not in (1, 2):  # 2 added lock tables only
+        raise ValueError("not a version 1 or 2 Mortise statistics report")
     for layer in doc.get("layers", []):
         if layer.get("kind") != "wcet_stat":
             continue

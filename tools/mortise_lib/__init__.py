@@ -5,5 +5,6 @@ registry  what the headers say: layers, their slots and defaults, policies,
 spec      the model language: tokens, parse tree, values, messages with columns
 check     a parsed spec against the registry: kinds, order, slots, size ranges
 gen       the C composition a spec stands for
-cli       the commands: build, run, list, explain, bench
+cli       the commands: build, run, list, explain, bench, tune
+tune      `mortise tune`: race compositions on a program (docs/tune.md)
 """

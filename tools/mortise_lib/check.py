@@ -127,6 +127,11 @@ class Checker:
     # -- layers and their order ------------------------------------------------
     def instance(self, ref, warnings):
         layer = self.registry.layers.get(ref.name)
+        alias_of = self.registry.aliases().get(ref.name)
+        if layer is None and alias_of:
+            layer = self.registry.layers[alias_of]
+            warnings.append(Warning_(f"'{ref.name}' read as the layer '{layer.name}' (an alias: "
+                                     "the paper's name)", ref.pos, len(ref.name)))
         if layer is None:
             for slot, names in self.registry.policies.items():
                 if ref.name in names:
@@ -200,6 +205,11 @@ class Checker:
             if a.name == "name":
                 continue
             slot = layer.slots.get(a.name)
+            if slot is None and a.name in layer.slot_aliases:
+                alias, a.name = a.name, layer.slot_aliases[a.name]
+                slot = layer.slots[a.name]
+                warnings.append(Warning_(f"'{alias}' read as {layer.name}'s slot '{a.name}' (an "
+                                         "alias: the paper's name)", a.pos, len(alias)))
             if a.value is None:
                 if slot is None:
                     warnings.append(Warning_(

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from . import gen
+from . import gen, tune
 from .check import bands, check, fmt_range, suggest
 from .paths import Paths
 from .registry import KIND_ORDER, Registry
@@ -249,6 +249,10 @@ def cmd_list(args, paths):
             slots = ", ".join(slot_line(s) for s in l.slots.values()) or "no slots"
             print(f"    {l.name:<16} {l.summary}")
             print(f"    {'':<16} {slots}")
+            aliases = [f"{a} for {l.name}" for a in l.aliases] + \
+                [f"{a} for {s}" for a, s in l.slot_aliases.items()]
+            if aliases:
+                print(f"    {'':<16} aliases (the paper's names): {', '.join(aliases)}")
     print("\nPolicies (slot=value, from include/mortise/policy/):")
     for slot in sorted(reg.policies):
         print(f"  {slot:<10} {', '.join(reg.policy_names(slot))}")
@@ -365,7 +369,8 @@ def parser():
 
     ls = sub.add_parser("list", help="layers, policies, slots with defaults, instances",
                         description="Print the layers by kind with their slots "
-                        "(slot=TYPE (default)), the policies per slot and the ready "
+                        "(slot=TYPE (default)) and the aliases the model language accepts for "
+                        "them (the paper's names), the policies per slot and the ready "
                         "instances with their model lines, all read from the headers "
                         "and composition files.")
     ls.set_defaults(fn=cmd_list)
@@ -383,6 +388,8 @@ def parser():
                         "(`mortise bench -- --help` for its options).")
     bn.add_argument("bench_args", nargs=argparse.REMAINDER, metavar="ARGS")
     bn.set_defaults(fn=cmd_bench)
+
+    tune.add_parser(sub, sys.modules[__name__])
     return p
 
 

@@ -3,9 +3,11 @@
 Nothing here is a table kept by hand: a layer is a header under
 include/mortise/{os,layers,sockets} whose contract block carries
 "[model: NAME]"; its slots are the contract's "slot=TYPE → MT_MACRO (default)"
-entries; a policy is a header under include/mortise/policy/ whose first line
-reads "SLOT=NAME — ..."; a ready instance is a composition file with a
-"model:" line in its opening comment. So `mortise list`, the spec checker and
+entries; other names the model language accepts for it are its "[alias: NAME]"
+and, for a slot, "[slot alias: NAME → SLOT]" tags (the paper's spellings); a
+policy is a header under include/mortise/policy/ whose first line reads
+"SLOT=NAME — ..."; a ready instance is a composition file with a "model:"
+line in its opening comment. So `mortise list`, the spec checker and
 tools/check_catalogue.py see exactly what the compiler will see.
 """
 import pathlib
@@ -17,6 +19,8 @@ KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
 POLICY_SLOTS = ("sync", "sizeclass", "chksum", "err_handle")
 
 MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
+ALIAS = re.compile(r"\[alias:\s*([a-z0-9_]+)\]")
+SLOT_ALIAS = re.compile(r"\[slot alias:\s*([a-z0-9_]+)\s*→\s*([a-z0-9_]+)\]")
 # slot=TYPE → MT_MACRO (default...): TYPE is a word, 0|1, or [lo, hi].
 SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
                   r"(MT_[A-Z0-9_]+)\s*\(")
@@ -68,6 +72,8 @@ class Layer:
         self.folder = folder      # os, layers, sockets
         self.header = header      # path relative to include/mortise
         self.slots = slots        # name → Slot, in contract order
+        self.aliases = []         # other names of the layer ("[alias: NAME]")
+        self.slot_aliases = {}    # other slot name → slot name ("[slot alias: A → S]")
 
     summary = ""              # the contract's first sentence
 
@@ -157,6 +163,8 @@ class Registry:
                 layer.summary = summary(contract)
                 links = LINKS.search(contract)
                 layer.links = links.group(1).split() if links else []
+                layer.aliases = ALIAS.findall(contract)
+                layer.slot_aliases = dict(SLOT_ALIAS.findall(contract))
                 layers[m.group(1)] = layer
                 kind = FOLDER_KIND[folder]
         return layers
@@ -191,6 +199,10 @@ class Registry:
                         if name not in layer.slots:
                             slot.inherited_from = rel
                             layer.slots[name] = slot
+
+    def aliases(self):
+        """Every layer alias → the layer's name."""
+        return {a: l.name for l in self.layers.values() for a in l.aliases}
 
     def by_kind(self, kind):
         return [l for l in self.layers.values() if l.kind == kind]

@@ -46,6 +46,13 @@ MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
 #undef MT_SELF_ID
 #undef MT_SAMPLE_EVERY
 #undef MT_PIN_THREADS
+/* A layer with lock_stat=1: the socket leaves each request's call site for
+ * its locks (MT_SOCKET_NOTE_CALLER, sockets/socket_core.h). */
+#if defined(MT_LOCK_STAT) && !defined(MT_CHAIN_LOCK_STAT)
+#if MT_LOCK_STAT
+#define MT_CHAIN_LOCK_STAT 1
+#endif
+#endif
 #undef MT_LOCK_STAT
 #undef MT_PASSTHROUGH
 #undef MT_DELAYED_FILL_SIZE

@@ -57,6 +57,8 @@
  *                        not mapped, or a header that is not ours (a
  *                        pointer inside a block). The socket's owner
  *                        lookup reports pointers nobody owns ("pagemap").
+ * Aliases (the paper's §4.1 spellings; docs/mortise.md, "Aliases"):
+ *   [alias: delayed] for this layer, [slot alias: chk_sum → chksum].
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (magic): the state word's policy.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default).
@@ -99,12 +101,9 @@
  *   All of it inline in free, the key loaded once per free; out of line
  *   only a thread's first free, blocks under 16 bytes or over delayed_size
  *   (enqueue_large),
- *   and reports. hslabd: 324.3 instructions per malloc+free pair with the
- *   link_check of its slab_lk and thread_cache (313.3 without the
- *   prefetch) against hslab's 58.0 (tools/fastpath.sh), and per freed
- *   block about 3 D1 cache lines written (the fill) and 4 read (header and
- *   pattern, 64 KiB of frees later) that hslab does not touch:
- *   docs/results/2026-11-27-safety-cost.md, -cost-2.md.
+ *   and reports. Per freed block the fill writes delayed_fill bytes and the
+ *   eviction reads the header and the pattern again, delayed_size bytes of
+ *   frees later, when they have usually left L1.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
  *   thread held in quarantine plus MT_DELAYED_LARGE in large blocks, and its ring of delayed_size / 32 slots of
@@ -586,9 +585,7 @@ MT_INLINE size_t MT_SELF(charge)(size_t held)
  * Ask for the header's line now (it also holds the pattern's first bytes),
  * so that miss overlaps the program's work instead of stalling that free.
  * The slot is not trusted yet: a prefetch of whatever it decodes to cannot
- * fault, and a stale slot past the last block only wastes the hint. (The
- * pattern's next two lines too cost 3 instructions more per pair and
- * bought no time measured: docs/results/2026-11-27-safety-cost-2.md.) */
+ * fault, and a stale slot past the last block only wastes the hint. */
 MT_INLINE void MT_SELF(prefetch_slot)(uint64_t key, uint32_t at)
 {
     mt_prefetch((const char *)(uintptr_t)MT_SELF(slot_code_k)(key, MT_SELF(q).ring[at]) - MT_DELAYED_HDR);

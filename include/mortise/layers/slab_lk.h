@@ -29,8 +29,7 @@
  *                          list ends there. Batched frees already check each
  *                          block of the chain in the page map. Cost: a
  *                          compare and the block test per pop, under the
- *                          class lock (hslab with thread_cache's too: 60.0
- *                          → 67.0 instructions per pair, tools/fastpath.sh).
+ *                          class lock.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
  *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block
@@ -170,9 +169,8 @@ enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
  * come aligned to their length, so records at one fixed offset from the
  * end all map to one set of every cache indexed by address bits below
  * the slab size (L1, L2): a free to random slabs then misses on the record
- * once more slabs are live than the cache has ways (measured: churn's
- * frees missed the simulated 1 MiB 16-way LL on 1 in 1.02; with colours,
- * see docs/results/2026-11-27-slab-colors.md). */
+ * once more slabs are live than the cache has ways. Colours spread the
+ * records over MT_SLAB_LK_COLORS sets. */
 #ifndef MT_SLAB_LK_COLORS
 #define MT_SLAB_LK_COLORS 8
 #endif

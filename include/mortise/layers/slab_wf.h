@@ -35,11 +35,8 @@
  *                          takes over — so an overflow into a free block or a
  *                          write after free never makes the layer read or
  *                          write outside its slabs (safety/link_check.h).
- *                          Cost: wfslab's fast path 45.6 → 58.0
- *                          instructions per malloc+free pair
- *                          (tools/fastpath.sh, with segfit_lf's too),
- *                          measured before the socket's 1 KiB inline
- *                          bound took 2 from the first.
+ *                          Cost: a compare and the block test per link
+ *                          followed, on the hit's path too.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its corrupted-metadata report
  *                          (policy/err); the rest of the list is dropped.
@@ -212,7 +209,7 @@ typedef struct { size_t slabs, heaps; } mt_slab_wf_stat;
 /* Cache colours: a slab's header sits 0 to MT_SLAB_WF_COLORS - 1 cache lines
  * below the slab's end, by the slab's address. Headers at one offset of
  * 64 KiB-aligned slabs all fell into one cache set, and every free reads
- * one (docs/results/2026-11-27-wffree.md). The page map names the header,
+ * one. The page map names the header,
  * so finding it costs nothing more; the slab start is the header's granule
  * less the slab's other granules. */
 #define MT_SLAB_WF_COLORS 8
@@ -1016,9 +1013,7 @@ static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
  * current goes to the heap's empty cache, or below, if no block of it is in
  * use any more (remote frees included). Out of line but not `cold`: free's
  * hit ends in a tail call of it, and GCC 12 then predicted the whole hit
- * never taken and moved it into free.cold, a jump away from free (the same
- * instructions; 10 % more time on the fast-path loop,
- * docs/results/2026-11-27-wfslabm.md). */
+ * never taken and moved it into free.cold, a jump away from free. */
 static __attribute__((noinline)) void MT_SELF(release_if_empty)(MT_SELF(heap) *h, mt_slab_wf_slab *s)
 {
     if (MT_SELF(tl).cur[s->cls] != s && MT_SELF(releasable)(s)) {

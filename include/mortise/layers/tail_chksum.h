@@ -37,6 +37,8 @@
  *   Each bug is reported once: after a report in getmeta the block is
  *   resealed (default, callback) or condemned (tolerate: its later free
  *   leaks it silently).
+ * Aliases (the paper's §4.1 spelling; docs/mortise.md, "Aliases"):
+ *   [slot alias: chk_sum → chksum].
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (xor): policy/chksum/.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default):
@@ -56,10 +58,8 @@
  *     granule for itself (claim_far; the entry that was there is kept in
  *     its payload and put back before the block goes below), so the
  *     socket routes the program's pointer here; such blocks always take
- *     the slow path (their pointer starts a granule): an aligned_alloc(1
- *     MiB, 3 MiB)+free pair costs 1989.5 instructions against 1556.6
- *     headless, a 64-aligned pair 765.1 against 753.1 (the claim's test;
- *     docs/results/2026-11-27-far-canary.md). A granule start named for
+ *     the slow path (their pointer starts a granule), which adds the claim
+ *     and its release (two page-map stores) to the pair. A granule start named for
  *     this layer whose block is found at no head lost its size word:
  *     heap-buffer-overflow of size 0. Only if the page map
  *     cannot take the entry (no leaf for it: out of memory) is the block
@@ -68,9 +68,7 @@
  *     write after free into the program's first bytes no longer reaches
  *     them (the trunks' link_check then misses it; overflows into a free
  *     neighbour still reach them). Cost: one store at malloc, one load and
- *     compare in the inline check (wfslabs: 148.0 → 162.0 instructions
- *     per pair, +5.3 % and +2.9 % instructions on two whole workloads:
- *     docs/results/2026-11-27-canary.md), 16 bytes per block
+ *     compare in the inline check, 16 bytes per block
  *     (the alignment for aligned requests); an aligned block's free takes
  *     the slow path (the canary names its head's length, so it looks in
  *     one place; only an overwritten canary makes it try every head the
@@ -105,10 +103,8 @@
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
  *   words, else out of line; the key is loaded once per operation; reports
- *   out of line. wfslabs' fast path: 144.3 instructions per malloc+free pair
- *   with head_canary and slab_wf's link_check (165.0 when malloc asked
- *   getmeta) against wfslab's 43.6
- *   (docs/results/2026-11-27-safety-cost-2.md). Space: 16 bytes per block (check
+ *   out of line (tools/fastpath.sh counts the instructions of a composed
+ *   pair). Space: 16 bytes per block (check
  *   word and size word; 32 with head_canary), plus the rounding of the
  *   layer below.
  * Thread safety: no state but the per-process key (and, with head_canary,

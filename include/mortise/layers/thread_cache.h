@@ -44,9 +44,9 @@
  *                          (safety/link_check.h). A bad one — an overflow
  *                          into a cached block, a write after free — is
  *                          reported (corrupted-metadata at the cached block)
- *                          and the list ends there. Cost: hslab's fast path 60.0 → 67.0
- *                          instructions per malloc+free pair
- *                          (tools/fastpath.sh, with slab_lk's too).
+ *                          and the list ends there. Cost: a compare and a
+ *                          page-map lookup per link followed, on the hit's
+ *                          path too.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
@@ -78,8 +78,8 @@
  *   below block by block), and a miss first takes the chain of the first
  *   full slot with one exchange (no lock below; blocks beyond the thread's
  *   room go below). Several slots absorb a burst of frees that a consumer
- *   sheds faster than the producers take (bench_prodcons under callgrind:
- *   1 slot 69.1 M instructions, 4 slots 58.9 M; docs/instances.md).
+ *   sheds faster than the producers take: with one slot a producer that
+ *   finds it full sends its blocks below one by one.
  *   Swaps from NULL and exchanges only, so no ABA, no lock, nothing to do
  *   at fork (a chain in a slot is valid in the child). The blocks stay
  *   allocated for the layer below, like cached ones; the slots hold at
@@ -411,7 +411,7 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
  * is the constant 1, so alloc drops this call): the head of its
  * aligned_class when that head is aligned, else the slow path
  * (alloc_aligned), so a warm aligned request costs a class search more than
- * malloc instead of a call out of line (docs/results/2026-11-27-aligned.md). */
+ * malloc instead of a call out of line. */
 MT_INLINE void *MT_SELF(alloc_aligned_hit)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_SELF(aligned_class)(ctx->size, ctx->align);

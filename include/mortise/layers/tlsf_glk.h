@@ -39,9 +39,7 @@
  *                          purge) and condemned: never merged, handed out
  *                          or reported again; the list it was found in ends
  *                          in front of it (a list head's whole list is
- *                          dropped), a neighbour is not merged. Cost:
- *                          tlsfcc's fast path 401.0 → 513.0 instructions
- *                          per malloc+free pair (tools/fastpath.sh): most
+ *                          dropped), a neighbour is not merged. Cost: most
  *                          checks follow a link or the next header into
  *                          another granule, a page-map lookup each.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed check does

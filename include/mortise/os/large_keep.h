@@ -49,9 +49,8 @@
  *     large free. So a program holding big buffers on several threads is
  *     served from the keep while holding at most twice what it uses, and once
  *     it has freed them the next free brings the bound back to MT_LARGE_KEEP.
- *     Off by default (cap = MT_LARGE_KEEP): on a loop of 1-8 MiB blocks at 4
- *     threads a cap of 4 x 32 MiB took a fifth of the page faults off hslab
- *     but raised its max RSS above tcmalloc's (docs/results/2026-11-27-keep.md).
+ *     Off by default (cap = MT_LARGE_KEEP): a larger cap saves page faults
+ *     on loops of large blocks but holds that much more memory.
  *   - free of a block of at least MT_LARGE_KEEP_MIN and at most the bound:
  *     its page-map entry is cleared (a second free finds nobody) and
  *     it joins the keep, merged with a kept block right before or after it

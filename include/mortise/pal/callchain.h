@@ -1,6 +1,7 @@
-/* mortise/pal/callchain.h — the calling thread's return addresses and the
- * names of code addresses, for the one layer that needs them
- * (layers/affinity_pool.h). The rest of the port layer is pal.h.
+/* mortise/pal/callchain.h — the calling thread's return addresses, for the
+ * one layer that needs them (layers/affinity_pool.h). Naming code addresses
+ * and the fork gate around both are pal/symbol.h (included here); the rest
+ * of the port layer is pal.h.
  *
  * int mt_pal_callers(void **out, int max)
  *     the return addresses of the calling thread's frames, innermost first
@@ -17,41 +18,15 @@
  *     slower than mt_pal_callers (no trace cache), but keeps no memory per
  *     thread. The process's first call runs alone (libunwind initialises
  *     itself then); a call made meanwhile answers 0. Freestanding: 0.
- * bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
- *     the exported symbol whose code holds addr and the object file it is
- *     in (dladdr); false when neither is known. Takes the dynamic loader's
- *     recursive lock: call it with no allocator lock held.
- *     Freestanding: false.
  *
- * Fork. The three calls above run inside a gate that no fork crosses:
- * libunwind's register-state cache lock and the dynamic loader's locks are
- * held inside them, and a fork that copied another thread there would leave
- * them held for ever in the child (whose next unwind then hangs). The layer
- * that unwinds calls, from its own fork handlers:
- * void mt_pal_callchain_fork_prepare(void)
- *     waits until no other thread is inside, and keeps new callers out
- *     (they wait) until the fork is over; call it before taking any
- *     allocator lock, since a malloc made from inside the unwinder goes
- *     below;
- * void mt_pal_callchain_fork_parent(void), mt_pal_callchain_fork_child(void)
- *     open the gate again (in the child, only the forking thread is left,
- *     and it is outside).
- * A thread already inside (a signal handler interrupting an unwind) enters
- * again without waiting; the forking thread itself, called back while it
- * forks, gets no frame and no symbol (0, false) instead of waiting on its
- * own fork. Freestanding: no fork, no gate.
+ * Fork: both run inside the fork gate of pal/symbol.h (libunwind's
+ * register-state cache lock is held inside them); the layer that unwinds
+ * calls the gate's fork handlers from its own.
  */
 #ifndef MORTISE_PAL_CALLCHAIN_H
 #define MORTISE_PAL_CALLCHAIN_H
 
-#include "pal.h"
-
-typedef struct {
-    const char *function;   /* NULL when no symbol covers addr */
-    const void *function_start;
-    const char *object;     /* the file name of the object, NULL if unknown */
-    const void *object_base;
-} mt_pal_symbol_info;
+#include "symbol.h"
 
 #if defined(MT_FREESTANDING)
 MT_UNUSED static int mt_pal_callers(void **out, int max)
@@ -67,20 +42,7 @@ MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
     (void)max;
     return 0;
 }
-MT_UNUSED static bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
-{
-    (void)addr;
-    (void)out;
-    return false;
-}
-MT_UNUSED static void mt_pal_callchain_fork_prepare(void) {}
-MT_UNUSED static void mt_pal_callchain_fork_parent(void) {}
-MT_UNUSED static void mt_pal_callchain_fork_child(void) {}
 #else
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <dlfcn.h>
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -100,71 +62,6 @@ MT_INLINE int mt_pal_frames_stepped(uintptr_t *ips, uintptr_t *sps, int max)
         n++;
     }
     return n;
-}
-
-/* The fork gate: `inside` counts the threads between enter and leave (and
- * a thread's nesting is its own depth); `forking` is set by the forking
- * thread. enter raises `inside` before it reads `forking`, prepare sets
- * `forking` before it reads `inside` (both sequentially consistent), so
- * either the fork waits for the caller or the caller sees the fork. */
-static _Atomic(int) mt_pal_callchain_inside;
-static _Atomic(int) mt_pal_callchain_forking;
-static MT_TLS int mt_pal_callchain_depth;
-static MT_TLS bool mt_pal_callchain_forker;
-
-/* Tests only: runs inside the gate before every unwind or symbol look-up,
- * so a test can hold a thread there while another forks
- * (tests/layers/affinity_pool/). */
-#ifndef MT_PAL_CALLCHAIN_HOOK
-#define MT_PAL_CALLCHAIN_HOOK() ((void)0)
-#endif
-
-/* false: this thread is forking, the caller answers nothing. */
-MT_INLINE bool mt_pal_callchain_enter(void)
-{
-    if (mt_pal_callchain_depth++)
-        return true;
-    for (;;) {
-        atomic_fetch_add(&mt_pal_callchain_inside, 1);
-        if (MT_LIKELY(!atomic_load(&mt_pal_callchain_forking)))
-            break;
-        atomic_fetch_sub(&mt_pal_callchain_inside, 1);
-        if (mt_pal_callchain_forker) {
-            mt_pal_callchain_depth--;
-            return false;
-        }
-        while (mt_load_acquire(&mt_pal_callchain_forking))
-            mt_pal_yield();
-    }
-    MT_PAL_CALLCHAIN_HOOK();
-    return true;
-}
-
-MT_INLINE void mt_pal_callchain_leave(void)
-{
-    if (!--mt_pal_callchain_depth)
-        atomic_fetch_sub(&mt_pal_callchain_inside, 1);
-}
-
-MT_UNUSED static void mt_pal_callchain_fork_prepare(void)
-{
-    mt_pal_callchain_forker = true;
-    atomic_store(&mt_pal_callchain_forking, 1);
-    while (atomic_load(&mt_pal_callchain_inside))
-        mt_pal_yield();
-}
-
-MT_UNUSED static void mt_pal_callchain_fork_parent(void)
-{
-    atomic_store(&mt_pal_callchain_forking, 0);
-    mt_pal_callchain_forker = false;
-}
-
-MT_UNUSED static void mt_pal_callchain_fork_child(void)
-{
-    atomic_store(&mt_pal_callchain_inside, 0);
-    mt_pal_callchain_depth = 0;
-    mt_pal_callchain_fork_parent();
 }
 
 /* libunwind sets its globals up (a signal mask among them) on the process's
@@ -201,21 +98,6 @@ MT_UNUSED static int mt_pal_callers(void **out, int max)
     return n < 0 ? 0 : n;
 }
 
-MT_UNUSED static bool mt_pal_symbol(const void *addr, mt_pal_symbol_info *out)
-{
-    Dl_info info;
-    if (!mt_pal_callchain_enter())
-        return false;
-    int found = dladdr(addr, &info);
-    mt_pal_callchain_leave();
-    if (!found)
-        return false;
-    out->function = info.dli_sname;
-    out->function_start = info.dli_saddr;
-    out->object = info.dli_fname;
-    out->object_base = info.dli_fbase;
-    return true;
-}
 #endif
 
 #endif

@@ -199,6 +199,10 @@
  * void mt_pal_close(int fd)            close it. AS-safe.
  * long mt_pal_pid(void)                the process id (changes in a fork
  *                                      child). AS-safe. Freestanding: 1.
+ * long mt_pal_tid(void)                the calling thread's id as the OS
+ *                                      tools show it (Linux: gettid, the
+ *                                      LWP column of ps -L, top -H).
+ *                                      AS-safe. Freestanding: 1.
  *
  * The malloc(3) interface a hosted socket implements (struct mallinfo, FILE,
  * fprintf for malloc_stats) is the C library's own: pal/libc.h is the one

@@ -167,5 +167,6 @@ static inline int mt_pal_dup_fd(int fd, int lowest)
 }
 static inline void mt_pal_close(int fd) { (void)fd; }
 static inline long mt_pal_pid(void) { return 1; }
+static inline long mt_pal_tid(void) { return 1; }
 
 #endif

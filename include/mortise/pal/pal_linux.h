@@ -375,5 +375,6 @@ static inline void mt_pal_close(int fd)
 }
 
 static inline long mt_pal_pid(void) { return (long)getpid(); }
+static inline long mt_pal_tid(void) { return (long)gettid(); }
 
 #endif

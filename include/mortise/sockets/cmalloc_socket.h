@@ -43,6 +43,7 @@ MT_INLINE mt_ctx mt_cmalloc_request(int cpu)
 
 MT_EXPORT void *MT_CMALLOC_API(cmalloc)(size_t size, int cpu)
 {
+    MT_SOCKET_NOTE_CALLER();
     mt_ctx ctx = mt_cmalloc_request(cpu);
     ctx.size = size;
     return mt_socket_alloc(&ctx);
@@ -50,26 +51,31 @@ MT_EXPORT void *MT_CMALLOC_API(cmalloc)(size_t size, int cpu)
 
 MT_EXPORT void *MT_CMALLOC_API(cmalloc_calloc)(size_t n, size_t each, int cpu)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_calloc_req(mt_cmalloc_request(cpu), n, each);
 }
 
 MT_EXPORT void *MT_CMALLOC_API(cmalloc_realloc)(void *p, size_t size, int cpu)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_realloc_req(mt_cmalloc_request(cpu), p, size);
 }
 
 MT_EXPORT void *MT_CMALLOC_API(cmalloc_aligned)(size_t align, size_t size, int cpu)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_aligned_req(mt_cmalloc_request(cpu), align, size);
 }
 
 MT_EXPORT void MT_CMALLOC_API(cmalloc_free)(void *p, int cpu)
 {
+    MT_SOCKET_NOTE_CALLER();
     mt_socket_free_req(mt_cmalloc_request(cpu), p);
 }
 
 MT_EXPORT size_t MT_CMALLOC_API(cmalloc_usable_size)(void *p)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_usable_req(mt_socket_request(), p);
 }
 

@@ -51,17 +51,31 @@ static void *mt_socket_realloc(void *p, size_t size) { return mt_socket_realloc_
 
 MT_EXPORT void *MT_API(malloc)(size_t size)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_alloc_plain(size, 1);
 }
 
-MT_EXPORT void MT_API(free)(void *p) { mt_socket_free(p); }
+MT_EXPORT void MT_API(free)(void *p)
+{
+    MT_SOCKET_NOTE_CALLER();
+    mt_socket_free(p);
+}
 
-MT_EXPORT void *MT_API(calloc)(size_t n, size_t each) { return mt_socket_calloc_req(mt_socket_request(), n, each); }
+MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_calloc_req(mt_socket_request(), n, each);
+}
 
-MT_EXPORT void *MT_API(realloc)(void *p, size_t size) { return mt_socket_realloc(p, size); }
+MT_EXPORT void *MT_API(realloc)(void *p, size_t size)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_realloc(p, size);
+}
 
 MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
 {
+    MT_SOCKET_NOTE_CALLER();
     size_t size;
     if (__builtin_mul_overflow(n, each, &size)) {
         mt_pal_set_errno(MT_ENOMEM);
@@ -70,11 +84,20 @@ MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
     return mt_socket_realloc(p, size);
 }
 
-MT_EXPORT void *MT_API(memalign)(size_t align, size_t size) { return mt_socket_aligned(align, size); }
-MT_EXPORT void *MT_API(aligned_alloc)(size_t align, size_t size) { return mt_socket_aligned(align, size); }
+MT_EXPORT void *MT_API(memalign)(size_t align, size_t size)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_aligned(align, size);
+}
+MT_EXPORT void *MT_API(aligned_alloc)(size_t align, size_t size)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_aligned(align, size);
+}
 
 MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
 {
+    MT_SOCKET_NOTE_CALLER();
     if (!mt_is_pow2(align) || align % sizeof(void *))
         return MT_EINVAL;
     int saved = mt_pal_errno();
@@ -86,10 +109,15 @@ MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
     return 0;
 }
 
-MT_EXPORT void *MT_API(valloc)(size_t size) { return mt_socket_aligned(mt_page_size(), size); }
+MT_EXPORT void *MT_API(valloc)(size_t size)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_aligned(mt_page_size(), size);
+}
 
 MT_EXPORT void *MT_API(pvalloc)(size_t size)
 {
+    MT_SOCKET_NOTE_CALLER();
     if (size > MT_MAX_REQUEST) {
         mt_pal_set_errno(MT_ENOMEM);
         return NULL;
@@ -98,15 +126,25 @@ MT_EXPORT void *MT_API(pvalloc)(size_t size)
     return mt_socket_aligned(page, size ? mt_align_up(size, page) : page);
 }
 
-MT_EXPORT size_t MT_API(malloc_usable_size)(void *p) { return mt_socket_usable(p); }
-MT_EXPORT void MT_API(cfree)(void *p) { mt_socket_free(p); }
+MT_EXPORT size_t MT_API(malloc_usable_size)(void *p)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_socket_usable(p);
+}
+MT_EXPORT void MT_API(cfree)(void *p)
+{
+    MT_SOCKET_NOTE_CALLER();
+    mt_socket_free(p);
+}
 MT_EXPORT void MT_API(free_sized)(void *p, size_t size)
 {
+    MT_SOCKET_NOTE_CALLER();
     (void)size;
     mt_socket_free(p);
 }
 MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
 {
+    MT_SOCKET_NOTE_CALLER();
     (void)align;
     (void)size;
     mt_socket_free(p);
@@ -134,6 +172,7 @@ MT_EXPORT const char *MT_SOCKET_CHECK_API(void)
  * memory was released. `pad` is accepted and ignored: nothing is kept for it. */
 MT_EXPORT int MT_API(malloc_trim)(size_t pad)
 {
+    MT_SOCKET_NOTE_CALLER();
     (void)pad;
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     return mt_chain_purge(&ctx) ? 1 : 0;

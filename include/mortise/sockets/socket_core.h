@@ -32,6 +32,20 @@
 
 MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
 
+/* First thing in every entry point of the malloc(3) family and operator
+ * new/delete. With a lock_stat=1 layer in the composition (core/layer_end.h
+ * defines MT_CHAIN_LOCK_STAT) it leaves the program's call site — the
+ * return address of the entry point — for the locks of this request
+ * (policy/sync/lockstat.h: lock calls carry no context), and on the
+ * thread's first request gives the thread its row and attaches it, so its
+ * exit is recorded. Without one it is nothing: the same machine code. */
+#if defined(MT_CHAIN_LOCK_STAT)
+#define MT_SOCKET_NOTE_CALLER()                                                    \
+    (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)) ? mt_thread_attach() : (void)0)
+#else
+#define MT_SOCKET_NOTE_CALLER() ((void)0)
+#endif
+
 /* Free p: route it by the page map; a pointer no layer owns (entry 0) is
  * never dereferenced. Every layer's free compares ctx->owner with its own id
  * and passes on what is not its own, and the chain's end ignores it, so
@@ -39,8 +53,7 @@ MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
  * acts on frees it does not own (MT_CHAIN_NEEDS_OWNER, core/ctx.h).
  * With a page map that answers NULL as "no leaf" (MT_PAGEMAP_FIND,
  * core/pagemap_radix.h), NULL needs no test of its own either: its lookup
- * ends at the range check every lookup makes. docs/fastpath.md counts both
- * (4 instructions per free). */
+ * ends at the range check every lookup makes (docs/fastpath.md). */
 MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
 {
 #if defined(MT_CHAIN_REPORTS_INVALID) || defined(MT_CHAIN_NEEDS_OWNER)
@@ -82,8 +95,7 @@ MT_INLINE size_t mt_socket_usable_req(mt_ctx req, void *p)
 }
 
 /* Failure is out of line and tail-called: a hit path that never calls
- * anything then needs no stack frame (docs/fastpath.md: 4 instructions per
- * malloc on the tcache instance). */
+ * anything then needs no stack frame (docs/fastpath.md). */
 MT_SLOW void *mt_socket_fail(int err)
 {
     mt_pal_set_errno(err);
@@ -109,8 +121,8 @@ MT_INLINE void *mt_socket_alloc(mt_ctx *ctx)
  * slab_lk's 32 KiB, slab_wf's 64 KiB) and the size-class tables' one-load
  * range (sizes up to 1024, policy/sizeclass/table.h), so a small malloc
  * makes one size compare. A request of more than 1 KiB pays a tail call
- * (about 10 instructions against a hit of 40-60, on a block whose use
- * costs far more): docs/fastpath.md. An instance may define it before
+ * and a second size compare, on a block whose use costs far more
+ * (docs/fastpath.md). An instance may define it before
  * including its socket. */
 #ifndef MT_SOCKET_INLINE_MAX
 #define MT_SOCKET_INLINE_MAX ((size_t)1024)

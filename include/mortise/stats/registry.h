@@ -351,22 +351,28 @@ MT_UNUSED static void mt_so_u64(mt_stats_out *o, uint64_t v, int width)
     mt_so_pad(o, mt_so_fmt(b, v, 0), width);
 }
 
-MT_UNUSED static void mt_so_hex(mt_stats_out *o, uintptr_t v)
+/* "0x" and the hexadecimal digits of v, into buf; returns buf. */
+MT_UNUSED static char *mt_so_fmt_hex(char buf[2 + 2 * sizeof(uintptr_t) + 1], uintptr_t v)
 {
-    char b[2 + 2 * sizeof v + 1];
-    unsigned n = 0;
     char tmp[2 * sizeof v];
+    unsigned n = 0;
     do {
         tmp[n++] = "0123456789abcdef"[v & 15];
         v >>= 4;
     } while (v);
-    b[0] = '0';
-    b[1] = 'x';
+    buf[0] = '0';
+    buf[1] = 'x';
     unsigned k = 2;
     while (n)
-        b[k++] = tmp[--n];
-    b[k] = 0;
-    mt_so_str(o, b);
+        buf[k++] = tmp[--n];
+    buf[k] = 0;
+    return buf;
+}
+
+MT_UNUSED static void mt_so_hex(mt_stats_out *o, uintptr_t v)
+{
+    char b[2 + 2 * sizeof v + 1];
+    mt_so_str(o, mt_so_fmt_hex(b, v));
 }
 
 /* JSON: `"key": ` with the comma a list needs before every item but the first. */
@@ -403,6 +409,32 @@ MT_UNUSED static void mt_so_kv_str(mt_stats_out *o, const char *key, const char 
     mt_so_key(o, key);
     mt_so_str(o, "\"");
     mt_so_str(o, v); /* our names: identifiers, no escaping needed */
+    mt_so_str(o, "\"");
+}
+/* A string from outside (a file name, a symbol): quoted, with JSON's escapes. */
+MT_UNUSED static void mt_so_kv_quoted(mt_stats_out *o, const char *key, const char *v)
+{
+    mt_so_key(o, key);
+    mt_so_str(o, "\"");
+    for (; *v; v++) {
+        unsigned char c = (unsigned char)*v;
+        if (c == '"' || c == '\\') {
+            char esc[2] = {'\\', (char)c};
+            mt_so_mem(o, esc, 2);
+        } else if (c < 0x20) {
+            char esc[7] = {'\\', 'u', '0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15], 0};
+            mt_so_str(o, esc);
+        } else {
+            mt_so_mem(o, v, 1);
+        }
+    }
+    mt_so_str(o, "\"");
+}
+MT_UNUSED static void mt_so_kv_hex(mt_stats_out *o, const char *key, uintptr_t v)
+{
+    mt_so_key(o, key);
+    mt_so_str(o, "\"");
+    mt_so_hex(o, v);
     mt_so_str(o, "\"");
 }
 /* A layer's report opens with its name and kind: a JSON object, or the
@@ -466,6 +498,10 @@ MT_UNUSED static void mt_stats_register(mt_stats_entry *e)
 
 #define MT_STATS_MAX_ENTRIES 64
 
+/* The JSON schema's version (docs/stats.md): 2 added the lock statistics'
+ * lock_callers and lock_threads objects. */
+#define MT_STATS_SCHEMA 2
+
 /* Every entry, in the order registered (the list is newest first). */
 MT_UNUSED static unsigned mt_stats_entries(mt_stats_entry **out)
 {
@@ -500,7 +536,7 @@ MT_UNUSED static int mt_stats_report_fd(int fd, bool json, const char *const *na
     char b[32];
     if (json) {
         mt_so_open(&o, NULL, "{");
-        mt_so_kv_u64(&o, "mortise_stats", 1);
+        mt_so_kv_u64(&o, "mortise_stats", MT_STATS_SCHEMA);
         mt_so_kv_u64(&o, "pid", (uint64_t)mt_pal_pid());
         mt_so_key(&o, "composition");
         mt_so_str(&o, "\"");

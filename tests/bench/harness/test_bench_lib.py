@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Unit tests of the benchmark harness's parts (tools/bench_lib): the
 arithmetic, the output protocol, the progress line, manifests and selection,
-one run's outcome, the targets, the missed targets' profiles (a fake
-valgrind, callgrind_annotate on the file it writes). ctest:
-bench_harness.unit."""
+one run's outcome, Table 4's views (glibc, mimalloc, wfslab), the targets,
+the missed targets' profiles (a fake valgrind, callgrind_annotate on the
+file it writes), the malloc_test sweep's modes, samples and SVG charts.
+ctest: bench_harness.unit."""
 import io
 import os
 import re
@@ -11,12 +12,13 @@ import shutil
 import sys
 import tempfile
 import unittest
+import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
-from bench_lib import allocators, needs, profile, report, runner, stats, suite, wcet  # noqa: E402
+from bench_lib import allocators, needs, profile, report, runner, stats, suite, svg, sweep, wcet  # noqa: E402
 from bench_lib.allocators import Allocator  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
 
@@ -335,6 +337,136 @@ class Noise(unittest.TestCase):
         self.assertIn("| wfslab | 2.000 | 2.000–2.000 | 0.0 % | 2.000 |", report.bench_section(an.results, an,
                                                                                          an.geo_benches[0]))
         self.assertIn("unknown, one run", report.Analysis(fake_results({("x", "mt", "glibc"): 1.0})).spread_summary())
+
+
+class Table4Views(unittest.TestCase):
+    """Table 4 normalized to glibc, to mimalloc and, as the paper prints it, to wfslab."""
+
+    TIMES = {("x", "mt", "glibc"): 4.0, ("x", "mt", "mimalloc"): 1.0, ("x", "mt", "wfslab"): 2.0,
+             ("y", "st", "glibc"): 1.0, ("y", "st", "mimalloc"): 1.0, ("y", "st", "wfslab"): 0.5}
+
+    def test_wfslab_view_beside_glibc_and_mimalloc(self):
+        an = report.Analysis(fake_results(self.TIMES))
+        headers, rows = an.table4()
+        self.assertEqual(headers[1:7], ["time ×glibc", "RSS ×glibc", "time ×mimalloc", "RSS ×mimalloc",
+                                        "time ×wfslab", "RSS ×wfslab"])
+        by = {r[0]: dict(zip(headers, r)) for r in rows}
+        self.assertEqual((by["wfslab"]["time ×wfslab"], by["wfslab"]["RSS ×wfslab"]), ("1.000", "1.000"))
+        # glibc / wfslab: 4/2 and 1/0.5, geomean 2; mimalloc / wfslab: 1/2 and 1/0.5, geomean 1
+        self.assertEqual((by["glibc"]["time ×wfslab"], by["mimalloc"]["time ×wfslab"]), ("2.000", "1.000"))
+        self.assertEqual(by["wfslab"]["time ×glibc"], "0.500")  # the other views are unchanged
+        mt_heads, mt_rows = an.kind_table("mt")
+        self.assertEqual(mt_heads, ["allocator", "time ×glibc", "RSS ×glibc", "time ×wfslab", "RSS ×wfslab"])
+        self.assertEqual({r[0]: r[3] for r in mt_rows}, {"glibc": "2.000", "mimalloc": "0.500", "wfslab": "1.000"})
+
+    def test_report_and_summary_show_it(self):
+        res = fake_results(self.TIMES)
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
+        an, wcet_, fast = report.write(os.path.join(d, "report.md"), res, [], [], [], "")
+        with open(os.path.join(d, "report.md")) as f:
+            text = f.read()
+        self.assertRegex(text, r"\| allocator \| time ×glibc \| RSS ×glibc \| time ×mimalloc \| RSS ×mimalloc "
+                               r"\| time ×wfslab \| RSS ×wfslab \| benchmarks \| time spread \|")
+        self.assertIn("| wfslab | 0.500 | 0.500 | 1.000 | 1.000 | 1.000 | 1.000 | 2/2 |", text)
+        self.assertIn("time ×wfslab", report.summary_text(res, an, wcet_, fast, "report.md"))
+
+    def test_absent_wfslab_leaves_the_view_empty(self):
+        _, rows = report.Analysis(fake_results({("x", "mt", "glibc"): 1.0})).table4()
+        self.assertEqual(rows[0][5:7], ["—", "—"])
+
+
+def sweep_results(samples):
+    """Results of malloc_test runs: samples {(bench, alloc): [[(t, lps), ...] per run]}."""
+    res = Results()
+    allocs, benches = {}, {}
+    for (name, alloc), runs in samples.items():
+        a = allocs.setdefault(alloc, Allocator(alloc, "peer"))
+        if name not in benches:
+            mode = suite.RANDOM if "rand-" in name else suite.FRAGMENTATION if "frag-" in name else suite.FIXED
+            benches[name] = suite.Bench(name, suite.SWEEP, "mt", ["/b/bench_malloc_test"], 2, "malloc_test")
+            benches[name].sweep_mode, benches[name].max_size = mode, 4096
+        for run, s in enumerate(runs, 1):
+            lps = stats.median([v for _, v in s]) if s else 1.0
+            res.add(suite.Job(benches[name], a, run, len(runs)),
+                    runner.RunResult("ok", 1.0, 1000, metrics={"samples": sweep.encode(s), "loops_per_sec": str(lps),
+                                                               "rss_kb": "2048"}))
+    return res
+
+
+class Sweep(unittest.TestCase):
+    """malloc_test in three modes; its samples over time in SVG charts."""
+
+    def test_quick_and_full_modes(self):
+        quick = suite.sweep_benches("/b/mt", 2, False, ["-c", "6"], ["-f", "300"])
+        self.assertEqual([b.name for b in quick], ["malloc_test:256@2t", "malloc_test:65536@2t",
+                                                   "malloc_test:rand-4096@2t", "malloc_test:frag-4096@2t"])
+        fixed, _, rand, frag = quick
+        self.assertEqual(fixed.argv, ["/b/mt", "-t", "2", "-m", "256", "-c", "6"])
+        self.assertEqual(rand.argv, ["/b/mt", "-t", "2", "-m", "4096", "-r", "-c", "6"])
+        self.assertEqual(frag.argv, ["/b/mt", "-t", "2", "-m", "4096", "-r", "-s", "1", "-f", "300"])
+        self.assertEqual([(b.sweep_mode, b.max_size) for b in quick],
+                         [("fixed", 256), ("fixed", 65536), ("random", 4096), ("fragmentation", 4096)])
+        full = suite.sweep_benches("/b/mt", 2, True, [], [])
+        count = {m: sum(b.sweep_mode == m for b in full) for m in ("fixed", "random", "fragmentation")}
+        self.assertEqual(count, {"fixed": 15, "random": 15, "fragmentation": 3})  # 5 sizes × 1, 2, 4 pairs
+        self.assertEqual(names_of(suite.select(quick, "malloc_test")), [b.name for b in quick])
+
+    def test_samples_from_the_output(self):
+        out = ("sample 1: 843 loops/s at 0.101 s\nsample 2: 2210 loops/s at 0.202 s\n"
+               "ok loops_per_sec=2210.0 rss_kb=1920 loops=300\n")
+        self.assertEqual(sweep.parse_samples(out), [(0.101, 843.0), (0.202, 2210.0)])
+        self.assertEqual(sweep.encode(sweep.parse_samples(out)), "0.101:843 0.202:2210")
+        self.assertEqual(sweep.decode("0.101:843 0.202:2210"), [(0.101, 843.0), (0.202, 2210.0)])
+        self.assertEqual(sweep.parse_samples("ok loops_per_sec=1\n"), [])
+
+    def test_series_is_the_median_per_sample(self):
+        res = sweep_results({("malloc_test:256@2t", "glibc"): [[(0.1, 100), (0.2, 900), (0.3, 1000)],
+                                                             [(0.1, 300), (0.2, 1100)]]})
+        got = sweep.series(res, res.benches()[0])
+        self.assertEqual(got, {"glibc": [(0.1, 200.0), (0.2, 1000.0), (0.3, 1000.0)]})
+        self.assertAlmostEqual(sweep.ramp(got["glibc"]), 0.2)  # 200 / median(200, 1000, 1000)
+
+    def test_chart_has_a_line_per_allocator_with_the_ramp(self):
+        ramp_up = [(0.1, 100), (0.2, 800), (0.3, 1000), (0.4, 1000)]
+        res = sweep_results({("malloc_test:rand-4096@2t", "glibc"): [ramp_up],
+                             ("malloc_test:rand-4096@2t", "wfslab"): [[(0.1, 1000), (0.2, 1000)]],
+                             ("malloc_test:rand-4096@2t", "tlsf"): [[]]})
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
+        made = sweep.draw(d, res)
+        self.assertEqual(made, ["malloc_test-samples-rand-4096-2t.svg"])
+        root = ET.parse(os.path.join(d, made[0])).getroot()
+        ns = "{http://www.w3.org/2000/svg}"
+        groups = {g.get("data-label"): g for g in root.iter(ns + "g") if g.get("class") == "series"}
+        self.assertEqual(sorted(groups), ["glibc", "tlsf", "wfslab"])
+        pts = [tuple(map(float, p.split(","))) for p in groups["glibc"].find(ns + "polyline").get("points").split()]
+        self.assertEqual(len(pts), 4)
+        self.assertEqual([x for x, _ in pts], sorted(x for x, _ in pts))  # over time, left to right
+        self.assertGreater(pts[0][1], pts[2][1])  # the first sample lower on the chart (SVG y grows down)
+        self.assertEqual(len(groups["wfslab"].find(ns + "polyline").get("points").split()), 2)
+        self.assertIsNone(groups["tlsf"].find(ns + "polyline"))
+        self.assertIn("tlsf (no samples)", "".join(groups["tlsf"].itertext()))
+
+    def test_section_by_mode_with_the_ramp(self):
+        res = sweep_results({("malloc_test:256@2t", "glibc"): [[(0.1, 500), (0.2, 1000), (0.3, 1000)]],
+                             ("malloc_test:rand-4096@2t", "glibc"): [[(0.1, 1000), (0.2, 1000)]],
+                             ("malloc_test:frag-4096@2t", "glibc"): [[]]})
+        text = sweep.section(res, ["glibc"], report.md_table)
+        for heading in ("### Every block the maximum size", "### Random sizes up to the maximum",
+                        "### Fragmentation (the article's Table 2)", "### Samples over time"):
+            self.assertIn(heading, text)
+        self.assertIn("| allocator | frag-4096@2t |", text)
+        self.assertIn("| glibc | 0.50 | 1.00 | — |", text)  # first / median; the fragmentation run had none
+
+    def test_nice_ticks(self):
+        self.assertEqual(svg.nice_ticks(0, 0.61), [0, 0.2, 0.4, 0.6, 0.8])
+        self.assertEqual(svg.nice_ticks(0, 2210), [0, 500, 1000, 1500, 2000, 2500])
+        self.assertEqual(svg.nice_ticks(0, 0), [0, 0.2, 0.4, 0.6, 0.8, 1.0])  # no points: an axis still
+
+
+def names_of(benches):
+    return [b.name for b in benches]
 
 
 class Targets(unittest.TestCase):

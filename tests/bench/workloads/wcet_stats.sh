@@ -1,7 +1,7 @@
 #!/bin/sh
 # wcet_stats.sh PROGRAM LIB: bench_wcet_test under LD_PRELOAD=LIB writes a
 # MORTISE_STATS JSON whose wcet_stat layer saw at least every object the
-# program allocated, and sampled them (docs/stats.md, schema version 1).
+# program allocated, and sampled them (docs/stats.md, schema version 2).
 prog=$1 lib=$2
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT

@@ -11,6 +11,9 @@
                                        LD_PRELOAD, wcet_stat_malloc first)
   check_report.py program LIB          real programs (python3, ls) under LIB
                                        with MORTISE_STATS=1: exit 0, a table
+  check_report.py callers PROG         lock_callers_prog: contention built
+                                       on purpose; the per-caller table and
+                                       the per-thread LCK shares at exit
   check_report.py none LIB             a composition without statistics:
                                        MORTISE_STATS=1 prints nothing, json:
                                        writes no file
@@ -47,7 +50,7 @@ def check_schema(doc, where):
                       ("timer", str), ("cycles_per_ns", (int, float)), ("layers", list)]:
         if not isinstance(doc.get(key), kind):
             fail("%s: key %s missing or not %s" % (where, key, kind))
-    if doc["mortise_stats"] != 1 or doc["cycles_per_ns"] <= 0:
+    if doc["mortise_stats"] != 2 or doc["cycles_per_ns"] <= 0:
         fail("%s: version or rate" % where)
     for layer in doc["layers"]:
         kind = layer.get("kind")
@@ -86,6 +89,33 @@ def check_schema(doc, where):
                     fail("%s: lock_stat key %s" % (where, k))
             if layer["contended"] > layer["acquisitions"]:
                 fail("%s: more contended than acquisitions" % where)
+        elif kind == "lock_callers":
+            rows = layer["callers"]
+            if not isinstance(layer.get("pairs"), int) or len(rows) > layer["pairs"]:
+                fail("%s: lock_callers pairs %s, %d rows" % (where, layer.get("pairs"), len(rows)))
+            for row in rows:
+                for k in ("lock", "layer", "sync", "caller", "symbol", "object", "acquisitions",
+                          "contended", "wait_ns_total", "wait_ns_max"):
+                    if k not in row:
+                        fail("%s: lock_callers row lacks %s: %s" % (where, k, row))
+                if row["contended"] > row["acquisitions"] or row["wait_ns_max"] > row["wait_ns_total"]:
+                    fail("%s: lock_callers row inconsistent: %s" % (where, row))
+            waits = [row["wait_ns_total"] for row in rows]
+            if waits != sorted(waits, reverse=True):
+                fail("%s: lock_callers not by total wait: %s" % (where, waits))
+        elif kind == "lock_threads":
+            for row in layer["threads"] + [layer["other"]]:
+                for k in ("lck_percent", "wait_ns", "lifetime_ns", "contended", "acquisitions"):
+                    if not isinstance(row.get(k), (int, float)):
+                        fail("%s: lock_threads row lacks %s: %s" % (where, k, row))
+                if not 0 <= row["lck_percent"] <= 100:
+                    fail("%s: lock_threads share %s" % (where, row))
+            for row in layer["threads"]:
+                if not isinstance(row.get("tid"), int) or row.get("state") not in ("live", "exited"):
+                    fail("%s: lock_threads tid/state: %s" % (where, row))
+            shares = [row["lck_percent"] for row in layer["threads"]]
+            if shares != sorted(shares, reverse=True):
+                fail("%s: lock_threads not by share: %s" % (where, shares))
         else:
             fail("%s: unknown kind %r" % (where, kind))
 
@@ -174,7 +204,8 @@ def check_layers(prog):
     if len(files) != 1 or not re.fullmatch(r"end\.\d+\.json", files[0]):
         fail("json:PATH with %%p wrote %s" % files)
     doc = load(os.path.join(tmp, files[0]))
-    if doc["composition"] != title or len(doc["layers"]) != 5:
+    # 4 stats layers and segfit_lk's locks, with the callers' and threads' tables
+    if doc["composition"] != title or len(doc["layers"]) != 7:
         fail("exit JSON: %s, %d layers" % (doc["composition"], len(doc["layers"])))
     print("layers: ok (%d counts matched, table and JSON at exit)" % matched)
 
@@ -237,6 +268,62 @@ def check_program(lib):
     print("program: ok\n" + list(t.values())[0])
 
 
+def check_callers(prog):
+    """Four threads hammer one class lock, nine calls in ten from hot_site,
+    while the main thread holds it again and again; a quiet thread allocates
+    once and sleeps. At exit: hot_site on that lock first among the callers,
+    cold_site after it, every hammering thread waiting a nonzero share of
+    its life, the quiet one about none."""
+    tmp = tempfile.mkdtemp(prefix="mortise_callers_")
+    path = os.path.join(tmp, "callers.json")
+    r = run([prog], {"MORTISE_STATS": "json:" + path})
+    hammers = [int(t) for t in re.findall(r"(?m)^hammer tid (\d+)$", r.stdout)]
+    quiet = [int(t) for t in re.findall(r"(?m)^quiet tid (\d+)$", r.stdout)]
+    hot_lock = re.search(r"(?m)^hot lock 0x([0-9a-f]+)$", r.stdout)
+    if len(hammers) != 4 or len(quiet) != 1 or not hot_lock:
+        fail("the program's thread ids and lock:\n" + r.stdout)
+    hot_lock = "0x" + hot_lock.group(1)
+    doc = load(path)
+    if layer_of(doc, "lock_stat", "segfit_lk")["hottest"]["lock"] != hot_lock:
+        fail("the hottest lock is not the one held: %s" % layer_of(doc, "lock_stat", "segfit_lk"))
+    rows = layer_of(doc, "lock_callers")["callers"]
+    top = rows[0]
+    if top["lock"] != hot_lock or not top["symbol"].startswith("hot_site+0x"):
+        fail("first caller is not hot_site on the held lock: %s" % top)
+    if not top["object"].endswith("lock_callers_prog") or top["contended"] < 1:
+        fail("first caller's object or contention: %s" % top)
+    sites = [row["symbol"].split("+")[0] for row in rows if row["lock"] == hot_lock]
+    hot = sum(row["acquisitions"] for row in rows if row["symbol"].startswith("hot_site+"))
+    cold = sum(row["acquisitions"] for row in rows if row["symbol"].startswith("cold_site+"))
+    if "cold_site" not in sites or sites.index("cold_site") < sites.index("hot_site"):
+        fail("cold_site missing or above hot_site: %s" % sites)
+    if not 5 * cold < hot:
+        fail("hot_site made %d acquisitions, cold_site %d (nine in ten expected hot)" % (hot, cold))
+    threads = {row["tid"]: row for row in layer_of(doc, "lock_threads")["threads"]}
+    for tid in hammers:
+        row = threads.get(tid)
+        if not row or row["state"] != "exited" or row["wait_ns"] <= 0 or row["lck_percent"] <= 0:
+            fail("hammering thread %d: %s" % (tid, row))
+    calm = threads.get(quiet[0])
+    if not calm or calm["state"] != "exited" or calm["lck_percent"] >= 1 or calm["acquisitions"] < 1:
+        fail("the quiet thread %d: %s" % (quiet[0], calm))
+    # the table at exit: both new sections, hot_site first
+    r = run([prog], {"MORTISE_STATS": "1"})
+    text = tables(r.stderr).get("mmap_heap::segfit_lk::custom_socket")
+    if not text:
+        fail("no table at exit:\n" + r.stderr)
+    m = re.search(r"(?m)^lock_stat callers \(plockstat -C\).*\n.*caller\n(.*)$", text)
+    if not m or "hot_site+0x" not in m.group(1):
+        fail("the table's first caller is not hot_site:\n" + text)
+    m = re.search(r"(?m)^lock_stat threads \(prstat -mL LCK\).*\n.*\n((?:.*\n){5})", text)
+    if not m:
+        fail("no threads table:\n" + text)
+    last = m.group(1).splitlines()[-1].split()
+    if last[-1] != "exited" or float(last[1]) >= 1:
+        fail("the last thread of the table is not the quiet one:\n" + text)
+    print("callers: ok\n" + text)
+
+
 def check_none(lib):
     tmp = tempfile.mkdtemp(prefix="mortise_none_")
     path = os.path.join(tmp, "none.json")
@@ -257,6 +344,8 @@ if __name__ == "__main__":
         check_wcet(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif what == "program":
         check_program(sys.argv[2])
+    elif what == "callers":
+        check_callers(sys.argv[2])
     elif what == "none":
         check_none(sys.argv[2])
     else:

@@ -3,7 +3,9 @@
  * (buddy_glk, flatcombine: critical sections run by a combiner), a
  * per-class trunk (slab_lk, posix_spin) and a per-CPU cache (carrcache_lk,
  * mcslock). Two threads churn through all of them; every layer must report
- * its own locks, with exact acquisitions where they are known. */
+ * its own locks, with exact acquisitions where they are known. Meanwhile the
+ * main thread forks: the child allocates, reports (naming call sites with
+ * dladdr) and finds the parent's other threads stamped exited. */
 #include <mortise/mortise.h>
 
 #define MT_SYNC spinlock
@@ -34,8 +36,10 @@
 MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, carrcache_lk, custom_socket)
 
 #include "stats_check.h"
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 static void *churn(void *arg)
 {
@@ -59,11 +63,45 @@ static const char *layer_line(const char *text, const char *head)
     return at;
 }
 
+/* In the fork child: only this thread is left. */
+static int child_after_fork(void)
+{
+    unsigned claimed = atomic_load(&mt_lockstat_threads.claimed), ended = 0;
+    for (unsigned i = 0; i < claimed && i < MT_LOCKSTAT_THREADS; i++) {
+        mt_lockstat_thread *row = &mt_lockstat_threads.rows[i];
+        bool gone = atomic_load(&row->end_ns) != 0;
+        if (row == mt_lockstat_self.row ? gone : !gone)
+            return 1;
+        ended += gone;
+    }
+    if (ended < 2)
+        return 2;
+    void *p = ll_malloc(100), *q = ll_malloc(50000);
+    if (!p || !q)
+        return 3;
+    ll_free(p);
+    ll_free(q);
+    int devnull = open("/dev/null", O_WRONLY);
+    ll_stats_print(devnull);
+    close(devnull);
+    return 0;
+}
+
 int main(void)
 {
+    ll_free(ll_malloc(1)); /* the main thread's row */
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, churn, NULL);
+    while (atomic_load(&mt_lockstat_threads.claimed) < 3) /* both have a row */
+        sched_yield();
+    pid_t child = fork();
+    if (child == 0)
+        _exit(child_after_fork());
+    int status = -1;
+    CHECK_MSG(child > 0 && waitpid(child, &status, 0) == child, "fork");
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "fork child: status %d (1 a row's state, 2 rows not ended, 3 malloc)", status);
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
 

@@ -29,8 +29,7 @@
  *   parks on its record (futex) after announcing itself in the lock's
  *   sleeper count. Combiners skip parked records: answering one costs a
  *   wake-up, and on a machine with fewer cores than threads the woken
- *   thread then competes for a core while the lock is busy (measured on 2
- *   cores: docs/results/2026-11-27-flatcombine.md). Instead a release that
+ *   thread then competes for a core while the lock is busy. Instead a release that
  *   finds sleepers *hands off*: it wakes one parked waiter whose request
  *   nobody ran, searching the records round-robin, and only when no earlier
  *   hand-off is in flight (a per-lock flag, cleared when the woken waiter

@@ -113,10 +113,9 @@ MT_INLINE unsigned mt_sync_cores(void)
 /* Polling rounds before a waiter of a combining or delegating lock sleeps.
  * Polling pays only when the thread it waits for runs meanwhile on another
  * core. With two cores or fewer a polling waiter takes the core that the
- * combiner, the server or the next owner needs (measured on 2 cores: 200
- * rounds cost tlsfcc 20-60 % of its time on larson and server against 1
- * round; docs/results/2026-11-27-ccsynch.md): there it polls once and
- * sleeps, as posix_mutex does. */
+ * combiner, the server or the next owner needs, so every round it polls
+ * delays the thread it waits for: there it polls once and sleeps, as
+ * posix_mutex does. */
 #ifndef MT_SYNC_SPIN_MIN_CORES
 #define MT_SYNC_SPIN_MIN_CORES 3
 #endif

@@ -1,0 +1,928 @@
+"""mortise tune — search the compositions for the one a program runs best on.
+
+docs/tune.md has the method; in short:
+  1. the program runs twice on the C library's malloc (no preload): its
+     output and exit status are the reference every candidate must match
+     (or the user's --check must pass), its time and max RSS the unit of
+     the time+rss objective;
+  2. the ready instances' model lines race (below) until one leads;
+  3. from the leader, the neighbours — one slot changed, with the values
+     the registry gives for that slot — race against it; a neighbour that
+     wins becomes the leader and the step repeats, until no neighbour wins
+     or the budget ends;
+  4. the winner, glibc, the best ready instance and mimalloc (when
+     installed) run again, interleaved, for the ratios reported.
+
+A race runs every live candidate once per round, in a shuffled order, so
+slow drifts of the machine hit all of them alike. After each round a
+candidate with at least --min-runs runs is out when its best run is worse
+than the leader's worst (the leader: the lowest median); when every live
+candidate has --max-runs runs, the leader stays and the rest retire (in
+a neighbour race the incumbent stays unless the leader's upper quartile is
+below the incumbent's lower quartile). A
+candidate whose output or exit status differs, that crashes, exceeds
+--timeout or fails to build is dropped on the spot and never picked.
+
+Everything measured is kept in a JSON file under --state, written after
+every round, so a search that is interrupted resumes where it stopped.
+"""
+import contextlib
+import ctypes.util
+import hashlib
+import json
+import os
+import pathlib
+import random
+import re
+import shlex
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+from . import gen
+from .check import check, render_value, scalar_of_text
+from .spec import SpecError
+
+OBJECTIVES = ("time", "rss", "time+rss")
+# The slots the neighbourhood changes, by name wherever a layer has them;
+# "affinity" adds or removes the affinity_pool layer.
+TUNED_SLOTS = ("sizeclass", "slab_size", "cache_size", "sync", "large_keep",
+               "large_decay_ms", "affinity")
+# Only with --safe: the safety layers' and checks' slots.
+SAFE_SLOTS = ("link_check", "chksum", "delayed_size", "head_canary")
+SAFETY_LAYERS = ("delayed_free", "tail_chksum")
+# Layers that measure or do nothing: instances with them are not candidates.
+NON_ALLOCATING = ("fake", "wcet_stat", "perf_stat", "count", "szcls_stat")
+# Sizes and counts step by these factors from the current value.
+STEP_FACTORS = (0.25, 0.5, 2, 4)
+SHORT_RUN = 0.3        # seconds: below this, start-up and timer noise weigh in
+SAVE_VERSION = 1
+
+
+class TuneError(Exception):
+    """The search cannot go on; the message says why (exit status 2)."""
+
+
+def parse_budget(text):
+    """'90s', '10m', '1.5h' or plain seconds → seconds."""
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
+    if not m:
+        raise ValueError(f"budget '{text}': write e.g. 90s, 10m or 1h")
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def parse_size(text):
+    """'200MB', '1GiB', '50000' (bytes) → bytes."""
+    try:
+        return scalar_of_text(text)
+    except (ValueError, SpecError):
+        raise ValueError(f"size '{text}': write e.g. 200MB or 1GiB")
+
+
+def pareto_front(points):
+    """The labels of points (label, time, rss) that no other point beats in
+    both (at least as good in each, better in one), sorted by time."""
+    front = []
+    for label, t, r in points:
+        beaten = any((t2 <= t and r2 <= r) and (t2 < t or r2 < r) for _, t2, r2 in points)
+        if not beaten:
+            front.append((t, r, label))
+    return [label for _, _, label in sorted(front)]
+
+
+def special_values(slot):
+    """Values the contract names as special, e.g. 0 in '32 MiB; 0 = off'."""
+    return [int(v) for v in re.findall(r"(?<![\w.])(\d+)\s*=\s*[a-z]", slot.default_text)]
+
+
+def slot_values(reg, slot, current, single_thread):
+    """The values a neighbour may give slot, from the registry: the policies
+    of its folder, the alternatives its type lists (magic|xor|crc32), the
+    other of 0|1, or sizes and counts a factor of STEP_FACTORS away from
+    the current one plus the special values its contract names."""
+    if slot.vtype == "POLICY":
+        names = reg.policy_names(slot.name)
+        if slot.name == "sync" and not single_thread:
+            names = [n for n in names if n != "none"]
+        return [n for n in names if n != current]
+    if "|" in slot.vtype and slot.vtype != "0|1":
+        return [n for n in slot.vtype.split("|") if n != current]
+    if slot.vtype == "0|1":
+        return [1 - int(current)] if current in (0, 1) else []
+    if slot.vtype in ("BYTES", "N") and isinstance(current, int):
+        vals = [int(current * f) for f in STEP_FACTORS if current * f >= 1] + special_values(slot)
+        return [render_value(slot, v).replace(" ", "") for v in dict.fromkeys(vals) if v != current]
+    return []
+
+
+def term(inst, changes=None):
+    """inst as a model term, its given slots with changes applied."""
+    changes = changes or {}
+    args = [f"name={inst.name}"] if inst.named else []
+    args += [f"{n}={changes.get(n, inst.values[n].text)}" for n in inst.given]
+    args += [f"{n}={v}" for n, v in changes.items() if n not in inst.given]
+    return inst.layer.name + (f"({', '.join(args)})" if args else "")
+
+
+def neighbours(reg, comp, slots, single_thread):
+    """(model line, what changed) for every composition one move from comp."""
+    out = []
+    sizeclass_groups = {}
+    for k, inst in enumerate(comp.instances):
+        for sname, sv in inst.values.items():
+            if sname == "sizeclass" and sv.slot.vtype == "POLICY" and "sizeclass" in slots:
+                sizeclass_groups.setdefault(sv.text, []).append(k)
+                continue
+            if sname not in slots or sname == "sizeclass":
+                continue
+            if sname in ("link_check", "head_canary") and sv.value == 1:
+                continue     # --safe never turns a check off
+            for v in slot_values(reg, sv.slot, sv.value, single_thread):
+                terms = [term(i, {sname: v}) if j == k else term(i)
+                         for j, i in enumerate(comp.instances)]
+                out.append(("::".join(terms), f"{inst.name}: {sname}={sv.text} → {v}"))
+    # A cache and the layer under it share their classes: a sizeclass move
+    # changes every layer that has the same policy at once.
+    for current, members in sizeclass_groups.items():
+        slot = comp.instances[members[0]].values["sizeclass"].slot
+        for v in slot_values(reg, slot, current, single_thread):
+            terms = [term(i, {"sizeclass": v}) if j in members else term(i)
+                     for j, i in enumerate(comp.instances)]
+            names = ", ".join(comp.instances[j].name for j in members)
+            out.append(("::".join(terms), f"{names}: sizeclass={current} → {v}"))
+    if "affinity" in slots and "affinity_pool" in reg.layers:
+        have = [k for k, i in enumerate(comp.instances) if i.layer.name == "affinity_pool"]
+        terms = [term(i) for i in comp.instances]
+        if have:
+            del terms[have[0]]
+            out.append(("::".join(terms), "affinity_pool removed"))
+        else:
+            terms.insert(len(terms) - 1, "affinity_pool")
+            out.append(("::".join(terms), "affinity_pool added"))
+    return out
+
+
+def is_safe(comp):
+    return any(i.layer.name in SAFETY_LAYERS or
+               ("link_check" in i.values and i.values["link_check"].value == 1)
+               for i in comp.instances)
+
+
+def eligible_instance(comp, safe):
+    """Whether a ready instance is a starting point: a malloc allocator
+    without measuring layers or C predicates, safe exactly when --safe."""
+    if comp.socket.layer.name != "malloc_socket":
+        return False
+    if any(i.layer.name in NON_ALLOCATING for i in comp.instances):
+        return False
+    if any(sv.slot.vtype == "FUNCTION" for i in comp.instances for sv in i.values.values()):
+        return False
+    return is_safe(comp) == safe
+
+
+def same_allocator(comp):
+    """Text equal for two compositions exactly when they are the same
+    allocator: every slot's value, given or default (a slot written with
+    its default value is the same as one left out)."""
+    return "::".join(f"{i.layer.name}:{i.name}(" + ",".join(
+        f"{n}={sv.value}" for n, sv in i.values.items()) + ")" for i in comp.instances)
+
+
+class Sample:
+    """One run: wall seconds, max RSS in KiB, and what went wrong if anything."""
+
+    def __init__(self, seconds, rss_kib, status, timed_out):
+        self.seconds, self.rss_kib = seconds, rss_kib
+        self.status, self.timed_out = status, timed_out
+
+
+def run_once(command, preload, out_path, timeout):
+    """Run command once with LD_PRELOAD=preload (None: as it is), standard
+    output to out_path, standard input from /dev/null, in a session of its
+    own (a timeout kills the whole group). Wall time around spawn..wait4;
+    max RSS is the child's ru_maxrss as wait4 reports it."""
+    env = dict(os.environ)
+    if preload:
+        env["LD_PRELOAD"] = preload + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
+    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    err_fd = os.open(str(out_path) + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    null_fd = os.open(os.devnull, os.O_RDONLY)
+    actions = [(os.POSIX_SPAWN_DUP2, null_fd, 0), (os.POSIX_SPAWN_DUP2, out_fd, 1),
+               (os.POSIX_SPAWN_DUP2, err_fd, 2)]
+    fired = []
+
+    try:
+        start = time.perf_counter()
+        pid = os.posix_spawnp(command[0], command, env, file_actions=actions, setsid=True)
+    except OSError as e:
+        raise TuneError(f"mortise tune: cannot run {command[0]}: {e.strerror}")
+    finally:
+        for fd in (out_fd, err_fd, null_fd):
+            os.close(fd)
+
+    def kill():
+        fired.append(True)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    try:
+        _, status, usage = os.wait4(pid, 0)
+    except BaseException:       # Ctrl-C: its own session did not get it
+        kill()
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        timer.cancel()
+    seconds = time.perf_counter() - start
+    return Sample(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), bool(fired))
+
+
+def file_digest(path):
+    return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
+
+
+@contextlib.contextmanager
+def output_to(log_path):
+    """Standard output and error of this process and its children (the
+    compiler) into log_path for the duration."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for f in saved + [fd]:
+            os.close(f)
+
+
+def mimalloc_library():
+    """The mimalloc library to preload, or None when it is not installed."""
+    found = ctypes.util.find_library("mimalloc")
+    if found:
+        return found
+    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
+              "/usr/local/lib"):
+        p = pathlib.Path(d) / "libmimalloc.so.2"
+        if p.is_file():
+            return str(p)
+    return None
+
+
+def fmt_seconds(s):
+    return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+
+
+def fmt_kib(k):
+    return f"{k / 1024:.1f} MiB" if k >= 1024 else f"{k} KiB"
+
+
+class Tuner:
+    def __init__(self, args, paths, cli):
+        self.args, self.paths, self.cli = args, paths, cli
+        self.command = args.command
+        self.reg = cli.registry(paths)
+        self.slots = set(args.slots.split(",")) if args.slots else \
+            set(TUNED_SLOTS) | (set(SAFE_SLOTS) if args.safe else set())
+        self.max_rss_kib = parse_size(args.max_rss) // 1024 if args.max_rss else None
+        self.budget = parse_budget(args.budget)
+        self.state_dir = pathlib.Path(args.state)
+        key = json.dumps([self.command, os.getcwd(), args.objective, args.weight, args.max_rss,
+                          args.safe, args.check, sorted(self.slots), args.instances,
+                          args.single_thread])
+        self.key = hashlib.sha256(key.encode()).hexdigest()[:12]
+        self.state_file = self.state_dir / f"tune-{self.key}.json"
+        self.out_dir = self.state_dir / f"tune-{self.key}-out"
+        self.last_progress = 0.0
+        self.started = time.monotonic()
+        self.rng = random.Random(0)
+
+    # ---- state -------------------------------------------------------
+    def load(self):
+        if self.args.fresh or not self.state_file.is_file():
+            self.state = {"version": SAVE_VERSION, "command": self.command, "phase": "reference",
+                          "elapsed": 0.0, "reference": None, "candidates": {}, "race": [],
+                          "incumbent": None, "best_instance": None, "final": {}, "steps": []}
+            return False
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        self.state = json.loads(self.state_file.read_text())
+        if self.state.get("version") != SAVE_VERSION:
+            raise TuneError(f"mortise tune: {self.state_file} is from another version; "
+                            "use --fresh")
+        return True
+
+    def save(self):
+        self.state["elapsed"] = self.elapsed()
+        self.started = time.monotonic()
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.state, indent=1, ensure_ascii=False))
+        os.replace(tmp, self.state_file)
+
+    def elapsed(self):
+        return self.state["elapsed"] + time.monotonic() - self.started
+
+    # ---- measuring ---------------------------------------------------
+    def score(self, run):
+        t, rss = run["seconds"], run["rss_kib"]
+        if self.args.objective == "time":
+            return t
+        if self.args.objective == "rss":
+            return rss
+        ref = self.state["reference"]
+        return t / ref["seconds"] + self.args.weight * rss / max(1, ref["rss_kib"])
+
+    def timeout(self):
+        if self.args.timeout:
+            return self.args.timeout
+        ref = self.state.get("reference")
+        return max(5.0, 10 * ref["seconds"]) if ref else 600.0
+
+    def run_check(self, out_path, spec):
+        cmd = self.args.check
+        quoted = shlex.quote(str(out_path))
+        cmd = cmd.replace("{}", quoted) if "{}" in cmd else f"{cmd} {quoted}"
+        env = dict(os.environ, MORTISE_TUNE_SPEC=spec or "",
+                   MORTISE_TUNE_REFERENCE=str(self.out_dir / "glibc.out"))
+        try:
+            r = subprocess.run(cmd, shell=True, env=env, capture_output=True, text=True,
+                               timeout=self.timeout())
+        except subprocess.TimeoutExpired:
+            return "--check timed out"
+        if r.returncode:
+            said = (r.stdout + r.stderr).strip().splitlines()
+            return f"--check failed (exit {r.returncode})" + (f": {said[-1]}" if said else "")
+        return None
+
+    def verdict(self, sample, out_path, spec):
+        """None when the run is correct, else why it is not."""
+        ref = self.state["reference"]
+        if sample.timed_out:
+            return f"hung: killed after --timeout {self.timeout():.0f} s"
+        if sample.status < 0:
+            return f"crashed: signal {-sample.status} ({signal.Signals(-sample.status).name})"
+        if sample.status != ref["status"]:
+            return f"exit status {sample.status}, glibc's is {ref['status']}"
+        if self.args.check:
+            return self.run_check(out_path, spec)
+        if file_digest(out_path) != ref["digest"]:
+            return "output differs from glibc's (give --check CMD if it may differ)"
+        return None
+
+    def measure(self, spec):
+        """One run of the candidate spec; False if it was dropped."""
+        cand = self.state["candidates"][spec]
+        out_path = self.out_dir / "run.out"
+        sample = run_once(self.command, cand["lib"], out_path, self.timeout())
+        why = self.verdict(sample, out_path, spec)
+        if why:
+            kept = self.out_dir / f"dropped-{cand['id']}.out"
+            os.replace(out_path, kept)
+            cand.update(status="dropped", why=f"{why} (its output: {kept})")
+            return False
+        cand["runs"].append({"seconds": sample.seconds, "rss_kib": sample.rss_kib})
+        return True
+
+    def reference_runs(self):
+        """Two glibc runs: the output the candidates must match, and the
+        unit of time+rss (their medians)."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        runs, digests = [], []
+        for n in range(2):
+            self.progress(f"glibc reference run {n + 1}/2", force=True)
+            path = self.out_dir / ("glibc.out" if n == 0 else "glibc-2.out")
+            s = run_once(self.command, None, path, self.args.timeout or 600.0)
+            if s.timed_out:
+                raise TuneError("mortise tune: the program did not end within --timeout on glibc")
+            runs.append(s)
+            digests.append(file_digest(path))
+        if digests[0] != digests[1] and not self.args.check:
+            raise TuneError("mortise tune: the program's output differs between two runs on "
+                            f"glibc ({self.out_dir}/glibc.out, glibc-2.out): give --check CMD "
+                            "to judge a candidate's output instead")
+        if runs[0].status != runs[1].status:
+            raise TuneError("mortise tune: the program's exit status differs between two runs "
+                            f"on glibc ({runs[0].status}, {runs[1].status})")
+        if self.args.check:
+            why = self.run_check(self.out_dir / "glibc.out", "")
+            if why:
+                raise TuneError(f"mortise tune: the glibc run fails the check: {why}")
+        self.state["reference"] = {
+            "seconds": statistics.median(s.seconds for s in runs),
+            "rss_kib": statistics.median(s.rss_kib for s in runs),
+            "status": runs[0].status, "digest": digests[0]}
+
+    # ---- candidates --------------------------------------------------
+    def add_candidate(self, line, origin):
+        """Check line, build it (cached); the candidate's canonical line."""
+        try:
+            comp = check(self.reg, line)
+        except SpecError:
+            return None
+        spec = gen.model_line(comp)
+        cands = self.state["candidates"]
+        key = same_allocator(comp)
+        for known, c in cands.items():
+            if c["key"] == key:
+                return known
+        cand = {"id": len(cands) + 1, "origin": origin, "runs": [], "status": "live",
+                "why": "", "lib": None, "key": key}
+        cands[spec] = cand
+        self.progress(f"building candidate {cand['id']}: {origin}", force=True)
+        log = self.out_dir / "build.log"
+        try:
+            with output_to(log):
+                cand["lib"] = str(self.cli.cached_library(self.paths, comp, False))
+        except self.cli.Failure:
+            tail = [l for l in log.read_text(errors="replace").splitlines() if "error" in l]
+            cand.update(status="dropped", why="build failed" + (f": {tail[0].strip()}"
+                                                                  if tail else ""))
+        return spec
+
+    def live(self, specs):
+        return [s for s in specs if self.state["candidates"][s]["status"] == "live"]
+
+    def stats(self, spec):
+        scores = [self.score(r) for r in self.state["candidates"][spec]["runs"]]
+        return statistics.median(scores), min(scores), max(scores), len(scores)
+
+    def leader(self, specs):
+        ready = [s for s in self.live(specs)
+                 if len(self.state["candidates"][s]["runs"]) >= self.args.min_runs]
+        return min(ready, key=lambda s: self.stats(s)[0]) if ready else None
+
+    def eliminate(self, specs):
+        """The racing rule (docs/tune.md): out when the best run is worse
+        than the leader's worst run; over --max-rss when even the smallest
+        max RSS is over it; retired when every live one has --max-runs."""
+        cands = self.state["candidates"]
+        if self.max_rss_kib:
+            for s in self.live(specs):
+                runs = cands[s]["runs"]
+                if runs and min(r["rss_kib"] for r in runs) > self.max_rss_kib:
+                    cands[s].update(status="out", why="max RSS over --max-rss in every run")
+        lead = self.leader(specs)
+        if lead is None:
+            return
+        _, _, lead_worst, _ = self.stats(lead)
+        for s in self.live(specs):
+            if s == lead or len(cands[s]["runs"]) < self.args.min_runs:
+                continue
+            _, best, _, _ = self.stats(s)
+            if best > lead_worst:
+                cands[s].update(status="out", why="worse beyond the noise: its best run "
+                                f"{self.fmt_score(best)} > the leader's worst "
+                                f"{self.fmt_score(lead_worst)}")
+        if all(len(cands[s]["runs"]) >= self.args.max_runs for s in self.live(specs)):
+            keep, why = lead, "median behind the leader's"
+            # In a neighbour race the incumbent keeps its place unless the
+            # leader's typical run beats the incumbent's good runs.
+            inc = self.state["incumbent"] if self.state["phase"] == "neighbours" else None
+            if inc in self.live(specs) and lead != inc and not self.clearly_better(lead, inc):
+                keep, why = inc, "not better than the incumbent beyond the noise"
+            for s in self.live(specs):
+                if s != keep:
+                    cands[s].update(status="retired", why=f"no clear difference after "
+                                    f"{self.args.max_runs} runs; {why}")
+
+    def clearly_better(self, a, b):
+        """a's upper quartile below b's lower quartile (scores)."""
+        qa = statistics.quantiles([self.score(r) for r in self.state["candidates"][a]["runs"]])
+        qb = statistics.quantiles([self.score(r) for r in self.state["candidates"][b]["runs"]])
+        return qa[2] < qb[0]
+
+    def race(self, specs):
+        """Rounds over the live candidates of specs until one is left.
+        (leader, True) then; (the leader so far, False) when the budget
+        ends first."""
+        while len(self.live(specs)) > 1 or (self.live(specs) and
+                                            not self.leader(specs)):
+            order = self.live(specs)
+            self.rng.shuffle(order)
+            for s in order:
+                if self.out_of_budget():
+                    self.save()
+                    return self.leader(specs), False
+                self.progress(self.race_line(specs, s))
+                self.measure(s)
+            self.eliminate(specs)
+            self.save()
+        return self.leader(specs), True
+
+    def out_of_budget(self):
+        """Whether the search must stop now, keeping enough of the budget
+        for the final round (its runs at glibc's pace)."""
+        ref = self.state["reference"]
+        final = self.args.final_runs * 4 * ref["seconds"] if ref else 0
+        return self.elapsed() + final >= self.budget
+
+    # ---- the search ------------------------------------------------------
+    def start_points(self):
+        chosen = self.args.instances.split(",") if self.args.instances else None
+        found = self.reg.instances()
+        if chosen:
+            unknown = [n for n in chosen if n not in found]
+            if unknown:
+                raise TuneError(f"mortise tune: --instances: no ready instance "
+                                f"{', '.join(unknown)} (see `mortise list`)")
+        lines = []
+        for name, (line, _) in sorted(found.items()):
+            if chosen and name not in chosen:
+                continue
+            try:
+                comp = check(self.reg, line)
+            except SpecError:
+                continue
+            if chosen or eligible_instance(comp, self.args.safe):
+                lines.append((line, f"instance {name}"))
+        if not lines:
+            raise TuneError("mortise tune: no ready instance to start from" +
+                            (" (with --safe: none has a safety layer)" if self.args.safe else ""))
+        return lines
+
+    def search(self):
+        st = self.state
+        if st["phase"] == "reference":
+            self.reference_runs()
+            st["phase"] = "instances"
+            starts = (self.add_candidate(line, why) for line, why in self.start_points())
+            st["race"] = [s for s in starts if s]
+            self.save()
+            self.warn_short()
+        if st["phase"] == "instances":
+            lead, finished = self.race(st["race"])
+            if lead is None and not finished:
+                raise TuneError("mortise tune: the budget ended before any instance had "
+                                f"{self.args.min_runs} runs; give a larger --budget")
+            if lead is None:
+                within = " within --max-rss" if self.max_rss_kib else ""
+                raise TuneError(f"mortise tune: no ready instance ran correctly{within} "
+                                "(see the dropped list)")
+            st["best_instance"] = st["incumbent"] = lead
+            if finished:
+                st["phase"], st["race"] = "neighbours", []
+            else:
+                self.cut("instances")
+            self.save()
+        while st["phase"] == "neighbours":
+            if not st["race"]:
+                fresh = self.fresh_neighbours()
+                if fresh is None:
+                    self.cut("neighbours")
+                    break
+                if not fresh:
+                    st["phase"] = "final"
+                    break
+                st["race"] = [st["incumbent"]] + fresh
+                self.save()
+            lead, finished = self.race(st["race"])
+            if not finished:
+                # A race the budget cuts short moves nothing, unless the
+                # incumbent is no longer in it.
+                if self.state["candidates"][st["incumbent"]]["status"] == "dropped":
+                    st["incumbent"] = self.fallback()
+                self.cut("neighbours")
+                break
+            if lead is None:
+                st["incumbent"] = self.fallback()
+                st["phase"] = "final"
+            elif lead != st["incumbent"]:
+                st["steps"].append({"from": st["incumbent"], "to": lead,
+                                    "move": st["candidates"][lead]["origin"]})
+                st["incumbent"] = lead
+            else:
+                st["phase"] = "final"
+            st["race"] = []
+            self.save()
+        if st["phase"] == "final":
+            self.final_round()
+            st["phase"] = "done"
+            self.save()
+
+    def fresh_neighbours(self):
+        """The incumbent's neighbours never run, built; None when the budget
+        ended while building them."""
+        st = self.state
+        fresh = []
+        for line, why in neighbours(self.reg, check(self.reg, st["incumbent"]), self.slots,
+                                    self.args.single_thread):
+            if self.out_of_budget():
+                return None
+            spec = self.add_candidate(line, why)
+            cand = st["candidates"].get(spec)
+            if cand and spec != st["incumbent"] and spec not in fresh and \
+                    not cand["runs"] and cand["status"] == "live":
+                fresh.append(spec)
+        return fresh
+
+    def cut(self, phase):
+        """The budget ended the search in phase: on to the final round; a
+        later session with a larger budget goes back to phase."""
+        self.state["cut_phase"] = phase
+        self.state["phase"] = "final"
+
+    def resume_cut(self):
+        """Whether a search the budget cut short goes on (the budget is
+        larger now); its final round is then run again at the end."""
+        st = self.state
+        if st.get("cut_phase") and not self.out_of_budget():
+            st["phase"] = st.pop("cut_phase")
+            st["final"] = {}
+            return True
+        return False
+
+    def fallback(self):
+        """The incumbent, or if it was dropped, the best-median candidate
+        that never was."""
+        cands = self.state["candidates"]
+        if cands[self.state["incumbent"]]["status"] != "dropped":
+            return self.state["incumbent"]
+        ok = [s for s, c in cands.items() if c["runs"] and c["status"] != "dropped"]
+        if not ok:
+            raise TuneError("mortise tune: every candidate was dropped")
+        return min(ok, key=lambda s: self.stats(s)[0])
+
+    def final_round(self):
+        """The winner against glibc, the best ready instance and mimalloc,
+        --final-runs each, interleaved."""
+        st = self.state
+        refs = self.final_entries()
+        for label, _ in refs:
+            st["final"].setdefault(label, [])
+        while True:
+            due = [(l, p) for l, p in refs if len(st["final"][l]) < self.args.final_runs]
+            if not due:
+                break
+            self.rng.shuffle(due)
+            for label, lib in due:
+                self.progress(f"final round: {label} run {len(st['final'][label]) + 1}/"
+                              f"{self.args.final_runs}")
+                s = run_once(self.command, lib, self.out_dir / "final.out", self.timeout())
+                ok = not s.timed_out and s.status == st["reference"]["status"]
+                st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib, "ok": ok})
+            self.save()
+
+    def final_entries(self):
+        st = self.state
+        cands = st["candidates"]
+        entries = [("winner", cands[st["incumbent"]]["lib"]), ("glibc", None)]
+        if st["best_instance"] != st["incumbent"]:
+            entries.append(("best ready instance", cands[st["best_instance"]]["lib"]))
+        mi = mimalloc_library()
+        if mi:
+            entries.append(("mimalloc", mi))
+        return entries
+
+    # ---- output ----------------------------------------------------------
+    def fmt_score(self, v):
+        if self.args.objective == "time":
+            return fmt_seconds(v)
+        if self.args.objective == "rss":
+            return fmt_kib(int(v))
+        return f"{v:.3f}"
+
+    def progress(self, msg, force=False):
+        line = f"[{self.elapsed():6.0f}/{self.budget:.0f} s] {msg}"
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K" + line[:150])
+            sys.stderr.flush()
+        elif force or time.monotonic() - self.last_progress >= 5:
+            self.last_progress = time.monotonic()
+            print(line, file=sys.stderr)
+
+    def race_line(self, specs, running):
+        live = self.live(specs)
+        lead = self.leader(specs)
+        cand = self.state["candidates"][running]
+        lead_txt = f"leader #{self.state['candidates'][lead]['id']} median " \
+                   f"{self.fmt_score(self.stats(lead)[0])}" if lead else "no leader yet"
+        return (f"{self.state['phase']}: {len(live)} live, running #{cand['id']} "
+                f"(run {len(cand['runs']) + 1}); {lead_txt}")
+
+    def warn_short(self):
+        t = self.state["reference"]["seconds"]
+        if t < SHORT_RUN:
+            print(f"mortise tune: warning: a run takes {fmt_seconds(t)} on glibc; below "
+                  f"{SHORT_RUN} s start-up and timer noise weigh in: make the run longer "
+                  "(more work per run) for time results that mean something", file=sys.stderr)
+
+    def medians(self, runs):
+        return (statistics.median(r["seconds"] for r in runs),
+                statistics.median(r["rss_kib"] for r in runs))
+
+    def report(self):
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\x1b[K")
+        st = self.state
+        cands = st["candidates"]
+        ref = st["reference"]
+        print(f"mortise tune: {shlex.join(self.command)}")
+        print(f"objective: {self.args.objective}"
+              + (f" (score = time/glibc's time + {self.args.weight} × max RSS/glibc's max RSS)"
+                 if self.args.objective == "time+rss" else "")
+              + (f", max RSS at most {self.args.max_rss}" if self.args.max_rss else "")
+              + (", safe compositions only" if self.args.safe else "")
+              + f"; searched {st['elapsed']:.0f} s of a {self.budget:.0f} s budget")
+        if st.get("cut_phase"):
+            print(f"the budget ended the search (in its {st['cut_phase']} phase): the same "
+                  "command with a larger --budget goes on from there")
+        print(f"glibc: {fmt_seconds(ref['seconds'])}, max RSS {fmt_kib(int(ref['rss_kib']))} "
+              "(median of 2)\n")
+        print("Candidates (median of the runs; [min, max]):")
+        print(f"  {'#':>3}  {'status':<8} {'runs':>4}  {'time':>22}  {'max RSS':>26}  what")
+        for spec, c in sorted(cands.items(), key=lambda kv: kv[1]["id"]):
+            runs = c["runs"]
+            if runs:
+                ts = [r["seconds"] for r in runs]
+                rs = [r["rss_kib"] for r in runs]
+                t = f"{fmt_seconds(statistics.median(ts))} [{min(ts):.3f}, {max(ts):.3f}]"
+                r = f"{fmt_kib(int(statistics.median(rs)))} [{min(rs)}, {max(rs)} KiB]"
+            else:
+                t = r = "-"
+            mark = "winner" if spec == st["incumbent"] else c["status"]
+            print(f"  {c['id']:>3}  {mark:<8} {len(runs):>4}  {t:>22}  {r:>26}  {c['origin']}")
+        self.print_dropped(sys.stdout)
+        if st["steps"]:
+            print("\nSteps from the best ready instance (each a neighbour that won its race):")
+        for step in st["steps"]:
+            print(f"  #{cands[step['to']]['id']}: {step['move']}")
+        self.pareto()
+        winner = st["incumbent"]
+        print(f"\nWinner (#{cands[winner]['id']}, {cands[winner]['origin']}):\n  {winner}")
+        self.final_report()
+        return winner
+
+    def print_dropped(self, to):
+        dropped = sorted((c for c in self.state["candidates"].values()
+                          if c["status"] == "dropped"), key=lambda c: c["id"])
+        if dropped:
+            print("\nDropped (never picked):", file=to)
+        for c in dropped:
+            print(f"  #{c['id']} {c['origin']}: {c['why']}", file=to)
+
+    def pareto(self):
+        cands = self.state["candidates"]
+        points = [(spec,) + self.medians(c["runs"]) for spec, c in cands.items()
+                  if c["runs"] and c["status"] != "dropped"]
+        front = pareto_front(points)
+        print("\nPareto front of time and max RSS (medians; no other candidate is better "
+              "in both):")
+        print(f"  {'#':>3}  {'time':>10}  {'max RSS':>12}  model line")
+        by_spec = {p[0]: p for p in points}
+        for spec in front:
+            _, t, r = by_spec[spec]
+            print(f"  {cands[spec]['id']:>3}  {fmt_seconds(t):>10}  {fmt_kib(int(r)):>12}  {spec}")
+        svg_path = self.state_dir / f"tune-{self.key}-pareto.svg"
+        svg_path.write_text(self.pareto_svg(points, front))
+        print(f"  plot: {svg_path}")
+
+    def pareto_svg(self, points, front):
+        sys.path.insert(0, str(self.paths.tools))
+        from bench_lib import svg
+        by_spec = {p[0]: p for p in points}
+        series = [("Pareto front", [(by_spec[s][1], by_spec[s][2] / 1024) for s in front]),
+                  ("other candidates", [(t, r / 1024) for s, t, r in points if s not in front])]
+        for label, runs in self.state["final"].items():
+            if label != "winner" and runs:
+                t, r = self.medians(runs)
+                series.append((label, [(t, r / 1024)]))
+        t, r = by_spec[self.state["incumbent"]][1:]
+        series.append(("winner", [(t, r / 1024)]))
+        return svg.line_chart("mortise tune: time and max RSS of the candidates",
+                              "wall time (s, median)", "max RSS (MiB, median)", series,
+                              note=shlex.join(self.command),
+                              markers_only={label for label, _ in series[1:]})
+
+    def final_report(self):
+        final = self.state["final"]
+        if "winner" not in final or not final["winner"]:
+            return
+        wt, wr = self.medians(final["winner"])
+        print(f"\nFinal round ({self.args.final_runs} runs each, interleaved; medians):")
+        print(f"  {'':<20} {'time':>10} {'max RSS':>12}  {'winner/this time':>16}  "
+              f"{'winner/this RSS':>15}")
+        for label, runs in final.items():
+            bad = sum(1 for r in runs if not r["ok"])
+            t, r = self.medians(runs)
+            note = f"  ({bad} runs failed)" if bad else ""
+            print(f"  {label:<20} {fmt_seconds(t):>10} {fmt_kib(int(r)):>12}  "
+                  f"{wt / t:>16.3f}  {wr / max(1, r):>15.3f}{note}")
+        if self.state["best_instance"] == self.state["incumbent"]:
+            print("  (the winner is the best ready instance: no neighbour beat it)")
+        if not mimalloc_library():
+            print("  mimalloc: not installed (Debian: libmimalloc2.0), left out")
+
+
+def cmd_tune(args, paths, cli):
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        raise cli.Failure("mortise tune: no command (mortise tune [options] -- command args...)", 2)
+    args.command = command
+    try:
+        if args.min_runs < 2 or args.max_runs < args.min_runs or args.final_runs < 1:
+            raise ValueError("--min-runs must be at least 2, --max-runs at least --min-runs, "
+                             "--final-runs at least 1")
+        for bad in set(args.slots.split(",") if args.slots else ()) - \
+                set(TUNED_SLOTS) - set(SAFE_SLOTS):
+            raise ValueError(f"--slots: '{bad}' is not a slot tune varies "
+                             f"({', '.join(TUNED_SLOTS + SAFE_SLOTS)})")
+        tuner = Tuner(args, paths, cli)
+    except ValueError as e:
+        raise cli.Failure(f"mortise tune: {e}", 2)
+    try:
+        if tuner.load():
+            more = tuner.resume_cut()
+            print(f"mortise tune: resuming {tuner.state_file} ({tuner.state['phase']}, "
+                  f"{tuner.state['elapsed']:.0f} s spent"
+                  + ("; the budget had cut it short" if more else "") + ")", file=sys.stderr)
+    except TuneError as e:
+        raise cli.Failure(str(e), 2)
+    try:
+        tuner.search()
+    except TuneError as e:
+        tuner.save()
+        tuner.print_dropped(sys.stderr)
+        raise cli.Failure(str(e), 2)
+    except KeyboardInterrupt:
+        tuner.save()
+        raise cli.Failure(f"\nmortise tune: interrupted; run the same command again to "
+                          f"resume ({tuner.state_file})", 130)
+    winner = tuner.report()
+    comp = check(tuner.reg, winner)
+    cli.build_files(paths, gen.composition_c(comp, origin="mortise tune"), args.output,
+                    libs=cli.layer_libs(comp))
+    print(f"\nbuilt: {args.output}  (mortise build {shlex.quote(winner)} -o {args.output})")
+    return 0
+
+
+def add_parser(sub, cli):
+    t = sub.add_parser(
+        "tune", help="search the compositions for the one a program runs best on",
+        description="Run COMMAND on the C library's malloc, then on the ready instances "
+        "and, from the best of them, on compositions one slot away (size classes, slab "
+        "and cache sizes, sync policies, large-block keep and decay, affinity pools on "
+        "or off; with --safe the safety layers' slots), with the values the headers "
+        "give; keep what improves. Runs are interleaved; a candidate is out when its "
+        "best run is worse than the leader's worst (docs/tune.md). Every candidate's "
+        "standard output and exit status must equal glibc's (or --check must pass). "
+        "Prints the candidates, the Pareto front of time and max RSS (and an SVG), "
+        "the winner's model line and its ratios to glibc, the best ready instance and "
+        "mimalloc, and builds it (-o). Results are kept in --state: the same command "
+        "run again resumes. Exit status: 0 done, 2 the search could not run.")
+    t.add_argument("command", nargs=cli.argparse.REMAINDER, metavar="-- COMMAND ARGS")
+    t.add_argument("--objective", choices=OBJECTIVES, default="time",
+                   help="time: wall time of a run; rss: the child's max RSS (wait4); "
+                   "time+rss: time/glibc's time + WEIGHT × max RSS/glibc's max RSS "
+                   "(default time)")
+    t.add_argument("--weight", type=float, default=1.0,
+                   help="the max RSS term's weight in time+rss (default 1)")
+    t.add_argument("--max-rss", metavar="SIZE",
+                   help="constraint: a candidate whose max RSS is over SIZE (e.g. 200MB) "
+                   "in every run is out")
+    t.add_argument("--safe", action="store_true",
+                   help="search safe compositions only: start from the instances with a "
+                   "safety layer or link checks, vary the safety slots, never drop them")
+    t.add_argument("--single-thread", action="store_true",
+                   help="the program has one thread: sync=none is a candidate too")
+    t.add_argument("--check", metavar="CMD",
+                   help="judge a run's output with CMD instead of comparing it with glibc's: "
+                   "the shell runs CMD with the output file's path appended (or in place "
+                   "of {}); exit 0 passes. $MORTISE_TUNE_SPEC is the candidate's model "
+                   "line, $MORTISE_TUNE_REFERENCE glibc's output")
+    t.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="a run longer than this hangs and is dropped (default 10 × glibc's "
+                   "time, at least 5 s)")
+    t.add_argument("--budget", default="10m",
+                   help="time for the search, over all resumed sessions: 90s, 10m, 1h "
+                   "(default 10m); enough is kept for the final round")
+    t.add_argument("--state", default=".mortise-tune", metavar="DIR",
+                   help="where the results are kept (default .mortise-tune in the "
+                   "current directory): tune-KEY.json, the outputs, the plot")
+    t.add_argument("--fresh", action="store_true", help="forget the results kept for this search")
+    t.add_argument("--instances", metavar="A,B",
+                   help="start from these ready instances only (default: every malloc "
+                   "instance without measuring layers or predicates)")
+    t.add_argument("--slots", metavar="S,T",
+                   help=f"vary only these (default {','.join(TUNED_SLOTS)}; with --safe "
+                   f"also {','.join(SAFE_SLOTS)})")
+    t.add_argument("--min-runs", type=int, default=5,
+                   help="runs before a candidate can be judged (default 5; at least 2)")
+    t.add_argument("--max-runs", type=int, default=12,
+                   help="runs after which candidates without a clear difference retire "
+                   "(default 12; at least --min-runs)")
+    t.add_argument("--final-runs", type=int, default=7,
+                   help="runs of each in the final round (default 7)")
+    t.add_argument("-o", dest="output", default="libtuned.so", metavar="LIB.so",
+                   help="where to build the winner (default libtuned.so)")
+    t.set_defaults(fn=lambda args, paths: cmd_tune(args, paths, cli))

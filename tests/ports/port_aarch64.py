@@ -395,7 +395,8 @@ def main():
         return 1
     start = time.time()
     rc = PARTS[a.part](a)
-    print("port aarch64 %s: %s in %.0f s" % (a.part, "ok" if rc == 0 else "FAILED", time.time() - start))
+    outcome = {0: "ok", SKIPPED: "skipped"}.get(rc, "FAILED")
+    print("port aarch64 %s: %s in %.0f s" % (a.part, outcome, time.time() - start))
     return rc
 
 

@@ -6,12 +6,19 @@
 PART is one of
   build        configure TREE with cmake/toolchains/aarch64-linux-gnu.cmake and
                build every instance and the programs the other parts run
-               (once: a later call only brings the tree up to date)
-  conformance  the conformance suite for every instance, linked, every case;
+               (once: a later call only brings the tree up to date); the
+               instances linked with libunwind only when libunwind-dev:arm64
+               is installed
+  conformance  the conformance suite for every instance but those linked
+               with libunwind, linked, every case;
                preloaded (cases api, random and cxx_new) for the ready
                instances that get every mode natively; static for wfslab;
                churn, fork and random scaled down (conformance_env below;
                no RSS bound under qemu), every watchdog x3
+  affinity     the same for the instances linked with libunwind (affinity),
+               static too (libunwind.a and liblzma.a of arm64), and
+               affinity_pool's own test (tests/layers/affinity_pool), both
+               builds: call chains unwound under qemu-user
   pagesize     the conformance cases api (valloc, pvalloc), align and
                random on wfslab, hslab and tlsf with qemu
                reporting 64 KiB pages (-p 65536), as an arm64 kernel built
@@ -29,7 +36,8 @@ PART is one of
                (-cpu cortex-a53): the ldxp/stxp path of libgcc's helpers
 
 Exit 77 (ctest: skipped) when the cross compiler or qemu-aarch64 is missing,
-unless MORTISE_REQUIRE_PORTS=1, then 1.
+and the affinity part also when libunwind-dev:arm64 is, unless
+MORTISE_REQUIRE_PORTS=1, then 1.
 """
 import argparse
 import os
@@ -55,7 +63,9 @@ RUN_TIMEOUT = 600
 
 
 def qemu_command(extra=()):
-    return ["qemu-aarch64", *extra, "-L", SYSROOT]
+    # the C library of the cross root only, not libc6:arm64's beside it
+    # (cmake/toolchains/aarch64-linux-gnu.cmake says why)
+    return ["qemu-aarch64", *extra, "-L", SYSROOT, "-E", "LD_LIBRARY_PATH=%s/lib" % SYSROOT]
 
 
 def missing_tools():
@@ -66,10 +76,23 @@ def missing_tools():
     return missing
 
 
-# Instances the cross tree does not build: affinity links libunwind, whose
-# aarch64 headers and library (libunwind-dev:arm64) need a multiarch install
-# that .ci/run does not do; its layer's logic is the same C, tested natively.
-NOT_PORTED = {"affinity"}
+# Debian's multiarch libunwind for the target (libunwind-dev:arm64, which
+# pulls liblzma-dev:arm64 in: libunwind.a needs liblzma.a), where the cross
+# toolchain file looks for it.
+MULTIARCH_UNWIND = ["/usr/include/%s/libunwind.h" % TRIPLE, "/usr/lib/%s/libunwind.so" % TRIPLE,
+                    "/usr/lib/%s/libunwind.a" % TRIPLE, "/usr/lib/%s/liblzma.a" % TRIPLE]
+# affinity_pool's own test programs (tests/layers/affinity_pool/CMakeLists.txt)
+AFFINITY_TESTS = ["affinity_test_paper", "affinity_test_small"]
+
+
+def libunwind_missing():
+    return [f for f in MULTIARCH_UNWIND if not os.path.exists(f)]
+
+
+def unwinding(source):
+    """The instances linked with libunwind (MORTISE_LINK_LIBS in instances/CMakeLists.txt)."""
+    text = open(os.path.join(source, "instances", "CMakeLists.txt")).read()
+    return set(re.findall(r"mortise-(\w+)\s+PROPERTIES\s+MORTISE_LINK_LIBS\s+unwind\b", text))
 
 
 def instances(source):
@@ -78,8 +101,6 @@ def instances(source):
     text = re.sub(r"#.*", "", text)
     names, variants = [], set()
     for m in re.finditer(r"mortise_add_instance\((\w+)\s+\S+((?:\s+\w+)*)\)", text):
-        if m.group(1) in NOT_PORTED:
-            continue
         names.append(m.group(1))
         if "VARIANT" in m.group(2).split():
             variants.add(m.group(1))
@@ -107,6 +128,12 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT, cwd=None):
 
 def part_build(a):
     names, _, skip, _ = instances(a.source)
+    static, extra = static_instances(a.source), AFFINITY_TESTS
+    if libunwind_missing():  # the other parts need none of it
+        left_out = unwinding(a.source)
+        print("build: no libunwind-dev:arm64 (%s): not building %s" % (", ".join(libunwind_missing()),
+              ", ".join(sorted(left_out))))
+        names, static, extra = [n for n in names if n not in left_out], static - left_out, []
     # configured every time (a few seconds): make alone does not know the
     # targets a changed CMakeLists.txt adds
     rc, out = run(["cmake", "-S", a.source, "-B", a.tree,
@@ -115,9 +142,9 @@ def part_build(a):
     if rc != 0:
         print(out[-3000:])
         return 1
-    targets = ["mortise-conformance", "mortise-cxx-new-test", "mortise-wfslab-static",
-               "conformance-wfslab-static", "zc-segfit_fake4", "zc-tcache_fake", "zc-segfit_tick",
-               "zc-segfit_count", "wcet_prog", "wcet_prog_linked", "stats-segfit_perf", "pal_test", "hslab_core_test"]
+    targets = ["mortise-conformance", "mortise-cxx-new-test", "zc-segfit_fake4", "zc-tcache_fake", "zc-segfit_tick",
+               "zc-segfit_count", "wcet_prog", "wcet_prog_linked", "stats-segfit_perf", "pal_test", "hslab_core_test",
+               *extra, *["conformance-%s-static" % n for n in sorted(static)]]
     for n in names:
         targets.append("mortise-" + n)
         if n not in skip:
@@ -129,6 +156,12 @@ def part_build(a):
     print(out[-6000:] if rc else out[-800:])
     print("build: %d targets, %.0f s, exit %s" % (len(targets), time.time() - start, rc))
     return 0 if rc == 0 else 1
+
+
+def static_instances(source):
+    """The instances whose fully static program runs here: wfslab, and those
+    linked with libunwind (libunwind.a and liblzma.a of arm64 linked in)."""
+    return {"wfslab"} | unwinding(source)
 
 
 def composition(source, name):
@@ -180,7 +213,7 @@ def run_jobs(jobs):
                 failed += 1
                 print("%s: FAIL (%s, %.1f s)\n  %s" % (name, why, secs, "\n  ".join(out.splitlines()[-25:])))
             else:
-                summary = [l for l in out.splitlines() if l.startswith(("conformance:", "churn:", "fork:"))]
+                summary = [l for l in out.splitlines() if l.startswith(("conformance:", "churn:", "fork:", "affinity_test:"))]
                 print("%s: ok (%.1f s) %s" % (name, secs, " | ".join(summary[-2:])))
     print("%d run, %d failed" % (len(jobs), failed))
     return failed
@@ -198,6 +231,7 @@ def ends_with_report(rc, out):
 
 def conformance_jobs(a, chosen, cases, modes, qemu_extra=()):
     names, variants, skip, fatal = instances(a.source)
+    static = static_instances(a.source)
     bin_dir, lib_dir = os.path.join(a.tree, "bin"), os.path.join(a.tree, "lib")
     jobs = []
     for n in names:
@@ -209,7 +243,7 @@ def conformance_jobs(a, chosen, cases, modes, qemu_extra=()):
         for mode in modes:
             if mode != "linked" and n in variants:
                 continue  # variants run linked only, as natively (cmake/Mortise.cmake)
-            if mode == "static" and n != "wfslab":
+            if mode == "static" and n not in static:
                 continue
             prog = {"linked": "conformance-" + n, "static": "conformance-%s-static" % n,
                     "preload": "mortise-conformance"}[mode]
@@ -226,7 +260,20 @@ def conformance_jobs(a, chosen, cases, modes, qemu_extra=()):
 
 
 def part_conformance(a):
-    return 1 if run_jobs(conformance_jobs(a, None, CASES, ["linked", "preload", "static"])) else 0
+    chosen = set(instances(a.source)[0]) - unwinding(a.source)
+    return 1 if run_jobs(conformance_jobs(a, chosen, CASES, ["linked", "preload", "static"])) else 0
+
+
+def part_affinity(a):
+    """Call chains unwound by libunwind under qemu-user: a part of its own,
+    so that the conformance part does not grow by it."""
+    missing = libunwind_missing()
+    if missing:
+        return skip_or_fail("missing %s (Debian, after `dpkg --add-architecture arm64`: "
+                            "libunwind-dev:arm64)" % ", ".join(missing))
+    jobs = conformance_jobs(a, unwinding(a.source), CASES, ["linked", "preload", "static"])
+    jobs += [(t, qemu_command() + [os.path.join(a.tree, "bin", t)], {}, passed) for t in AFFINITY_TESTS]
+    return 1 if run_jobs(jobs) else 0
 
 
 def part_pagesize(a):
@@ -319,8 +366,17 @@ def part_wcet(a):
     return 1 if failed else 0
 
 
-PARTS = {"build": part_build, "conformance": part_conformance, "pagesize": part_pagesize, "pal": part_pal, "cores": part_cores,
+PARTS = {"build": part_build, "conformance": part_conformance, "affinity": part_affinity, "pagesize": part_pagesize, "pal": part_pal, "cores": part_cores,
          "badinput": part_badinput, "zero_cost": part_zero_cost, "wcet": part_wcet, "lse": part_lse}
+
+
+def skip_or_fail(why):
+    print("port aarch64: " + why)
+    if os.environ.get("MORTISE_REQUIRE_PORTS") == "1":
+        print("port aarch64: FAIL: MORTISE_REQUIRE_PORTS=1")
+        return 1
+    print("port aarch64: SKIPPED")
+    return SKIPPED
 
 
 def main():
@@ -332,19 +388,15 @@ def main():
     a.source, a.tree = os.path.abspath(a.source), os.path.abspath(a.tree)
     missing = missing_tools()
     if missing:
-        print("port aarch64: missing %s (Debian: gcc-aarch64-linux-gnu g++-aarch64-linux-gnu "
-              "libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user)" % ", ".join(missing))
-        if os.environ.get("MORTISE_REQUIRE_PORTS") == "1":
-            print("port aarch64: FAIL: MORTISE_REQUIRE_PORTS=1")
-            return 1
-        print("port aarch64: SKIPPED")
-        return SKIPPED
+        return skip_or_fail("missing %s (Debian: gcc-aarch64-linux-gnu g++-aarch64-linux-gnu "
+                            "libc6-dev-arm64-cross binutils-aarch64-linux-gnu qemu-user)" % ", ".join(missing))
     if a.part != "build" and not os.path.exists(os.path.join(a.tree, "bin", "mortise-conformance")):
         print("port aarch64: %s not built (the test port.aarch64.build builds it)" % a.tree)
         return 1
     start = time.time()
     rc = PARTS[a.part](a)
-    print("port aarch64 %s: %s in %.0f s" % (a.part, "ok" if rc == 0 else "FAILED", time.time() - start))
+    outcome = {0: "ok", SKIPPED: "skipped"}.get(rc, "FAILED")
+    print("port aarch64 %s: %s in %.0f s" % (a.part, outcome, time.time() - start))
     return rc
 
 

@@ -147,8 +147,8 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
     }
     /* where the walk of wrapper frames starts: this frame's stack pointer,
      * at a fixed distance from the caller's caller for each call site */
-    uintptr_t my_sp = 0;
-#if defined(__x86_64__)
+    uintptr_t my_sp = 0; /* 0: no walk, the slow path unwinds */
+#if MT_AFF_FRAME_WALK
     __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
 #endif
     uintptr_t entry = (uintptr_t)__builtin_return_address(0);

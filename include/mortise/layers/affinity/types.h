@@ -30,6 +30,15 @@
 #define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
 #define MT_AFF_WRAP_BITS 12          /* trusted wrappers' frame sizes: 4096 */
 
+/* Wrapper chains read straight off the stack (docs/affinity.md) need the
+ * stack pointer and each return address in the word just below its
+ * caller's frame: x86-64. Elsewhere every wrapper allocation unwinds. */
+#if defined(__x86_64__)
+#define MT_AFF_FRAME_WALK 1
+#else
+#define MT_AFF_FRAME_WALK 0
+#endif
+
 /* site->fast: what the fast path does for a return address. */
 #define MT_AFF_SLOW ((uintptr_t)0)   /* learning, counting, or a wrapper */
 #define MT_AFF_PLAIN ((uintptr_t)1)  /* decided: never pooled, pass below */

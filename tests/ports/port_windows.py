@@ -16,8 +16,7 @@ PART is one of
                the DLL (fork has no Windows counterpart)
   badinput     the bad-input corpus (tests/suites/badinput/run_case.py --wine)
                under wfslabs, hslabd and tlsfccsd; free_mmap and
-               underflow_far_aligned need mmap and mincore and are not built;
-               KNOWN_DIFFERENT below lists a case left out, and why
+               underflow_far_aligned need mmap and mincore and are not built
 
 wine runs with its own prefix in TREE/wineprefix (made by the first run,
 slow) and WINEDEBUG=-all; one wineserver is kept up for the whole part so
@@ -47,9 +46,6 @@ NOT_PORTED_CASES = {"free_mmap", "underflow_far_aligned"}
 # under tlsfccsd the damaged free block at the emulated break's end is not
 # met while the program allocates (no report), and the process dies of a
 # stack overflow as it exits. Left out of the run until explained.
-KNOWN_DIFFERENT = {"tlsfccsd": {"overflow_into_free_grow"}}
-
-
 def find_wine():
     for c in WINE_CANDIDATES:
         path = c if os.path.isabs(c) else shutil.which(c)
@@ -165,7 +161,7 @@ def part_badinput(a):
                  [sys.executable, driver, "--wine", w.wine, "--lib",
                   os.path.join(a.tree, "lib", "libmortise-%s.a" % inst), "--cases", os.path.join(a.tree, "badinput"),
                   "--kind", kind, "--modes", modes,
-                  *[c for c in cases if c not in KNOWN_DIFFERENT.get(inst, ())]], w.env, None)
+                  *cases], w.env, None)
                 for inst, (kind, modes) in SAFETY.items()]
         return 1 if run_jobs(jobs) else 0
 

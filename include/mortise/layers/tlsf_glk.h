@@ -28,10 +28,13 @@
  *                          (free's two neighbours, realloc's successor, and
  *                          a new chunk's: the block in front of the
  *                          region's sentinel and the first block of the
- *                          region after it). free_ok: its size leads to a
- *                          header naming it as free predecessor; its list
- *                          links point at headers of ours that link back;
- *                          safety/link_check.h. So an overflow into a free
+ *                          region after it), and the block being freed
+ *                          itself. free_ok: its size leads to a header
+ *                          naming it as free predecessor; its list links
+ *                          point at headers of ours that link back;
+ *                          used_ok (the freed block): it says used, its
+ *                          size leads to a header of ours;
+ *                          safety/link_check.h. So an overflow into a
  *                          neighbour or a write after free never sends the
  *                          layer outside its heap. A damaged block is
  *                          reported once (corrupted-metadata at its user
@@ -529,10 +532,28 @@ MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b, const char *op)
     return false;
 }
 
+/* link_check: may b, a block handed out and now freed whose header word
+ * reads h, be filed? It says used, and its size leads to a header of ours
+ * that does not call b free. An overflow from the block in front (a layer
+ * above may have left b without a check of its own: a quarantine's ring)
+ * changes the word. */
+MT_INLINE bool MT_SELF(used_ok)(const mt_tlsf_block *b, size_t h)
+{
+    size_t size = h & ~MT_TLSF_FLAGS;
+    if ((h & (MT_TLSF_FREE | MT_TLSF_CONDEMNED)) || size < MT_TLSF_MIN || (size & (MT_MIN_ALIGN - 1)))
+        return false;
+    const mt_tlsf_block *n = mt_tlsf_at((uintptr_t)b + size);
+    return (uintptr_t)n > (uintptr_t)b && MT_SELF(header_at)(b, n) && !mt_tlsf_prev_free(n);
+}
+
 static inline void *MT_SELF(cs_free)(void *arg)
 {
     mt_tlsf_block *b = mt_tlsf_of(arg);
     size_t h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS, flags = h & MT_TLSF_PREV_FREE;
+    if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(used_ok)(b, h))) {
+        MT_SELF(free_broken)(b, "free"); /* reported, condemned: its memory leaks */
+        return NULL;
+    }
     if (MT_UNLIKELY(size > MT_GRANULE))
         MT_SELF(reclaim)(b, size);
     if (MT_LINK_CHECK && flags && MT_UNLIKELY(!MT_SELF(prev_ok)(b, "free")))

@@ -217,6 +217,35 @@ static void damaged_neighbour(void)
     after_damage(mt_tlsf_of(b), (uintptr_t)c, "free", 1000, 200, "damaged neighbour");
     t_free(c);
 }
+
+/* A block in use whose header an overflow from the block in front replaced
+ * (a layer above that keeps no check of its own there: delayed_free's
+ * ring), then freed: reported once at the free, condemned, never merged or
+ * followed (its size word leads outside the heap). */
+static void damaged_own_header(void)
+{
+    enum { TRIES = 64 };
+    void *held[3 * TRIES], *a = NULL, *b = NULL, *c = NULL;
+    int n = 0; /* the earlier tests left holes: three in a row come from the heap's end */
+    for (; n < 3 * TRIES; n += 3) {
+        a = held[n] = t_malloc(40), b = held[n + 1] = t_malloc(40), c = held[n + 2] = t_malloc(40);
+        if (adjacent(a, b) && adjacent(b, c))
+            break;
+    }
+    CHECK_MSG(adjacent(a, b) && adjacent(b, c), "damaged own header: a %p, b %p, c %p not in a row", a, b, c);
+    memset((char *)a + 40, 0x41, 32); /* b's header, not past b */
+    reports = 0;
+    t_free(b);
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "tlsf_glk") &&
+                  last.ptr == b && !strcmp(last.operation, "free"),
+              "damaged own header: %d reports, the last %s by %s at %p in %s (block %p)", reports,
+              mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, b);
+    t_free(b); /* condemned: not reported again */
+    for (int i = 0; i < n + 3 && i < 3 * TRIES; i++)
+        if (held[i] != b)
+            t_free(held[i]);
+    CHECK_MSG(reports == 1, "damaged own header: %d reports after the neighbours' frees", reports);
+}
 #endif
 
 #if LINK_LAYER == 7
@@ -255,6 +284,7 @@ int main(void)
     grow_after_alloc();
     grow_first();
     damaged_neighbour();
+    damaged_own_header();
 #elif LINK_LAYER == 7
     purge_walk();
 #endif

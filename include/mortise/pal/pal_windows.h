@@ -162,6 +162,14 @@ static inline void mt_pal_unmap(void *p, size_t len)
     SetLastError(saved);
 }
 
+/* Decommit without release: the reservation stays for the next commit. */
+static inline void mt_pal_decommit(void *p, size_t len)
+{
+    DWORD saved = GetLastError();
+    mt_pal_decommit_range(p, len, false);
+    SetLastError(saved);
+}
+
 static inline void mt_pal_advise_dontneed(void *p, size_t len)
 {
     size_t page = mt_pal_page_size();

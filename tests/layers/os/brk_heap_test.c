@@ -14,6 +14,7 @@
 MT_COMPOSE(brk_heap, custom_socket)
 
 #include "../../common/check.h"
+#define OS_TEST_STRESS
 #include "os_test.h"
 #include <string.h>
 #include <unistd.h>
@@ -141,40 +142,9 @@ static void test_errors(void)
     CHECK(holds());
 }
 
-enum { STRESS_SLOTS = 16, STRESS_ROUNDS = 3000 };
-
-static void *stress(void *arg)
-{
-    uintptr_t tag = (uintptr_t)arg;
-    unsigned seed = (unsigned)tag * 7919u + 1;
-    char *slot[STRESS_SLOTS] = {0};
-    size_t len[STRESS_SLOTS] = {0};
-    long bad = 0;
-    for (int round = 0; round < STRESS_ROUNDS; round++) {
-        int i = (int)(next_random(&seed) % STRESS_SLOTS);
-        if (slot[i]) {
-            for (size_t k = 0; k < len[i]; k += 4096)
-                bad += slot[i][k] != (char)(tag + i);
-            t_free(slot[i]);
-            slot[i] = NULL;
-        } else {
-            len[i] = (1 + next_random(&seed) % 4) * G;
-            slot[i] = t_malloc(len[i]);
-            if (!slot[i] || !is_zero(slot[i], len[i]))
-                bad++;
-            else
-                for (size_t k = 0; k < len[i]; k += 4096)
-                    slot[i][k] = (char)(tag + i);
-        }
-    }
-    for (int i = 0; i < STRESS_SLOTS; i++)
-        t_free(slot[i]);
-    return (void *)bad;
-}
-
 static void test_threads(void)
 {
-    CHECK(on_two_threads(stress, 1));
+    CHECK(on_two_threads(granule_stress, 1));
     CHECK(holds());
     mt_os_stats s;
     mt_os_stats_read(&s);

@@ -62,4 +62,43 @@ static inline bool on_two_threads(void *(*body)(void *), uintptr_t seed)
         pthread_join(thread[i], &bad[i]);
     return bad[0] == NULL && bad[1] == NULL;
 }
+
+#ifdef OS_TEST_STRESS
+enum { STRESS_SLOTS = 16, STRESS_ROUNDS = 3000 };
+
+/* Blocks of 1-4 granules allocated and freed at random on one thread, each
+ * checked zero-filled when it comes and still holding its tag when it goes.
+ * Returns the number of faults (NULL: none). A test that defines OS_TEST_STRESS
+ * gets it; it needs the composition's t_ socket. */
+static void *granule_stress(void *arg)
+{
+    uintptr_t tag = (uintptr_t)arg;
+    unsigned seed = (unsigned)tag * 7919u + 1;
+    char *slot[STRESS_SLOTS] = {0};
+    size_t len[STRESS_SLOTS] = {0};
+    long bad = 0;
+    for (int round = 0; round < STRESS_ROUNDS; round++) {
+        int i = (int)(next_random(&seed) % STRESS_SLOTS);
+        if (slot[i]) {
+            for (size_t k = 0; k < len[i]; k += 4096)
+                bad += slot[i][k] != (char)(tag + i);
+            t_free(slot[i]);
+            slot[i] = NULL;
+        } else {
+            len[i] = (1 + next_random(&seed) % 4) * MT_GRANULE;
+            slot[i] = t_malloc(len[i]);
+            if (!slot[i] || !is_zero(slot[i], len[i]))
+                bad++;
+            else
+                for (size_t k = 0; k < len[i]; k += 4096)
+                    slot[i][k] = (char)(tag + i);
+        }
+    }
+    for (int i = 0; i < STRESS_SLOTS; i++)
+        t_free(slot[i]);
+    return (void *)bad;
+}
+
+#endif
+
 #endif

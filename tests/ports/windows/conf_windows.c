@@ -129,12 +129,19 @@ static void case_pal(void)
     unsigned char *r = mt_pal_reserve(len);
     CHECK(r && ((uintptr_t)r & (page - 1)) == 0, "reserve: %p", (void *)r);
     if (r) {
+        MEMORY_BASIC_INFORMATION mi_reserved;
         CHECK(!mt_pal_page_mapped(r + 2 * page), "a reserved page is not usable yet");
         CHECK(mt_pal_commit(r + 2 * page, 3 * page), "commit");
         CHECK(mt_pal_page_mapped(r + 2 * page) && !mt_pal_page_mapped(r + 5 * page),
               "exactly the committed pages are usable");
         CHECK(all_bytes(r + 2 * page, 3 * page, 0), "committed pages read zeros");
         memset(r + 2 * page, 0x5c, 3 * page);
+        /* decommit keeps the reservation; committed again, the pages read zeros */
+        mt_pal_decommit(r + 3 * page, page);
+        CHECK(!mt_pal_page_mapped(r + 3 * page) && mt_pal_page_mapped(r + 2 * page), "decommit: that page only");
+        CHECK(VirtualQuery(r, &mi_reserved, sizeof mi_reserved) && mi_reserved.State != MEM_FREE,
+              "decommit keeps the reservation");
+        CHECK(mt_pal_commit(r + 3 * page, page) && all_bytes(r + 3 * page, page, 0), "recommitted: zeros");
         mt_pal_unmap(r + 2 * page, 3 * page);
         MEMORY_BASIC_INFORMATION mi;
         CHECK(VirtualQuery(r, &mi, sizeof mi) && mi.State == MEM_FREE,

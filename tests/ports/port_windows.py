@@ -38,7 +38,7 @@ JOBS = 2
 RUN_TIMEOUT = 300
 # Debian installs wine64 outside PATH.
 WINE_CANDIDATES = ["/usr/lib/wine/wine64", "wine64"]
-INSTANCES = "wfslab hslab tlsfcc wfslabs hslabd tlsfccsd".split()
+INSTANCES = "wfslab hslab hslabva tlsfcc wfslabs hslabd tlsfccsd".split()
 CASES = "pal api threads churn trim order".split()
 SAFETY = {"wfslabs": ("tail", "*=report"), "hslabd": ("quarantine", "*=fatal"),
           "tlsfccsd": ("both", "tail_chksum=report,delayed_free=fatal,pagemap=fatal")}

@@ -219,15 +219,7 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #define MT_OS_RESIZE_IN_PLACE 1
 #define MT_OS_LOCK MT_SELF(state).lock
 #define MT_OS_KEEPS
+#define MT_OS_PURGE_KEEP /* freed granules were decommitted when freed */
 #include "granule_blocks.h"
-
-/* Freed granules were decommitted when freed; what is left is the keep. */
-#define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)ctx;
-    (void)next;
-    return MT_SELF(keep_purge)() ? (void *)1 : NULL;
-}
 
 #include "../core/layer_end.h"

@@ -63,13 +63,66 @@ static inline bool on_two_threads(void *(*body)(void *), uintptr_t seed)
     return bad[0] == NULL && bad[1] == NULL;
 }
 
-#ifdef OS_TEST_STRESS
+#ifdef OS_TEST_T_SOCKET
+/* What follows needs the composition's t_ socket over the OS layer alone (a
+ * test defines OS_TEST_T_SOCKET) and check.h. */
+
+/* blk[0..2]: one granule, two granules, one granule aligned to 1 MiB, checked
+ * for alignment, page-map ownership by layer `id`, usable size, and interior
+ * pointers that are no block (no size; free ignores them). */
+static inline void granule_blocks_make(uintptr_t id, char *blk[3])
+{
+    char *a = blk[0] = t_malloc(1), *b = blk[1] = t_malloc(MT_GRANULE + 1);
+    char *c = blk[2] = t_aligned_alloc(1 << 20, 100);
+    CHECK(a && b && c);
+    CHECK(is_granule_aligned(a) && is_granule_aligned(b));
+    CHECK(((uintptr_t)c & ((1 << 20) - 1)) == 0);
+    CHECK(owner_of(a) == id && payload_of(a) == 1);
+    CHECK(owner_of(b) == id && payload_of(b) == 2);
+    CHECK(t_malloc_usable_size(a) == MT_GRANULE && t_malloc_usable_size(b) == 2 * MT_GRANULE);
+    CHECK(t_malloc_usable_size(a + 16) == 0);
+    CHECK(t_malloc_usable_size(b + MT_GRANULE) == 0);
+    t_free(b + 16);
+    CHECK(owner_of(b) == id);
+}
+
+/* Free granule_blocks_make's blocks: nobody owns them any more. */
+static inline void granule_blocks_free(char *blk[3])
+{
+    for (int i = 0; i < 3; i++)
+        t_free(blk[i]);
+    CHECK(owner_of(blk[0]) == 0 && owner_of(blk[1]) == 0 && owner_of(blk[2]) == 0);
+}
+
+/* A layer over range_fit.h: a freed hole is taken back first (zero-filled:
+ * its pages went back when freed) and neighbouring holes merge. */
+static inline void check_first_fit_and_coalescing(bool (*holds)(void))
+{
+    char *a = t_malloc(MT_GRANULE), *b = t_malloc(MT_GRANULE), *c = t_malloc(MT_GRANULE);
+    char *guard = t_malloc(MT_GRANULE);
+    CHECK(a && b && c && guard && b == a + MT_GRANULE && c == b + MT_GRANULE);
+    memset(b, 0x5a, MT_GRANULE);
+    t_free(b);
+    CHECK(holds());
+    char *b2 = t_malloc(MT_GRANULE);
+    CHECK(b2 == b);
+    CHECK(is_zero(b2, MT_GRANULE));
+    t_free(a);
+    t_free(b2);
+    t_free(c);
+    CHECK(holds());
+    char *abc = t_malloc(3 * MT_GRANULE);
+    CHECK(abc == a);
+    t_free(abc);
+    t_free(guard);
+    CHECK(holds());
+}
+
 enum { STRESS_SLOTS = 16, STRESS_ROUNDS = 3000 };
 
 /* Blocks of 1-4 granules allocated and freed at random on one thread, each
  * checked zero-filled when it comes and still holding its tag when it goes.
- * Returns the number of faults (NULL: none). A test that defines OS_TEST_STRESS
- * gets it; it needs the composition's t_ socket. */
+ * Returns the number of faults (NULL: none). */
 static void *granule_stress(void *arg)
 {
     uintptr_t tag = (uintptr_t)arg;

@@ -25,7 +25,7 @@ static bool test_commit(void *p, size_t len);
 MT_COMPOSE(virtual_alloc_heap, custom_socket)
 
 #include "../../common/check.h"
-#define OS_TEST_STRESS
+#define OS_TEST_T_SOCKET
 #include "os_test.h"
 
 #define G MT_GRANULE
@@ -50,43 +50,22 @@ static size_t committed(void)
 
 static void test_alignment_and_ownership(void)
 {
-    char *a = t_malloc(1), *b = t_malloc(G + 1), *c = t_aligned_alloc(1 << 20, 100);
-    CHECK(a && b && c);
-    CHECK(is_granule_aligned(a) && is_granule_aligned(b));
-    CHECK(((uintptr_t)c & ((1 << 20) - 1)) == 0);
-    CHECK(owner_of(a) == virtual_alloc_heap_id && payload_of(a) == 1);
-    CHECK(owner_of(b) == virtual_alloc_heap_id && payload_of(b) == 2);
-    CHECK(t_malloc_usable_size(a) == G && t_malloc_usable_size(b) == 2 * G);
-    CHECK(t_malloc_usable_size(b + G) == 0); /* an interior pointer is no block */
-    CHECK(is_zero(a, G) && is_zero(b, 2 * G) && is_zero(c, G));
-    CHECK(STATE.count == 1);
-    t_free(a);
-    t_free(b);
-    t_free(c);
-    CHECK(owner_of(a) == 0 && owner_of(b) == 0 && owner_of(c) == 0);
-    CHECK(committed() == 0);
-    CHECK(holds());
+    char *blk[3];
+    granule_blocks_make(virtual_alloc_heap_id, blk);
+    CHECK(is_zero(blk[0], G) && is_zero(blk[1], 2 * G) && is_zero(blk[2], G));
+    CHECK(STATE.count == 1 && committed() == 4 * G);
+    granule_blocks_free(blk);
+    CHECK(committed() == 0 && holds());
 }
 
 static void test_reuse_and_coalescing(void)
 {
-    char *a = t_malloc(G), *b = t_malloc(G), *c = t_malloc(G), *guard = t_malloc(G);
-    CHECK(a && b && c && guard && b == a + G && c == b + G);
-    CHECK(committed() == 4 * G);
-    memset(b, 0x5a, G);
-    t_free(b);
-    CHECK(committed() == 3 * G && holds());
-    char *b2 = t_malloc(G);
-    CHECK(b2 == b);        /* first fit takes the hole back */
-    CHECK(is_zero(b2, G)); /* decommitted when freed: committed again, zeros */
+    check_first_fit_and_coalescing(holds);
+    char *a = t_malloc(G), *b = t_malloc(2 * G);
+    CHECK(committed() == 3 * G); /* exactly the blocks handed out */
     t_free(a);
-    t_free(b2);
-    t_free(c);
-    CHECK(holds());
-    char *abc = t_malloc(3 * G); /* the three holes merged into one range */
-    CHECK(abc == a);
-    t_free(abc);
-    t_free(guard);
+    CHECK(committed() == 2 * G);
+    t_free(b);
     CHECK(committed() == 0 && holds());
 }
 

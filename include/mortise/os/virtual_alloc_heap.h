@@ -51,8 +51,9 @@
  *   when all MT_VA_RESERVATIONS are in use and none has room.
  * Needs: a port with mt_pal_reserve, mt_pal_commit and mt_pal_decommit
  *   (Linux, Windows; freestanding refuses every reservation).
- * Example: virtual_alloc_heap::buddy_glk(sizeclass=tc)::malloc_socket
- *          virtual_alloc_heap(reserve_size=1GB)::...::malloc_socket  (instances/hslabva.c)
+ * Example: virtual_alloc_heap::segfit_lk::malloc_socket
+ *          virtual_alloc_heap(reserve_size=4GB)::tlsf_glk(sync=posix_mutex)::malloc_socket
+ *          (and hslab's chain over it: instances/hslabva.c)
  */
 #include "../core/layer.h"
 #include "range_fit.h"

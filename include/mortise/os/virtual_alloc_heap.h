@@ -37,8 +37,8 @@
  * Page map: defines the composition's page map (two-level radix,
  *   core/pagemap_radix.h, leaves mapped from the OS) and mt_os_stats_read
  *   (mapped = bytes committed and not decommitted; large = 0).
- * Time: alloc, free and resize are O(reservations + free ranges of one
- *   reservation) under the lock, plus one commit or decommit system call
+ * Time: alloc, free and resize are O(reservations + their free ranges)
+ *   under the lock, plus one commit or decommit system call
  *   outside it; a new reservation adds one reserve call and one page-map
  *   write per 4 GiB; a large block kept or reused: O(32 kept blocks) under
  *   the keep's lock and no system call. Thread safety: all operations.

@@ -99,24 +99,11 @@ static void test_resize_in_place(void)
     CHECK(holds());
 }
 
-static void test_errors(void)
+static void test_errors_and_threads(void)
 {
     errno = 0;
     CHECK(t_malloc((size_t)1 << 46) == NULL && errno == ENOMEM); /* 64 TiB: the break cannot move */
-    errno = 1234;
-    char *p = t_malloc(G);
-    t_free(p);
-    CHECK(errno == 1234); /* free (madvise, sbrk) leaves errno alone */
-    CHECK(holds());
-}
-
-static void test_threads(void)
-{
-    CHECK(on_two_threads(granule_stress, 1));
-    CHECK(holds());
-    mt_os_stats s;
-    mt_os_stats_read(&s);
-    CHECK(s.handed_out == 0);
+    check_errno_and_threads(holds); /* free: madvise, sbrk */
 }
 
 int main(void)
@@ -127,7 +114,6 @@ int main(void)
     test_break_lowered_when_top_freed();
     test_foreign_break();
     test_resize_in_place();
-    test_errors();
-    test_threads();
+    test_errors_and_threads();
     return check_report("brk_heap_test");
 }

@@ -152,6 +152,23 @@ static void *granule_stress(void *arg)
     return (void *)bad;
 }
 
+/* free leaves errno alone (the layer's system calls keep it); then two
+ * threads of granule_stress: nothing wrong, the free ranges sound, nothing
+ * handed out at the end. */
+static inline void check_errno_and_threads(bool (*holds)(void))
+{
+    errno = 1234;
+    char *p = t_malloc(MT_GRANULE);
+    t_free(p);
+    CHECK(errno == 1234);
+    CHECK(holds());
+    CHECK(on_two_threads(granule_stress, 1));
+    CHECK(holds());
+    mt_os_stats s;
+    mt_os_stats_read(&s);
+    CHECK(s.handed_out == 0);
+}
+
 #endif
 
 #endif

@@ -144,24 +144,12 @@ static void test_resize_in_place(void)
     CHECK(committed() == 0 && holds());
 }
 
-static void test_errors(void)
+static void test_errors_and_threads(void)
 {
     errno = 0;
     CHECK(t_malloc((size_t)1 << 62) == NULL && errno == ENOMEM); /* no such address space */
-    errno = 1234;
-    char *p = t_malloc(G);
-    t_free(p);
-    CHECK(errno == 1234); /* free (decommit) leaves errno alone */
-    CHECK(holds());
-}
-
-static void test_threads(void)
-{
-    CHECK(on_two_threads(granule_stress, 1));
-    CHECK(holds());
-    mt_os_stats s;
-    mt_os_stats_read(&s);
-    CHECK(s.handed_out == 0 && s.mapped == 0);
+    check_errno_and_threads(holds); /* free: decommit */
+    CHECK(committed() == 0);
 }
 
 int main(void)
@@ -172,7 +160,6 @@ int main(void)
     test_own_reservation();
     test_refused_commit();
     test_resize_in_place();
-    test_errors();
-    test_threads();
+    test_errors_and_threads();
     return check_report("virtual_alloc_heap_test");
 }

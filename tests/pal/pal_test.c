@@ -39,6 +39,12 @@ static void test_pages(void)
         CHECK(r[2 * page] == 0 && r[5 * page - 1] == 0);
         memset(r + 2 * page, 0x5c, 3 * page);
         CHECK(mt_pal_page_mapped(r + 4 * page));
+        /* decommit, commit again: zeros, and errno kept */
+        errno = 4321;
+        mt_pal_decommit(r + 2 * page, 3 * page);
+        CHECK(errno == 4321);
+        CHECK(mt_pal_commit(r + 2 * page, 3 * page));
+        CHECK(r[2 * page] == 0 && r[5 * page - 1] == 0);
         mt_pal_unmap(r, 8 * page);
         CHECK(!mt_pal_page_mapped(r + 2 * page));
     }

@@ -9,7 +9,10 @@
  * fork operations take (prepare), release (parent) and reset (child).
  * A layer that defines MT_OS_KEEPS too gets the large-block keep
  * (large_keep.h: the slots large_keep and large_decay_ms): alloc and free go
- * through it, and fork_prepare takes its lock before MT_OS_LOCK.
+ * through it, and fork_prepare takes its lock before MT_OS_LOCK. A layer
+ * whose freed chunks have already given their pages back when the keep did
+ * not take them defines MT_OS_PURGE_KEEP too: its purge (malloc_trim) is the
+ * keep's.
  *
  * The block convention: the page-map entry of a block's first granule is
  * mt_entry(MT_SELF_ID, granule count). A pointer under our entry that is not
@@ -77,6 +80,17 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     MT_SYNC_FN(MT_SYNC, init)(&MT_OS_LOCK);
     return NULL;
 }
+#endif
+
+#if defined(MT_OS_PURGE_KEEP)
+#define MT_IMPLEMENTS_purge
+MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    return MT_SELF(keep_purge)() ? (void *)1 : NULL;
+}
+#undef MT_OS_PURGE_KEEP
 #endif
 
 #undef MT_OS_LOCK

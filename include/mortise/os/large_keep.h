@@ -1,5 +1,5 @@
 /* mortise/os/large_keep.h — the large-block keep of the hosted OS layers
- * (slots large_keep and large_decay_ms of mmap_heap and brk_heap).
+ * (slots large_keep and large_decay_ms of mmap_heap, brk_heap and virtual_alloc_heap).
  *
  * Why: an OS layer gives a freed block's pages back at once (munmap, or
  * MADV_DONTNEED for the ranges it keeps), so a program that frees and

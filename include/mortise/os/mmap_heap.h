@@ -295,6 +295,7 @@ MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
 #define MT_OS_KEEPS
 #define MT_OS_GROWS
 #define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
+#define MT_OS_PURGE_KEEP /* free chunks gave their pages back when freed */
 #include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
@@ -357,16 +358,6 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
     }
     r->cur = r->end = NULL;
     return NULL;
-}
-
-/* Free chunks already gave their pages back when they were freed; kept
- * large blocks go now. */
-#define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
-{
-    (void)ctx;
-    (void)next;
-    return MT_SELF(keep_purge)() ? (void *)1 : NULL;
 }
 
 #undef MT_SELF_HUGE_RESERVE

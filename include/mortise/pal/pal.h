@@ -82,6 +82,18 @@
  *                                      committed; false when refused (the
  *                                      commit limit). Linux: true, nothing
  *                                      to do. AS-safe. Freestanding: false.
+ * void mt_pal_decommit(void *p, size_t len)
+ *                                      the inverse of mt_pal_commit: give
+ *                                      back the pages of [p, p + len)
+ *                                      (page-aligned, inside a reservation)
+ *                                      and their commit charge, keeping the
+ *                                      address space reserved; the range must
+ *                                      be committed again before it is
+ *                                      touched, and then reads zeros.
+ *                                      Linux: madvise(MADV_DONTNEED), the
+ *                                      range stays accessible; Windows:
+ *                                      MEM_DECOMMIT. AS-safe, errno kept.
+ *                                      Freestanding: nothing.
  * void mt_pal_unmap(void *p, size_t len)
  *                                      release [p, p + len) (page-aligned);
  *                                      errors are ignored. AS-safe.

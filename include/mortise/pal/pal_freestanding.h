@@ -63,6 +63,7 @@ static inline bool mt_pal_commit(void *p, size_t len)
 }
 static inline void mt_pal_unmap(void *p, size_t len) { (void)p, (void)len; }
 static inline void mt_pal_advise_dontneed(void *p, size_t len) { (void)p, (void)len; }
+static inline void mt_pal_decommit(void *p, size_t len) { (void)p, (void)len; }
 static inline void mt_pal_advise_hugepage(void *p, size_t len) { (void)p, (void)len; }
 
 #define MT_PAL_HAVE_REMAP 0

@@ -129,6 +129,9 @@ static inline void mt_pal_advise_dontneed(void *p, size_t len)
     errno = saved;
 }
 
+/* Commit is nothing here, so decommit only gives the pages back. */
+static inline void mt_pal_decommit(void *p, size_t len) { mt_pal_advise_dontneed(p, len); }
+
 static inline void mt_pal_advise_hugepage(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE

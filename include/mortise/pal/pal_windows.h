@@ -10,7 +10,10 @@
  *     mt_pal_unmap decommits a part and releases the reservation once no
  *     page of it is committed any more (os_mmap.h trims an aligned map's
  *     ends that way). advise_dontneed decommits and commits again: the
- *     pages read zeros afterwards, as the contract wants.
+ *     pages read zeros afterwards, as the contract wants. reserve, commit
+ *     and decommit are MEM_RESERVE, MEM_COMMIT and MEM_DECOMMIT: the OS
+ *     layer that wants the charge to follow its use (virtual_alloc_heap)
+ *     is built on them.
  *   - the program break is emulated in a reservation of its own (brk_heap
  *     runs over it); no remap, no fork, no dlsym(RTLD_NEXT): those
  *     functions fail as pal.h says and the layers fall back (mmap_heap
@@ -159,6 +162,14 @@ static inline void mt_pal_unmap(void *p, size_t len)
 {
     DWORD saved = GetLastError();
     mt_pal_decommit_range(p, len, true);
+    SetLastError(saved);
+}
+
+/* Decommit without release: the reservation stays for the next commit. */
+static inline void mt_pal_decommit(void *p, size_t len)
+{
+    DWORD saved = GetLastError();
+    mt_pal_decommit_range(p, len, false);
     SetLastError(saved);
 }
 

@@ -14,6 +14,7 @@
 MT_COMPOSE(brk_heap, custom_socket)
 
 #include "../../common/check.h"
+#define OS_TEST_T_SOCKET
 #include "os_test.h"
 #include <string.h>
 #include <unistd.h>
@@ -24,47 +25,15 @@ static bool holds(void) { return mt_range_fit_holds(&brk_heap_state.free); }
 
 static void test_alignment_and_ownership(void)
 {
-    char *a = t_malloc(1), *b = t_malloc(G + 1), *c = t_aligned_alloc(1 << 20, 100);
-    CHECK(a && b && c);
-    CHECK(is_granule_aligned(a) && is_granule_aligned(b));
-    CHECK(((uintptr_t)c & ((1 << 20) - 1)) == 0);
-    CHECK(owner_of(a) == brk_heap_id && payload_of(a) == 1);
-    CHECK(owner_of(b) == brk_heap_id && payload_of(b) == 2);
-    CHECK(t_malloc_usable_size(a) == G && t_malloc_usable_size(b) == 2 * G);
-    /* interior pointers are not blocks: no size, and free ignores them */
-    CHECK(t_malloc_usable_size(a + 16) == 0);
-    CHECK(t_malloc_usable_size(b + G) == 0);
-    t_free(b + 16);
-    CHECK(owner_of(b) == brk_heap_id);
-    /* the heap is contiguous: a and b come from the break region */
-    CHECK((char *)sbrk(0) >= c + G);
-    t_free(a);
-    t_free(b);
-    t_free(c);
-    CHECK(owner_of(a) == 0 && owner_of(b) == 0 && owner_of(c) == 0);
+    char *blk[3];
+    granule_blocks_make(brk_heap_id, blk);
+    /* the heap is contiguous: they come from the break region */
+    CHECK((char *)sbrk(0) >= blk[2] + G);
+    granule_blocks_free(blk);
     CHECK(holds());
 }
 
-static void test_reuse_and_coalescing(void)
-{
-    char *a = t_malloc(G), *b = t_malloc(G), *c = t_malloc(G), *guard = t_malloc(G);
-    CHECK(a && b && c && guard && b == a + G && c == b + G);
-    memset(b, 0x5a, G);
-    t_free(b);
-    CHECK(holds());
-    char *b2 = t_malloc(G);
-    CHECK(b2 == b); /* first fit takes the hole back */
-    CHECK(is_zero(b2, G)); /* its pages were discarded on free */
-    t_free(a);
-    t_free(b2);
-    t_free(c);
-    CHECK(holds());
-    char *abc = t_malloc(3 * G); /* the three holes merged into one range */
-    CHECK(abc == a);
-    t_free(abc);
-    t_free(guard);
-    CHECK(holds());
-}
+static void test_reuse_and_coalescing(void) { check_first_fit_and_coalescing(holds); }
 
 static void test_rss_falls_after_free(void)
 {
@@ -130,55 +99,11 @@ static void test_resize_in_place(void)
     CHECK(holds());
 }
 
-static void test_errors(void)
+static void test_errors_and_threads(void)
 {
     errno = 0;
     CHECK(t_malloc((size_t)1 << 46) == NULL && errno == ENOMEM); /* 64 TiB: the break cannot move */
-    errno = 1234;
-    char *p = t_malloc(G);
-    t_free(p);
-    CHECK(errno == 1234); /* free (madvise, sbrk) leaves errno alone */
-    CHECK(holds());
-}
-
-enum { STRESS_SLOTS = 16, STRESS_ROUNDS = 3000 };
-
-static void *stress(void *arg)
-{
-    uintptr_t tag = (uintptr_t)arg;
-    unsigned seed = (unsigned)tag * 7919u + 1;
-    char *slot[STRESS_SLOTS] = {0};
-    size_t len[STRESS_SLOTS] = {0};
-    long bad = 0;
-    for (int round = 0; round < STRESS_ROUNDS; round++) {
-        int i = (int)(next_random(&seed) % STRESS_SLOTS);
-        if (slot[i]) {
-            for (size_t k = 0; k < len[i]; k += 4096)
-                bad += slot[i][k] != (char)(tag + i);
-            t_free(slot[i]);
-            slot[i] = NULL;
-        } else {
-            len[i] = (1 + next_random(&seed) % 4) * G;
-            slot[i] = t_malloc(len[i]);
-            if (!slot[i] || !is_zero(slot[i], len[i]))
-                bad++;
-            else
-                for (size_t k = 0; k < len[i]; k += 4096)
-                    slot[i][k] = (char)(tag + i);
-        }
-    }
-    for (int i = 0; i < STRESS_SLOTS; i++)
-        t_free(slot[i]);
-    return (void *)bad;
-}
-
-static void test_threads(void)
-{
-    CHECK(on_two_threads(stress, 1));
-    CHECK(holds());
-    mt_os_stats s;
-    mt_os_stats_read(&s);
-    CHECK(s.handed_out == 0);
+    check_errno_and_threads(holds); /* free: madvise, sbrk */
 }
 
 int main(void)
@@ -189,7 +114,6 @@ int main(void)
     test_break_lowered_when_top_freed();
     test_foreign_break();
     test_resize_in_place();
-    test_errors();
-    test_threads();
+    test_errors_and_threads();
     return check_report("brk_heap_test");
 }

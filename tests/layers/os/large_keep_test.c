@@ -1,5 +1,6 @@
 /* The large-block keep of the OS layers (os/large_keep.h), white-box, over
- * mmap_heap or, built with -DKEEP_OVER_BRK, brk_heap, with a 16 MiB bound
+ * mmap_heap or, built with -DKEEP_OVER_BRK, brk_heap, or with -DKEEP_OVER_VA,
+ * virtual_alloc_heap, with a 16 MiB bound
  * and a 1 s decay; every t_malloc is one block of the OS layer. Checks
  * that a freed large block is reused (same address, nothing mapped), that
  * calloc still clears it, best fit with split and merge, the byte bound at
@@ -16,12 +17,16 @@
 #define MT_LARGE_KEEP_CAP ((size_t)64 << 20) /* the bound scales (off by default) */
 #define DECAY_MS 1000
 #define MT_LARGE_DECAY_MS DECAY_MS
-#ifdef KEEP_OVER_BRK
+#if defined(KEEP_OVER_BRK)
 #include <mortise/os/brk_heap.h>
 #define OS brk_heap
+#elif defined(KEEP_OVER_VA)
+#include <mortise/os/virtual_alloc_heap.h>
+#define OS virtual_alloc_heap
 #else
 #include <mortise/os/mmap_heap.h>
 #define OS mmap_heap
+#define KEEP_GROWS /* MT_OS_GROWS: a kept mapping grows with mremap */
 #endif
 
 #define MT_PREFIX t_
@@ -115,7 +120,7 @@ static void test_split_and_merge(void)
     t_free(s);
     CHECK(KEEP.count == 1 && kept() == 8 * MIB);
     char *big = t_malloc(9 * MIB); /* nothing fits */
-#ifdef KEEP_OVER_BRK
+#ifndef KEEP_GROWS
     CHECK(big && (big + 9 * MIB <= p || big >= p + 8 * MIB) && kept() == 8 * MIB); /* fresh memory */
 #else
     CHECK(big && kept() == 0 && all(big, 8 * MIB, 1)); /* the kept mapping grown (test_grow) */
@@ -215,7 +220,7 @@ static void test_bound_scales(void)
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
 
-#ifndef KEEP_OVER_BRK
+#ifdef KEEP_GROWS
 /* A request longer than every kept block: the longest one mapped on its own
  * grows to it (mremap), its pages resident, only the tail new. A kept
  * cached-size chunk (4 MiB or less: a range inside a region) is never
@@ -366,7 +371,7 @@ int main(void)
     test_split_and_merge();
     test_bound();
     test_bound_scales();
-#ifndef KEEP_OVER_BRK
+#ifdef KEEP_GROWS
     test_grow();
 #endif
     test_decay_and_trim();

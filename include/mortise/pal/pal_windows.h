@@ -71,33 +71,26 @@ static inline void *mt_pal_next_symbol(const char *name)
 
 /* ---- pages ---- */
 
-static inline size_t mt_pal_page_size(void)
+/* GetSystemInfo's page size (granularity false) or allocation granularity
+ * (true), read once. */
+static inline size_t mt_pal_system_unit(bool granularity)
 {
-    static _Atomic(size_t) cached;
-    size_t n = atomic_load_explicit(&cached, memory_order_relaxed);
+    static _Atomic(size_t) cached[2];
+    size_t n = atomic_load_explicit(&cached[granularity], memory_order_relaxed);
     if (MT_LIKELY(n))
         return n;
     SYSTEM_INFO si;
     GetSystemInfo(&si);
-    n = si.dwPageSize;
-    atomic_store_explicit(&cached, n, memory_order_relaxed);
+    n = granularity ? si.dwAllocationGranularity : si.dwPageSize;
+    atomic_store_explicit(&cached[granularity], n, memory_order_relaxed);
     return n;
 }
 
+static inline size_t mt_pal_page_size(void) { return mt_pal_system_unit(false); }
+
 /* The unit VirtualAlloc reserves in (64 KiB): every reservation starts on
  * it. Windows only; os_mmap.h's alignment needs no more than a page. */
-static inline size_t mt_pal_allocation_granularity(void)
-{
-    static _Atomic(size_t) cached;
-    size_t n = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (MT_LIKELY(n))
-        return n;
-    SYSTEM_INFO si;
-    GetSystemInfo(&si);
-    n = si.dwAllocationGranularity;
-    atomic_store_explicit(&cached, n, memory_order_relaxed);
-    return n;
-}
+static inline size_t mt_pal_allocation_granularity(void) { return mt_pal_system_unit(true); }
 
 static inline void *mt_pal_map(size_t len)
 {

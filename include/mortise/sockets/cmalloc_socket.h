@@ -80,4 +80,6 @@ MT_EXPORT size_t MT_CMALLOC_API(cmalloc_usable_size)(void *p)
 }
 
 #undef MT_PREFIX
+#include "stats_exit.h" /* MORTISE_STATS: the report at exit */
+
 #include "../core/layer_end.h"

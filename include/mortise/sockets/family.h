@@ -376,9 +376,7 @@ MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
  * stdio and an output; a freestanding build (custom_socket on bare metal)
  * has the family, check, malloc_trim and mallopt only. */
 
-/* The statistics report, below (stats/registry.h, docs/stats.md). */
-enum { MT_STATS_TABLE, MT_STATS_JSON, MT_STATS_AT_EXIT };
-static int mt_stats_write(int how, int fd, const char *path);
+#include "stats_exit.h" /* mt_stats_write, the report at exit */
 
 MT_EXPORT void MT_API(malloc_stats)(void)
 {
@@ -426,23 +424,6 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
 #define MT_STATS_PREFIX mortise_
 #endif
 
-/* The one function that names the composition's layers for a report, so
- * that two compositions' report code differs here alone (tests/suites/zero_cost
- * leaves it out, as malloc_stats): the list is hidden from the optimizer
- * before it reaches stats/registry.h, so no layer count is folded into it. */
-MT_SLOW int mt_stats_write(int how, int fd, const char *path)
-{
-    size_t layers;
-    const char *const *names = mt_chain_layer_names(&layers);
-    __asm__("" : "+r"(names), "+r"(layers));
-    if (how == MT_STATS_TABLE)
-        return mt_stats_report_fd(fd, false, names, layers);
-    if (how == MT_STATS_JSON)
-        return mt_stats_report_json(path, names, layers);
-    mt_stats_report_env(names, layers);
-    return 0;
-}
-
 MT_EXPORT void MT_CAT(MT_STATS_PREFIX, stats_print)(int fd)
 {
     int saved = mt_pal_errno();
@@ -453,12 +434,6 @@ MT_EXPORT void MT_CAT(MT_STATS_PREFIX, stats_print)(int fd)
 MT_EXPORT int MT_CAT(MT_STATS_PREFIX, stats_json)(const char *path)
 {
     return mt_stats_write(MT_STATS_JSON, -1, path);
-}
-
-/* MORTISE_STATS=1 or json:PATH: the report when the program ends. */
-__attribute__((destructor)) static void mt_socket_stats_at_exit(void)
-{
-    mt_stats_write(MT_STATS_AT_EXIT, -1, NULL);
 }
 
 #endif /* !MT_FREESTANDING */

@@ -75,6 +75,7 @@ MT_INLINE void *mt_kernel_alloc(mt_ctx ctx)
 
 MT_EXPORT void *MT_KERNEL_API(page_alloc)(unsigned order)
 {
+    MT_SOCKET_NOTE_CALLER();
     if (order > MT_KERNEL_MAX_ORDER)
         return NULL;
     size_t len = MT_PAGE_SIZE << order;
@@ -84,10 +85,14 @@ MT_EXPORT void *MT_KERNEL_API(page_alloc)(unsigned order)
 MT_EXPORT void MT_KERNEL_API(page_free)(void *p, unsigned order)
 {
     (void)order; /* the page map knows the block's size */
+    MT_SOCKET_NOTE_CALLER();
     mt_socket_free_req(mt_socket_request(), p);
 }
 
-MT_EXPORT void *MT_KERNEL_API(kmalloc)(size_t size, unsigned flags)
+/* The entry points below call these, not one another, so each notes its
+ * own caller once (MT_SOCKET_NOTE_CALLER: the program's call site for the
+ * lock statistics). */
+MT_INLINE void *mt_kernel_kmalloc(size_t size, unsigned flags)
 {
     if (MT_UNLIKELY(size == 0))
         return MT_ZERO_SIZE_PTR;
@@ -95,28 +100,46 @@ MT_EXPORT void *MT_KERNEL_API(kmalloc)(size_t size, unsigned flags)
     return mt_kernel_alloc(mt_kernel_request(size, align, flags));
 }
 
+MT_INLINE void *mt_kernel_cache_alloc(mt_kmem_cache *cache, unsigned flags)
+{
+    void *object = mt_kernel_alloc(mt_kernel_request(cache->size, cache->align, flags));
+    if (object && cache->ctor)
+        cache->ctor(object);
+    return object;
+}
+
+MT_EXPORT void *MT_KERNEL_API(kmalloc)(size_t size, unsigned flags)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_kernel_kmalloc(size, flags);
+}
+
 MT_EXPORT void *MT_KERNEL_API(kzalloc)(size_t size, unsigned flags)
 {
-    return MT_KERNEL_API(kmalloc)(size, flags | MT_GFP_ZERO);
+    MT_SOCKET_NOTE_CALLER();
+    return mt_kernel_kmalloc(size, flags | MT_GFP_ZERO);
 }
 
 MT_EXPORT void *MT_KERNEL_API(kcalloc)(size_t n, size_t size, unsigned flags)
 {
+    MT_SOCKET_NOTE_CALLER();
     size_t bytes;
     if (__builtin_mul_overflow(n, size, &bytes))
         return NULL;
-    return MT_KERNEL_API(kmalloc)(bytes, flags | MT_GFP_ZERO);
+    return mt_kernel_kmalloc(bytes, flags | MT_GFP_ZERO);
 }
 
 /* MT_ZERO_SIZE_PTR, like any pointer no layer owns, maps to page-map entry
  * 0 and is ignored. */
 MT_EXPORT void MT_KERNEL_API(kfree)(const void *p)
 {
+    MT_SOCKET_NOTE_CALLER();
     mt_socket_free_req(mt_socket_request(), (void *)(uintptr_t)p);
 }
 
 MT_EXPORT size_t MT_KERNEL_API(ksize)(const void *p)
 {
+    MT_SOCKET_NOTE_CALLER();
     return mt_socket_usable_req(mt_socket_request(), (void *)(uintptr_t)p);
 }
 
@@ -131,7 +154,8 @@ MT_EXPORT mt_kmem_cache *MT_KERNEL_API(kmem_cache_create)(const char *name, size
         align = MT_CACHELINE;
     if (size == 0 || size > MT_MAX_REQUEST || !mt_is_pow2(align) || align > MT_GRANULE)
         return NULL;
-    mt_kmem_cache *cache = MT_KERNEL_API(kmalloc)(sizeof *cache, MT_GFP_KERNEL);
+    MT_SOCKET_NOTE_CALLER();
+    mt_kmem_cache *cache = mt_kernel_kmalloc(sizeof *cache, MT_GFP_KERNEL);
     if (!cache)
         return NULL;
     cache->name = name;
@@ -144,26 +168,27 @@ MT_EXPORT mt_kmem_cache *MT_KERNEL_API(kmem_cache_create)(const char *name, size
 
 MT_EXPORT void *MT_KERNEL_API(kmem_cache_alloc)(mt_kmem_cache *cache, unsigned flags)
 {
-    void *object = mt_kernel_alloc(mt_kernel_request(cache->size, cache->align, flags));
-    if (object && cache->ctor)
-        cache->ctor(object);
-    return object;
+    MT_SOCKET_NOTE_CALLER();
+    return mt_kernel_cache_alloc(cache, flags);
 }
 
 MT_EXPORT void *MT_KERNEL_API(kmem_cache_zalloc)(mt_kmem_cache *cache, unsigned flags)
 {
-    return MT_KERNEL_API(kmem_cache_alloc)(cache, flags | MT_GFP_ZERO);
+    MT_SOCKET_NOTE_CALLER();
+    return mt_kernel_cache_alloc(cache, flags | MT_GFP_ZERO);
 }
 
 MT_EXPORT void MT_KERNEL_API(kmem_cache_free)(mt_kmem_cache *cache, void *object)
 {
     (void)cache;
+    MT_SOCKET_NOTE_CALLER();
     mt_socket_free_req(mt_socket_request(), object);
 }
 
 MT_EXPORT void MT_KERNEL_API(kmem_cache_destroy)(mt_kmem_cache *cache)
 {
-    MT_KERNEL_API(kfree)(cache);
+    MT_SOCKET_NOTE_CALLER();
+    mt_socket_free_req(mt_socket_request(), cache);
 }
 
 /* Give free memory back to the layer below and the OS: every layer's purge
@@ -172,9 +197,12 @@ MT_EXPORT void MT_KERNEL_API(kmem_cache_destroy)(mt_kmem_cache *cache)
 MT_EXPORT int MT_KERNEL_API(kmem_cache_shrink)(mt_kmem_cache *cache)
 {
     (void)cache;
+    MT_SOCKET_NOTE_CALLER();
     mt_ctx ctx = mt_socket_request();
     return mt_chain_purge(&ctx) ? 1 : 0;
 }
+
+#include "stats_exit.h" /* MORTISE_STATS: the report at exit */
 
 #undef MT_PREFIX
 #include "../core/layer_end.h"

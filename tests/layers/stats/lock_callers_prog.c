@@ -9,7 +9,12 @@
  *
  * Prints "hammer tid N" and "quiet tid N" (the kernel's thread ids, as the
  * report gives them) and the 64-byte class lock's address, for the checker.
- * Linked with -rdynamic so that dladdr names hot_site and cold_site. */
+ * Linked with -rdynamic so that dladdr names hot_site and cold_site.
+ * Built twice: over custom_socket (malloc, free) and, with KERNEL_SOCKET,
+ * over kernel_socket (kmalloc, kfree): every socket notes its callers. */
+#if defined(KERNEL_SOCKET)
+#define MT_CTX_EXTRA unsigned gfp;
+#endif
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
 
@@ -20,9 +25,17 @@
 #include <mortise/layers/segfit_lk.h>
 
 #define MT_PREFIX lc_
+#if defined(KERNEL_SOCKET)
+#include <mortise/sockets/kernel_socket.h>
+MT_COMPOSE(mmap_heap, segfit_lk, kernel_socket)
+#define site_alloc(size) lc_kmalloc(size, MT_GFP_KERNEL)
+#define site_free(p) lc_kfree(p)
+#else
 #include <mortise/sockets/custom_socket.h>
-
 MT_COMPOSE(mmap_heap, segfit_lk, custom_socket)
+#define site_alloc(size) lc_malloc(size)
+#define site_free(p) lc_free(p)
+#endif
 
 #include <pthread.h>
 #include <stdio.h>
@@ -36,17 +49,17 @@ static _Atomic(int) started;
 /* The two call sites: exported, never inlined, so each keeps its name. */
 __attribute__((noinline, visibility("default"))) void hot_site(void)
 {
-    void *p = lc_malloc(64);
+    void *p = site_alloc(64);
     __asm__ volatile("" : : "r"(p) : "memory");
-    lc_free(p);
+    site_free(p);
     __asm__ volatile("" ::: "memory"); /* no tail call: free's return address is here too */
 }
 
 __attribute__((noinline, visibility("default"))) void cold_site(void)
 {
-    void *p = lc_malloc(64);
+    void *p = site_alloc(64);
     __asm__ volatile("" : : "r"(p) : "memory");
-    lc_free(p);
+    site_free(p);
     __asm__ volatile("" ::: "memory"); /* no tail call: free's return address is here too */
 }
 
@@ -68,7 +81,7 @@ static void *quiet(void *arg)
 {
     (void)arg;
     printf("quiet tid %ld\n", (long)gettid());
-    lc_free(lc_malloc(4000));
+    site_free(site_alloc(4000));
     atomic_fetch_add(&started, 1);
     while (!atomic_load(&stop))
         usleep(1000);

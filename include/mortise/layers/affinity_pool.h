@@ -48,17 +48,16 @@
  *   point must be the function whose return address is the call site (every
  *   operation here is inlined into it).
  * Time: a direct call site decided not pooled: one compare of its return
- *   address with a direct-mapped word, then the call below; decided pooled: a hash probe in an
- *   out-of-line call, the pool's pop under the pool's spinlock; a wrapper
- *   site whose chain is decided: a walk of the trusted wrapper frames' sizes
- *   (one word per frame), the chain's hash and one memo word, then the
- *   pool's pop or the call below; a chain not yet
+ *   address with a direct-mapped word, then the call below; decided
+ *   pooled: a hash probe in an out-of-line call, the pool's pop under the
+ *   pool's spinlock; a wrapper site whose chain is decided: a walk of the
+ *   trusted wrapper frames' sizes (one word per frame), the chain's hash and
+ *   one memo word, then the pool's pop or the call below; a chain not yet
  *   decided adds a probe per frame and the group's table under the layer's
  *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
  *   4096 after, and for frames whose size varies); docs/affinity.md counts
- *   the instructions. A
- *   group's first min_objects allocations: the slow path under the layer's
- *   lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
+ *   the instructions. A group's first min_objects allocations: the slow
+ *   path under the layer's lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
  *   Free of a pooled object: a page-map compare, a push under the pool lock.
  * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
  *   spans, 16384 address-table entries, the unpooled sites', trusted frame

@@ -59,9 +59,9 @@
  *     its payload and put back before the block goes below), so the
  *     socket routes the program's pointer here; such blocks always take
  *     the slow path (their pointer starts a granule), which adds the claim
- *     and its release (two page-map stores) to the pair. A granule start named for
- *     this layer whose block is found at no head lost its size word:
- *     heap-buffer-overflow of size 0. Only if the page map
+ *     and its release (two page-map stores) to the pair. A granule start
+ *     named for this layer whose block is found at no head lost its size
+ *     word: heap-buffer-overflow of size 0. Only if the page map
  *     cannot take the entry (no leaf for it: out of memory) is the block
  *     headless, at the block below's start, without a canary. The head
  *     holds the layer below's free-list links once the block is free: a

@@ -18,6 +18,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tally import Tally  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLAIN_LINE = re.compile(r"^\[ *\d+/4\] stub(crash)? × \S+ run 1/1: \d+\.\d{3} s \d+ KB (ok|crashed)"
                         r"( \(.*\))? \| ETA \d+:\d\d$")
@@ -33,15 +35,8 @@ def main():
     for suffix in ("", "-libs", "-prof", "-noprof", "-novg"):
         shutil.rmtree(a.work + suffix, ignore_errors=True)
     inst = os.path.basename(a.lib)[len("libmortise-"):-3]
-    passed = failed = 0
-
-    def check(cond, what, detail=""):
-        nonlocal passed, failed
-        if cond:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL: %s%s" % (what, "\n  " + detail[-3000:].replace("\n", "\n  ") if detail else ""))
+    tally = Tally()
+    check = tally.check
 
     cmd = [sys.executable, "-B", os.path.join(ROOT, "tools", "bench.py"), a.build,
            "--manifest", os.path.join(HERE, "stub.tsv"), "--bin-dir", a.stub_dir,
@@ -170,14 +165,14 @@ def main():
     check(p.returncode == 130 and "interrupted after 0 of 2 runs" in out, "Ctrl-C: exit 130, says where it stopped", out)
     check(not left, "Ctrl-C: no process of the interrupted run is left", repr(left))
     check(os.path.exists(os.path.join(intr, "report.md")), "Ctrl-C: the report is still written")
-    print("bench_harness.run: %d passed, %d failed" % (passed, failed))
-    if failed == 0:
+    print("bench_harness.run: %d passed, %d failed" % (tally.passed, tally.failed))
+    if tally.failed == 0:
         shutil.rmtree(a.work, ignore_errors=True)
         shutil.rmtree(a.work + "-strict", ignore_errors=True)
         shutil.rmtree(intr, ignore_errors=True)
         for suffix in ("-libs", "-prof", "-noprof", "-novg"):
             shutil.rmtree(a.work + suffix, ignore_errors=True)
-    return 0 if failed == 0 and passed > 0 else 1
+    return 0 if tally.ok() else 1
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tally import Tally  # noqa: E402
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from bench_lib import sweep  # noqa: E402
 
@@ -33,15 +35,8 @@ def main():
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     inst = os.path.basename(a.lib)[len("libmortise-"):-3]
-    passed = failed = 0
-
-    def check(cond, what, detail=""):
-        nonlocal passed, failed
-        if cond:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL: %s%s" % (what, "\n  " + str(detail)[-3000:].replace("\n", "\n  ") if detail else ""))
+    tally = Tally()
+    check = tally.check
 
     cmd = [sys.executable, "-B", os.path.join(ROOT, "tools", "bench.py"), a.build, "--bin-dir", a.bin_dir,
            "--allocators", "glibc," + a.lib, "--workloads", "malloc_test", "--runs", "1", "--threads", "1",
@@ -50,7 +45,7 @@ def main():
     log = "stdout:\n%s\nstderr:\n%s" % (r.stdout, r.stderr)
     check(r.returncode == 0, "bench.py exits 0", log)
     if r.returncode != 0:
-        print("bench_harness.sweep: %d passed, %d failed" % (passed, failed))
+        print("bench_harness.sweep: %d passed, %d failed" % (tally.passed, tally.failed))
         return 1
 
     with open(os.path.join(a.work, "results.csv")) as f:
@@ -100,10 +95,10 @@ def main():
                 line = g.find(SVG + "polyline")
                 check(line is not None and len(line.get("points").split()) == 6,
                       "%s: %s's line has its six samples" % (name, al))
-    print("bench_harness.sweep: %d passed, %d failed" % (passed, failed))
-    if failed == 0:
+    print("bench_harness.sweep: %d passed, %d failed" % (tally.passed, tally.failed))
+    if tally.failed == 0:
         shutil.rmtree(a.work, ignore_errors=True)
-    return 0 if failed == 0 and passed > 0 else 1
+    return 0 if tally.ok() else 1
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@
 int main(void)
 {
     size_t size = 40;
-    unsigned char *a = test_family.malloc(size);
-    unsigned char *b = test_family.malloc(size);
+    unsigned char *a, *b;
+    bi_adjacent_pair(size, 64, &a, &b);
     void *after = test_family.malloc(size); /* kept: b has a used block on both sides */
     bi_block(a, size);
     bi_block(b, size);

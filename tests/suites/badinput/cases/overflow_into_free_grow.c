@@ -16,8 +16,8 @@ int main(void)
     test_family.free(test_family.malloc(size));
     for (int i = 0; i < 64; i++) /* allocated first: their frees push b out */
         spread[i] = test_family.malloc(2048);
-    unsigned char *a = test_family.malloc(size);
-    unsigned char *b = test_family.malloc(size);
+    unsigned char *a, *b;
+    bi_adjacent_pair(size, 64, &a, &b);
     test_family.free(b);
     for (int i = 0; i < 64; i++)
         test_family.free(spread[i]);

@@ -18,13 +18,14 @@
  *   "quarantined", the block is filled with a pattern (0xdf) — all of it up
  *   to delayed_fill bytes, else its first delayed_fill - 64 bytes and its
  *   last 64 — and its pointer goes into the thread's ring (a block from the
- *   layer below, outside the quarantined blocks). Before the quarantine
- *   would hold more than delayed_size bytes (header and block), the oldest
- *   blocks leave it: the ring slot and the header are checked, the pattern
- *   is verified, the state word becomes "freed" and the block is freed
+ *   layer below, outside the quarantined blocks). Once the quarantine
+ *   holds delayed_size bytes (header and block), the oldest blocks leave
+ *   it in one batch, down to delayed_size - MT_DELAYED_BATCH bytes: for
+ *   each, the ring slot and the header are checked, the pattern is
+ *   verified, the state word becomes "freed" and the block is freed
  *   below. Blocks larger than delayed_size count 32 bytes against it and
  *   in full against MT_DELAYED_LARGE (below): while the large blocks held
- *   would exceed it the oldest blocks leave; a block larger than
+ *   would exceed it the oldest blocks leave (one at a time); a block larger than
  *   MT_DELAYED_LARGE itself is not quarantined (checked, marked freed,
  *   freed).
  *   getmeta reports the requested size (from the header, without asking
@@ -80,7 +81,10 @@
  *     delayed_size held in quarantine (the whole blocks stay resident), so
  *     a write after free at the start or end of a large block — where a
  *     large-block trunk below keeps its free-list links — is found at
- *     eviction; 0 frees them at once.
+ *     eviction; 0 frees them at once. MT_DELAYED_BATCH (delayed_size /
+ *     64): how far below delayed_size a full quarantine is emptied, so a
+ *     block stays quarantined for at least delayed_size - MT_DELAYED_BATCH
+ *     bytes of later frees (header and block).
  * Place it: above any cache; directly under the socket, or under
  *   tail_chksum when both are composed (tail_chksum then seals this layer's
  *   block and reports overflows at the free itself; this layer reports the
@@ -93,17 +97,19 @@
  *   delayed_fill - 64 to 64 bytes before its end), which the pattern does
  *   not cover.
  * Time: alloc = the layer below + two stores; free = two loads and the
- *   policy's check, the fill (word stores, at most delayed_fill bytes), and
- *   eviction of the oldest blocks (inline, no call per block): a page-map
+ *   policy's check, the fill (word stores, at most delayed_fill bytes) and
+ *   the ring slot, inline with the key loaded once per free and no
+ *   register saved; every MT_DELAYED_BATCH bytes of frees one call
+ *   (evict_batch) evicts the oldest blocks in a loop: per block a page-map
  *   lookup and the header check, the pattern check (at most delayed_fill
- *   bytes) and a free below each, and a prefetch of the next block's header
- *   (cold by then); nothing else touches a quarantined block.
- *   All of it inline in free, the key loaded once per free; out of line
- *   only a thread's first free, blocks under 16 bytes or over delayed_size
- *   (enqueue_large),
- *   and reports. Per freed block the fill writes delayed_fill bytes and the
- *   eviction reads the header and the pattern again, delayed_size bytes of
- *   frees later, when they have usually left L1.
+ *   bytes) and a free below, and a prefetch of the next block's header
+ *   (cold by then); nothing else touches a quarantined block. Out of line
+ *   besides: a thread's first free, blocks under 16 bytes or over
+ *   delayed_size (enqueue_large), the process's first header, and
+ *   reports. Per freed block the fill writes delayed_fill bytes and the
+ *   eviction reads the header and the pattern again, between delayed_size -
+ *   MT_DELAYED_BATCH and delayed_size bytes of frees later, when they have
+ *   usually left L1.
  * Space: 16 bytes per block (plus up to the alignment for aligned
  *   requests), a 16-byte minimum block; up to delayed_size bytes per
  *   thread held in quarantine plus MT_DELAYED_LARGE in large blocks, and its ring of delayed_size / 32 slots of
@@ -153,6 +159,9 @@
 #endif
 #ifndef MT_DELAYED_LARGE
 #define MT_DELAYED_LARGE ((size_t)8 * (size_t)(MT_DELAYED_SIZE))
+#endif
+#ifndef MT_DELAYED_BATCH
+#define MT_DELAYED_BATCH ((size_t)(MT_DELAYED_SIZE) / 64)
 #endif
 enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
 #define MT_SELF_ID MT_SELF(id)
@@ -220,12 +229,25 @@ MT_INLINE void MT_SELF(set_state)(char *p, uint64_t state)
     mt_safety_store(h + 8, MT_SELF(state_word)(h, mt_safety_load(h), state));
 }
 
-MT_INLINE void MT_SELF(write_header)(char *p, size_t size, unsigned log2_offset)
+MT_INLINE void MT_SELF(write_header_k)(uint64_t key, char *p, size_t size, unsigned log2_offset)
 {
     char *h = p - MT_DELAYED_HDR;
-    uint64_t sw = ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask)(h);
+    uint64_t sw = ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask_k)(key, h);
     mt_safety_store(h, sw);
     mt_safety_store(h + 8, MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE));
+}
+
+MT_INLINE void MT_SELF(write_header)(char *p, size_t size, unsigned log2_offset)
+{
+    MT_SELF(write_header_k)(mt_chksum_key(), p, size, log2_offset);
+}
+
+/* The process's first header: the key is fixed here, out of alloc's line
+ * (alloc loads it with mt_chksum_key_if_set, so no set-up call, and no
+ * registers saved for one, sits in the inline alloc). */
+MT_SLOW void MT_SELF(write_first_header)(char *p, size_t size, unsigned log2_offset)
+{
+    MT_SELF(write_header)(p, size, log2_offset);
 }
 
 MT_INLINE size_t MT_SELF(header_size)(const char *p)
@@ -404,7 +426,11 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_UNLIKELY(!raw))
         return NULL;
     char *p = raw + offset;
-    MT_SELF(write_header)(p, size, mt_log2_floor(offset));
+    uint64_t key = mt_chksum_key_if_set();
+    if (MT_LIKELY(key != 0))
+        MT_SELF(write_header_k)(key, p, size, mt_log2_floor(offset));
+    else
+        MT_SELF(write_first_header)(p, size, mt_log2_floor(offset));
     if (size < MT_DELAYED_MIN) /* the slack of a small block holds the pattern */
         MT_SELF(fill_slack)(p, size);
     if (ctx->zeroed == raw)
@@ -432,6 +458,8 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 #define MT_DELAYED_SLOTS                                                              \
     ((uint32_t)(MT_DELAYED_SLOTS_WANTED < 2 ? 2 : MT_DELAYED_SLOTS_WANTED > ((size_t)1 << 16) ? ((size_t)1 << 16) \
                                                                                           : MT_DELAYED_SLOTS_WANTED))
+
+#define MT_DELAYED_BATCH_SLOTS (MT_DELAYED_SLOTS / 64)
 
 MT_DECLARE_BELOW(alloc) /* the ring */
 
@@ -601,7 +629,11 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
      * for it: owned, 16-aligned, header readable, state "quarantined". */
     mt_ctx b = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(&b, p);
-    if (MT_UNLIKELY(!b.owner || !MT_SELF(header_readable)(p))) {
+    /* (p 16-aligned at least 16 bytes into its owned granule: the header
+     * is readable without a further look) */
+    uintptr_t in = (uintptr_t)p & (MT_GRANULE - 1);
+    if (MT_UNLIKELY(!b.owner || (in & (MT_MIN_ALIGN - 1)) != 0 ||
+                    (in < MT_DELAYED_HDR && !MT_SELF(header_readable)(p)))) {
         MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
         MT_SELF(drop_rest)();
         return;
@@ -630,7 +662,7 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
-    if (((uintptr_t)p & (MT_GRANULE - 1)) < offset) /* the raw block starts in another granule */
+    if (in < offset) /* the raw block starts in another granule */
         mt_ctx_route(&b, p - offset);
     b.ptr = p - offset;
     MT_SELF(release_routed)(p, offset, &b);
@@ -663,11 +695,6 @@ MT_SLOW void MT_SELF(start)(void)
     mt_thread_attach(); /* so that thread_exit drains it */
 }
 
-/* A checked live block of `room` bytes (`held` with its header) enters
- * the quarantine, and the oldest blocks leave it while it holds too much.
- * Inline in free: in a full quarantine (every free after the first
- * delayed_size bytes) each free evicts about one block, so this is the
- * fast path, not a slow one. */
 /* The ring's next slot names p, which counts `charge` bytes. */
 MT_INLINE void MT_SELF(push)(uint64_t key, char *p, size_t charge)
 {
@@ -680,14 +707,40 @@ MT_INLINE void MT_SELF(push)(uint64_t key, char *p, size_t charge)
     MT_SELF(q).bytes += charge;
 }
 
+/* Is the quarantine full? Its bytes reached delayed_size, or (a ring
+ * capped below delayed_size / 32 slots) its ring. Kept false after every
+ * free, so the next push always finds a slot: fewer than delayed_size
+ * bytes are fewer than delayed_size / 32 blocks. */
+MT_INLINE bool MT_SELF(full)(void)
+{
+    return MT_SELF(q).bytes >= (size_t)(MT_DELAYED_SIZE) ||
+           (MT_DELAYED_SLOTS < MT_DELAYED_SLOTS_WANTED && MT_SELF(q).count >= MT_DELAYED_SLOTS);
+}
+
+/* A full quarantine is emptied down to delayed_size - MT_DELAYED_BATCH
+ * bytes (and as many slots) in one out-of-line call, not one block per
+ * free: free stays a short leaf-like path (no registers saved for the
+ * eviction and the free below inlined into it), and the loop here is
+ * compiled once, tight, with the key in a register. Not cold: it runs
+ * every few dozen frees. */
+static __attribute__((noinline, hot)) void MT_SELF(evict_batch)(void)
+{
+    uint64_t key = mt_chksum_key_if_set(); /* (fixed: a block is quarantined) */
+    size_t keep = (size_t)(MT_DELAYED_SIZE) - (size_t)(MT_DELAYED_BATCH);
+    uint32_t keep_slots = MT_DELAYED_SLOTS - MT_DELAYED_BATCH_SLOTS;
+    while (MT_LIKELY(MT_SELF(q).count != 0 && (MT_SELF(q).bytes > keep || MT_SELF(q).count > keep_slots)))
+        MT_SELF(evict_one)(key);
+}
+
+/* A checked live block of `room` bytes (`held` with its header) enters
+ * the quarantine; a quarantine that is then full leaves most of a batch. */
 MT_INLINE void MT_SELF(enqueue)(uint64_t key, char *p, size_t room, size_t held)
 {
     MT_SELF(set_state)(p, MT_DELAYED_QUAR);
     MT_SELF(fill)(p, room);
-    while (MT_LIKELY(MT_SELF(q).count != 0) &&
-           (MT_SELF(q).bytes + held > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
-        MT_SELF(evict_one)(key);
     MT_SELF(push)(key, p, held);
+    if (MT_UNLIKELY(MT_SELF(full)()))
+        MT_SELF(evict_batch)();
 }
 
 /* A checked live block larger than delayed_size (at most MT_DELAYED_LARGE
@@ -703,8 +756,8 @@ MT_SLOW void MT_SELF(enqueue_large)(uint64_t key, char *p, size_t room, size_t h
     size_t charge = MT_SELF(charge)(held);
     while (MT_SELF(q).count != 0 &&
            (MT_SELF(q).large + held > (size_t)(MT_DELAYED_LARGE) ||
-            MT_SELF(q).bytes + charge > (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count == MT_DELAYED_SLOTS))
-        MT_SELF(evict_one)(key);
+            MT_SELF(q).bytes + charge >= (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count + 1 >= MT_DELAYED_SLOTS))
+        MT_SELF(evict_one)(key); /* (kept not full after the push: see full) */
     MT_SELF(q).large += held;
     MT_SELF(push)(key, p, charge);
 }

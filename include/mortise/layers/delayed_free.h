@@ -461,6 +461,16 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_DELAYED_BATCH_SLOTS (MT_DELAYED_SLOTS / 64)
 
+/* Ring slot i (i < 2 * MT_DELAYED_SLOTS) wrapped: a mask when the slot
+ * count is a power of two (delayed_size a power of two: no compare and no
+ * branch), else one subtraction. */
+MT_INLINE uint32_t MT_SELF(wrap)(uint32_t i)
+{
+    if ((MT_DELAYED_SLOTS & (MT_DELAYED_SLOTS - 1)) == 0)
+        return i & (MT_DELAYED_SLOTS - 1);
+    return i >= MT_DELAYED_SLOTS ? i - MT_DELAYED_SLOTS : i;
+}
+
 MT_DECLARE_BELOW(alloc) /* the ring */
 
 /* A slot holds a pointer, xor-encoded with the key under node_xor=1, so a
@@ -648,7 +658,7 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
     uint64_t x = sw ^ MT_SELF(size_mask_k)(key, h);
     size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
-    first = first + 1 == MT_DELAYED_SLOTS ? 0 : first + 1;
+    first = MT_SELF(wrap)(first + 1);
     MT_SELF(q).first = first;
     MT_SELF(q).count--;
     MT_SELF(prefetch_slot)(key, first); /* the next one out */
@@ -656,7 +666,7 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
         MT_SELF(q).large = MT_SELF(q).large > held ? MT_SELF(q).large - held : 0;
         held = MT_SELF(charge)(held);
     }
-    MT_SELF(q).bytes = MT_SELF(q).bytes > held ? MT_SELF(q).bytes - held : 0;
+    MT_SELF(q).bytes -= held; /* (sum of the slots' charges: see evict_batch) */
     if (MT_UNLIKELY(!MT_SELF(fill_intact)(p, room))) {
         MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
@@ -699,9 +709,7 @@ MT_SLOW void MT_SELF(start)(void)
 MT_INLINE void MT_SELF(push)(uint64_t key, char *p, size_t charge)
 {
     MT_ASSERT(MT_SELF(q).count < MT_DELAYED_SLOTS && MT_SELF(q).first < MT_DELAYED_SLOTS); /* a free slot */
-    uint32_t last = MT_SELF(q).first + MT_SELF(q).count;
-    if (last >= MT_DELAYED_SLOTS)
-        last -= MT_DELAYED_SLOTS;
+    uint32_t last = MT_SELF(wrap)(MT_SELF(q).first + MT_SELF(q).count);
     MT_SELF(q).ring[last] = MT_SELF(slot_code_k)(key, (uint64_t)(uintptr_t)p);
     MT_SELF(q).count++;
     MT_SELF(q).bytes += charge;
@@ -730,6 +738,11 @@ static __attribute__((noinline, hot)) void MT_SELF(evict_batch)(void)
     uint32_t keep_slots = MT_DELAYED_SLOTS - MT_DELAYED_BATCH_SLOTS;
     while (MT_LIKELY(MT_SELF(q).count != 0 && (MT_SELF(q).bytes > keep || MT_SELF(q).count > keep_slots)))
         MT_SELF(evict_one)(key);
+    /* bytes is the sum of the held blocks' charges, each subtracted as its
+     * verified header says; an empty ring holds none, whatever a header
+     * forged with the key made of the sum */
+    if (MT_SELF(q).count == 0)
+        MT_SELF(q).bytes = MT_SELF(q).large = 0;
 }
 
 /* A checked live block of `room` bytes (`held` with its header) enters
@@ -939,7 +952,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     if (first >= MT_DELAYED_SLOTS || count > MT_DELAYED_SLOTS || (count && !MT_SELF(q).ring))
         return MT_STR(MT_NAME) ": quarantine ring bounds";
     size_t bytes = 0, large = 0;
-    for (uint32_t k = 0, at = first; k < count; k++, at = at + 1 == MT_DELAYED_SLOTS ? 0 : at + 1) {
+    for (uint32_t k = 0, at = first; k < count; k++, at = MT_SELF(wrap)(at + 1)) {
         char *p = (char *)(uintptr_t)MT_SELF(slot_code)(MT_SELF(q).ring[at]);
         if (!mt_entry_owner(mt_pagemap_get(p)) || !MT_SELF(header_readable)(p))
             return MT_STR(MT_NAME) ": quarantine slot names no block of ours";

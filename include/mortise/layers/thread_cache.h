@@ -219,7 +219,7 @@ MT_SLOW void MT_SELF(start)(void)
  * request frees one block and offers the rest of the chain with it
  * (free_batch): a trunk that frees a run of one class under one lock
  * (slab_lk) takes what it can, any other chain just the one block. */
-static size_t MT_SELF(free_chain)(void *p)
+MT_NOINLINE_HOT size_t MT_SELF(free_chain)(void *p)
 {
     size_t n = 0;
     while (p) {
@@ -290,8 +290,8 @@ MT_INLINE void MT_SELF(core_event)(int hint)
     }
 }
 
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
+MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
+MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
 
 /* An aligned request (align > MT_MIN_ALIGN): the head of the smallest cached
  * class that is a multiple of the alignment (aligned_class), if its address
@@ -327,7 +327,7 @@ MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
  * hit needs no stack frame: the compiler places the prologue here): requests
  * the cache does not take go below; a miss serves the request from below and
  * takes up to a batch more blocks of the class for the next ones. */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
     if (!MT_SELF(takes)(size, ctx->align)) {
@@ -383,7 +383,7 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Free's slow path: a block of a class the cache does not keep, a full list
  * (half of it goes below first), or a thread that does not cache (any more). */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
+MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
 {
     if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
         MT_SELF(core_event)(cpu);

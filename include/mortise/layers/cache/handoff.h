@@ -31,7 +31,7 @@ static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
 /* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
  * (a compare-and-swap from NULL: no ABA); when every slot is full, they
  * replace the chain of the first, which (older, colder) goes below. */
-MT_SLOW void MT_SELF(shed)(size_t c, size_t n)
+MT_NOINLINE_HOT void MT_SELF(shed)(size_t c, size_t n)
 {
     size_t k;
     void *chain = MT_SELF(cut)(c, n, &k);

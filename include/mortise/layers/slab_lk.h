@@ -351,14 +351,15 @@ MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
             link = (void **)p;
         }
         if (k < n) { /* the rest are never-used blocks: the free list is empty */
-            char *p = s->bump;
             size_t csize = s->csize;
-            MT_ASSERT(p + (n - k) * csize <= s->base + s->used);
-            for (; k < n; k++, p += csize) {
-                *link = p;
-                link = (void **)p;
-            }
-            s->bump = p;
+            char *first = s->bump, *end = first + (n - k) * csize;
+            MT_ASSERT(end <= s->base + s->used);
+            /* each block links to the next one up: a store per block */
+            for (char *q = first + csize; q < end; q += csize)
+                *(void **)(q - csize) = q;
+            *link = first;
+            link = (void **)(end - csize);
+            s->bump = end;
         }
         s->inuse += (uint32_t)n;
         got += n;

@@ -30,6 +30,12 @@
  * fast path stays short enough to count. */
 #define MT_INLINE static inline __attribute__((always_inline))
 #define MT_SLOW static __attribute__((noinline, cold))
+/* Out of line but not cold: the batch paths a cache's refill and flush run
+ * once per run of blocks (alloc_batch, free_batch and their loops). They
+ * are rare per call but their loops are the steady state of a program that
+ * allocates or frees a large population at once, so they are optimised for
+ * speed (a cold function is optimised for size: its helpers stay calls). */
+#define MT_NOINLINE_HOT static __attribute__((noinline, hot))
 #define MT_UNUSED __attribute__((unused))
 #define MT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MT_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -112,9 +112,6 @@ _Static_assert(MT_MAX_POOLED_SIZE >= 16 && MT_MAX_POOLED_SIZE <= 1024,
 
 MT_DECLARE_BELOW(alloc)
 MT_DECLARE_BELOW(free)
-#ifndef MT_NOINLINE_HOT
-#define MT_NOINLINE_HOT static __attribute__((noinline))
-#endif
 
 /* Pools' spans are claimed in the page map under this id, so a free finds
  * its pool with one compare, like a trunk's. */

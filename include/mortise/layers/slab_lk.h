@@ -252,8 +252,11 @@ MT_SLOW void MT_SELF(to_full)(MT_SELF(class) *c, MT_SELF(slab) *s)
 }
 
 /* A slab whose last block came back: cache it if the class has no empty
- * slab, else hand it to the caller to give back below. */
-MT_SLOW MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) *c, MT_SELF(slab) *s)
+ * slab, else hand it to the caller to give back below. Out of line but not
+ * cold: GCC's static profile takes a loop that may call a cold function
+ * (cs_free_batch's, through cs_free) as never run and compiles the whole
+ * batch free for size, with its page-map lookups as calls. */
+static __attribute__((noinline)) MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) *c, MT_SELF(slab) *s)
 {
     if (s->where == MT_SLAB_FULL) { /* capacity 1: full straight to empty */
         MT_SELF(unlink)(&c->full, s);
@@ -325,22 +328,51 @@ typedef struct {
 
 /* Up to want - got blocks from the class's partial slabs onto a->chain, in
  * the order cs_alloc hands them out (the first at the head: a cache popping
- * the list goes up through fresh slab memory, as a prefetcher expects). */
+ * the list goes up through fresh slab memory, as a prefetcher expects).
+ * Per slab at once: the blocks it can give (capacity - inuse, which its free
+ * list and its never-used blocks hold between them), its free list first,
+ * then a run carved from the bump pointer in one loop (a store per block),
+ * the count and the list move once; a program allocating a large
+ * population of one size refills through this loop. */
 MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
 {
     void *head = NULL, **link = &head;
-    while (a->got < a->want && a->c->partial) {
-        void *p = MT_SELF(cs_alloc)(a->c);
-        *link = p;
-        link = (void **)p;
-        a->got++;
+    size_t got = a->got;
+    MT_SELF(slab) *s;
+    while (got < a->want && (s = a->c->partial) != NULL) {
+        MT_ASSERT(s->where == MT_SLAB_PARTIAL && s->inuse < s->capacity);
+        size_t n = a->want - got, left = s->capacity - s->inuse, k = 0;
+        if (n > left)
+            n = left;
+        for (void *p; k < n && (p = s->free) != NULL; k++) {
+            MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
+            s->free = MT_SELF(next_of)(s, p);
+            *link = p;
+            link = (void **)p;
+        }
+        if (k < n) { /* the rest are never-used blocks: the free list is empty */
+            size_t csize = s->csize;
+            char *first = s->bump, *end = first + (n - k) * csize;
+            MT_ASSERT(end <= s->base + s->used);
+            /* each block links to the next one up: a store per block */
+            for (char *q = first + csize; q < end; q += csize)
+                *(void **)(q - csize) = q;
+            *link = first;
+            link = (void **)(end - csize);
+            s->bump = end;
+        }
+        s->inuse += (uint32_t)n;
+        got += n;
+        if (s->inuse == s->capacity)
+            MT_SELF(to_full)(a->c, s);
     }
     *link = a->chain;
     a->chain = head;
+    a->got = got;
 }
 
 /* One block and the batch after it, under one lock acquisition. */
-static void *MT_SELF(cs_alloc_batch)(void *arg)
+MT_NOINLINE_HOT void *MT_SELF(cs_alloc_batch)(void *arg)
 {
     MT_SELF(batch_args) *a = arg;
     void *first = MT_SELF(cs_alloc)(a->c);
@@ -350,7 +382,7 @@ static void *MT_SELF(cs_alloc_batch)(void *arg)
 }
 
 /* The batch alone (after a new slab served the first block). */
-static void *MT_SELF(cs_take_locked)(void *arg)
+MT_NOINLINE_HOT void *MT_SELF(cs_take_locked)(void *arg)
 {
     MT_SELF(cs_take)(arg);
     return NULL;
@@ -418,28 +450,38 @@ typedef struct {
  * lock, as long as they are block starts of this instance's slabs of that
  * class (the first that is not stops the batch: the caller frees it and
  * the rest the usual way). */
-static void *MT_SELF(cs_free_batch)(void *arg)
+MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
 {
+    /* In locals for the loop: the stores of the free-list links (void *)
+     * could alias the argument block's pointers, which the compiler would
+     * then reload for every block. */
     MT_SELF(batch_free_args) *a = arg;
-    MT_SELF(args) one = {a->c, a->s, a->p};
+    MT_SELF(slab) *s = a->s, *gone_list = a->gone;
+    void *p = a->p, *chain = a->chain;
+    size_t got = a->got;
+    const uint32_t cls = s->cls;
     for (;;) {
+        MT_SELF(args) one = {a->c, s, p};
         MT_SELF(slab) *gone = MT_SELF(cs_free)(&one);
         if (gone) {
-            gone->next = a->gone;
-            a->gone = gone;
+            gone->next = gone_list;
+            gone_list = gone;
         }
-        void *q = a->chain;
+        void *q = chain;
         if (!q)
             break;
         uintptr_t e = mt_pagemap_get(q);
         MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_payload_ptr(mt_entry_payload(e));
-        if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != a->s->cls || !MT_SELF(is_block)(qs, q))
+        if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != cls || !MT_SELF(is_block)(qs, q))
             break;
-        a->chain = *(void **)q;
-        a->got++;
-        one.s = qs;
-        one.p = q;
+        chain = *(void **)q;
+        got++;
+        s = qs;
+        p = q;
     }
+    a->chain = chain;
+    a->got = got;
+    a->gone = gone_list;
     return NULL;
 }
 
@@ -544,7 +586,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
  * with none serves the block the usual way (the cached empty slab or a new
  * one) and the batch from that slab, under a second acquisition. */
 #define MT_IMPLEMENTS_alloc_batch
-MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
     if (index == SIZE_MAX)
@@ -565,7 +607,7 @@ MT_SLOW void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
  * follows it in the same class, under one lock acquisition; slabs that
  * empty go back below after the lock is dropped. */
 #define MT_IMPLEMENTS_free_batch
-MT_SLOW void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);

@@ -175,13 +175,15 @@ MT_INLINE void *MT_SELF(next_of)(void *p)
     return link;
 }
 
-typedef struct {
-    void *head;  /* LIFO of cached blocks, next pointer in the first word */
-    size_t room; /* blocks the list may still take; 0 until the thread starts */
-} MT_SELF(bin);
-
+/* Per class c: head[c], the LIFO of cached blocks (next pointer in the
+ * first word), and room[c], the blocks the list may still take (0 until the
+ * thread starts, and always 0 for the classes of the table the cache does
+ * not cover: free's hit tests room alone). Two arrays of words rather than
+ * an array of pairs: a class index scales by 8 inside the address, so the
+ * hits need no shift to find their entry. */
 static MT_TLS struct {
-    MT_SELF(bin) bin[MT_SELF(bins)];
+    void *head[MT_SELF(bins)];
+    size_t room[MT_SELF(bins)];
     int state;       /* cache/thread_state.h */
     int cpu;         /* coreaware: the CPU the budget was last fitted to */
     unsigned events; /* coreaware: slow-path events since the last look */
@@ -209,7 +211,7 @@ MT_SLOW void MT_SELF(start)(void)
         MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, MT_SELF(tl).cpu);
     }
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).bin[c].room = MT_SELF(capacity)(c);
+        MT_SELF(tl).room[c] = MT_SELF(capacity)(c);
     MT_SELF(tl).state = mt_cache_on;
 }
 
@@ -217,7 +219,7 @@ MT_SLOW void MT_SELF(start)(void)
  * request frees one block and offers the rest of the chain with it
  * (free_batch): a trunk that frees a run of one class under one lock
  * (slab_lk) takes what it can, any other chain just the one block. */
-static size_t MT_SELF(free_chain)(void *p)
+MT_NOINLINE_HOT size_t MT_SELF(free_chain)(void *p)
 {
     size_t n = 0;
     while (p) {
@@ -235,17 +237,16 @@ static size_t MT_SELF(free_chain)(void *p)
  * *cut is how many. */
 MT_INLINE void *MT_SELF(cut)(size_t c, size_t n, size_t *cut)
 {
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *chain = b->head, *last = NULL;
+    void *chain = MT_SELF(tl).head[c], *last = NULL;
     size_t k = 0;
     for (void *p = chain; p && k < n; p = MT_SELF(next_of)(p), k++)
         last = p;
     *cut = k;
     if (!last)
         return NULL;
-    b->head = MT_SELF(next_of)(last);
+    MT_SELF(tl).head[c] = MT_SELF(next_of)(last);
     *(void **)last = NULL;
-    b->room += k;
+    MT_SELF(tl).room[c] += k;
     return chain;
 }
 
@@ -269,12 +270,11 @@ MT_SLOW void MT_SELF(refit)(int cpu)
     MT_SELF(tl).cpu = cpu;
     MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, cpu);
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-        size_t held = MT_SELF(share)(old_budget, c) - b->room;
+        size_t held = MT_SELF(share)(old_budget, c) - MT_SELF(tl).room[c];
         size_t cap = MT_SELF(capacity)(c);
         if (held > cap)
             held -= MT_SELF(flush)(c, held - cap);
-        b->room = cap - held;
+        MT_SELF(tl).room[c] = cap - held;
     }
 }
 
@@ -290,8 +290,8 @@ MT_INLINE void MT_SELF(core_event)(int hint)
     }
 }
 
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
+MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
+MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
 
 /* An aligned request (align > MT_MIN_ALIGN): the head of the smallest cached
  * class that is a multiple of the alignment (aligned_class), if its address
@@ -304,13 +304,12 @@ MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
     size_t align = ctx->align, c = MT_SELF(aligned_class)(ctx->size, align);
     if (c == SIZE_MAX || !MT_SELF(ready)())
         return next(ctx);
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    void *p = b->head;
+    void *p = MT_SELF(tl).head[c];
     if (p) {
         if ((uintptr_t)p & (align - 1))
             return next(ctx);
-        b->head = MT_SELF(next_of)(p);
-        b->room++;
+        MT_SELF(tl).head[c] = MT_SELF(next_of)(p);
+        MT_SELF(tl).room[c]++;
         return p;
     }
     mt_ctx sub = *ctx;
@@ -328,7 +327,7 @@ MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
  * hit needs no stack frame: the compiler places the prologue here): requests
  * the cache does not take go below; a miss serves the request from below and
  * takes up to a batch more blocks of the class for the next ones. */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
     if (!MT_SELF(takes)(size, ctx->align)) {
@@ -340,11 +339,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
         return next(ctx);
     MT_SELF(core_event)(ctx->cpu);
     size_t c = MT_SELF(class_index)(size);
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    if (MT_LINK_CHECK && b->head) { /* the hit found a far link: pop it checked */
-        void *p = b->head;
-        b->head = MT_SELF(next_of)(p);
-        b->room++;
+    if (MT_LINK_CHECK && MT_SELF(tl).head[c]) { /* the hit found a far link: pop it checked */
+        void *p = MT_SELF(tl).head[c];
+        MT_SELF(tl).head[c] = MT_SELF(next_of)(p);
+        MT_SELF(tl).room[c]++;
         return p;
     }
     size_t csize = MT_SELF(class_size)(c);
@@ -354,30 +352,30 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     size_t half = MT_SELF(capacity)(c) / 2;
     size_t want = half < MT_THREAD_CACHE_BATCH ? half : MT_THREAD_CACHE_BATCH;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
-    if (want < 2 || !b->room)
+    if (want < 2 || !MT_SELF(tl).room[c])
         return next(ctx);
-    ctx->chain = b->head;
-    ctx->count = want - 1 < b->room ? want - 1 : b->room;
+    ctx->chain = MT_SELF(tl).head[c];
+    ctx->count = want - 1 < MT_SELF(tl).room[c] ? want - 1 : MT_SELF(tl).room[c];
     void *first = MT_BELOW(alloc_batch)(ctx);
     if (!first)
         return NULL;
-    b->head = ctx->chain;
-    b->room -= ctx->count;
+    MT_SELF(tl).head[c] = ctx->chain;
+    MT_SELF(tl).room[c] -= ctx->count;
     if (!ctx->count) {
         /* Nothing below serves batches: the rest one alloc at a time, kept
          * in the order they come (ascending from a fresh slab or span). */
         void *more = NULL, **link = &more;
-        for (size_t i = 1; i < want && b->room; i++) {
+        for (size_t i = 1; i < want && MT_SELF(tl).room[c]; i++) {
             mt_ctx sub = mt_ctx_for_alloc(csize, 1);
             void *p = next(&sub);
             if (!p)
                 break;
             *link = p;
             link = (void **)p;
-            b->room--;
+            MT_SELF(tl).room[c]--;
         }
-        *link = b->head;
-        b->head = more;
+        *link = MT_SELF(tl).head[c];
+        MT_SELF(tl).head[c] = more;
     }
     MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
     return first;
@@ -385,22 +383,21 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Free's slow path: a block of a class the cache does not keep, a full list
  * (half of it goes below first), or a thread that does not cache (any more). */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
+MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
 {
     if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
         MT_SELF(core_event)(cpu);
-        MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-        if (!b->room) {
+        if (!MT_SELF(tl).room[c]) {
             size_t half = (MT_SELF(capacity)(c) + 1) / 2;
             if (MT_THREAD_CACHE_HANDOFF)
                 MT_SELF(shed)(c, half);
             else
                 MT_SELF(flush)(c, half);
         }
-        MT_ASSERT(b->room > 0); /* the flush above made room */
-        *(void **)p = b->head;
-        b->head = p;
-        b->room--;
+        MT_ASSERT(MT_SELF(tl).room[c] > 0); /* the flush above made room */
+        *(void **)p = MT_SELF(tl).head[c];
+        MT_SELF(tl).head[c] = p;
+        MT_SELF(tl).room[c]--;
         MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
         return;
     }
@@ -415,12 +412,12 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
 MT_INLINE void *MT_SELF(alloc_aligned_hit)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_SELF(aligned_class)(ctx->size, ctx->align);
-    void *p = c != SIZE_MAX ? MT_SELF(tl).bin[c].head : NULL;
+    void *p = c != SIZE_MAX ? MT_SELF(tl).head[c] : NULL;
     if (MT_UNLIKELY(!p || ((uintptr_t)p & (ctx->align - 1)) ||
                     (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
         return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    MT_SELF(tl).bin[c].head = *(void **)p;
-    MT_SELF(tl).bin[c].room++;
+    MT_SELF(tl).head[c] = *(void **)p;
+    MT_SELF(tl).room[c]++;
     return p;
 }
 
@@ -432,18 +429,18 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_UNLIKELY(ctx->align > MT_MIN_ALIGN))
         return MT_SELF(alloc_aligned_hit)(ctx, next);
     void *p = NULL;
-    MT_SELF(bin) *b = NULL;
+    size_t c = 0;
     if (MT_SELF(takes)(size, ctx->align)) {
-        b = &MT_SELF(tl).bin[MT_SELF(class_index)(size)];
-        p = b->head;
+        c = MT_SELF(class_index)(size);
+        p = MT_SELF(tl).head[c];
     }
     /* link_check: checked inline (a page-map lookup when the link leaves
      * the block's granule); a bad link goes to the slow path, which the hit
      * calls anyway (no second call, no stack frame) and which reports it */
     if (MT_UNLIKELY(!p || (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
         return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    b->head = *(void **)p;
-    b->room++;
+    MT_SELF(tl).head[c] = *(void **)p;
+    MT_SELF(tl).room[c]++;
     return p;
 }
 
@@ -452,16 +449,20 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
-    /* the range check first: bin[c] of a class not covered (SIZE_MAX for a
-     * block nobody owns) is not an element to take the address of */
-    if (MT_UNLIKELY(!MT_SELF(covers)(c) || !MT_SELF(tl).bin[c].room)) {
+    /* The table check first: room[c] beyond the table (SIZE_MAX for a block
+     * nobody owns) is not an element to take the address of. Classes of
+     * the table the cache does not cover have no room (start, refit and
+     * stop set room only in [first, end)), so the room test sends them to
+     * the slow path and the hit needs no range check of its own; for an
+     * owner's class hint of our policy (class_of) with a table of every
+     * class, the table check folds away too. */
+    if (MT_UNLIKELY(c >= (size_t)MT_SELF(bins) || !MT_SELF(tl).room[c])) {
         MT_SELF(free_slow)(ctx->ptr, c, ctx->cpu, next);
         return NULL;
     }
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
-    *(void **)ctx->ptr = b->head;
-    b->head = ctx->ptr;
-    b->room--;
+    *(void **)ctx->ptr = MT_SELF(tl).head[c];
+    MT_SELF(tl).head[c] = ctx->ptr;
+    MT_SELF(tl).room[c]--;
     return NULL;
 }
 
@@ -483,7 +484,7 @@ MT_SLOW void MT_SELF(stop)(void)
     MT_SELF(flush_all)();
     MT_SELF(tl).state = mt_cache_off;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).bin[c].room = 0;
+        MT_SELF(tl).room[c] = 0;
 }
 
 #include "cache/check.h" /* cached_in, check_magazine */
@@ -494,15 +495,14 @@ MT_SLOW void MT_SELF(stop)(void)
  * does not). */
 MT_SLOW const char *MT_SELF(check_bin)(size_t c)
 {
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     size_t cap = MT_SELF(tl).state == mt_cache_on ? MT_SELF(capacity)(c) : 0, n = 0;
-    for (void *p = b->head; p; p = *(void **)p) {
+    for (void *p = MT_SELF(tl).head[c]; p; p = *(void **)p) {
         if (++n > cap)
             return MT_STR(MT_NAME) ": list longer than its capacity (a cycle or a lost count)";
         if (!MT_SELF(cached_in)(p, c))
             return MT_STR(MT_NAME) ": cached block not owned below or of another class";
     }
-    return n + b->room == cap ? NULL : MT_STR(MT_NAME) ": cached blocks + room != capacity";
+    return n + MT_SELF(tl).room[c] == cap ? NULL : MT_STR(MT_NAME) ": cached blocks + room != capacity";
 }
 
 /* The calling thread's cache (other threads' lists are theirs: they check

@@ -31,8 +31,8 @@ typedef struct {
 } probe;
 
 static size_t cls(void) { return thread_cache_class_index(SMALL); }
-static size_t cached(size_t c) { return list_len(thread_cache_tl.bin[c].head); }
-static size_t bound(size_t c) { return cached(c) + thread_cache_tl.bin[c].room; }
+static size_t cached(size_t c) { return list_len(thread_cache_tl.head[c]); }
+static size_t bound(size_t c) { return cached(c) + thread_cache_tl.room[c]; }
 
 /* Allocate CHURN small blocks, then free them all: the class's list fills to
  * its bound (and is halved each time it overflows), the rest goes below. */

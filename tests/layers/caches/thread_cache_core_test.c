@@ -30,8 +30,8 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, cmalloc_socket)
 #include <stdio.h>
 
 static const size_t C100 = 6; /* log2b class of 100 bytes: 112 */
-static size_t cached(size_t c) { return list_len(thread_cache_tl.bin[c].head); }
-static size_t bound(size_t c) { return cached(c) + thread_cache_tl.bin[c].room; }
+static size_t cached(size_t c) { return list_len(thread_cache_tl.head[c]); }
+static size_t bound(size_t c) { return cached(c) + thread_cache_tl.room[c]; }
 static size_t share(size_t budget, size_t c) { return thread_cache_share(budget, c); }
 static bool below_free(void *p) { return list_has(segfit_lk_state.cls[segfit_lk_span_of(p)->cls].free, p); }
 
@@ -140,9 +140,9 @@ int main(void)
             p[i] = k_cmalloc(100, -1);
         for (size_t i = 0, n = 20 - cached(C100); i < n; i++)
             k_cmalloc_free(p[i], -1);
-        CHECK(cached(C100) == 20 && thread_cache_tl.bin[C100].room == 0);
+        CHECK(cached(C100) == 20 && thread_cache_tl.room[C100] == 0);
         size_t k = 0;
-        for (void *b = thread_cache_tl.bin[C100].head; b && k < 20; b = *(void **)b)
+        for (void *b = thread_cache_tl.head[C100]; b && k < 20; b = *(void **)b)
             held[k++] = b;
         CHECK(pin_to(0));
         events(-1);
@@ -152,7 +152,7 @@ int main(void)
             below += below_free(held[i]);
         CHECK(below == 15);
         for (int i = 0; i < 40; i++)
-            if (!list_has(thread_cache_tl.bin[C100].head, p[i]) && !below_free(p[i]))
+            if (!list_has(thread_cache_tl.head[C100], p[i]) && !below_free(p[i]))
                 k_cmalloc_free(p[i], -1);
 
         /* a thread that starts on CPU 1 starts with CPU 1's bound */

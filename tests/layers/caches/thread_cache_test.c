@@ -25,7 +25,7 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, custom_socket)
 static size_t cached(size_t cls)
 {
     size_t n = 0;
-    for (void *p = thread_cache_tl.bin[cls].head; p; p = *(void **)p)
+    for (void *p = thread_cache_tl.head[cls]; p; p = *(void **)p)
         n++;
     return n;
 }
@@ -91,7 +91,7 @@ int main(void)
     for (int i = 0; i < 400; i++)
         t_free(blocks[i]);
     CHECK(cached(c) <= cap);
-    CHECK(cached(c) + thread_cache_tl.bin[c].room == cap);
+    CHECK(cached(c) + thread_cache_tl.room[c] == cap);
 
     /* each overflow went to a hand-off slot as one chain (the newer half):
      * 400 frees overflow more often than there are slots, so every slot
@@ -174,12 +174,12 @@ int main(void)
         /* the head's address is checked: a misaligned head (a layer below
          * that does not align its blocks) is never returned */
         char *fake = (char *)al8[7] + 16;
-        *(void **)fake = thread_cache_tl.bin[ca].head;
-        thread_cache_tl.bin[ca].head = fake;
+        *(void **)fake = thread_cache_tl.head[ca];
+        thread_cache_tl.head[ca] = fake;
         void *q = t_aligned_alloc(256, 100);
         CHECK(q && q != fake && ((uintptr_t)q & 255) == 0);
-        CHECK(thread_cache_tl.bin[ca].head == fake);
-        thread_cache_tl.bin[ca].head = *(void **)fake;
+        CHECK(thread_cache_tl.head[ca] == fake);
+        thread_cache_tl.head[ca] = *(void **)fake;
         t_free(q);
         for (int i = 0; i < 8; i++)
             t_free(al8[i]);

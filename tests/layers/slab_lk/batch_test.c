@@ -66,7 +66,7 @@ MT_COMPOSE(mmap_heap, slab_lk, thread_cache, custom_socket)
 static size_t cached(size_t cls)
 {
     size_t n = 0;
-    for (void *p = thread_cache_tl.bin[cls].head; p; p = *(void **)p)
+    for (void *p = thread_cache_tl.head[cls]; p; p = *(void **)p)
         n++;
     return n;
 }
@@ -101,12 +101,12 @@ int main(void)
 #endif
     /* fresh blocks in ascending addresses: p, then the list from its head */
     size_t descending = 0;
-    for (void *q = p, *r = thread_cache_tl.bin[c].head; r; q = r, r = *(void **)r)
+    for (void *q = p, *r = thread_cache_tl.head[c]; r; q = r, r = *(void **)r)
         descending += (char *)r < (char *)q;
     CHECK(descending == 0);
     /* every block is a distinct block start of the class, in use for slab_lk */
     size_t bad = 0;
-    for (void *q = thread_cache_tl.bin[c].head; q; q = *(void **)q) {
+    for (void *q = thread_cache_tl.head[c]; q; q = *(void **)q) {
         bad += q == p || t_malloc_usable_size(q) != mt_szcls_tc_size(c);
         for (void *r = *(void **)q; r; r = *(void **)r)
             bad += r == q;

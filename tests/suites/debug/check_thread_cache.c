@@ -19,14 +19,14 @@ int main(void)
     t_free(b); /* the class's list: b, a, ... */
     EXPECT_HOLDS();
     size_t c = 0;
-    while (c < thread_cache_bins && thread_cache_tl.bin[c].head != b)
+    while (c < thread_cache_bins && thread_cache_tl.head[c] != b)
         c++;
     CHECK(c < thread_cache_bins);
     if (c == thread_cache_bins)
         return check_report("check_thread_cache");
-    thread_cache_tl.bin[c].room++;
+    thread_cache_tl.room[c]++;
     EXPECT_BROKEN("thread_cache", "cached blocks + room != capacity");
-    thread_cache_tl.bin[c].room--;
+    thread_cache_tl.room[c]--;
     EXPECT_HOLDS();
     void *link = *(void **)a;
     *(void **)a = b; /* b, a, b, a, ... */

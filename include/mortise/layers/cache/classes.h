@@ -28,7 +28,8 @@
  *   MT_SELF(covers)(c)       class c is cached (c may be SIZE_MAX: no)
  *   MT_SELF(class_of)(ctx)   the class of a block getmeta below answered
  *                            for: the owner's class hint when its policy is
- *                            ours, else the largest class not above its
+ *                            ours (taken to be below the policy's class
+ *                            count), else the largest class not above its
  *                            usable size, so blocks of any owner are safe
  *   MT_SELF(share)(budget, c)  blocks of class c an even share of `budget`
  *                            bytes between the cached classes allows (>= 1)
@@ -85,8 +86,14 @@ MT_INLINE bool MT_SELF(covers)(size_t c)
 
 MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
 {
-    if (MT_SELF(szcls_key) != 0 && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key))
+    if (MT_SELF(szcls_key) != 0 && ctx->szcls_key == (uintptr_t)MT_SELF(szcls_key)) {
+        /* The owner reports a class of the policy (it indexes its own class
+         * table with it), so a cache whose table holds every class of the
+         * policy needs no range check on it (thread_cache's free hit). */
+        if (ctx->szcls >= MT_SZCLS_CLASSES(MT_SIZECLASS))
+            __builtin_unreachable();
         return ctx->szcls;
+    }
     return MT_SELF(class_index)(ctx->usable + 1) - 1;
 }
 

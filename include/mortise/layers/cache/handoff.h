@@ -11,7 +11,7 @@
  * for the layer below, like cached ones.
  *
  * Template part (no include guard), included once by thread_cache after
- * its per-thread lists. Needs: MT_SELF(tl).bin[c] (head, room),
+ * its per-thread lists. Needs: MT_SELF(tl).head[c] and .room[c],
  * MT_SELF(bins), MT_SELF(cut)(c, n, &k), MT_SELF(free_chain)(chain),
  * MT_SELF(next_of)(p) (the link after p, checked under link_check),
  * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
@@ -31,7 +31,7 @@ static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
 /* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
  * (a compare-and-swap from NULL: no ABA); when every slot is full, they
  * replace the chain of the first, which (older, colder) goes below. */
-MT_SLOW void MT_SELF(shed)(size_t c, size_t n)
+MT_NOINLINE_HOT void MT_SELF(shed)(size_t c, size_t n)
 {
     size_t k;
     void *chain = MT_SELF(cut)(c, n, &k);
@@ -60,16 +60,15 @@ MT_INLINE void *MT_SELF(take_handoff)(size_t c)
             first = atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL, memory_order_acq_rel);
     if (!first)
         return NULL;
-    MT_SELF(bin) *b = &MT_SELF(tl).bin[c];
     void *rest = MT_SELF(next_of)(first), *last = NULL;
     size_t k = 0;
-    for (void *p = rest; p && k < b->room; p = MT_SELF(next_of)(p), k++)
+    for (void *p = rest; p && k < MT_SELF(tl).room[c]; p = MT_SELF(next_of)(p), k++)
         last = p;
     if (last) {
         void *beyond = MT_SELF(next_of)(last);
-        *(void **)last = b->head;
-        b->head = rest;
-        b->room -= k;
+        *(void **)last = MT_SELF(tl).head[c];
+        MT_SELF(tl).head[c] = rest;
+        MT_SELF(tl).room[c] -= k;
         MT_SELF(free_chain)(beyond);
     } else {
         MT_SELF(free_chain)(rest); /* no room at all */

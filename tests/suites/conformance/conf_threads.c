@@ -1,6 +1,7 @@
 /* tests/suites/conformance/conf_threads.c — the multithreaded cases:
  *   threads  >= 8 threads exchange blocks through shared slots (cross-thread
  *            frees and reallocs) for ~5 s, every block's pattern verified;
+ *            MORTISE_CONFORMANCE_STRESS_SECONDS=S runs them S seconds;
  *   churn    2000 short threads allocate (small and large blocks), hand one
  *            block to the next thread and exit: RSS stays bounded;
  *   fork     4 threads allocate and exchange while the main thread forks 1000
@@ -223,7 +224,9 @@ void conf_case_threads(void)
     pthread_t t[STRESS_THREADS];
     xworker w[STRESS_THREADS];
     uint64_t ops = 0;
-    int started = xworkers_start(t, w, STRESS_THREADS, conf_seconds(5.0), CONF_MIB, NULL);
+    const char *want = getenv("MORTISE_CONFORMANCE_STRESS_SECONDS");
+    double seconds = want ? atof(want) : 0.0;
+    int started = xworkers_start(t, w, STRESS_THREADS, conf_seconds(seconds > 0 ? seconds : 5.0), CONF_MIB, NULL);
     CHECK(started == STRESS_THREADS);
     uint64_t failures = xworkers_join(t, w, started, false, &ops);
     size_t bad = xslots_drain();

@@ -24,7 +24,6 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 MIMALLOC = "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"
@@ -115,7 +114,9 @@ def cachegrind(cmd, lib, out, tag, ll):
     p, _ = run(cmd, lib, opts)
     d1 = re.search(r"D1\s+misses:\s+([\d,]+)", p.stderr)
     ll = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
-    num = lambda m: int(m.group(1).replace(",", "")) if m else None
+
+    def num(m):
+        return int(m.group(1).replace(",", "")) if m else None
     return num(d1), num(ll)
 
 

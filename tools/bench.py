@@ -36,7 +36,6 @@ import os
 import platform
 import shlex
 import shutil
-import subprocess
 import sys
 import time
 
@@ -74,7 +73,8 @@ WCET_RUNS = {False: 3, True: 3}
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0],
-                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 epilog=__doc__.split("\n\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"), help="build directory (default: build)")
     ap.add_argument("-a", "--allocators", default="default", help="allocators to compare (see below)")
     ap.add_argument("-w", "--workloads", default="all", help="benchmarks to run (see below)")
@@ -106,7 +106,8 @@ def parse_args(argv):
     ap.add_argument("--profile-timeout", type=float, default=profile.PROFILE_TIMEOUT,
                     help="seconds before one profile run is killed and recorded as a timeout (default %(default)g)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and allocators, run nothing")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a run failed (default: 0 once the report is written)")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 when a run failed (default: 0 once the report is written)")
     a = ap.parse_args(argv)
     if a.runs is not None and a.runs < 1:
         ap.error("--runs must be at least 1")
@@ -281,7 +282,7 @@ def machine():
     except (OSError, ValueError, IndexError):
         pass
     return "%s, %d cores, %s memory, %s %s" % (model or platform.processor(), os.cpu_count() or 0, mem,
-                                                platform.system(), platform.release())
+                                               platform.system(), platform.release())
 
 
 def main(argv=None):
@@ -381,8 +382,10 @@ def main(argv=None):
     made, plot_note = plots.draw(outdir, results, an, wcet)
     meta = [("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
             ("machine", machine()),
-            ("command", " ".join(shlex.quote(x) for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
-            ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks" % (mode, runs, threads)),
+            ("command", " ".join(shlex.quote(x)
+                                 for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
+            ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks"
+             % (mode, runs, threads)),
             ("wall time of the suite", runner.Progress.clock(elapsed))]
     if not a.full and elapsed > QUICK_BUDGET:
         notes.append("the quick suite took %s, over its %s budget: see 'Where the time went' and lower the "

@@ -162,7 +162,7 @@ def print_summary(rows, modes, forks):
     done = [t for _, tallies in rows for t in tallies.values()]
     hangs, failures = sum(t.hangs for t in done), sum(t.failures for t in done)
     print("soak: %d runs, %d forks, %d hangs, %d failures" % (len(done), sum(t.forks for t in done),
-                                                             hangs, failures))
+                                                              hangs, failures))
     return hangs + failures == 0
 
 

@@ -96,7 +96,7 @@ def draw(outdir, results, an, wcet):
     if not available():
         return made, ("matplotlib is not installed for %s: no PNG plots (apt-get install python3-matplotlib, "
                       "or let `make bench` install it)%s." % (os.path.realpath(__import__("sys").executable),
-                                                             "; the SVG charts need nothing" if made else ""))
+                                                              "; the SVG charts need nothing" if made else ""))
     import matplotlib.pyplot as plt
     benches = an.names()
     for base, suffix in ((report.BASE, ""), (report.PAPER_BASE, "-" + report.PAPER_BASE)):

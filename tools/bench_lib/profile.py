@@ -248,7 +248,8 @@ def section(misses, outdir, note, md_table):
            "For each missed target: by how much, the benchmarks behind the miss (worst first), and "
            "callgrind profiles of the two allocators on the benchmark that contributes most, run after the "
            "measurements at a small scale (a workload at %g × its quick `-s`, wcet_test at `-s %g`; at most %d "
-           "threads; the fast path %d × 64 pairs, malloc and free only). Ir: instructions executed; self Ir: in the function itself; per op: divided by the "
+           "threads; the fast path %d × 64 pairs, malloc and free only). Ir: instructions executed; "
+           "self Ir: in the function itself; per op: divided by the "
            "operation count of the benchmark's ok line. Callgrind runs the threads one at a time, so waiting "
            "for a lock, cache misses and page faults do not show: equal counts with unequal times point "
            "there." % (suite.PROFILE_FRACTION, PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
@@ -350,5 +351,5 @@ def difference_lines(a, b, count=6):
     unit = "Ir per op" if a.ops and b.ops else "Ir"
     return ["", "Largest differences (%s − %s, self %s): %s." % (
         a.alloc, b.alloc, unit, ", ".join("%s %s%s" % (cell(fn, 48), "+" if d >= 0 else "−",
-                                                      fmt_per_op(abs(d)) if unit != "Ir" else fmt_ir(abs(d)))
+                                                       fmt_per_op(abs(d)) if unit != "Ir" else fmt_ir(abs(d)))
                                           for fn, d in diffs))]

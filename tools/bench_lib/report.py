@@ -328,7 +328,7 @@ def runs_cell(runs):
 def bench_section(results, an, b):
     command = " ".join([os.path.basename(b.argv[0])] + b.argv[1:])
     lines = ["### %s" % b.name, "", "%s; %d thread%s; `%s`" % (b.description or b.family, b.threads,
-                                                              "" if b.threads == 1 else "s", command), ""]
+                                                               "" if b.threads == 1 else "s", command), ""]
     rows = []
     base_t, base_r = an.time.get((b.name, BASE)), an.rss.get((b.name, BASE))
     for a in an.allocs:

@@ -216,7 +216,7 @@ class Progress:
         if not self.tty:
             return
         line = "%s  elapsed %s  ETA %s" % (self.label(bench, alloc, run, runs),
-                                          self.clock(time.monotonic() - self.start), self.clock(eta))
+                                           self.clock(time.monotonic() - self.start), self.clock(eta))
         line = line[:shutil.get_terminal_size().columns - 1]  # a wrapped line cannot be rewritten
         pad = max(0, self.width - len(line))
         self.stream.write("\r" + line + " " * pad)

@@ -78,7 +78,8 @@ def line_chart(title, xlabel, ylabel, series, note="", markers_only=()):
         if pts:
             out += ['<circle cx="%.1f" cy="%.1f" r="2.5"/>' % (px(x), py(y)) for x, y in pts]
         ly = TOP + 8 + 18 * i
-        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke-width="3"/>' % (LEFT + pw + 12, ly, LEFT + pw + 32, ly))
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke-width="3"/>'
+                   % (LEFT + pw + 12, ly, LEFT + pw + 32, ly))
         out.append('<text x="%d" y="%d" stroke="none" fill="black">%s</text>'
                    % (LEFT + pw + 38, ly + 4, escape(label + ("" if pts else " (no samples)"))))
         out.append('</g>')

@@ -12,7 +12,8 @@ import pathlib
 HERE = pathlib.Path(__file__).resolve().parent
 
 try:
-    from . import install_layout as _layout   # written by `make install`
+    # written by `make install`; absent from the source tree, so mypy cannot see it
+    from . import install_layout as _layout  # type: ignore[attr-defined]
 except ImportError:
     _layout = None
 

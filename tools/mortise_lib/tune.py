@@ -447,7 +447,7 @@ class Tuner:
         except self.cli.Failure:
             tail = [l for l in log.read_text(errors="replace").splitlines() if "error" in l]
             cand.update(status="dropped", why="build failed" + (f": {tail[0].strip()}"
-                                                                  if tail else ""))
+                                                                if tail else ""))
         return spec
 
     def live(self, specs):

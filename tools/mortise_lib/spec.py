@@ -151,10 +151,12 @@ def _check_brackets(tokens: list[Token], text: str) -> None:
 
 
 class Value:
-    """A slot value: kind 'number' (int, unit text), 'name', or 'range' (lo, hi)."""
+    """A slot value: kind 'number' (int, unit text), 'name', or 'range' (lo, hi).
 
-    def __init__(self, kind: str, pos: int, end: int, text: str, number: int | None = None, unit: str = "",
-                 name: str | None = None, items: tuple[Value, ...] = ()) -> None:
+    number is read only for a 'number', name only for a 'name'."""
+
+    def __init__(self, kind: str, pos: int, end: int, text: str, number: int = 0, unit: str = "",
+                 name: str = "", items: tuple[Value, ...] = ()) -> None:
         self.kind, self.pos, self.end, self.text = kind, pos, end, text
         self.number, self.unit, self.name, self.items = number, unit, name, items
 

@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import IO, Dict, Optional, Tuple, Union
+from typing import IO, Any, Dict, Optional, Tuple, Union
 
 OK, FAILED, CRASHED, TIMEOUT = "ok", "failed", "crashed", "timeout"
 # stdout → (status, detail, metrics): parse_ok_line, or a benchmark's own
@@ -35,7 +35,8 @@ class RunResult:
         self.wall_s = wall_s          # seconds (driver-reported when source == "driver")
         self.maxrss_kb = maxrss_kb    # KiB
         self.detail = detail          # why it failed, or the ok line's summary
-        self.metrics = metrics or {}  # key=value pairs of the ok line
+        # key=value pairs of the ok line; the harness adds numbers (wcet percentiles)
+        self.metrics: dict[str, Any] = metrics or {}
         self.source = source          # wait4 | driver
         self.cpu_s: float | None = None             # user + system seconds of the program (runstat), for reference
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Tuple
 
 from . import allocators
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:     # suite imports this module; only mypy needs Bench here
     from .suite import Bench
 
 # (command, the Debian package that has it)
-Need = tuple[str, str]
+Need = Tuple[str, str]
 
 
 def parse(text: str) -> list[Need]:

@@ -8,10 +8,11 @@ side). A geometric mean of ratios is the paper's Table 4 summary: it weighs a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from typing import Mapping, Tuple
 
 # (benchmark, allocator) → a number
-PairMap = Mapping[tuple[str, str], float]
+PairMap = Mapping[Tuple[str, str], float]
 
 
 def median(values: Iterable[float]) -> float:

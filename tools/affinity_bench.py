@@ -17,6 +17,8 @@ must print the same `ok` line (or, for Xalan, the same output) under every
 allocator. Writes report.md and results.csv into --out and prints the
 report.
 """
+from __future__ import annotations
+
 import argparse
 import csv
 import os
@@ -24,13 +26,14 @@ import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Sequence
+from typing import Any
 
 MIMALLOC = "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"
 
 
-def allocators(build):
+def allocators(build: str) -> dict[str, str | None]:
     lib = os.path.join(build, "lib")
     return {
         "affinity": os.path.join(lib, "libmortise-affinity.so"),
@@ -40,7 +43,7 @@ def allocators(build):
     }
 
 
-def xalan_inputs(out):
+def xalan_inputs(out: str) -> tuple[str, str]:
     """A generated document (a catalogue of records with nested items) and a
     stylesheet that sorts, groups and counts them: heap-heavy DOM work."""
     xml = os.path.join(out, "xalan-in.xml")
@@ -76,7 +79,7 @@ def xalan_inputs(out):
     return xml, xsl
 
 
-def workloads(build, scale, out):
+def workloads(build: str, scale: float, out: str) -> dict[str, list[str]]:
     b = os.path.join(build, "bin")
     w = {}
     for depth in (0, 1, 2):
@@ -90,7 +93,8 @@ def workloads(build, scale, out):
     return w
 
 
-def run(cmd, lib, wrapper=()):
+def run(cmd: list[str], lib: str | None,
+        wrapper: Sequence[str] = ()) -> tuple[subprocess.CompletedProcess[str], float]:
     env = dict(os.environ)
     if lib:
         env["LD_PRELOAD"] = lib
@@ -100,32 +104,34 @@ def run(cmd, lib, wrapper=()):
     return p, wall
 
 
-def result_key(cmd, stdout):
+def result_key(cmd: list[str], stdout: str) -> str:
     if "Xalan" in cmd[0]:
         return str(hash(stdout))
     lines = [l for l in stdout.splitlines() if l.startswith("ok ") or l.startswith("FAIL")]
     return lines[-1] if lines else "(no ok line)"
 
 
-def cachegrind(cmd, lib, out, tag, ll):
+def cachegrind(cmd: list[str], lib: str | None, out: str, tag: str, ll: str) -> tuple[int | None, int | None]:
     outfile = os.path.join(out, f"cachegrind.{tag}")
     opts = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={outfile}"]
     if ll != "host":
         opts.append(f"--LL={ll}")
     p, _ = run(cmd, lib, opts)
     d1 = re.search(r"D1\s+misses:\s+([\d,]+)", p.stderr)
-    ll = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
-    num = lambda m: int(m.group(1).replace(",", "")) if m else None
-    return num(d1), num(ll)
+    lld = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
+
+    def num(m: re.Match[str] | None) -> int | None:
+        return int(m.group(1).replace(",", "")) if m else None
+    return num(d1), num(lld)
 
 
-def rss_run(cmd, lib):
+def rss_run(cmd: list[str], lib: str | None) -> int | None:
     p, _ = run(cmd, lib, ["/usr/bin/time", "-f", "maxrss=%M"])
     m = re.search(r"maxrss=(\d+)", p.stderr)
     return int(m.group(1)) if m else None
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build")
     ap.add_argument("--runs", type=int, default=5)
@@ -144,16 +150,17 @@ def main(argv=None):
     out = a.out or os.path.join(a.build, "bench-affinity")
     os.makedirs(out, exist_ok=True)
     libs = allocators(a.build)
-    names = [n for n in a.allocators.split(",") if n in libs and (libs[n] is None or os.path.exists(libs[n]))]
+    names = [n for n in a.allocators.split(",") if n in libs and ((so := libs[n]) is None or os.path.exists(so))]
     wls = workloads(a.build, a.scale, out)
     if a.workloads:
         wls = {k: v for k, v in wls.items() if k in a.workloads.split(",")}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for wl, cmd in wls.items():
         expected = None
         for name in names:
             lib = libs[name]
-            walls, status = [], "ok"
+            walls: list[float] = []
+            status = "ok"
             for _ in range(a.runs):
                 p, wall = run(cmd, lib)
                 key = result_key(cmd, p.stdout)
@@ -164,7 +171,8 @@ def main(argv=None):
                 elif key != expected:
                     status = "different output"
                 walls.append(wall)
-            d1 = ll = None
+            d1: int | None = None
+            ll: int | None = None
             if not a.no_cachegrind and name in a.cachegrind_allocators.split(","):
                 d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
             rss = rss_run(cmd, lib)

@@ -30,15 +30,17 @@ Missed targets (--profiles, default in --full): after the measurements,
   instructions go (profiles/TARGET/ALLOCATOR.callgrind.out).
 Results go to bench/results/<timestamp>/ (see docs/bench.md).
 """
+from __future__ import annotations
+
 import argparse
 import datetime
 import os
 import platform
 import shlex
 import shutil
-import subprocess
 import sys
 import time
+from typing import Optional
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,6 +50,7 @@ sys.path.insert(0, HERE)
 from bench_lib import allocators as alloc_mod  # noqa: E402
 from bench_lib import needs, plots, profile, report, runner, suite, sweep  # noqa: E402
 from bench_lib.results import Results  # noqa: E402
+from bench_lib.suite import Bench, Job  # noqa: E402
 
 QUICK_RUNS, FULL_RUNS = 3, 5
 QUICK_BUDGET = 600  # seconds: `make bench` on 2 cores (docs/bench.md)
@@ -72,9 +75,10 @@ WCET_ARGS = {False: ["-s", "0.3"], True: ["-s", "4"]}
 WCET_RUNS = {False: 3, True: 3}
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0],
-                                 epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 epilog=__doc__.split("\n\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"), help="build directory (default: build)")
     ap.add_argument("-a", "--allocators", default="default", help="allocators to compare (see below)")
     ap.add_argument("-w", "--workloads", default="all", help="benchmarks to run (see below)")
@@ -106,7 +110,8 @@ def parse_args(argv):
     ap.add_argument("--profile-timeout", type=float, default=profile.PROFILE_TIMEOUT,
                     help="seconds before one profile run is killed and recorded as a timeout (default %(default)g)")
     ap.add_argument("--list", action="store_true", help="list the benchmarks and allocators, run nothing")
-    ap.add_argument("--strict", action="store_true", help="exit 1 when a run failed (default: 0 once the report is written)")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 when a run failed (default: 0 once the report is written)")
     a = ap.parse_args(argv)
     if a.runs is not None and a.runs < 1:
         ap.error("--runs must be at least 1")
@@ -115,11 +120,11 @@ def parse_args(argv):
     return a
 
 
-def say(msg):
+def say(msg: str) -> None:
     print("bench: " + msg, flush=True)
 
 
-def ensure_tool(command, package, install, log, notes):
+def ensure_tool(command: str, package: str, install: bool, log: str, notes: list[str]) -> bool:
     """True when `command` is on PATH, installing `package` when allowed."""
     needs.install_missing([(command, package)], install, log, say, notes)
     if shutil.which(command):
@@ -128,7 +133,7 @@ def ensure_tool(command, package, install, log, notes):
     return False
 
 
-def ensure_matplotlib(install, log, notes):
+def ensure_matplotlib(install: bool, log: str, notes: list[str]) -> None:
     if plots.available() or not install or not alloc_mod.may_install():
         return
     if os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3"):
@@ -138,8 +143,9 @@ def ensure_matplotlib(install, log, notes):
         notes.append("apt-get could not install python3-matplotlib")
 
 
-def make_benches(a, build, bin_dir, threads, notes, have_valgrind):
-    benches = []
+def make_benches(a: argparse.Namespace, build: str, bin_dir: str, threads: int, notes: list[str],
+                 have_valgrind: bool) -> list[Bench]:
+    benches: list[Bench] = []
     if os.path.exists(a.manifest):
         benches += suite.manifest_benches(a.manifest, suite.WORKLOAD,
                                           lambda n: os.path.join(bin_dir, "bench_" + n), threads, a.full, a.scale)
@@ -173,8 +179,8 @@ def make_benches(a, build, bin_dir, threads, notes, have_valgrind):
     return benches
 
 
-def check_fastpath(name):
-    def check(stdout):
+def check_fastpath(name: str) -> runner.Check:
+    def check(stdout: str) -> runner.Verdict:
         for line in stdout.splitlines():
             cols = line.split()
             if len(cols) == 3 and cols[0] == name:
@@ -183,18 +189,19 @@ def check_fastpath(name):
     return check
 
 
-def wcet_metrics(path):
+def wcet_metrics(path: str) -> dict[str, float]:
     """Percentile keys (malloc_p99.9 ...) in µs from the wcet_stat JSON (docs/stats.md)."""
     from bench_lib import wcet
     return wcet.percentiles(path)
 
 
-def execute(job, outdir, launcher, timeout):
+def execute(job: Job, outdir: str, launcher: str | None, timeout: float) -> runner.RunResult:
     b, al = job.bench, job.alloc
     rundir = os.path.join(outdir, "runs", b.name.replace("/", "_"), al.name, str(job.run))
     env = dict(os.environ)
     env.update(b.env)
-    argv, check, preload = list(b.argv), None, al.lib
+    argv, preload = list(b.argv), al.lib
+    check: Optional[runner.Check] = None
     if b.family == suite.PROGRAM:
         # the driver preloads only the measured process (not itself, not the client)
         env["MORTISE_BENCH_PRELOAD"] = al.lib or ""
@@ -220,7 +227,8 @@ def execute(job, outdir, launcher, timeout):
     return result
 
 
-def run_jobs(jobs, outdir, launcher, timeout, results, progress, est):
+def run_jobs(jobs: list[Job], outdir: str, launcher: str | None, timeout: float, results: Results,
+             progress: runner.Progress, est: runner.Estimator) -> None:
     """Every job in order, each result kept (and in the CSV) as it ends."""
     for i, job in enumerate(jobs):
         eta = est.remaining((j.bench.name, j.bench.family) for j in jobs[i:])
@@ -234,7 +242,8 @@ def run_jobs(jobs, outdir, launcher, timeout, results, progress, est):
                           est.remaining((j.bench.name, j.bench.family) for j in jobs[i + 1:]))
 
 
-def profiling_phase(a, an, wcet, results, outdir, launcher, have_valgrind, interrupted):
+def profiling_phase(a: argparse.Namespace, an: report.Analysis, wcet: report.Wcet, results: Results, outdir: str,
+                    launcher: str | None, have_valgrind: bool, interrupted: bool) -> tuple[list[profile.Miss], str]:
     """Callgrind profiles of the missed targets (bench_lib/profile.py), after
     every measurement so they cannot disturb one. Returns (misses, a note
     for the report on how the phase went)."""
@@ -264,7 +273,7 @@ def profiling_phase(a, an, wcet, results, outdir, launcher, have_valgrind, inter
         runs, runner.Progress.clock(time.monotonic() - t0), a.profile_timeout)
 
 
-def machine():
+def machine() -> str:
     model = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -281,10 +290,10 @@ def machine():
     except (OSError, ValueError, IndexError):
         pass
     return "%s, %d cores, %s memory, %s %s" % (model or platform.processor(), os.cpu_count() or 0, mem,
-                                                platform.system(), platform.release())
+                                               platform.system(), platform.release())
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
     build = os.path.abspath(a.build)
     if not os.path.isdir(build):
@@ -338,8 +347,9 @@ def main(argv=None):
             print("note: " + n, file=sys.stderr)
         return 2
     ensure_matplotlib(install, apt_log, notes)
-    launcher = os.path.join(build, "bin", "runstat")
-    if not os.access(launcher, os.X_OK):
+    runstat = os.path.join(build, "bin", "runstat")
+    launcher: str | None = runstat
+    if not os.access(runstat, os.X_OK):
         launcher = None
         notes.append("%s not built: runs are forked from the harness itself, so every max RSS has the "
                      "harness's own size as a floor" % os.path.relpath(os.path.join(build, "bin", "runstat"), ROOT))
@@ -381,8 +391,10 @@ def main(argv=None):
     made, plot_note = plots.draw(outdir, results, an, wcet)
     meta = [("date", datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")),
             ("machine", machine()),
-            ("command", " ".join(shlex.quote(x) for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
-            ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks" % (mode, runs, threads)),
+            ("command", " ".join(shlex.quote(x)
+                                 for x in ["tools/bench.py"] + (sys.argv[1:] if argv is None else argv))),
+            ("mode", "%s: %d runs per measurement, %d threads for the multithreaded benchmarks"
+             % (mode, runs, threads)),
             ("wall time of the suite", runner.Progress.clock(elapsed))]
     if not a.full and elapsed > QUICK_BUDGET:
         notes.append("the quick suite took %s, over its %s budget: see 'Where the time went' and lower the "

@@ -19,16 +19,24 @@ Exits 1 and lists every disagreement, so docs and code cannot drift apart.
 The contracts are read by tools/mortise_lib/registry.py, the registry the
 `mortise` command uses, so the command, the headers and the catalogue agree.
 """
+from __future__ import annotations
+
 import pathlib
 import re
 import sys
+from typing import Dict, List, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 from mortise_lib.registry import FOLDER_KIND as KINDS, Registry  # noqa: E402
 
+# name → (folder, header, {slot: default text}, kind)
+Contracts = Dict[str, Tuple[str, pathlib.Path, Dict[str, str], str]]
+# (alias, what it means) → the layers
+Aliases = Dict[Tuple[str, str], List[str]]
 
-def header_contracts():
+
+def header_contracts() -> Contracts:
     """name → (folder, header, {slot: default text}, kind), from the registry
     that `mortise` uses (tools/mortise_lib/registry.py); slots a policy header
     gives every layer of a slot (lock_stat) are documented there, not per row."""
@@ -39,7 +47,7 @@ def header_contracts():
             for name, l in reg.layers.items()}
 
 
-def catalogue_rows():
+def catalogue_rows() -> dict[str, list[str]]:
     rows = {}
     text = (ROOT / "docs/layers.md").read_text()
     for line in text.splitlines():
@@ -49,10 +57,11 @@ def catalogue_rows():
     return rows
 
 
-def header_aliases(reg):
+def header_aliases(reg: Registry) -> tuple[Aliases, list[str]]:
     """(alias, what it means, sorted layers it is declared by) from the
     contracts, and the problems of the declarations themselves."""
-    found, problems = {}, []
+    found: Aliases = {}
+    problems: list[str] = []
     for name, l in reg.layers.items():
         for a in l.aliases:
             if a in reg.layers:
@@ -67,13 +76,13 @@ def header_aliases(reg):
     return {k: sorted(v) for k, v in found.items()}, problems
 
 
-def documented_aliases():
+def documented_aliases() -> Aliases:
     """(alias, what it means) → the layers its row names, from the table of
     docs/mortise.md's "Aliases" section."""
     text = (ROOT / "docs/mortise.md").read_text()
     start = text.find("\n## Aliases\n")
     section = text[start:text.find("\n## ", start + 1)] if start >= 0 else ""
-    rows = {}
+    rows: Aliases = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 3 and re.fullmatch(r"`[a-z0-9_]+`", cells[0]):
@@ -83,7 +92,7 @@ def documented_aliases():
     return rows
 
 
-def alias_problems(reg):
+def alias_problems(reg: Registry) -> list[str]:
     declared, problems = header_aliases(reg)
     documented = documented_aliases()
     for key, layers in declared.items():
@@ -96,7 +105,7 @@ def alias_problems(reg):
     return problems
 
 
-def norm(s):
+def norm(s: str) -> str:
     return re.sub(r"[\s`]", "", s).lower()
 
 
@@ -104,12 +113,12 @@ UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 SIZE = re.compile(r"(\d+)\s*([kmg]?)(?:i?b)?(?![a-z0-9_])", re.I)
 
 
-def sizes(text):
+def sizes(text: str) -> set[int]:
     """Every number in text, with KiB/KB/K/MiB/MB/... suffixes as bytes."""
     return {int(n) * UNITS[u.lower()] for n, u in SIZE.findall(text)}
 
 
-def default_listed(default, cell_text):
+def default_listed(default: str, cell_text: str) -> bool:
     first = default.split(",")[0].split(";")[0].split(":")[0]
     if first.strip().lower() == "empty":     # an empty prefix: docs say "none"
         first = "none" if "none" in norm(cell_text) else first
@@ -124,17 +133,20 @@ NUMBER_WORDS = {w: i for i, w in enumerate(
     "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
 
 
-def operation_count():
+def operation_count() -> int:
     """How many operations core/ops.h's MT_FOR_EACH_OP lists."""
     text = (ROOT / "include/mortise/core/ops.h").read_text()
-    body = re.search(r"#define MT_FOR_EACH_OP\(X, \.\.\.\)(.*?)\n\n", text, re.S).group(1)
+    m = re.search(r"#define MT_FOR_EACH_OP\(X, \.\.\.\)(.*?)\n\n", text, re.S)
+    assert m is not None, "core/ops.h defines no MT_FOR_EACH_OP"
+    body = m.group(1)
     return len(re.findall(r"X\(__VA_ARGS__, \w+\)", body))
 
 
-def stale_facts():
+def stale_facts() -> list[str]:
     """Reference pages that miscount the operations; headers that cite
     results pages or dates."""
-    problems, ops = [], operation_count()
+    problems: list[str] = []
+    ops = operation_count()
     said = re.compile(r"\bthe (\w+) (?:layer )?operations\b", re.I)
     for page in sorted((ROOT / "docs").glob("*.md")):
         for n, line in enumerate(page.read_text().splitlines(), 1):
@@ -152,7 +164,7 @@ def stale_facts():
     return problems
 
 
-def main():
+def main() -> int:
     headers, rows, problems = header_contracts(), catalogue_rows(), stale_facts()
     for name, (folder, path, slots, derived) in headers.items():
         row = rows.get(name)

@@ -23,6 +23,8 @@ Exit status: 0 if no test failed in the end, else 8 (ctest's status for
 failed tests), or ctest's own status when ctest itself failed without a list
 of failed tests (e.g. no build directory). docs/testing.md.
 """
+from __future__ import annotations
+
 import argparse
 import glob
 import json
@@ -35,7 +37,7 @@ HANG_LABEL = "hang_sensitive"
 SUMMARY = re.compile(r"tests passed, (\d+) tests? failed out of (\d+)")
 
 
-def test_labels(build):
+def test_labels(build: str) -> dict[str, list[str]]:
     """{test name: [labels]} of every test ctest knows in BUILD."""
     out = subprocess.run(["ctest", "--show-only=json-v1"], cwd=build, capture_output=True,
                          text=True, check=True).stdout
@@ -46,11 +48,11 @@ def test_labels(build):
     return labels
 
 
-def failed_list_paths(build):
+def failed_list_paths(build: str) -> list[str]:
     return glob.glob(os.path.join(build, "Testing", "Temporary", "LastTestsFailed*.log"))
 
 
-def run_ctest(build, args):
+def run_ctest(build: str, args: list[str]) -> tuple[int, list[str] | None, int | None]:
     """Runs ctest with args in BUILD, its output passed through. Returns
     (exit status, the names of the failed tests or None if ctest wrote no
     list, the N of its "out of N" summary or None)."""
@@ -59,6 +61,7 @@ def run_ctest(build, args):
     total = None
     with subprocess.Popen(["ctest"] + args, cwd=build, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, errors="replace") as proc:
+        assert proc.stdout is not None      # stdout=PIPE
         for line in proc.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
@@ -77,21 +80,21 @@ def run_ctest(build, args):
     return proc.returncode, failed, total
 
 
-def ctest_regex(names):
+def ctest_regex(names: list[str]) -> str:
     """A ctest -R expression matching exactly these test names."""
-    def escape(name):
+    def escape(name: str) -> str:
         return re.sub(r"([][.^$*+?(){}|\\])", r"\\\1", name)
     return "^(" + "|".join(escape(n) for n in names) + ")$"
 
 
-def report(command, title, names):
+def report(command: str, title: str, names: list[str]) -> None:
     if names:
         print("== %s: %s (%d):" % (command, title, len(names)))
         for name in names:
             print("   " + name)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="after --: more ctest options for the first run")
     ap.add_argument("build", help="the build directory")

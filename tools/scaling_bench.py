@@ -18,9 +18,12 @@ workload and thread count the wall-time ratio first / other allocator,
 marked `noise` when it is nearer 1.0 than the larger of the two spreads. Writes
 report.md into --out (default: BUILD_DIR/scaling) and prints it.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import sys
+from typing import Any, Dict, List, Tuple, cast
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,9 +34,11 @@ from bench_lib import runner, suite  # noqa: E402
 from bench_lib.stats import median, rel_spread, within_noise  # noqa: E402
 
 TIMEOUT = 120  # seconds per run: a hang must not stall `make bench`
+# (workload, threads, allocator) → a value per run; CPU seconds are None without runstat
+PerRun = Dict[Tuple[str, int, str], List[Any]]
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="scaling_bench.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=5)
@@ -45,7 +50,7 @@ def parse_args(argv):
     return ap.parse_args(argv)
 
 
-def allocator_paths(build, spec):
+def allocator_paths(build: str, spec: str) -> list[tuple[str, str]]:
     allocs = []
     for item in spec.split(","):
         name, _, path = item.partition("=")
@@ -56,7 +61,7 @@ def allocator_paths(build, spec):
     return allocs
 
 
-def workload_args(build, names, scale):
+def workload_args(build: str, names: str, scale: float | None) -> list[tuple[str, list[str]]]:
     rows = {r["name"]: r for r in suite.read_manifest(os.path.join(ROOT, "bench", "workloads", "workloads.tsv"))}
     out = []
     for name in names.split(","):
@@ -70,10 +75,13 @@ def workload_args(build, names, scale):
     return out
 
 
-def measure(workloads, allocs, threads, runs, workdir, launcher):
+def measure(workloads: list[tuple[str, list[str]]], allocs: list[tuple[str, str]], threads: list[int], runs: int,
+            workdir: str, launcher: str | None) -> tuple[PerRun, PerRun]:
     """{(workload, threads, allocator): [wall seconds]} and the same of CPU
     seconds (None without runstat); runs alternate between allocators."""
-    times, cpus, total, done = {}, {}, len(workloads) * len(threads) * runs * len(allocs), 0
+    times: PerRun = {}
+    cpus: PerRun = {}
+    total, done = len(workloads) * len(threads) * runs * len(allocs), 0
     for name, argv in workloads:
         for t in threads:
             for run in range(runs):
@@ -92,11 +100,12 @@ def measure(workloads, allocs, threads, runs, workdir, launcher):
     return times, cpus
 
 
-def cpu_cell(values):
+def cpu_cell(values: list[Any]) -> str:
     return "%.3f" % median(values) if None not in values else "—"
 
 
-def report(times, cpus, workloads, allocs, threads, runs):
+def report(times: PerRun, cpus: PerRun, workloads: list[tuple[str, list[str]]], allocs: list[tuple[str, str]],
+           threads: list[int], runs: int) -> str:
     base = allocs[0][0]
     head = "| workload | threads | " + " | ".join("%s s (spread) | cpu s" % a for a, _ in allocs)
     head += "".join(" | %s / %s" % (base, a) for a, _ in allocs[1:]) + " |"
@@ -104,25 +113,25 @@ def report(times, cpus, workloads, allocs, threads, runs):
              "Median wall time of %d alternating runs, spread = (max - min) / median; "
              "a ratio > 1 means the other allocator is faster than %s; `noise`: the ratio is "
              "nearer 1.0 than the larger spread of its two cells; cpu s: median user + system time. "
-             "Cores: %d." % (runs, base, os.cpu_count()),
+             "Cores: %d." % (runs, base, cast(int, os.cpu_count())),
              "", head, "|" + " --- |" * (2 + 3 * len(allocs) - 1)]
     for name, _ in workloads:
         for t in threads:
             cells = {a: times[(name, t, a)] for a, _ in allocs}
             row = "| %s | %d | " % (name, t)
-            row += " | ".join(("%.3f (%.0f %%)" % (median(v), 100 * rel_spread(v)) if len(v) > 1
+            row += " | ".join(("%.3f (%.0f %%)" % (median(v), 100 * cast(float, rel_spread(v))) if len(v) > 1
                                else "%.3f" % median(v)) + " | " + cpu_cell(cpus[(name, t, a)])
                               for a, v in cells.items())
             for a, _ in allocs[1:]:
                 ratio = median(cells[base]) / median(cells[a])
-                noisy = [rel_spread(cells[x]) for x in (base, a)]
+                noisy: list[Any] = [rel_spread(cells[x]) for x in (base, a)]
                 spread = max(noisy) if None not in noisy else None
                 row += " | %.3f%s" % (ratio, " noise" if within_noise(ratio, 1.0, spread) else "")
             lines.append(row + " |")
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     a = parse_args(sys.argv[1:] if argv is None else argv)
     build = os.path.abspath(a.build)
     cores = os.cpu_count() or 1
@@ -130,8 +139,8 @@ def main(argv=None):
     allocs = allocator_paths(build, a.allocators)
     workloads = workload_args(build, a.workloads, a.scale)
     out = os.path.abspath(a.out or os.path.join(build, "scaling"))
-    launcher = os.path.join(build, "bin", "runstat")
-    launcher = launcher if os.access(launcher, os.X_OK) else None
+    runstat = os.path.join(build, "bin", "runstat")
+    launcher = runstat if os.access(runstat, os.X_OK) else None
     times, cpus = measure(workloads, allocs, threads, a.runs, os.path.join(out, "runs"), launcher)
     text = report(times, cpus, workloads, allocs, threads, a.runs)
     with open(os.path.join(out, "report.md"), "w") as f:

@@ -39,12 +39,15 @@ Test-only (tests/tools/test_soak.py): MORTISE_CONFORMANCE_FORK_HANG=H and
 MORTISE_CONFORMANCE_FORK_FAIL=F in the environment make the first H children
 of each process sleep until killed and the next F exit 99.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import re
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 
 MODES = ("linked", "static", "preload")
 DEFAULT_CHUNK = 1000  # FORKS in conf_threads.c: its watchdog and deadline fit this
@@ -53,7 +56,7 @@ FORK_LINE = re.compile(r"^fork: (\d+) forks, (\d+) children ok, (\d+) failed, (\
 SHOWN_ERROR_LINES = 12
 
 
-def read_manifest(build):
+def read_manifest(build: str) -> list[tuple[str, str, list[str]]]:
     """[(name, kind, [modes])] in the order cmake wrote them."""
     path = os.path.join(build, "tests", "suites", "conformance", "instances.txt")
     try:
@@ -64,7 +67,7 @@ def read_manifest(build):
     return [(name, kind, modes.split(",")) for name, kind, modes in lines]
 
 
-def command(build, name, mode):
+def command(build: str, name: str, mode: str) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment) of one run of the fork case."""
     lib = os.path.join(build, "lib", "libmortise-%s.so" % name)
     env = {"MORTISE_CONFORMANCE_LIB": os.path.basename(lib)}
@@ -78,11 +81,12 @@ def command(build, name, mode):
 
 
 class Tally:
-    def __init__(self):
+    def __init__(self) -> None:
         self.forks = self.hangs = self.failures = 0
 
 
-def run_chunk(argv, env, forks, timeout):
+def run_chunk(argv: list[str], env: dict[str, str], forks: int,
+              timeout: float) -> tuple[int, int, int, str | None, str]:
     """Runs one process of `forks` forks. Returns (forks done, hangs,
     failures, what went wrong or None, the program's output)."""
     full_env = dict(os.environ, MORTISE_CONFORMANCE_FORKS=str(forks), **env)
@@ -104,6 +108,7 @@ def run_chunk(argv, env, forks, timeout):
         return 0, 1, 0, "no end after %d s: killed (a hang)" % timeout, out
     if proc.returncode == -signal.SIGALRM:
         return 0, 1, 0, "the case's watchdog ended it (a hang)", out
+    why: str | None     # what went wrong, None when nothing did
     m = FORK_LINE.search(out)
     if not m:
         why = ("killed by signal %d" % -proc.returncode if proc.returncode < 0
@@ -122,13 +127,13 @@ def run_chunk(argv, env, forks, timeout):
     return done, hung, failures, why, out
 
 
-def show_errors(out):
+def show_errors(out: str) -> None:
     lines = [l for l in out.splitlines() if not l.startswith(("case ", "conformance: "))]
     for line in lines[-SHOWN_ERROR_LINES:]:
         print("      | " + line)
 
 
-def soak(build, name, mode, args, tally):
+def soak(build: str, name: str, mode: str, args: argparse.Namespace, tally: Tally) -> None:
     argv, env = command(build, name, mode)
     if not os.path.exists(argv[0]) or ("LD_PRELOAD" in env and not os.path.exists(env["LD_PRELOAD"])):
         print("soak: %-10s %-8s not built (%s): make soak builds it" % (name, mode, argv[0]))
@@ -150,11 +155,11 @@ def soak(build, name, mode, args, tally):
             show_errors(out)
 
 
-def cell(tally):
+def cell(tally: Tally | None) -> str:
     return "%d / %d" % (tally.hangs, tally.failures) if tally else "-"
 
 
-def print_summary(rows, modes, forks):
+def print_summary(rows: Sequence[tuple[str, dict[str, Tally]]], modes: Sequence[str], forks: int) -> bool:
     print("\nsoak summary: hangs / failures per instance and mode (%d forks each; - not run)" % forks)
     width = max([len("instance")] + [len(name) for name, _ in rows])
     for name, cells in [("instance", modes)] + [(n, [cell(t.get(m)) for m in modes]) for n, t in rows]:
@@ -162,15 +167,15 @@ def print_summary(rows, modes, forks):
     done = [t for _, tallies in rows for t in tallies.values()]
     hangs, failures = sum(t.hangs for t in done), sum(t.failures for t in done)
     print("soak: %d runs, %d forks, %d hangs, %d failures" % (len(done), sum(t.forks for t in done),
-                                                             hangs, failures))
+                                                              hangs, failures))
     return hangs + failures == 0
 
 
-def csv(text):
+def csv(text: str) -> list[str]:
     return [x for x in text.split(",") if x]
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build", nargs="?", default="build")
     ap.add_argument("--instances", type=csv, help="comma-separated (default: every non-VARIANT one)")
@@ -197,10 +202,10 @@ def main(argv):
     else:
         names = [name for name, kind, _ in manifest if kind != "variant"]
 
-    rows = []
+    rows: list[tuple[str, dict[str, Tally]]] = []
     try:
         for name in names:
-            tallies = {}
+            tallies: dict[str, Tally] = {}
             rows.append((name, tallies))
             for mode in args.modes:
                 if mode in known[name]:

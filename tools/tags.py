@@ -14,6 +14,8 @@ the header line that defines it: `slab_lk_alloc` leads to the
 `make tags` runs it. Needs a C compiler and Universal Ctags (Debian:
 universal-ctags); exits 2 naming what is missing.
 """
+from __future__ import annotations
+
 import argparse
 import os
 import pathlib
@@ -23,15 +25,18 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from typing import List, Optional, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
 
 
-def source_lines(preprocessed):
+def source_lines(preprocessed: str) -> List[Optional[Tuple[Optional[str], int]]]:
     """For each line of the preprocessed text (1-based), its (file, line)."""
-    where = [None]
-    file, line = None, 0
+    where: List[Optional[Tuple[Optional[str], int]]] = [None]
+    file: str | None = None
+    line = 0
     for text in preprocessed.splitlines():
         m = MARKER.match(text)
         if m:
@@ -43,7 +48,7 @@ def source_lines(preprocessed):
     return where
 
 
-def definitions(ctags, path):
+def definitions(ctags: str, path: pathlib.Path) -> Iterator[tuple[str, int]]:
     """(name, line in `path`, kind) of every function ctags finds there."""
     out = subprocess.run([ctags, "--languages=C", "--langmap=C:+.i", "--kinds-C=f",
                           "--excmd=number", "-f", "-", str(path)],
@@ -54,7 +59,7 @@ def definitions(ctags, path):
             yield fields[0], int(fields[2][:-2])
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("-o", "--output", default=str(ROOT / "tags"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
@@ -80,7 +85,7 @@ def main():
             subprocess.run([a.cc, "-E", *flags, str(src), "-o", str(pre)], check=True)
             where = source_lines(pre.read_text())
             for name, line in definitions(ctags, pre):
-                file, src_line = where[line] if line < len(where) and where[line] else (None, 0)
+                file, src_line = (where[line] if line < len(where) else None) or (None, 0)
                 # Only what the project defines: libc's declarations are not ours.
                 if file and pathlib.Path(file).resolve().is_relative_to(ROOT):
                     rel = os.path.relpath(pathlib.Path(file).resolve(), pathlib.Path(a.output).resolve().parent)

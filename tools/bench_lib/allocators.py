@@ -2,10 +2,17 @@
 system malloc, and the peers from the distribution's packages (installed with
 apt-get when missing, if the user may and allows it).
 """
+from __future__ import annotations
+
 import glob
 import os
 import shutil
 import subprocess
+from collections.abc import Callable, Collection, Iterable
+from typing import Optional, Tuple
+
+# (name, Debian package or None, library to preload)
+Peer = Tuple[str, Optional[str], str]
 
 # docs/design.md §4: the ready instances, in the paper's order. The default set is
 # those of them the build has, plus glibc and the peers (TARGET_PEERS, or all in --full).
@@ -13,14 +20,14 @@ READY = ["tlsf", "tlsfcc", "hslab", "wfslab", "wfslabfl", "wfslabm", "wfslabs", 
 
 # name, Debian package, library to preload (tbbmalloc replaces malloc through
 # its proxy library; libtbbmalloc.so.2 alone only exports scalable_malloc).
-PEERS = [
+PEERS: list[Peer] = [
     ("jemalloc", "libjemalloc2", "libjemalloc.so.2"),
     ("tcmalloc", "libtcmalloc-minimal4", "libtcmalloc_minimal.so.4"),
     ("mimalloc", "libmimalloc2.0", "libmimalloc.so.2"),
     ("tbbmalloc", "libtbbmalloc2", "libtbbmalloc_proxy.so.2"),
 ]
 # scudo is compared where present (docs/design.md §5) but never installed for it.
-OPTIONAL_PEERS = [("scudo", None, "libclang_rt.scudo_standalone-x86_64.so")]
+OPTIONAL_PEERS: list[Peer] = [("scudo", None, "libclang_rt.scudo_standalone-x86_64.so")]
 # The peers of the quick suite's default set: those the targets of
 # docs/design.md §6 compare with. The others (jemalloc, tbbmalloc, scudo)
 # join in --full: three runs of 0.3 s and more under 14 allocators would not
@@ -32,24 +39,24 @@ SYSTEM = "glibc"
 
 
 class Allocator:
-    def __init__(self, name, kind, lib=None, origin=""):
+    def __init__(self, name: str, kind: str, lib: str | None = None, origin: str = "") -> None:
         self.name = name      # as shown in the report
         self.kind = kind      # system | peer | mortise
         self.lib = lib        # the library to LD_PRELOAD (None: the system malloc)
         self.origin = origin  # package and version, or the build path
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Allocator(%s)" % self.name
 
 
-def package_version(package):
+def package_version(package: str | None) -> str:
     if not package or not shutil.which("dpkg-query"):
         return ""
     r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
-def locate(package, soname):
+def locate(package: str | None, soname: str) -> str | None:
     """The path of soname: first from the package's file list, then the usual
     library directories (and llvm's for scudo). None when not found."""
     if package and shutil.which("dpkg"):
@@ -66,11 +73,11 @@ def locate(package, soname):
     return hits[-1] if hits else None
 
 
-def may_install():
+def may_install() -> bool:
     return os.geteuid() == 0 and shutil.which("apt-get") is not None
 
 
-def apt_install(packages, log):
+def apt_install(packages: Iterable[str], log: str) -> bool:
     """apt-get install the packages (update first); True when it worked."""
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     with open(log, "a") as f:
@@ -82,20 +89,23 @@ def apt_install(packages, log):
     return True
 
 
-def find_peers(install, log, say, names=None):
+def find_peers(install: bool, log: str, say: Callable[[str], object],
+               names: Collection[str] | None = None) -> tuple[dict[str, Allocator], list[str]]:
     """{name: Allocator} of the peers present (installing missing ones when
     install is true and we are root), and notes for the ones skipped.
     names restricts the peers looked at (None: all)."""
-    found, notes = {}, []
+    found: dict[str, Allocator] = {}
+    notes: list[str] = []
     wanted = [p for p in PEERS + OPTIONAL_PEERS if names is None or p[0] in names]
     missing = [p for p in wanted if p[1] and not locate(p[1], p[2])]
+    packages = [p[1] for p in missing if p[1]]     # all of them: missing has a package each
     if missing and install:
         if may_install():
-            say("installing %s (apt-get) ..." % ", ".join(p[1] for p in missing))
-            if not apt_install([p[1] for p in missing], log):
-                notes.append("apt-get could not install %s (see %s)" % (", ".join(p[1] for p in missing), log))
+            say("installing %s (apt-get) ..." % ", ".join(packages))
+            if not apt_install(packages, log):
+                notes.append("apt-get could not install %s (see %s)" % (", ".join(packages), log))
         else:
-            notes.append("not root or no apt-get: cannot install %s" % ", ".join(p[1] for p in missing))
+            notes.append("not root or no apt-get: cannot install %s" % ", ".join(packages))
     for name, package, soname in wanted:
         path = locate(package, soname)
         if path:
@@ -107,17 +117,18 @@ def find_peers(install, log, say, names=None):
     return found, notes
 
 
-def mortise_lib(build, name):
+def mortise_lib(build: str, name: str) -> str:
     return os.path.join(build, "lib", "libmortise-%s.so" % name)
 
 
-def mortise_instances(build):
+def mortise_instances(build: str) -> list[str]:
     """Names of every Mortise instance the build has, sorted."""
     libs = glob.glob(os.path.join(build, "lib", "libmortise-*.so"))
     return sorted(os.path.basename(p)[len("libmortise-"):-3] for p in libs)
 
 
-def resolve(spec, build, install, log, say, full=False):
+def resolve(spec: str | None, build: str, install: bool, log: str, say: Callable[[str], object],
+            full: bool = False) -> tuple[list[Allocator], list[str]]:
     """The allocators of a run from a comma list (see bench.py --help):
     names of instances or peers, paths of libraries, 'default',
     'instances' (every built instance), 'peers'. Returns (allocators, notes);
@@ -125,20 +136,21 @@ def resolve(spec, build, install, log, say, full=False):
     items = [s.strip() for s in (spec or "default").split(",") if s.strip()]
     peer_names = [p[0] for p in PEERS + OPTIONAL_PEERS]
     default_peers = peer_names if full else TARGET_PEERS
-    wanted = set()
+    wanted: set[str] = set()
     for i in items:
         wanted |= set(default_peers if i == "default" else peer_names if i == "peers" else
                       [i] if i in peer_names else [])
     peers, notes = (find_peers(install, log, say, wanted) if wanted else ({}, []))
     built = mortise_instances(build)
-    chosen, seen = [], set()
+    chosen: list[Allocator] = []
+    seen: set[str] = set()
 
-    def add(a):
+    def add(a: Allocator) -> None:
         if a.name not in seen:
             seen.add(a.name)
             chosen.append(a)
 
-    def add_instance(name):
+    def add_instance(name: str) -> None:
         add(Allocator(name, "mortise", os.path.abspath(mortise_lib(build, name)), "build"))
 
     for item in items:

@@ -4,12 +4,21 @@ and to wfslab as the paper's Table 4), latency percentile curves (Fig.
 9/10) and the malloc_test sweep; without matplotlib, a note says so. The
 malloc_test samples over time are SVG charts (bench_lib/sweep.py) that need
 nothing installed."""
+from __future__ import annotations
+
 import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import report, suite, sweep as sweep_charts
 
+if TYPE_CHECKING:     # only mypy needs it
+    from .results import Results
 
-def available():
+# plt below: matplotlib.pyplot, imported only when it is installed (Any to mypy)
+
+
+def available() -> bool:
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -19,7 +28,8 @@ def available():
         return False
 
 
-def bars(plt, path, title, benches, allocs, medians, base):
+def bars(plt: Any, path: str, title: str, benches: Sequence[str], allocs: Sequence[str],
+         medians: Mapping[tuple[str, str], float], base: str) -> None:
     import numpy as np
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(benches) + 3), 4.8))
     width = 0.8 / max(1, len(allocs))
@@ -42,7 +52,7 @@ def bars(plt, path, title, benches, allocs, medians, base):
     plt.close(fig)
 
 
-def latency(plt, path, title, per_alloc, op):
+def latency(plt: Any, path: str, title: str, per_alloc: Mapping[str, Mapping[str, float]], op: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     xs = list(range(len(report.PERCENTILES)))
     colors = plt.get_cmap("tab20").colors
@@ -63,12 +73,12 @@ def latency(plt, path, title, per_alloc, op):
     plt.close(fig)
 
 
-def sweep(plt, path, results, allocs):
+def sweep(plt: Any, path: str, results: Results, allocs: Sequence[str]) -> None:
     """Loops per second against the maximum size: a solid line per allocator
     for the fixed sizes, dashed for the random ones."""
     lps = results.metric_medians("loops_per_sec")
     benches = [b for b in results.benches(suite.SWEEP) if b.sweep_mode in (suite.FIXED, suite.RANDOM)]
-    by_threads = {}
+    by_threads: dict[int, list[suite.Bench]] = {}
     for b in benches:
         by_threads.setdefault(b.threads, []).append(b)
     fig, axes = plt.subplots(1, len(by_threads), figsize=(6 * len(by_threads), 4.5), squeeze=False)
@@ -90,13 +100,14 @@ def sweep(plt, path, results, allocs):
     plt.close(fig)
 
 
-def draw(outdir, results, an, wcet):
+def draw(outdir: str, results: Results, an: report.Analysis,
+         wcet: Mapping[str, Mapping[str, Mapping[str, float]]]) -> tuple[list[str], str]:
     """Draw what the results hold; returns (file names, note for the report)."""
     made = sweep_charts.draw(outdir, results)
     if not available():
         return made, ("matplotlib is not installed for %s: no PNG plots (apt-get install python3-matplotlib, "
                       "or let `make bench` install it)%s." % (os.path.realpath(__import__("sys").executable),
-                                                             "; the SVG charts need nothing" if made else ""))
+                                                              "; the SVG charts need nothing" if made else ""))
     import matplotlib.pyplot as plt
     benches = an.names()
     for base, suffix in ((report.BASE, ""), (report.PAPER_BASE, "-" + report.PAPER_BASE)):

@@ -17,11 +17,22 @@ Which benchmark a miss is profiled on:
   fast-path target      the fastpath program (malloc and free only)
 An RSS target is not profiled: callgrind counts instructions, not pages.
 """
+from __future__ import annotations
+
 import os
 import re
 import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, List, Tuple
 
 from . import runner, suite
+
+if TYPE_CHECKING:     # only mypy needs it
+    from .allocators import Allocator
+
+# (function, object file, self Ir), most first
+Functions = List[Tuple[str, str, int]]
+MdTable = Callable[[Sequence[str], Sequence[Sequence[Any]]], str]
 
 PROFILE_SCALE = 0.02    # -s of a profiled benchmark the manifest does not size (wcet_test): ~1-2 s under callgrind
 PROFILE_THREADS = 2     # threads of a profiled multithreaded benchmark
@@ -51,14 +62,14 @@ DOC_POINTERS = {
 }
 
 
-def anchor(heading):
+def anchor(heading: str) -> str:
     """The GitHub anchor of a Markdown heading: lower case, punctuation and
     symbols dropped, spaces to hyphens."""
     slug = "".join(c for c in heading.lower() if c.isalnum() or c in " -_")
     return slug.replace(" ", "-")
 
 
-def doc_links(key):
+def doc_links(key: str) -> str:
     return "; ".join("%s, \"%s\" (`%s#%s`)" % (path, head, path, anchor(head)) for path, head in DOC_POINTERS[key])
 
 
@@ -72,33 +83,39 @@ class Miss:
     bench: the suite.Bench to profile, or None (why_not says why).
     """
 
-    def __init__(self, title, verdict, mine, ref, doc, contributions=None, bench=None, why_not="",
-                 value_label="ratio per benchmark", ops_key=None, ops=None):
+    def __init__(self, title: str, verdict: str, mine: str, ref: str, doc: str,
+                 contributions: list[tuple[str, str]] | None = None, bench: suite.Bench | None = None,
+                 why_not: str = "", value_label: str = "ratio per benchmark", ops_key: str | None = None,
+                 ops: float | None = None) -> None:
         self.title, self.verdict, self.mine, self.ref, self.doc = title, verdict, mine, ref, doc
         self.contributions = contributions or []
         self.bench, self.why_not = bench, why_not
         self.value_label = value_label
         self.ops_key, self.ops = ops_key, ops  # a fixed operation count (fastpath), else from the ok line
-        self.profiles = {}  # allocator name -> Profile
+        self.profiles: dict[str, Profile] = {}  # allocator name -> Profile
 
     @property
-    def slug(self):
+    def slug(self) -> str:
         return re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-")[:80]
 
 
 class Profile:
-    def __init__(self, alloc, lib=None, path=None, status="", detail="", total=None, ops=None, ops_key=None,
-                 functions=None, shared_with=None):
+    def __init__(self, alloc: str, lib: str | None = None, path: str | None = None, status: str = "",
+                 detail: str = "", total: int | None = None, ops: float | None = None, ops_key: str | None = None,
+                 functions: Functions | None = None, shared_with: Profile | None = None) -> None:
         self.alloc, self.lib, self.path, self.status, self.detail = alloc, lib, path, status, detail
-        self.total, self.ops, self.ops_key = total, ops, ops_key
+        # None until measured; read where ok (total) or ops says they are set
+        self.total: Any = total
+        self.ops: Any = ops
+        self.ops_key: Any = ops_key
         self.functions = functions or []  # (name, object, Ir), most first
         self.shared_with = shared_with  # the miss whose run this profile reuses
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.status == runner.OK and self.total is not None
 
-    def in_library(self, lib):
+    def in_library(self, lib: str | None) -> tuple[int, int] | None:
         """(self Ir of the functions in the preloaded library, of them in
         code callgrind maps to no file) — None: nothing preloaded, the system
         malloc shares libc with everything else. Unmapped code is counted
@@ -111,11 +128,11 @@ class Profile:
         unmapped = sum(ir for _, obj, ir in self.functions if obj == "???")
         return sum(ir for _, obj, ir in self.functions if obj in names) + unmapped, unmapped
 
-    def per_op(self, ir):
+    def per_op(self, ir: float) -> float | None:
         return ir / self.ops if self.ops else None
 
 
-def profile_argv(bench):
+def profile_argv(bench: suite.Bench) -> list[str]:
     """The benchmark's command at the profiling scale."""
     if bench.family == suite.FASTPATH:  # fastpath.sh --only NAME BUILD: its program, without the script
         return [os.path.join(bench.argv[-1], "bin", "fastpath"), str(FASTPATH_ITERATIONS)]
@@ -127,14 +144,17 @@ def profile_argv(bench):
 ANNOTATE_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$")
 
 
-def annotate(path, tool="callgrind_annotate"):
+def annotate(path: str, tool: str = "callgrind_annotate") -> tuple[int, Functions]:
     """(total Ir, [(function, object, self Ir)] most first) of a callgrind
     file. callgrind_annotate lists file:function pairs (inlined code shows
     under the file it came from): they are added up per function."""
     r = subprocess.run([tool, "--threshold=100", "--auto=no", path], capture_output=True, text=True, timeout=120)
     if r.returncode != 0:
         raise ValueError("%s failed: %s" % (tool, r.stderr.strip()[-300:]))
-    total, funcs, objs, after_totals = None, {}, {}, False
+    total: int | None = None
+    funcs: dict[str, int] = {}
+    objs: dict[str, str] = {}
+    after_totals = False
     for line in r.stdout.splitlines():
         m = ANNOTATE_LINE.match(line)
         if not m:
@@ -160,12 +180,13 @@ def annotate(path, tool="callgrind_annotate"):
     return total, [(fn, objs.get(fn, ""), ir) for fn, ir in ranked]
 
 
-def run_profiles(misses, allocs, outdir, launcher, valgrind="valgrind", tool="callgrind_annotate",
-                 timeout=PROFILE_TIMEOUT, say=None):
+def run_profiles(misses: list[Miss], allocs: Mapping[str, Allocator], outdir: str, launcher: str | None,
+                 valgrind: str = "valgrind", tool: str = "callgrind_annotate", timeout: float = PROFILE_TIMEOUT,
+                 say: Callable[[str], object] | None = None) -> list[Miss]:
     """Profile every miss that has a benchmark, for its two allocators. A run
     already made for another miss (same command, same allocator) is reused,
     its file linked from this miss's folder. allocs: {name: Allocator}."""
-    done = {}
+    done: dict[tuple[tuple[str, ...], str], Profile] = {}
     for miss in misses:
         if miss.bench is None:
             continue
@@ -191,14 +212,16 @@ def run_profiles(misses, allocs, outdir, launcher, valgrind="valgrind", tool="ca
     return misses
 
 
-def profile_one(argv, miss, alloc, out, workdir, launcher, valgrind, tool, timeout):
+def profile_one(argv: list[str], miss: Miss, alloc: Allocator, out: str, workdir: str, launcher: str | None,
+                valgrind: str, tool: str, timeout: float) -> Profile:
+    assert miss.bench is not None       # run_profiles skips a miss without one
     toggle = ["--toggle-collect=malloc", "--toggle-collect=free"] if miss.bench.family == suite.FASTPATH else []
     cmd = [valgrind, "--tool=callgrind", "--callgrind-out-file=" + out] + toggle + argv
     if os.path.exists(out):
         os.unlink(out)
     env = dict(os.environ)
     env.update(miss.bench.env)
-    check = (lambda stdout: (runner.OK, "", {})) if miss.bench.family == suite.FASTPATH else None
+    check: runner.Check | None = (lambda stdout: (runner.OK, "", {})) if miss.bench.family == suite.FASTPATH else None
     r = runner.run_once(cmd, env, timeout, workdir, preload=alloc.lib, launcher=launcher, check=check)
     prof = Profile(alloc.name, alloc.lib, out if os.path.exists(out) else None, r.status, r.detail)
     if r.status == runner.TIMEOUT:
@@ -226,20 +249,20 @@ def profile_one(argv, miss, alloc, out, workdir, launcher, valgrind, tool, timeo
     return prof
 
 
-def fmt_ir(ir):
+def fmt_ir(ir: float) -> str:
     return "{:,}".format(int(ir))
 
 
-def fmt_per_op(x):
+def fmt_per_op(x: float | None) -> str:
     return "—" if x is None else ("%.1f" % x if x < 1000 else "{:,.0f}".format(x))
 
 
-def cell(text, width=64):
+def cell(text: str, width: int = 64) -> str:
     text = text.replace("|", "\\|")
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def section(misses, outdir, note, md_table):
+def section(misses: Sequence[Miss], outdir: str, note: str, md_table: MdTable) -> str | None:
     """The report's 'Missed targets: where the time goes' (Markdown), or None
     when nothing was missed."""
     if not misses:
@@ -248,7 +271,8 @@ def section(misses, outdir, note, md_table):
            "For each missed target: by how much, the benchmarks behind the miss (worst first), and "
            "callgrind profiles of the two allocators on the benchmark that contributes most, run after the "
            "measurements at a small scale (a workload at %g × its quick `-s`, wcet_test at `-s %g`; at most %d "
-           "threads; the fast path %d × 64 pairs, malloc and free only). Ir: instructions executed; self Ir: in the function itself; per op: divided by the "
+           "threads; the fast path %d × 64 pairs, malloc and free only). Ir: instructions executed; "
+           "self Ir: in the function itself; per op: divided by the "
            "operation count of the benchmark's ok line. Callgrind runs the threads one at a time, so waiting "
            "for a lock, cache misses and page faults do not show: equal counts with unequal times point "
            "there." % (suite.PROFILE_FRACTION, PROFILE_SCALE, PROFILE_THREADS, FASTPATH_ITERATIONS)]
@@ -278,7 +302,7 @@ def section(misses, outdir, note, md_table):
     return "\n".join(out)
 
 
-def profile_tables(miss, outdir, md_table):
+def profile_tables(miss: Miss, outdir: str, md_table: MdTable) -> list[str]:
     profs = [miss.profiles.get(miss.mine), miss.profiles.get(miss.ref)]
     rows = []
     for p in profs:
@@ -301,7 +325,7 @@ def profile_tables(miss, outdir, md_table):
                           rows)]
     a, b = profs
     if a and b and a.ok and b.ok:
-        ratio = (a.per_op(a.total) / b.per_op(b.total)) if a.ops and b.ops else a.total / b.total
+        ratio = ((a.total / a.ops) / (b.total / b.ops)) if a.ops and b.ops else a.total / b.total  # per_op's
         lines += ["", "%s executes %.2f× %s's instructions%s." % (
             a.alloc, ratio, b.alloc, " per operation" if a.ops and b.ops else " (total)")]
     if a and b and a.ok and b.ok:
@@ -328,20 +352,20 @@ def profile_tables(miss, outdir, md_table):
     return lines
 
 
-def base_function(name):
+def base_function(name: str) -> str:
     """A function's name without the compiler's clone suffixes (.isra.0,
     .constprop.1, .cold, .part.2), so both sides of a pair match up."""
     return re.sub(r"(\.(isra|constprop|part|cold|lto_priv)(\.\d+)?)+$", "", name)
 
 
-def difference_lines(a, b, count=6):
+def difference_lines(a: Profile, b: Profile, count: int = 6) -> list[str]:
     """The functions that make most of the gap between two profiles, in
     self Ir per operation (or in Ir when an op count is missing)."""
-    def per(p):
-        out = {}
+    def per(p: Profile) -> dict[str, float]:
+        out: dict[str, float] = {}
         for fn, _, ir in p.functions:
             key = base_function(fn)
-            out[key] = out.get(key, 0.0) + (p.per_op(ir) if a.ops and b.ops else ir)
+            out[key] = out.get(key, 0.0) + (ir / p.ops if a.ops and b.ops else ir)  # per_op's, both have ops
         return out
     pa, pb = per(a), per(b)
     diffs = sorted(((fn, pa.get(fn, 0.0) - pb.get(fn, 0.0)) for fn in set(pa) | set(pb)),
@@ -350,5 +374,5 @@ def difference_lines(a, b, count=6):
     unit = "Ir per op" if a.ops and b.ops else "Ir"
     return ["", "Largest differences (%s − %s, self %s): %s." % (
         a.alloc, b.alloc, unit, ", ".join("%s %s%s" % (cell(fn, 48), "+" if d >= 0 else "−",
-                                                      fmt_per_op(abs(d)) if unit != "Ir" else fmt_ir(abs(d)))
+                                                       fmt_per_op(abs(d)) if unit != "Ir" else fmt_ir(abs(d)))
                                           for fn, d in diffs))]

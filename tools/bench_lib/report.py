@@ -1,8 +1,22 @@
 """The Markdown report, the terminal summary and the targets of docs/design.md §6."""
+from __future__ import annotations
+
 import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Tuple
 
 from . import profile, stats, suite, sweep
 from .allocators import READY
+
+if TYPE_CHECKING:     # only mypy needs these
+    from .results import Results
+    from .runner import RunResult
+
+# A table: its headers and rows of cells (text or numbers, shown with str).
+Row = List[Any]
+Table = Tuple[List[str], List[Row]]
+# {bench: {alloc: {"malloc_p99": value, ...}}}
+Wcet = Dict[str, Dict[str, Dict[str, Any]]]
 
 # wcet_test percentiles (paper Fig. 9/10: the slowest 10 %, 1 %, ... 0.0001 %)
 PERCENTILES = ["90", "99", "99.9", "99.99", "99.999", "99.9999"]
@@ -12,41 +26,41 @@ PAPER_BASE = "wfslab"
 TABLE4_BASES = (BASE, REFERENCE, PAPER_BASE)
 
 
-def fmt(x, digits=3):
+def fmt(x: float | None, digits: int = 3) -> str:
     return "—" if x is None else ("%.*f" % (digits, x))
 
 
-def md_table(headers, rows):
+def md_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out)
 
 
-def pct(x):
+def pct(x: float) -> str:
     return "%.1f %%" % (100 * x)
 
 
-def spread_cell(spread):
+def spread_cell(spread: float | None) -> str:
     return "— (one run)" if spread is None else pct(spread)
 
 
-def ratio_cell(ratio, spread):
+def ratio_cell(ratio: float | None, spread: float | None) -> str:
     """A ratio of two allocators, marked when it is nearer 1 than their spread."""
     if ratio is None:
         return fmt(None)
     return fmt(ratio) + (" (noise)" if stats.within_noise(ratio, 1.0, spread) else "")
 
 
-def judge(value, bar, met, spread, miss):
+def judge(value: float, bar: float, met: bool, spread: float | None, miss: str) -> tuple[str, bool]:
     """The verdict on a value against a bar: 'noise' when the value is nearer
     the bar than the run-to-run spread (stats.within_noise), else met or the
     miss text. Returns (verdict, is_miss)."""
-    if stats.within_noise(value, bar, spread):
+    if spread is not None and stats.within_noise(value, bar, spread):     # never with no spread
         return ("noise: %s from the bar, inside the %s spread" % (pct(abs(value / bar - 1)), pct(spread)), False)
     return ("met", False) if met else (miss, True)
 
 
-def text_table(headers, rows):
+def text_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     cells = [headers] + [[str(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
@@ -58,7 +72,9 @@ def text_table(headers, rows):
 class Analysis:
     """Medians, geometric means and targets computed once from Results."""
 
-    def __init__(self, results):
+    misses: list[profile.Miss]     # set by targets()
+
+    def __init__(self, results: Results) -> None:
         self.results = results
         self.allocs = [a.name for a in results.allocators()]
         self.geo_benches = [b for b in results.benches() if b.in_geomean]
@@ -67,23 +83,24 @@ class Analysis:
         self.time_spread = results.spreads("wall_s")
         self.rss_spread = results.spreads("maxrss_kb")
 
-    def names(self, kind=None):
+    def names(self, kind: str | None = None) -> list[str]:
         return [b.name for b in self.geo_benches if kind is None or b.kind == kind]
 
-    def geo(self, alloc, base, attr="time", kind=None):
+    def geo(self, alloc: str, base: str, attr: str = "time",
+            kind: str | None = None) -> tuple[float | None, list[str], list[str]]:
         med = self.time if attr == "time" else self.rss
         return stats.ratio_geomean(med, alloc, base, self.names(kind))
 
-    def spread(self, a, b, attr, used):
+    def spread(self, a: str, b: str, attr: str, used: Iterable[str]) -> float | None:
         """The run-to-run spread a comparison of a with b over `used` is judged against."""
         return stats.pair_spread(self.time_spread if attr == "time" else self.rss_spread, a, b, used)
 
-    def own_spread(self, alloc):
+    def own_spread(self, alloc: str) -> float | None:
         """Median over the benchmarks of alloc's time spread (None: one run each)."""
         xs = [v for (b, a), v in self.time_spread.items() if a == alloc and v is not None and b in self.names()]
         return stats.median(xs) if xs else None
 
-    def spread_summary(self):
+    def spread_summary(self) -> str:
         """One sentence on the run-to-run spread of the times, over every
         (benchmark, allocator) pair of the means."""
         xs = [(v, b, a) for (b, a), v in self.time_spread.items() if v is not None and b in self.names()]
@@ -96,7 +113,7 @@ class Analysis:
                 "the spread is noise." % (pct(stats.median([v for v, _, _ in xs])), len(xs), pct(worst[0]),
                                           worst[1], worst[2]))
 
-    def normalized(self, a, bases, kind=None):
+    def normalized(self, a: str, bases: Sequence[str], kind: str | None = None) -> list[str]:
         """a's time and RSS geomeans divided by each base's (Table 4's cells)."""
         cells = []
         for base in bases:
@@ -106,30 +123,31 @@ class Analysis:
         return cells
 
     @staticmethod
-    def normalized_headers(bases):
+    def normalized_headers(bases: Sequence[str]) -> list[str]:
         return ["%s ×%s" % (attr, base) for base in bases for attr in ("time", "RSS")]
 
-    def table4(self, bases=TABLE4_BASES):
+    def table4(self, bases: Sequence[str] = TABLE4_BASES) -> Table:
         """Rows: allocator, time and RSS geomeans vs each base (glibc,
         mimalloc, wfslab: the paper's), coverage."""
-        rows = []
+        rows: list[Row] = []
         for a in self.allocs:
             used = self.geo(a, BASE, "time")[1]
             rows.append([a] + self.normalized(a, bases) + ["%d/%d" % (len(used), len(self.names())),
                                                            spread_cell(self.own_spread(a))])
         return ["allocator"] + self.normalized_headers(bases) + ["benchmarks", "time spread"], rows
 
-    def kind_table(self, kind, bases=(BASE, PAPER_BASE)):
+    def kind_table(self, kind: str, bases: Sequence[str] = (BASE, PAPER_BASE)) -> Table:
         """Table 4 over the multithreaded or the single-threaded benchmarks alone."""
         return (["allocator"] + self.normalized_headers(bases),
                 [[a] + self.normalized(a, bases, kind) for a in self.allocs])
 
     # ---- targets (docs/design.md §6) ----
-    def have(self, *names):
+    def have(self, *names: str) -> str | None:
         missing = [n for n in names if n not in self.allocs]
         return ("not measured: %s not in this run" % ", ".join(missing)) if missing else None
 
-    def ratio_target(self, what, a, b, bar, attr="time", kind=None, invert=False, doc=None):
+    def ratio_target(self, what: str, a: str, b: str, bar: str, attr: str = "time", kind: str | None = None,
+                     invert: bool = False, doc: str | None = None) -> Row:
         """A target 'a vs b' on a geomean; invert: the measured number is b/a (a speedup).
         A miss is kept in self.misses with the per-benchmark ratios (doc: its
         key in profile.DOC_POINTERS); a value inside the spread is noise, no miss."""
@@ -151,11 +169,12 @@ class Analysis:
             self.add_ratio_miss(row, a, b, attr, used, invert, value > limit, doc)
         return row
 
-    def add_ratio_miss(self, row, a, b, attr, used, invert, too_high, doc):
+    def add_ratio_miss(self, row: Row, a: str, b: str, attr: str, used: Sequence[str], invert: bool,
+                       too_high: bool, doc: str) -> None:
         """The miss of a ratio target, its benchmarks worst first and the
         workload to profile: the worst one (real programs are not profiled)."""
         med = self.time if attr == "time" else self.rss
-        per = []
+        per: list[tuple[str, float]] = []
         for name in used:
             r = med[(name, a)] / med[(name, b)]
             per.append((name, 1.0 / r if invert else r))
@@ -178,7 +197,7 @@ class Analysis:
                         % per[0][0]
         self.misses.append(miss)
 
-    def targets(self, wcet, fastpath):
+    def targets(self, wcet: Wcet, fastpath: Mapping[str, float]) -> Table:
         """The target rows; the misses among them are left in self.misses
         (profile.Miss, for the profiling phase and 'Missed targets')."""
         self.misses = []
@@ -199,6 +218,7 @@ class Analysis:
             row[2] = "within 3 %"
             if row[1] != "—":
                 g, used, _ = self.geo(twin, "wfslab")
+                assert g is not None        # row[1] is a measurement: the geomean exists
                 spread = self.spread(twin, "wfslab", "time", used)
                 row[3], miss = judge(g, 1.03 if g >= 1 else 0.97, abs(g - 1) <= 0.03, spread,
                                      "**missed**: %+.1f %%" % ((g - 1) * 100))
@@ -210,16 +230,17 @@ class Analysis:
         return ["target", "measured", "bar", "verdict", "spread"], rows
 
 
-def bench_named(results, name):
+def bench_named(results: Results | None, name: str) -> suite.Bench | None:
     return next((b for b in results.benches() if b.name == name), None) if results else None
 
 
-def wcet_targets(wcet, misses=None, results=None):
+def wcet_targets(wcet: Wcet, misses: list[profile.Miss] | None = None,
+                 results: Results | None = None) -> list[Row]:
     """wfslab: the lowest 99.9999 % latency of all allocators, malloc and free.
     A miss goes to misses, profiled on that wcet_test against the lowest.
     With runs to compare, a gap to the nearest other allocator inside their
     run-to-run spread is noise."""
-    rows = []
+    rows: list[Row] = []
     if not wcet:
         return [["wfslab lowest 99.9999 % latency (wcet_test)", "—", "lowest", "not measured: wcet_test not run",
                  "—"]]
@@ -227,18 +248,18 @@ def wcet_targets(wcet, misses=None, results=None):
     for bench, per_alloc in sorted(wcet.items()):
         for op in ("malloc", "free"):
             key = "%s_p99.9999" % op
-            vals = {a: v.get(key) for a, v in per_alloc.items() if v.get(key)}
+            vals: dict[str, float] = {a: v[key] for a, v in per_alloc.items() if v.get(key)}
             what = "wfslab lowest %s 99.9999 %% latency (%s)" % (op, bench)
             if "wfslab" not in vals:
                 rows.append([what, "—", "lowest", "not measured: no wfslab result", "—"])
                 continue
-            best = min(vals, key=vals.get)
+            best = min(vals, key=lambda a: vals[a])
             mine = vals["wfslab"]
             others = sorted((v, a) for a, v in vals.items() if a != "wfslab")
             rival = best if best != "wfslab" else (others[0][1] if others else None)
             spread = None
             if rival:
-                pair = [spreads.get(bench, {}).get(a, {}).get(key) for a in ("wfslab", rival)]
+                pair: list[Any] = [spreads.get(bench, {}).get(a, {}).get(key) for a in ("wfslab", rival)]
                 spread = None if None in pair else max(pair)
             measured = "%.2f µs (lowest: %s %.2f µs)" % (mine, best, vals[best])
             verdict, miss = judge(mine, vals[rival], mine <= vals[best], spread,
@@ -253,14 +274,15 @@ def wcet_targets(wcet, misses=None, results=None):
     return rows
 
 
-def fastpath_targets(fastpath, misses=None, results=None):
+def fastpath_targets(fastpath: Mapping[str, float], misses: list[profile.Miss] | None = None,
+                     results: Results | None = None) -> list[Row]:
     """One row per ready instance (docs/design.md §4): its in-call count against
     mimalloc's, or why there is none. A miss goes to misses, profiled on the
     fastpath program against mimalloc."""
     ran = {a.name for a in results.allocators()} if results else set()
     fp = next(iter(results.benches(suite.FASTPATH)), None) if results else None
     ref = fastpath.get(REFERENCE)
-    rows = []
+    rows: list[Row] = []
     for name in READY:
         what = "fast path: %s instructions per pair (in-call)" % name
         mine = fastpath.get(name)
@@ -281,9 +303,9 @@ def fastpath_targets(fastpath, misses=None, results=None):
     return rows
 
 
-def wcet_values(results):
+def wcet_values(results: Results) -> Wcet:
     """{bench: {alloc: {"malloc_p99": [µs of each ok run], ...}}}."""
-    out = {}
+    out: Wcet = {}
     for b in results.benches(suite.WCET):
         for a in results.allocators():
             runs = [r for r in results.runs(b.name, a.name) if r.ok]
@@ -296,19 +318,19 @@ def wcet_values(results):
     return out
 
 
-def wcet_table(results):
+def wcet_table(results: Results) -> Wcet:
     """{bench: {alloc: {"malloc_p99": median µs, ...}}} over the ok runs."""
     return {b: {a: {k: stats.median(xs) for k, xs in v.items()} for a, v in pa.items()}
             for b, pa in wcet_values(results).items()}
 
 
-def wcet_spreads(results):
+def wcet_spreads(results: Results) -> Wcet:
     """wcet_table's layout with each value's run-to-run spread (None: one run)."""
     return {b: {a: {k: stats.rel_spread(xs) for k, xs in v.items()} for a, v in pa.items()}
             for b, pa in wcet_values(results).items()}
 
 
-def fastpath_counts(results):
+def fastpath_counts(results: Results) -> dict[str, float]:
     """{alloc: in-call instructions per pair} of the ok fast-path runs."""
     out = {}
     for j, r in results.records:
@@ -317,7 +339,7 @@ def fastpath_counts(results):
     return out
 
 
-def runs_cell(runs):
+def runs_cell(runs: Sequence[RunResult]) -> str:
     ok = sum(1 for r in runs if r.ok)
     if ok == len(runs):
         return "%d ok" % ok
@@ -325,11 +347,11 @@ def runs_cell(runs):
     return "**%d/%d ok** (%s)" % (ok, len(runs), ", ".join(bad))
 
 
-def bench_section(results, an, b):
+def bench_section(results: Results, an: Analysis, b: suite.Bench) -> str:
     command = " ".join([os.path.basename(b.argv[0])] + b.argv[1:])
     lines = ["### %s" % b.name, "", "%s; %d thread%s; `%s`" % (b.description or b.family, b.threads,
-                                                              "" if b.threads == 1 else "s", command), ""]
-    rows = []
+                                                               "" if b.threads == 1 else "s", command), ""]
+    rows: list[Row] = []
     base_t, base_r = an.time.get((b.name, BASE)), an.rss.get((b.name, BASE))
     for a in an.allocs:
         t_spread = stats.pair_spread(an.time_spread, a, BASE, [b.name]) if a != BASE else None
@@ -351,7 +373,7 @@ def bench_section(results, an, b):
     return "\n".join(lines)
 
 
-def wcet_section(wcet):
+def wcet_section(wcet: Wcet) -> str | None:
     if not wcet:
         return None
     out = ["## wcet_test latency percentiles", "",
@@ -369,8 +391,8 @@ def wcet_section(wcet):
     return "\n".join(out)
 
 
-def fastpath_section(results):
-    rows = []
+def fastpath_section(results: Results) -> str | None:
+    rows: list[Row] = []
     for j, r in results.records:
         if j.bench.family != suite.FASTPATH:
             continue
@@ -385,7 +407,9 @@ def fastpath_section(results):
                       "and free; total: the whole loop.", "", md_table(["allocator", "in-call", "total"], rows)])
 
 
-def write(path, results, meta, notes, plots, plot_note, misses=None, profile_note=""):
+def write(path: str, results: Results, meta: Iterable[tuple[str, str]], notes: Sequence[str], plots: Sequence[str],
+          plot_note: str, misses: list[profile.Miss] | None = None,
+          profile_note: str = "") -> tuple[Analysis, Wcet, dict[str, float]]:
     """The report; misses: the profiled profile.Miss list of this run (None:
     the misses of the targets, unprofiled)."""
     an = Analysis(results)
@@ -470,7 +494,7 @@ def write(path, results, meta, notes, plots, plot_note, misses=None, profile_not
     return an, wcet, fast
 
 
-def summary_text(results, an, wcet, fast, report_path):
+def summary_text(results: Results, an: Analysis, wcet: Wcet, fast: Mapping[str, float], report_path: str) -> str:
     headers, rows = an.table4()
     lines = ["", "== Mortise benchmark summary: normalized geometric means (time and max RSS; < 1 is better)",
              text_table(headers, rows), an.spread_summary(), ""]

@@ -11,32 +11,41 @@ a client reports the server's numbers); they replace the harness's own
 measurement of the whole child. Other keys are kept as metrics
 (loops_per_sec=..., rss_kb=...).
 """
+from __future__ import annotations
+
 import os
 import shutil
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import IO, Any, Dict, Optional, Tuple, Union
 
 OK, FAILED, CRASHED, TIMEOUT = "ok", "failed", "crashed", "timeout"
+# stdout → (status, detail, metrics): parse_ok_line, or a benchmark's own
+Verdict = Tuple[str, str, Dict[str, str]]
+Check = Callable[[str], Verdict]
 
 
 class RunResult:
-    def __init__(self, status, wall_s, maxrss_kb, detail="", metrics=None, source="wait4"):
+    def __init__(self, status: str, wall_s: float, maxrss_kb: int, detail: str = "",
+                 metrics: dict[str, str] | None = None, source: str = "wait4") -> None:
         self.status = status          # ok | failed | crashed | timeout
         self.wall_s = wall_s          # seconds (driver-reported when source == "driver")
         self.maxrss_kb = maxrss_kb    # KiB
         self.detail = detail          # why it failed, or the ok line's summary
-        self.metrics = metrics or {}  # key=value pairs of the ok line
+        # key=value pairs of the ok line; the harness adds numbers (wcet percentiles)
+        self.metrics: dict[str, Any] = metrics or {}
         self.source = source          # wait4 | driver
-        self.cpu_s = None             # user + system seconds of the program (runstat), for reference
+        self.cpu_s: float | None = None             # user + system seconds of the program (runstat), for reference
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.status == OK
 
 
-def parse_ok_line(stdout):
+def parse_ok_line(stdout: str) -> Verdict:
     """(status, detail, metrics) from a program's stdout by the protocol above."""
     lines = [l.strip() for l in stdout.splitlines() if l.strip()]
     if not lines:
@@ -44,7 +53,7 @@ def parse_ok_line(stdout):
     last = lines[-1]
     words = last.split()
     if words[0] == "ok":
-        metrics = {}
+        metrics: dict[str, str] = {}
         for w in words[1:]:
             if "=" in w:
                 k, v = w.split("=", 1)
@@ -55,14 +64,14 @@ def parse_ok_line(stdout):
     return FAILED, "last line is not 'ok ...': %s" % last[:200], {}
 
 
-def signal_name(num):
+def signal_name(num: int) -> str:
     try:
         return signal.Signals(num).name
     except ValueError:
         return "signal %d" % num
 
 
-def tail(path, limit=1500):
+def tail(path: str, limit: int = 1500) -> str:
     try:
         with open(path, "rb") as f:
             f.seek(0, os.SEEK_END)
@@ -73,7 +82,8 @@ def tail(path, limit=1500):
         return ""
 
 
-def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=None):
+def run_once(argv: Sequence[str], env: Mapping[str, str], timeout: float, workdir: str, preload: str | None = None,
+             launcher: str | None = None, check: Check | None = None) -> RunResult:
     """Run argv once with LD_PRELOAD=preload (None: the system malloc);
     returns a RunResult. Never raises on the child's failure: a crash, a
     non-zero exit, a timeout or a wrong output is a result.
@@ -106,7 +116,7 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
             return RunResult(FAILED, 0.0, 0, "cannot start %s: %s" % (argv[0], e))
         timed_out = threading.Event()
 
-        def kill_group():
+        def kill_group() -> None:
             timed_out.set()
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -116,6 +126,7 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
         timer = threading.Timer(timeout, kill_group)
         timer.daemon = True
         timer.start()
+        status: int       # set by the wait4 the loop ends with (or it raises)
         while True:
             try:
                 _, status, rusage = os.wait4(proc.pid, 0)
@@ -154,7 +165,8 @@ def run_once(argv, env, timeout, workdir, preload=None, launcher=None, check=Non
     return result
 
 
-def classify(status, wall, maxrss, out_path, err_path, check):
+def classify(status: int, wall: float, maxrss: int, out_path: str, err_path: str,
+             check: Check | None) -> RunResult:
     """The RunResult of a program that ended with wait status `status`."""
     stdout = tail(out_path, 4000)
     if os.WIFSIGNALED(status):
@@ -182,7 +194,7 @@ def classify(status, wall, maxrss, out_path, err_path, check):
     return result
 
 
-def stderr_hint(err_path):
+def stderr_hint(err_path: str) -> str:
     last = [l for l in tail(err_path, 600).splitlines() if l.strip()]
     return (": " + last[-1].strip()[:160]) if last else ""
 
@@ -195,35 +207,35 @@ class Progress:
     a log file reads top to bottom.
     """
 
-    def __init__(self, total, stream, tty=None):
+    def __init__(self, total: int, stream: IO[str], tty: bool | None = None) -> None:
         self.total, self.stream = total, stream
         self.tty = stream.isatty() if tty is None else tty
         self.done, self.start = 0, time.monotonic()
         self.width = 0
 
     @staticmethod
-    def clock(seconds):
+    def clock(seconds: float) -> str:
         seconds = max(0, int(round(seconds)))
         h, rest = divmod(seconds, 3600)
         m, s = divmod(rest, 60)
         return "%d:%02d:%02d" % (h, m, s) if h else "%d:%02d" % (m, s)
 
-    def label(self, bench, alloc, run, runs):
+    def label(self, bench: str, alloc: str, run: int, runs: int) -> str:
         return "[%*d/%d] %s × %s run %d/%d" % (len(str(self.total)), self.done + 1, self.total,
                                                bench, alloc, run, runs)
 
-    def starting(self, bench, alloc, run, runs, eta):
+    def starting(self, bench: str, alloc: str, run: int, runs: int, eta: float) -> None:
         if not self.tty:
             return
         line = "%s  elapsed %s  ETA %s" % (self.label(bench, alloc, run, runs),
-                                          self.clock(time.monotonic() - self.start), self.clock(eta))
+                                           self.clock(time.monotonic() - self.start), self.clock(eta))
         line = line[:shutil.get_terminal_size().columns - 1]  # a wrapped line cannot be rewritten
         pad = max(0, self.width - len(line))
         self.stream.write("\r" + line + " " * pad)
         self.stream.flush()
         self.width = len(line)
 
-    def finished(self, bench, alloc, run, runs, result, eta):
+    def finished(self, bench: str, alloc: str, run: int, runs: int, result: RunResult, eta: float) -> None:
         label = self.label(bench, alloc, run, runs)
         self.done += 1
         what = "%.3f s %d KB %s" % (result.wall_s, result.maxrss_kb, result.status)
@@ -238,7 +250,7 @@ class Progress:
         self.stream.write("%s: %s | ETA %s\n" % (label, what, self.clock(eta)))
         self.stream.flush()
 
-    def close(self):
+    def close(self) -> None:
         if self.tty and self.width:
             self.stream.write("\r" + " " * self.width + "\r")
             self.stream.flush()
@@ -250,22 +262,24 @@ class Estimator:
     of the same benchmark, else of the same family (workloads, programs, ...),
     else the family's prior guess, else the mean of all finished runs."""
 
-    def __init__(self, guess=1.0, priors=None):
-        self.by_bench, self.by_family, self.all = {}, {}, []
+    def __init__(self, guess: float = 1.0, priors: dict[str | None, float] | None = None) -> None:
+        self.by_bench: dict[str, list[float]] = {}
+        self.by_family: dict[str | None, list[float]] = {}
+        self.all: list[float] = []
         self.guess, self.priors = guess, priors or {}
 
-    def add(self, bench, seconds, family=None):
+    def add(self, bench: str, seconds: float, family: str | None = None) -> None:
         self.by_bench.setdefault(bench, []).append(seconds)
         self.by_family.setdefault(family, []).append(seconds)
         self.all.append(seconds)
 
-    def expect(self, bench, family=None):
+    def expect(self, bench: str, family: str | None = None) -> float:
         xs = self.by_bench.get(bench) or self.by_family.get(family)
         if not xs and family in self.priors:
             return self.priors[family]
         xs = xs or self.all
         return sum(xs) / len(xs) if xs else self.guess
 
-    def remaining(self, items):
+    def remaining(self, items: Iterable[Union[str, Tuple[str, Optional[str]]]]) -> float:
         """items: benchmark names, or (name, family) pairs."""
         return sum(self.expect(*i) if isinstance(i, tuple) else self.expect(i) for i in items)

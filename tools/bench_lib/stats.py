@@ -5,10 +5,17 @@ same run of the harness (docs/design.md §5: a machine is noisy, compare side by
 side). A geometric mean of ratios is the paper's Table 4 summary: it weighs a
 2x slowdown on one benchmark and a 2x speedup on another as cancelling out.
 """
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable
+from typing import Mapping, Tuple
+
+# (benchmark, allocator) → a number
+PairMap = Mapping[Tuple[str, str], float]
 
 
-def median(values):
+def median(values: Iterable[float]) -> float:
     """Median of a non-empty sequence (mean of the two middle values)."""
     xs = sorted(values)
     if not xs:
@@ -17,7 +24,7 @@ def median(values):
     return xs[mid] if len(xs) % 2 else (xs[mid - 1] + xs[mid]) / 2.0
 
 
-def geomean(values):
+def geomean(values: Iterable[float]) -> float:
     """Geometric mean of positive numbers; ValueError when empty or not positive."""
     xs = list(values)
     if not xs:
@@ -27,14 +34,17 @@ def geomean(values):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def ratio_geomean(medians, alloc, base, benches):
+def ratio_geomean(medians: PairMap, alloc: str, base: str,
+                  benches: Iterable[str]) -> tuple[float | None, list[str], list[str]]:
     """Geometric mean over `benches` of medians[(bench, alloc)] / medians[(bench, base)].
 
     medians maps (bench, allocator) to a positive median; a pair missing on
     either side (a failed or skipped measurement) leaves that benchmark out.
     Returns (geomean or None, benchmarks used, benchmarks left out).
     """
-    ratios, used, left_out = [], [], []
+    ratios: list[float] = []
+    used: list[str] = []
+    left_out: list[str] = []
     for b in benches:
         a, z = medians.get((b, alloc)), medians.get((b, base))
         if a is None or z is None or a <= 0 or z <= 0:
@@ -45,13 +55,13 @@ def ratio_geomean(medians, alloc, base, benches):
     return (geomean(ratios) if ratios else None), used, left_out
 
 
-def spread(values):
+def spread(values: Iterable[float]) -> tuple[float, float] | tuple[None, None]:
     """(min, max) of the runs behind a median, to show the noise next to it."""
     xs = list(values)
     return (min(xs), max(xs)) if xs else (None, None)
 
 
-def rel_spread(values):
+def rel_spread(values: Iterable[float]) -> float | None:
     """Run-to-run spread of a measurement: (max - min) / median of its runs,
     0.1 for 10 %. None with fewer than two runs (no spread to know)."""
     xs = list(values)
@@ -61,18 +71,19 @@ def rel_spread(values):
     return (max(xs) - min(xs)) / m if m > 0 else None
 
 
-def pair_spread(spreads, a, b, benches):
+def pair_spread(spreads: Mapping[tuple[str, str], float | None], a: str, b: str,
+                benches: Iterable[str]) -> float | None:
     """The spread of comparing allocators a and b over `benches`: for each
     benchmark the larger of the two spreads (a ratio of medians is no
     steadier than its noisier side), then their median over the benchmarks.
     spreads maps (bench, allocator) to rel_spread; None when no benchmark
     has both."""
-    per = [max(spreads[(n, a)], spreads[(n, b)]) for n in benches
-           if spreads.get((n, a)) is not None and spreads.get((n, b)) is not None]
+    per = [max(sa, sb) for n in benches
+           if (sa := spreads.get((n, a))) is not None and (sb := spreads.get((n, b))) is not None]
     return median(per) if per else None
 
 
-def within_noise(value, bar, spread):
+def within_noise(value: float, bar: float, spread: float | None) -> bool:
     """True when value is nearer the bar than the spread: |value/bar - 1|
     < spread, so the runs cannot tell on which side of the bar it is.
     False when the spread is unknown (one run)."""

@@ -2,9 +2,16 @@
 manifest, real programs from bench/programs', the malloc_test sweep, wcet_test
 and the fast-path counts) and the jobs (benchmark × allocator × run).
 """
+from __future__ import annotations
+
 import shlex
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Dict
 
 from . import needs as needs_mod
+
+if TYPE_CHECKING:     # only mypy needs it
+    from .allocators import Allocator
 
 # family: how a benchmark runs and where its numbers go in the report
 WORKLOAD, PROGRAM, SWEEP, WCET, FASTPATH = "workload", "program", "malloc_test", "wcet_test", "fastpath"
@@ -19,11 +26,13 @@ SWEEP_SIZES_QUICK = [256, 65536]
 RANDOM_SIZES_QUICK = [4096]
 FRAGMENTATION_SIZE = 4096
 FIXED, RANDOM, FRAGMENTATION = "fixed", "random", "fragmentation"
-SWEEP_MODES = {FIXED: ("%d", []), RANDOM: ("rand-%d", ["-r"]), FRAGMENTATION: ("frag-%d", ["-r", "-s", "1"])}
+SWEEP_MODES: dict[str, tuple[str, list[str]]] = {FIXED: ("%d", []), RANDOM: ("rand-%d", ["-r"]),
+                                                 FRAGMENTATION: ("frag-%d", ["-r", "-s", "1"])}
 
 
 class Bench:
-    def __init__(self, name, family, kind, argv, threads, description="", env=None):
+    def __init__(self, name: str, family: str, kind: str, argv: list[str], threads: int, description: str = "",
+                 env: dict[str, str] | None = None) -> None:
         self.name = name                # unique id in tables and the CSV
         self.family = family
         self.kind = kind                # st | mt
@@ -31,24 +40,25 @@ class Bench:
         self.threads = threads
         self.description = description
         self.env = env or {}            # extra environment for the measured program
-        self.runs = None                # runs of this benchmark when not the run's default
-        self.profile_scale = None       # -s when profiled under callgrind (profile.py), None: its default
-        self.needs = []                 # (command, package) it runs besides its program (bench_lib/needs.py)
-        self.sweep_mode = None          # malloc_test: FIXED, RANDOM or FRAGMENTATION
-        self.max_size = None            # malloc_test: -m
+        self.runs: int | None = None                # runs of this benchmark when not the run's default
+        self.profile_scale: float | None = None       # -s when profiled under callgrind (profile.py), None: its default
+        # (command, package) it runs besides its program (bench_lib/needs.py)
+        self.needs: list[needs_mod.Need] = []
+        self.sweep_mode: str | None = None          # malloc_test: FIXED, RANDOM or FRAGMENTATION
+        self.max_size: int | None = None            # malloc_test: -m
 
     @property
-    def in_geomean(self):
+    def in_geomean(self) -> bool:
         """Workloads and real programs make the Table 4 geometric means."""
         return self.family in (WORKLOAD, PROGRAM)
 
 
 class Job:
-    def __init__(self, bench, alloc, run, runs):
+    def __init__(self, bench: Bench, alloc: Allocator, run: int, runs: int) -> None:
         self.bench, self.alloc, self.run, self.runs = bench, alloc, run, runs
 
 
-def read_manifest(path):
+def read_manifest(path: str) -> list[Dict[str, Any]]:
     """Rows of a manifest (tab-separated: name, kind, description, quick
     args, full args, and optionally the commands it needs as
     `command:package ...`; '#' starts a comment line)."""
@@ -70,9 +80,10 @@ def read_manifest(path):
     return rows
 
 
-def drop_option(args, flag):
+def drop_option(args: list[str], flag: str) -> list[str]:
     """args without any `flag VALUE` (or `flagVALUE`): the harness sets it."""
-    out, skip = [], False
+    out: list[str] = []
+    skip = False
     for a in args:
         if skip:
             skip = False
@@ -83,15 +94,15 @@ def drop_option(args, flag):
     return out
 
 
-def without_threads(args):
+def without_threads(args: list[str]) -> list[str]:
     return drop_option(args, "-t")
 
 
-def with_scale(args, scale):
+def with_scale(args: list[str], scale: float | None) -> list[str]:
     return args if scale is None else drop_option(args, "-s") + ["-s", "%g" % scale]
 
 
-def thread_counts(kind, threads, full):
+def thread_counts(kind: str, threads: int, full: bool) -> list[int]:
     """st: one thread; mt: the chosen count, and in full mode also twice it
     (the oversubscribed variant)."""
     if kind == "st":
@@ -99,7 +110,7 @@ def thread_counts(kind, threads, full):
     return [threads, 2 * threads] if full else [threads]
 
 
-def scale_of(args):
+def scale_of(args: list[str]) -> float | None:
     """The value of -s in args (None when absent or not a number)."""
     for flag, value in zip(args, args[1:]):
         if flag == "-s":
@@ -116,7 +127,8 @@ def scale_of(args):
 PROFILE_FRACTION = 0.05
 
 
-def manifest_benches(path, family, program_for, threads, full, scale):
+def manifest_benches(path: str, family: str, program_for: Callable[[str], str], threads: int, full: bool,
+                     scale: float | None) -> list[Bench]:
     benches = []
     for row in read_manifest(path):
         program = program_for(row["name"])
@@ -133,11 +145,13 @@ def manifest_benches(path, family, program_for, threads, full, scale):
     return benches
 
 
-def sweep_benches(program, threads, full, sample_args, fragmentation_args):
+def sweep_benches(program: str, threads: int, full: bool, sample_args: list[str],
+                  fragmentation_args: list[str]) -> list[Bench]:
     """The malloc_test sweep: sample_args (-c, -i) for the fixed and random
     sizes, fragmentation_args (-f, -i) for the fragmentation run."""
     counts = sorted({1, threads, 2 * threads}) if full else [threads]
-    plan = [(FIXED, SWEEP_SIZES_FULL if full else SWEEP_SIZES_QUICK, sample_args),
+    plan: list[tuple[str, list[int], list[str]]] = [
+            (FIXED, SWEEP_SIZES_FULL if full else SWEEP_SIZES_QUICK, sample_args),
             (RANDOM, SWEEP_SIZES_FULL if full else RANDOM_SIZES_QUICK, sample_args),
             (FRAGMENTATION, [FRAGMENTATION_SIZE], fragmentation_args)]
     what = {FIXED: "malloc_test, every block %d bytes, %d alloc+free thread pairs",
@@ -156,13 +170,13 @@ def sweep_benches(program, threads, full, sample_args, fragmentation_args):
     return benches
 
 
-def wcet_benches(program, threads, full, extra_args):
+def wcet_benches(program: str, threads: int, full: bool, extra_args: list[str]) -> list[Bench]:
     counts = [threads, 2 * threads] if full else [threads]
     return [Bench("wcet_test@%dt" % t, WCET, "mt", [program, "-t", str(t)] + extra_args, t,
                   "worst-case latency microbenchmark (paper §4.2), %d threads" % t) for t in counts]
 
 
-GROUPS = {
+GROUPS: dict[str, Callable[[Bench], bool]] = {
     "all": lambda b: True,
     "workloads": lambda b: b.family == WORKLOAD,
     "programs": lambda b: b.family == PROGRAM,
@@ -174,19 +188,19 @@ GROUPS = {
 }
 
 
-def base_name(bench_name):
+def base_name(bench_name: str) -> str:
     """'larson@8t' -> 'larson', 'malloc_test:256@2t' -> 'malloc_test'."""
     return bench_name.split("@")[0].split(":")[0]
 
 
-def select(benches, spec):
+def select(benches: Sequence[Bench], spec: str | None) -> list[Bench]:
     """Benchmarks chosen by a comma list of names (a name also picks its
     oversubscribed and sweep variants) and groups (see GROUPS); '-NAME'
     removes. Unknown names are an error (ValueError)."""
     items = [s.strip() for s in (spec or "all").split(",") if s.strip()]
     if all(i.startswith("-") for i in items):
         items = ["all"] + items
-    chosen = []
+    chosen: list[Bench] = []
     known = {b.name for b in benches} | {base_name(b.name) for b in benches}
     for item in items:
         drop = item.startswith("-")
@@ -206,7 +220,7 @@ def select(benches, spec):
     return chosen
 
 
-def plan(benches, allocators, runs):
+def plan(benches: Sequence[Bench], allocators: Sequence[Allocator], runs: int) -> list[Job]:
     """Jobs in run order: per benchmark, run 1 of every allocator, then run 2
     ... (side by side, so a burst of foreign load hits all of them alike)."""
     jobs = []

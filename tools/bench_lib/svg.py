@@ -2,7 +2,10 @@
 plots that must exist whether or not matplotlib is installed (the
 malloc_test samples over time). Each series is one <polyline> in a <g>
 carrying its label (data-label), so a test can read the chart back."""
+from __future__ import annotations
+
 import math
+from collections.abc import Collection, Sequence
 import textwrap
 from xml.sax.saxutils import escape, quoteattr
 
@@ -15,7 +18,7 @@ LEFT, RIGHT, TOP, BOTTOM = 80, 170, 62, 50  # margins: the legend sits right of 
 NOTE_CHARS = 120  # a line of the 10-pixel note across the chart
 
 
-def nice_ticks(lo, hi, count=5):
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     """About `count` round tick values covering [lo, hi] (steps of 1, 2, 5 × 10^k)."""
     if hi <= lo:
         hi = lo + (abs(lo) or 1.0)
@@ -31,13 +34,14 @@ def nice_ticks(lo, hi, count=5):
     return ticks
 
 
-def tick_label(v):
+def tick_label(v: float) -> str:
     if v == int(v):
         return "{:,}".format(int(v))
     return ("%.3f" % v).rstrip("0").rstrip(".")
 
 
-def line_chart(title, xlabel, ylabel, series, note="", markers_only=()):
+def line_chart(title: str, xlabel: str, ylabel: str, series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
+               note: str = "", markers_only: Collection[str] = ()) -> str:
     """SVG text of a chart: series is [(label, [(x, y), ...])]; a series
     without points keeps its legend entry, marked '(no samples)'; the
     series named in markers_only are points without a line (a scatter
@@ -47,10 +51,10 @@ def line_chart(title, xlabel, ylabel, series, note="", markers_only=()):
     ys = nice_ticks(0.0, max([y for _, y in points] or [1.0]))
     pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 
-    def px(x):
+    def px(x: float) -> float:
         return LEFT + pw * (x - xs[0]) / (xs[-1] - xs[0])
 
-    def py(y):
+    def py(y: float) -> float:
         return TOP + ph * (1 - (y - ys[0]) / (ys[-1] - ys[0]))
 
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
@@ -78,7 +82,8 @@ def line_chart(title, xlabel, ylabel, series, note="", markers_only=()):
         if pts:
             out += ['<circle cx="%.1f" cy="%.1f" r="2.5"/>' % (px(x), py(y)) for x, y in pts]
         ly = TOP + 8 + 18 * i
-        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke-width="3"/>' % (LEFT + pw + 12, ly, LEFT + pw + 32, ly))
+        out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke-width="3"/>'
+                   % (LEFT + pw + 12, ly, LEFT + pw + 32, ly))
         out.append('<text x="%d" y="%d" stroke="none" fill="black">%s</text>'
                    % (LEFT + pw + 38, ly + 4, escape(label + ("" if pts else " (no samples)"))))
         out.append('</g>')

@@ -2,37 +2,47 @@
 ramp the article's Figure 13 shows), one SVG chart per sweep benchmark with
 a line per allocator, and the tables of the sweep section by mode (fixed
 sizes, random sizes, the fragmentation run)."""
+from __future__ import annotations
+
 import os
 import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, List, Tuple, cast
 
 from . import stats, suite, svg
+
+if TYPE_CHECKING:     # only mypy needs it
+    from .results import Results
+
+# (seconds since start, loops per second) of each sample
+Samples = List[Tuple[float, float]]
 
 SAMPLE = re.compile(r"^sample (\d+): ([0-9.]+) loops/s at ([0-9.]+) s$", re.M)
 
 
-def parse_samples(text):
+def parse_samples(text: str) -> Samples:
     """[(seconds since start, loops per second)] of malloc_test's sample lines."""
     return [(float(t), float(v)) for _, v, t in SAMPLE.findall(text)]
 
 
-def encode(samples):
+def encode(samples: Samples) -> str:
     """The samples as one metric value (results.csv): 'T:LPS T:LPS ...'."""
     return " ".join("%.3f:%.0f" % s for s in samples)
 
 
-def decode(text):
-    return [tuple(float(x) for x in item.split(":")) for item in (text or "").split()]
+def decode(text: str | None) -> Samples:
+    return [cast(Tuple[float, float], tuple(float(x) for x in item.split(":"))) for item in (text or "").split()]
 
 
-def read_samples(stdout_path):
+def read_samples(stdout_path: str) -> str:
     with open(stdout_path, errors="replace") as f:
         return encode(parse_samples(f.read()))
 
 
-def series(results, bench):
+def series(results: Results, bench: suite.Bench) -> dict[str, Samples]:
     """{alloc: [(t, loops/s)]}: per sample number, the median over the ok runs
     of its time and of its rate (one run: its samples as they are)."""
-    out = {}
+    out: dict[str, Samples] = {}
     for a in results.allocators():
         runs = [decode(r.metrics.get("samples")) for r in results.runs(bench.name, a.name) if r.ok]
         runs = [r for r in runs if r]
@@ -42,7 +52,7 @@ def series(results, bench):
     return out
 
 
-def ramp(points):
+def ramp(points: Samples) -> float | None:
     """The first sample over the median of all: below 1, a start-up ramp."""
     if len(points) < 2:
         return None
@@ -50,11 +60,11 @@ def ramp(points):
     return points[0][1] / mid if mid > 0 else None
 
 
-def plot_name(bench):
+def plot_name(bench: suite.Bench) -> str:
     return "malloc_test-samples-%s.svg" % re.sub(r"[^A-Za-z0-9.-]+", "-", bench.name.split(":", 1)[1])
 
 
-def draw(outdir, results):
+def draw(outdir: str, results: Results) -> list[str]:
     """One chart per sweep benchmark; returns the file names."""
     made = []
     for b in results.benches(suite.SWEEP):
@@ -69,14 +79,16 @@ def draw(outdir, results):
     return made
 
 
-def mode_table(results, allocs, benches, key, digits="%.0f"):
+def mode_table(results: Results, allocs: Sequence[str], benches: Sequence[suite.Bench], key: str,
+               digits: str = "%.0f") -> tuple[list[str], list[list[str]]]:
     values = results.metric_medians(key)
     rows = [[a] + [(digits % values[(b.name, a)]) if (b.name, a) in values else "failed"
                    if results.runs(b.name, a) else "—" for b in benches] for a in allocs]
     return ["allocator"] + [b.name.split(":", 1)[1] for b in benches], rows
 
 
-def section(results, allocs, md_table):
+def section(results: Results, allocs: Sequence[str],
+            md_table: Callable[[list[str], list[list[str]]], str]) -> str | None:
     benches = results.benches(suite.SWEEP)
     if not benches:
         return None
@@ -99,7 +111,8 @@ def section(results, allocs, md_table):
         for key, what, digits in tables:
             out += [what + ":", "", md_table(*mode_table(results, allocs, bs, key, digits)), ""]
         out.pop()
-    heads, rows = ["allocator"] + [b.name.split(":", 1)[1] for b in benches], []
+    heads = ["allocator"] + [b.name.split(":", 1)[1] for b in benches]
+    rows: list[list[str]] = []
     ramps = {b.name: series(results, b) for b in benches}
     for a in allocs:
         cells = [ramp(ramps[b.name].get(a, [])) for b in benches]

@@ -1,11 +1,14 @@
 """Latency percentiles from wcet_stat_malloc's JSON report (docs/stats.md,
 schema version 1 or 2), as the report's keys: malloc_p99.9999 ... in µs."""
+from __future__ import annotations
+
 import json
+import os
 
 OPS = {"alloc": "malloc", "free": "free"}
 
 
-def percentiles(path):
+def percentiles(path: str | os.PathLike[str]) -> dict[str, float]:
     """{"malloc_p90": µs, ..., "free_max": µs} of the first wcet_stat layer in
     the file; ValueError when the file holds no wcet_stat layer."""
     with open(path) as f:
@@ -15,7 +18,7 @@ def percentiles(path):
     for layer in doc.get("layers", []):
         if layer.get("kind") != "wcet_stat":
             continue
-        out = {}
+        out: dict[str, float] = {}
         for op, name in OPS.items():
             data = layer["ops"][op]
             if not data.get("samples"):

@@ -9,59 +9,69 @@ Rules (docs/mortise.md, "Semantics"):
   out layers only reached through a cond_bypass target, are disjoint and
   together cover [0, top) without a gap; above top the OS layer serves.
 """
+from __future__ import annotations
+
 import difflib
 import re
+from collections.abc import Iterable
+from typing import Any, NoReturn
 
-from .registry import POLICY_SLOTS
-from .spec import SIZE_MAX, UNITS, SpecError, Warning_, format_size, parse
+from .registry import POLICY_SLOTS, Layer, Registry, Slot
+from .spec import SIZE_MAX, UNITS, Arg, LayerRef, Spec, SpecError, Value, Warning_, format_size, parse
 
 MAX_INSTANCES = 16
 C_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def suggest(word, choices):
+def suggest(word: str, choices: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
 
 
 class SlotValue:
-    """A slot of an instance: its value, and whether the spec gave it."""
+    """A slot of an instance: its value, and whether the spec gave it.
 
-    def __init__(self, slot, value, given, pos=None, text=None):
+    value by the slot's type: an int (a size, a count, 0|1, SIZE_MAX), a name,
+    a (lo, hi) range, or None (no default)."""
+
+    length = 1      # of the value's text in the spec, set where the spec gives it
+
+    def __init__(self, slot: Slot, value: Any, given: bool, pos: int | None = None,
+                 text: str | None = None) -> None:
         self.slot, self.value, self.given, self.pos = slot, value, given, pos
         self.text = text if text is not None else render_value(slot, value)
 
 
 class Instance:
-    def __init__(self, ref, layer, name):
+    def __init__(self, ref: LayerRef, layer: Layer, name: str) -> None:
         self.ref, self.layer, self.name = ref, layer, name
-        self.values = {}          # slot name → SlotValue, contract order
-        self.given = []           # the slots the spec gives, in its order
+        self.values: dict[str, SlotValue] = {}          # slot name → SlotValue, contract order
+        self.given: list[str] = []           # the slots the spec gives, in its order
         self.named = False        # name= given
 
     @property
-    def kind(self):
+    def kind(self) -> str:
         return self.layer.kind
 
-    def range(self):
+    def range(self) -> Any:
         sv = self.values.get("size_handle")
         return sv.value if sv else None
 
 
 class Composition:
-    def __init__(self, spec, instances, warnings):
+    def __init__(self, spec: Spec, instances: list[Instance], warnings: list[Warning_]) -> None:
         self.spec, self.instances, self.warnings = spec, instances, warnings
 
     @property
-    def os(self):
+    def os(self) -> Instance:
         return self.instances[0]
 
     @property
-    def socket(self):
+    def socket(self) -> Instance:
         return self.instances[-1]
 
 
-def render_value(slot, value):
+def render_value(slot: Slot, value: Any) -> str:
     """A value as the model language writes it (for explain and comments)."""
     if value is None:
         return "(empty)"
@@ -72,13 +82,13 @@ def render_value(slot, value):
     return render_scalar(value)
 
 
-def render_scalar(v):
+def render_scalar(v: int | str) -> str:
     if v == SIZE_MAX:
         return "SIZE_MAX"
     return str(v)
 
 
-def parse_default(slot):
+def parse_default(slot: Slot) -> Any:
     """The contract's default as a value of the slot's type, or None."""
     d = slot.default
     if slot.required or slot.empty_default:
@@ -94,7 +104,7 @@ def parse_default(slot):
     return d
 
 
-def scalar_of_text(text):
+def scalar_of_text(text: str) -> int:
     text = text.strip().replace(" ", "")
     if text == "SIZE_MAX":
         return SIZE_MAX
@@ -105,14 +115,14 @@ def scalar_of_text(text):
 
 
 class Checker:
-    def __init__(self, registry, text):
+    def __init__(self, registry: Registry, text: str) -> None:
         self.registry = registry
         self.text = text
 
-    def error(self, msg, pos, length=1):
+    def error(self, msg: str, pos: int, length: int = 1) -> NoReturn:
         raise SpecError(msg, pos, length)
 
-    def run(self):
+    def run(self) -> Composition:
         spec = parse(self.text)
         warnings = list(spec.warnings)
         instances = [self.instance(ref, warnings) for ref in spec.layers]
@@ -125,7 +135,7 @@ class Checker:
         return Composition(spec, instances, warnings)
 
     # -- layers and their order ------------------------------------------------
-    def instance(self, ref, warnings):
+    def instance(self, ref: LayerRef, warnings: list[Warning_]) -> Instance:
         layer = self.registry.layers.get(ref.name)
         alias_of = self.registry.aliases().get(ref.name)
         if layer is None and alias_of:
@@ -142,10 +152,10 @@ class Checker:
                        suggest(ref.name, self.registry.layers), ref.pos, len(ref.name))
         return Instance(ref, layer, layer.name)
 
-    def names_of(self, kind):
+    def names_of(self, kind: str) -> str:
         return ", ".join(l.name for l in self.registry.by_kind(kind))
 
-    def order(self, instances):
+    def order(self, instances: list[Instance]) -> None:
         oses = [i for i in instances if i.kind == "OS layer"]
         sockets = [i for i in instances if i.kind == "socket"]
         first, last = instances[0], instances[-1]
@@ -176,12 +186,13 @@ class Checker:
             self.error(f"more than {MAX_INSTANCES} layers (MT_COMPOSE's limit)",
                        r.pos, len(r.name))
 
-    def name_instances(self, instances):
+    def name_instances(self, instances: list[Instance]) -> None:
         """name= where given; a type written twice gets TYPE_1, TYPE_2, ..."""
-        count = {}
+        count: dict[str, int] = {}
         for inst in instances:
             count[inst.layer.name] = count.get(inst.layer.name, 0) + 1
-        seen, taken = {}, {}
+        seen: dict[str, int] = {}
+        taken: dict[str, Instance] = {}
         for inst in instances:
             for a in inst.ref.args:
                 if a.name == "name":
@@ -199,8 +210,9 @@ class Checker:
             taken[inst.name] = inst
 
     # -- slots -------------------------------------------------------------------
-    def slots(self, inst, instances, warnings):
-        layer, given = inst.layer, {}
+    def slots(self, inst: Instance, instances: list[Instance], warnings: list[Warning_]) -> None:
+        layer = inst.layer
+        given: dict[str, Arg] = {}
         for a in inst.ref.args:
             if a.name == "name":
                 continue
@@ -230,23 +242,25 @@ class Checker:
             given[a.name] = a
             inst.given.append(a.name)
         for name, slot in layer.slots.items():
-            a = given.get(name)
-            if a is None:
+            g = given.get(name)
+            if g is None:
                 if slot.required:
                     self.error(f"{layer.name} needs slot '{name}' ({name}={slot.vtype})",
                                inst.ref.pos, len(inst.ref.name))
                 inst.values[name] = SlotValue(slot, parse_default(slot), False)
                 continue
-            value = self.value(inst, slot, a.value, instances)
-            text = f"[{a.value.items[0].text}, {a.value.items[1].text}]" \
-                if a.value.kind == "range" else a.value.text
-            inst.values[name] = SlotValue(slot, value, True, a.value.pos, text)
-            inst.values[name].length = a.value.end - a.value.pos
+            v = g.value
+            assert v is not None        # a slot without a value was refused or skipped above
+            value = self.value(inst, slot, v, instances)
+            text = f"[{v.items[0].text}, {v.items[1].text}]" \
+                if v.kind == "range" else v.text
+            inst.values[name] = SlotValue(slot, value, True, v.pos, text)
+            inst.values[name].length = v.end - v.pos
 
-    def bad(self, v, msg):
+    def bad(self, v: Value, msg: str) -> NoReturn:
         self.error(msg, v.pos, v.end - v.pos)
 
-    def value(self, inst, slot, v, instances):
+    def value(self, inst: Instance, slot: Slot, v: Value, instances: list[Instance]) -> Any:
         t, where = slot.vtype, f"{slot.name} of {inst.layer.name}"
         if t.startswith("["):
             if v.kind != "range":
@@ -309,7 +323,7 @@ class Checker:
             self.bad(v, f"{where} is a C identifier, not '{v.text}'")
         return v.name
 
-    def size(self, v, where):
+    def size(self, v: Value, where: str) -> int:
         if v.kind == "number":
             return v.number
         if v.is_size_max:
@@ -318,7 +332,7 @@ class Checker:
                  "64KiB, 0x10000 or SIZE_MAX)" + suggest(v.text, ["SIZE_MAX"]))
 
     # -- size ranges ---------------------------------------------------------------
-    def ranges(self, instances):
+    def ranges(self, instances: list[Instance]) -> None:
         bypassed = {i.values["target"].value for i in instances
                     if "target" in i.values and i.values["target"].value}
         trunks = [i for i in instances if i.kind == "trunk" and i.range()
@@ -340,17 +354,17 @@ class Checker:
                            "cover [0, top) without gaps", pos, length)
             covered, prev = hi, inst
 
-    def range_pos(self, inst):
+    def range_pos(self, inst: Instance) -> tuple[int, int]:
         sv = inst.values.get("size_handle")
-        if sv is not None and sv.given:
+        if sv is not None and sv.given and sv.pos is not None:     # given: pos is set
             return sv.pos, sv.length
         return inst.ref.pos, len(inst.ref.name)
 
 
-def fmt_range(lo, hi):
+def fmt_range(lo: int, hi: int) -> str:
     """[lo, hi) for humans; a bound one past a round size is shown inclusive
     from the other side: max_block=1MiB serves [0, 1 MiB], then (1 MiB, ...)."""
-    def round_(n):
+    def round_(n: int) -> bool:
         return n % 1024 == 0 and n >= 1024
     left = f"({format_size(lo - 1)}" if lo and not round_(lo) and round_(lo - 1) \
         else f"[{format_size(lo)}"
@@ -363,18 +377,18 @@ def fmt_range(lo, hi):
     return f"{left}, {right}"
 
 
-def check(registry, text):
+def check(registry: Registry, text: str) -> Composition:
     return Checker(registry, text).run()
 
 
-def bands(comp):
+def bands(comp: Composition) -> list[tuple[int, int, Instance, str]]:
     """Who serves which sizes in the end: [(lo, hi, instance, note)], lo-ordered.
 
     A trunk layer serves its size_handle up to its max_block (if it has one);
     whatever no trunk layer serves goes to the OS layer.
     """
     bypassed = {i.values["target"].value for i in comp.instances if "target" in i.values}
-    out = []
+    out: list[tuple[int, int, Instance, str]] = []
     for inst in comp.instances:
         if inst.kind != "trunk" or not inst.range() or inst.name in bypassed:
             continue
@@ -387,7 +401,8 @@ def bands(comp):
         else:
             out.append((lo, hi, inst, ""))
     out.sort(key=lambda b: b[0])
-    filled, at = [], 0
+    filled: list[tuple[int, int, Instance, str]] = []
+    at = 0
     for lo, hi, inst, note in out:
         if lo > at:
             filled.append((at, lo, comp.os, "no trunk layer"))
@@ -396,7 +411,7 @@ def bands(comp):
     if at != SIZE_MAX:
         filled.append((at, SIZE_MAX, comp.os, "above every trunk range"))
     cuts = {b for i in comp.instances if i.kind == "add-on" and i.range() for b in i.range()}
-    split = []
+    split: list[tuple[int, int, Instance, str]] = []
     for lo, hi, inst, note in filled:
         points = [lo] + sorted(c for c in cuts if lo < c < hi) + [hi]
         split += [(a, b, inst, note) for a, b in zip(points, points[1:])]

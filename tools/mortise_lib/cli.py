@@ -3,6 +3,8 @@
 Every command reads the registry from the headers it compiles against, so
 what it accepts is what the headers provide.
 """
+from __future__ import annotations
+
 import argparse
 import hashlib
 import os
@@ -13,11 +15,13 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
+from typing import NoReturn
 
 from . import gen, tune
-from .check import bands, check, fmt_range, suggest
+from .check import Composition, bands, check, fmt_range, suggest
 from .paths import Paths
-from .registry import KIND_ORDER, Registry
+from .registry import KIND_ORDER, Registry, Slot
 from .spec import SIZE_MAX, SpecError, render
 
 DEFAULT_OPT = ["-O2", "-g", "-DNDEBUG"]
@@ -35,16 +39,16 @@ LINK_FLAGS = ["-pthread", "-ldl"]
 class Failure(Exception):
     """A command failed; the message is printed and the exit status is code."""
 
-    def __init__(self, msg, code=1):
+    def __init__(self, msg: str, code: int = 1) -> None:
         super().__init__(msg)
         self.code = code
 
 
-def registry(paths):
+def registry(paths: Paths) -> Registry:
     return Registry(paths.include, [paths.instances])
 
 
-def checked(reg, text):
+def checked(reg: Registry, text: str) -> Composition:
     """The composition of text, warnings printed; a SpecError becomes Failure."""
     try:
         comp = check(reg, text)
@@ -55,7 +59,7 @@ def checked(reg, text):
     return comp
 
 
-def with_prefix(reg, comp, prefix):
+def with_prefix(reg: Registry, comp: Composition, prefix: str) -> Composition:
     """The composition with its socket named by prefix: malloc_socket becomes
     custom_socket(prefix=P), a socket with a prefix slot gets P."""
     sock = comp.socket
@@ -70,11 +74,11 @@ def with_prefix(reg, comp, prefix):
     return checked(reg, line)
 
 
-def compiler():
+def compiler() -> list[str]:
     return shlex.split(os.environ.get("CC", "cc"))
 
 
-def is_clang(cc):
+def is_clang(cc: list[str]) -> bool:
     try:
         out = subprocess.run(cc + ["--version"], capture_output=True, text=True).stdout
     except OSError:
@@ -82,7 +86,7 @@ def is_clang(cc):
     return "clang" in out
 
 
-def compile_flags(paths, cc, opt):
+def compile_flags(paths: Paths, cc: list[str], opt: list[str]) -> list[str]:
     flags = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra"] + opt + \
         ["-fPIC", f"-I{paths.include}"] + ALLOCATOR_FLAGS
     if not is_clang(cc):
@@ -92,7 +96,7 @@ def compile_flags(paths, cc, opt):
     return flags + ["-pthread"]
 
 
-def run_cmd(cmd, verbose):
+def run_cmd(cmd: list[str], verbose: bool) -> None:
     if verbose:
         print("+ " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
     r = subprocess.run(cmd)
@@ -102,15 +106,17 @@ def run_cmd(cmd, verbose):
                       "a constraint a header states with _Static_assert (see above)")
 
 
-def layer_libs(comp):
+def layer_libs(comp: Composition) -> list[str]:
     """-lNAME for every library a layer of the composition links ([links: NAME])."""
-    libs = []
+    libs: list[str] = []
     for i in comp.instances:
         libs += [f"-l{n}" for n in getattr(i.layer, "links", []) if f"-l{n}" not in libs]
     return libs
 
 
-def build_files(paths, c_text, out_so=None, out_a=None, opt=None, verbose=False, libs=()):
+def build_files(paths: Paths, c_text: str, out_so: str | os.PathLike[str] | None = None,
+                out_a: str | os.PathLike[str] | None = None, opt: list[str] | None = None,
+                verbose: bool = False, libs: Sequence[str] = ()) -> list[str]:
     """Compile c_text once (-fPIC) into out_so and/or out_a."""
     cc = compiler()
     flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
@@ -127,7 +133,7 @@ def build_files(paths, c_text, out_so=None, out_a=None, opt=None, verbose=False,
     return flags
 
 
-def cmd_build(args, paths):
+def cmd_build(args: argparse.Namespace, paths: Paths) -> int:
     if not (args.output or args.static or args.emit_c):
         raise Failure("mortise build: give -o LIB.so, --static LIB.a or --emit-c FILE.c", 2)
     reg = registry(paths)
@@ -162,7 +168,7 @@ def cmd_build(args, paths):
     return 0
 
 
-def cache_dir():
+def cache_dir() -> pathlib.Path:
     base = os.environ.get("MORTISE_CACHE_DIR")
     if base:
         return pathlib.Path(base)
@@ -170,7 +176,7 @@ def cache_dir():
     return pathlib.Path(xdg) / "mortise"
 
 
-def cached_library(paths, comp, verbose):
+def cached_library(paths: Paths, comp: Composition, verbose: bool) -> pathlib.Path:
     """The spec built into the cache, rebuilt when the composition, the
     compiler, its flags or any header changes (the key hashes all of them)."""
     c_text = gen.composition_c(comp, origin="mortise run")
@@ -194,11 +200,11 @@ def cached_library(paths, comp, verbose):
     return lib
 
 
-def looks_like_name(text):
+def looks_like_name(text: str) -> bool:
     return text.isidentifier()
 
 
-def cmd_run(args, paths):
+def cmd_run(args: argparse.Namespace, paths: Paths) -> NoReturn:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise Failure("mortise run: no command (mortise run NAME|'SPEC' -- command args...)", 2)
@@ -229,14 +235,14 @@ def cmd_run(args, paths):
         raise Failure(f"mortise run: cannot run {command[0]}: {e.strerror}", 127)
 
 
-def slot_line(slot):
+def slot_line(slot: Slot) -> str:
     d = slot.default_text if slot.vtype.startswith("[") else slot.default
     if slot.vtype.startswith("["):
         d = "[" + slot.default + "]"
     return f"{slot.name}={slot.vtype} ({d})"
 
 
-def cmd_list(args, paths):
+def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     reg = registry(paths)
     print("Layers (from the [model: NAME] contract blocks of "
           f"{paths.include / 'mortise'}; slot=TYPE (default)):")
@@ -266,7 +272,7 @@ def cmd_list(args, paths):
     return 0
 
 
-def cmd_explain(args, paths):
+def cmd_explain(args: argparse.Namespace, paths: Paths) -> int:
     reg = registry(paths)
     comp = checked(reg, args.spec)
     print(f"model: {gen.model_line(comp)}\n")
@@ -306,7 +312,7 @@ def cmd_explain(args, paths):
     return 0
 
 
-def cmd_bench(args, paths):
+def cmd_bench(args: argparse.Namespace, paths: Paths) -> NoReturn:
     harness = paths.tools / "bench.py"
     if not harness.is_file():
         raise Failure(f"mortise bench: no benchmark harness at {harness}", 2)
@@ -314,7 +320,7 @@ def cmd_bench(args, paths):
     os.execv(sys.executable, [sys.executable, str(harness)] + rest)
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="mortise",
         description="Compose, build, run and explain Mortise allocators written in "
@@ -393,10 +399,11 @@ def parser():
     return p
 
 
-def glue_opt(argv):
+def glue_opt(argv: list[str]) -> list[str]:
     """`-O '-O3 -march=native'`: argparse would read the value, which starts
     with '-', as an option; pass it as --opt=VALUE instead."""
-    out, i = [], 0
+    out: list[str] = []
+    i = 0
     while i < len(argv):
         if argv[i] == "--":
             return out + argv[i:]
@@ -409,7 +416,7 @@ def glue_opt(argv):
     return out
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(glue_opt(sys.argv[1:] if argv is None else argv))
     try:
         return args.fn(args, Paths())

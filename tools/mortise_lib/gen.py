@@ -5,14 +5,22 @@ one, every slot the spec gives as its macro, then the layer's header; last
 MT_COMPOSE over the instance names. Slots left out keep the header's default,
 so the file reads like the model line and like instances/*.c.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
 from .spec import SIZE_MAX
 
+if TYPE_CHECKING:     # check.py imports nothing from here; only mypy needs these
+    from .check import Composition, Instance, SlotValue
 
-def c_scalar(v):
+
+def c_scalar(v: int | str) -> str:
     return "SIZE_MAX" if v == SIZE_MAX else str(v)
 
 
-def c_bytes(v):
+def c_bytes(v: int) -> str:
     """Sizes as instances/*.c write them: ((size_t)2 << 20) for 2 MiB."""
     if v == SIZE_MAX:
         return "SIZE_MAX"
@@ -22,7 +30,7 @@ def c_bytes(v):
     return str(v)
 
 
-def c_value(sv):
+def c_value(sv: SlotValue) -> str:
     t, v = sv.slot.vtype, sv.value
     if t.startswith("["):
         return f"{c_scalar(v[0])}, {c_scalar(v[1])}"
@@ -31,18 +39,19 @@ def c_value(sv):
     return str(v)
 
 
-def model_text(inst):
+def model_text(inst: Instance) -> str:
     """The instance as a model-language term, only the slots the spec gave."""
     args = [f"name={inst.name}"] if inst.named else []
     args += [f"{n}={inst.values[n].text}" for n in inst.given]
     return inst.layer.name + (f"({', '.join(args)})" if args else "")
 
 
-def model_line(comp):
+def model_line(comp: Composition) -> str:
     return "::".join(model_text(i) for i in comp.instances)
 
 
-def composition_c(comp, includes=(), origin="mortise build", defines=()):
+def composition_c(comp: Composition, includes: Sequence[str] = (), origin: str = "mortise build",
+                  defines: Iterable[tuple[str, str]] = ()) -> str:
     """defines: (NAME, VALUE) tuning macros that are not model slots
     (`mortise build -D`), defined first."""
     line = model_line(comp)

@@ -6,19 +6,22 @@ replaces the header tree, $MORTISE_LIB_DIR is searched first for libraries. Inst
 `make install` writes install_layout.py beside this module with the install
 directories relative to it, so an installed tree can be moved as a whole.
 """
+from __future__ import annotations
+
 import os
 import pathlib
 
 HERE = pathlib.Path(__file__).resolve().parent
 
 try:
-    from . import install_layout as _layout   # written by `make install`
+    # written by `make install`; absent from the source tree, so mypy cannot see it
+    from . import install_layout as _layout  # type: ignore[attr-defined]
 except ImportError:
     _layout = None
 
 
 class Paths:
-    def __init__(self):
+    def __init__(self) -> None:
         if _layout is not None:
             self.installed = True
             self.include = (HERE / _layout.INCLUDE).resolve()
@@ -39,7 +42,7 @@ class Paths:
         if extra:
             self.libs.insert(0, pathlib.Path(extra))
 
-    def instance_library(self, name):
+    def instance_library(self, name: str) -> pathlib.Path | None:
         for d in self.libs:
             p = d / f"libmortise-{name}.so"
             if p.is_file():

@@ -10,10 +10,14 @@ policy is a header under include/mortise/policy/ whose first line reads
 line in its opening comment. So `mortise list`, the spec checker and
 tools/check_catalogue.py see exactly what the compiler will see.
 """
+from __future__ import annotations
+
 import pathlib
 import re
+from collections.abc import Iterable
+from typing import Dict, List, Tuple
 
-FOLDER_KIND = {"os": "OS layer", "layers": None, "sockets": "socket"}
+FOLDER_KIND: dict[str, str | None] = {"os": "OS layer", "layers": None, "sockets": "socket"}
 KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
 # The slots whose values are policies, by the policy folder's slot name.
 POLICY_SLOTS = ("sync", "sizeclass", "chksum", "err_handle")
@@ -29,14 +33,16 @@ POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
 LINKS = re.compile(r"\[links:\s*([a-z0-9_ ]+)\]")
 # Context fields a layer or socket needs declared before Mortise is included.
 CTX_EXTRA = re.compile(r"#define MT_CTX_EXTRA ([^\n]*?)\s*$", re.M)
+# Slot extensions by slot: (policy header, the slots it adds) for each.
+Extensions = Dict[str, List[Tuple[pathlib.Path, Dict[str, "Slot"]]]]
 
 
 class Slot:
     """One policy slot of a layer as its contract states it."""
 
-    inherited_from = None    # the policy header that gives it to the layer
+    inherited_from: pathlib.Path | None = None    # the policy header that gives it to the layer
 
-    def __init__(self, name, vtype, macro, default_text, line):
+    def __init__(self, name: str, vtype: str, macro: str, default_text: str, line: int) -> None:
         self.name = name
         self.vtype = vtype              # "[lo, hi]", "0|1", "BYTES", "N", "POLICY", ...
         self.macro = macro
@@ -44,7 +50,7 @@ class Slot:
         self.line = line                  # line of the header it is stated on
 
     @property
-    def default(self):
+    def default(self) -> str:
         """The default's first item, the part before ';', ':' or ', a ...'."""
         d = self.default_text
         if self.vtype.startswith("["):
@@ -55,39 +61,40 @@ class Slot:
         return d
 
     @property
-    def required(self):
+    def required(self) -> bool:
         return self.default.lower() == "required"
 
     @property
-    def empty_default(self):
+    def empty_default(self) -> bool:
         return self.default.lower() in ("empty", "none", "") and self.vtype == "IDENT"
 
 
 class Layer:
-    def __init__(self, name, kind, folder, header, slots, ctx_extra=()):
+    def __init__(self, name: str, kind: str, folder: str, header: pathlib.Path, slots: dict[str, Slot],
+                 ctx_extra: Iterable[str] = ()) -> None:
         self.ctx_extra = list(ctx_extra)   # e.g. "unsigned gfp;" (kernel_socket)
-        self.links = []                    # libraries to link, e.g. ["unwind"]
+        self.links: list[str] = []                    # libraries to link, e.g. ["unwind"]
         self.name = name
         self.kind = kind          # OS layer, trunk, add-on, socket
         self.folder = folder      # os, layers, sockets
         self.header = header      # path relative to include/mortise
         self.slots = slots        # name → Slot, in contract order
-        self.aliases = []         # other names of the layer ("[alias: NAME]")
-        self.slot_aliases = {}    # other slot name → slot name ("[slot alias: A → S]")
+        self.aliases: list[str] = []         # other names of the layer ("[alias: NAME]")
+        self.slot_aliases: dict[str, str] = {}    # other slot name → slot name ("[slot alias: A → S]")
 
     summary = ""              # the contract's first sentence
 
     @property
-    def include(self):
+    def include(self) -> str:
         return f"mortise/{self.header}"
 
 
-def _contract(text):
+def _contract(text: str) -> str:
     end = text.find("*/")
     return text[: end if end > 0 else len(text)]
 
 
-def _default_text(contract, start):
+def _default_text(contract: str, start: int) -> str:
     """The parenthesised default opening at contract[start], across lines."""
     depth, i, out = 0, start, []
     while i < len(contract):
@@ -108,7 +115,7 @@ def _default_text(contract, start):
     return re.sub(r"\s+", " ", text).strip()
 
 
-def summary(contract):
+def summary(contract: str) -> str:
     """'OS-interface layer over POSIX mmap' from '/* mmap_heap — OS-interface
     layer over POSIX mmap.   [model: mmap_heap]': the title up to its end."""
     head = contract.split("\n *\n")[0]
@@ -118,7 +125,7 @@ def summary(contract):
     return re.split(r"(?<=\.)\s", head)[0].rstrip(".")
 
 
-def parse_slots(contract):
+def parse_slots(contract: str) -> dict[str, Slot]:
     slots = {}
     for m in SLOT.finditer(contract):
         name, vtype, macro = m.group(1), m.group(2), m.group(3)
@@ -132,7 +139,7 @@ def parse_slots(contract):
 class Registry:
     """Layers, policies and instances of one include tree."""
 
-    def __init__(self, include_dir, instance_dirs=()):
+    def __init__(self, include_dir: str | pathlib.Path, instance_dirs: Iterable[str | pathlib.Path] = ()) -> None:
         self.include_dir = pathlib.Path(include_dir)
         self.root = self.include_dir / "mortise"
         self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
@@ -140,7 +147,7 @@ class Registry:
         self.policies, extensions = self._read_policies()
         self._extend(extensions)
 
-    def _read_layers(self):
+    def _read_layers(self) -> dict[str, Layer]:
         layers = {}
         for folder, kind in FOLDER_KIND.items():
             for path in sorted((self.root / folder).glob("*.h")):
@@ -169,12 +176,14 @@ class Registry:
                 kind = FOLDER_KIND[folder]
         return layers
 
-    def _read_policies(self):
+    def _read_policies(self) -> tuple[dict[str, dict[str, pathlib.Path]], Extensions]:
         """Policies: headers of policy/FOLDER/ whose first line reads
         SLOT=NAME. A header there whose contract declares slots of its own
         (policy/sync/lockstat.h: lock_stat=0|1 → MT_LOCK_STAT (0)) extends
         the slot instead: every layer with that slot has those too."""
-        policies, extensions, folder_slot = {}, {}, {}
+        policies: dict[str, dict[str, pathlib.Path]] = {}
+        extensions: Extensions = {}
+        folder_slot: dict[str, str] = {}
         for path in sorted((self.root / "policy").glob("*/*.h")):
             text = path.read_text(errors="replace")
             own = parse_slots(_contract(text))
@@ -189,7 +198,7 @@ class Registry:
         return policies, {folder_slot[f]: e for f, e in extensions.items()
                           if f in folder_slot}
 
-    def _extend(self, extensions):
+    def _extend(self, extensions: Extensions) -> None:
         for slot_name, headers in extensions.items():
             for layer in self.layers.values():
                 if slot_name not in layer.slots:
@@ -200,19 +209,19 @@ class Registry:
                             slot.inherited_from = rel
                             layer.slots[name] = slot
 
-    def aliases(self):
+    def aliases(self) -> dict[str, str]:
         """Every layer alias → the layer's name."""
         return {a: l.name for l in self.layers.values() for a in l.aliases}
 
-    def by_kind(self, kind):
+    def by_kind(self, kind: str) -> list[Layer]:
         return [l for l in self.layers.values() if l.kind == kind]
 
-    def policy_names(self, slot):
+    def policy_names(self, slot: str) -> list[str]:
         return sorted(self.policies.get(slot, {}))
 
-    def instances(self):
+    def instances(self) -> dict[str, tuple[str, pathlib.Path]]:
         """name → (model line, composition file), from the "model:" lines."""
-        found = {}
+        found: dict[str, tuple[str, pathlib.Path]] = {}
         for d in self.instance_dirs:
             for path in sorted(d.glob("*.c")):
                 line = instance_model_line(path.read_text(errors="replace"))
@@ -221,7 +230,7 @@ class Registry:
         return found
 
 
-def instance_model_line(text):
+def instance_model_line(text: str) -> str | None:
     """The model line of a composition file's opening comment, joined, or None.
 
     The line starts at "model:" and runs over the comment's following lines

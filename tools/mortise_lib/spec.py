@@ -11,7 +11,10 @@ Grammar (docs/mortise.md has it in EBNF with the paper's typesetting slips):
 Every message carries the offset it is about, so the caller can print the
 line and column with a caret under it.
 """
+from __future__ import annotations
+
 import re
+from typing import cast
 
 UNITS = {"b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10,
          "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
@@ -25,17 +28,17 @@ NUMBER = re.compile(r"(0[xX][0-9A-Fa-f]+|[0-9]+)([A-Za-z][A-Za-z0-9_]*)?")
 class SpecError(Exception):
     """A spec the compiler refuses; pos is the offset in the spec text."""
 
-    def __init__(self, msg, pos, length=1):
+    def __init__(self, msg: str, pos: int, length: int = 1) -> None:
         super().__init__(msg)
         self.msg, self.pos, self.length = msg, pos, max(1, length)
 
 
 class Warning_:
-    def __init__(self, msg, pos, length=1):
+    def __init__(self, msg: str, pos: int, length: int = 1) -> None:
         self.msg, self.pos, self.length = msg, pos, max(1, length)
 
 
-def location(text, pos):
+def location(text: str, pos: int) -> tuple[int, int, str]:
     """(line number, column, the line's text), all 1-based, for offset pos."""
     pos = max(0, min(pos, len(text)))
     start = text.rfind("\n", 0, pos) + 1
@@ -47,7 +50,7 @@ def location(text, pos):
 WINDOW = 100
 
 
-def render(text, level, msg, pos, length=1):
+def render(text: str, level: str, msg: str, pos: int, length: int = 1) -> str:
     """'error: column 12: msg' (or 'line 2, column 3'), the line, a caret.
 
     A line longer than WINDOW characters is cut to a window around the caret
@@ -67,16 +70,17 @@ def render(text, level, msg, pos, length=1):
 
 
 class Token:
-    def __init__(self, kind, text, pos, value=None):
+    def __init__(self, kind: str, text: str, pos: int, value: str = "") -> None:
         self.kind, self.text, self.pos, self.value = kind, text, pos, value
 
     @property
-    def end(self):
+    def end(self) -> int:
         return self.pos + len(self.text)
 
 
-def tokenize(text, warnings):
-    tokens, i = [], 0
+def tokenize(text: str, warnings: list[Warning_]) -> list[Token]:
+    tokens: list[Token] = []
+    i = 0
     while i < len(text):
         c = text[i]
         if c.isspace():
@@ -127,8 +131,8 @@ def tokenize(text, warnings):
     return tokens
 
 
-def _check_brackets(tokens, text):
-    stack = []
+def _check_brackets(tokens: list[Token], text: str) -> None:
+    stack: list[Token] = []
     pairs = {")": "(", "]": "["}
     for t in tokens:
         if t.kind in "([":
@@ -147,35 +151,39 @@ def _check_brackets(tokens, text):
 
 
 class Value:
-    """A slot value: kind 'number' (int, unit text), 'name', or 'range' (lo, hi)."""
+    """A slot value: kind 'number' (int, unit text), 'name', or 'range' (lo, hi).
 
-    def __init__(self, kind, pos, end, text, number=None, unit="", name=None, items=()):
+    number is read only for a 'number', name only for a 'name'."""
+
+    def __init__(self, kind: str, pos: int, end: int, text: str, number: int = 0, unit: str = "",
+                 name: str = "", items: tuple[Value, ...] = ()) -> None:
         self.kind, self.pos, self.end, self.text = kind, pos, end, text
         self.number, self.unit, self.name, self.items = number, unit, name, items
 
     @property
-    def is_size_max(self):
+    def is_size_max(self) -> bool:
         return self.kind == "name" and self.name == "SIZE_MAX"
 
 
 class Arg:
-    def __init__(self, name, pos, value):
+    def __init__(self, name: str, pos: int, value: Value | None) -> None:
         self.name, self.pos, self.value = name, pos, value   # value None: bare
 
 
 class LayerRef:
-    def __init__(self, name, pos, args, end):
+    def __init__(self, name: str, pos: int, args: list[Arg], end: int) -> None:
         self.name, self.pos, self.args, self.end = name, pos, args, end
 
 
 class Spec:
-    def __init__(self, text, layers, warnings):
+    def __init__(self, text: str, layers: list[LayerRef], warnings: list[Warning_]) -> None:
         self.text, self.layers, self.warnings = text, layers, warnings
 
 
-def number_value(tok):
+def number_value(tok: Token) -> tuple[int, str]:
     """A number token as (bytes, unit): hex or decimal, then an optional unit."""
     m = NUMBER.fullmatch(tok.text)
+    assert m is not None        # the tokenizer matched NUMBER on this text
     digits, unit = m.group(1), m.group(2) or ""
     n = int(digits, 16) if digits[:2].lower() == "0x" else int(digits)
     if unit:
@@ -192,38 +200,43 @@ def number_value(tok):
 
 
 class Parser:
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.warnings = []
+        self.warnings: list[Warning_] = []
         self.tokens = tokenize(text, self.warnings)
         self.i = 0
 
-    def peek(self):
+    def peek(self) -> Token | None:
         return self.tokens[self.i] if self.i < len(self.tokens) else None
 
-    def take(self):
+    def take(self) -> Token | None:
         t = self.peek()
         self.i += 1
         return t
 
-    def end_pos(self):
+    def inside(self) -> Token:
+        """The next token where the brackets' check guarantees one: inside
+        a '(' or '[', the closing one at least follows."""
+        return cast(Token, self.peek())
+
+    def end_pos(self) -> int:
         return len(self.text.rstrip())
 
-    def expect(self, kind, what):
+    def expect(self, kind: str, what: str) -> Token:
         t = self.peek()
         if t is None or t.kind != kind:
             pos = t.pos if t else self.end_pos()
             found = f"'{t.text}'" if t else "the end of the spec"
             raise SpecError(f"expected {what}, found {found}", pos, len(t.text) if t else 1)
-        return self.take()
+        self.take()
+        return t
 
-    def parse(self):
+    def parse(self) -> Spec:
         if not self.tokens:
             raise SpecError("empty spec: write the layers from the OS layer to the "
                             "socket, e.g. mmap_heap::segfit_lk::malloc_socket", 0)
         layers = [self.layer()]
-        while self.peek() is not None:
-            t = self.peek()
+        while (t := self.peek()) is not None:
             if t.kind != "sep":
                 raise SpecError(f"expected '::' between layers, found '{t.text}'",
                                 t.pos, len(t.text))
@@ -231,7 +244,7 @@ class Parser:
             layers.append(self.layer())
         return Spec(self.text, layers, self.warnings)
 
-    def layer(self):
+    def layer(self) -> LayerRef:
         t = self.peek()
         if t is None or t.kind != "name":
             pos = t.pos if t else self.end_pos()
@@ -240,22 +253,23 @@ class Parser:
         self.take()
         args = []
         end = t.end
-        if self.peek() is not None and self.peek().kind == "(":
+        nxt = self.peek()
+        if nxt is not None and nxt.kind == "(":
             self.take()
-            if self.peek().kind != ")":
+            if self.inside().kind != ")":
                 args.append(self.arg())
-                while self.peek().kind == ",":
+                while self.inside().kind == ",":
                     self.take()
                     args.append(self.arg())
             end = self.expect(")", "',' or ')' in the slot list").end
         return LayerRef(t.value, t.pos, args, end)
 
-    def arg(self):
+    def arg(self) -> Arg:
         t = self.expect("name", "a slot name")
-        if self.peek().kind != "=":
+        if self.inside().kind != "=":
             return Arg(t.value, t.pos, None)
         self.take()
-        nxt = self.peek()
+        nxt = self.inside()
         if nxt.kind == "[":
             self.take()
             lo = self.scalar()
@@ -268,7 +282,7 @@ class Parser:
             v = self.scalar()
         return Arg(t.value, t.pos, v)
 
-    def scalar(self):
+    def scalar(self) -> Value:
         t = self.peek()
         if t is not None and t.kind == "number":
             self.take()
@@ -283,11 +297,11 @@ class Parser:
                         f"or a name), found {found}", pos)
 
 
-def parse(text):
+def parse(text: str) -> Spec:
     return Parser(text).parse()
 
 
-def format_size(n):
+def format_size(n: int) -> str:
     """Bytes for humans: SIZE_MAX, 64 KiB, 2 MiB, 100."""
     if n == SIZE_MAX:
         return "SIZE_MAX"

@@ -26,6 +26,9 @@ candidate whose output or exit status differs, that crashes, exceeds
 Everything measured is kept in a JSON file under --state, written after
 every round, so a search that is interrupted resumes where it stopped.
 """
+from __future__ import annotations
+
+import argparse
 import contextlib
 import ctypes.util
 import hashlib
@@ -41,9 +44,14 @@ import subprocess
 import sys
 import threading
 import time
+import types
+from collections.abc import Iterator
+from typing import IO, Any, Dict, List, Optional, Tuple
 
 from . import gen
-from .check import check, render_value, scalar_of_text
+from .check import Composition, Instance, check, render_value, scalar_of_text
+from .paths import Paths
+from .registry import Registry, Slot
 from .spec import SpecError
 
 OBJECTIVES = ("time", "rss", "time+rss")
@@ -60,13 +68,19 @@ NON_ALLOCATING = ("fake", "wcet_stat", "perf_stat", "count", "szcls_stat")
 STEP_FACTORS = (0.25, 0.5, 2, 4)
 SHORT_RUN = 0.3        # seconds: below this, start-up and timer noise weigh in
 SAVE_VERSION = 1
+# The saved search (tune-KEY.json) and a run in it, as json reads them.
+State = Dict[str, Any]
+Run = Dict[str, Any]
+# (model line, what changed); (label, library to preload or None)
+Move = Tuple[str, str]
+Entry = Tuple[str, Optional[str]]
 
 
 class TuneError(Exception):
     """The search cannot go on; the message says why (exit status 2)."""
 
 
-def parse_budget(text):
+def parse_budget(text: str | None) -> float:
     """'90s', '10m', '1.5h' or plain seconds → seconds."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text or "")
     if not m:
@@ -74,7 +88,7 @@ def parse_budget(text):
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
-def parse_size(text):
+def parse_size(text: str) -> int:
     """'200MB', '1GiB', '50000' (bytes) → bytes."""
     try:
         return scalar_of_text(text)
@@ -82,7 +96,7 @@ def parse_size(text):
         raise ValueError(f"size '{text}': write e.g. 200MB or 1GiB")
 
 
-def pareto_front(points):
+def pareto_front(points: List[Tuple[str, float, float]]) -> list[str]:
     """The labels of points (label, time, rss) that no other point beats in
     both (at least as good in each, better in one), sorted by time."""
     front = []
@@ -93,12 +107,12 @@ def pareto_front(points):
     return [label for _, _, label in sorted(front)]
 
 
-def special_values(slot):
+def special_values(slot: Slot) -> list[int]:
     """Values the contract names as special, e.g. 0 in '32 MiB; 0 = off'."""
     return [int(v) for v in re.findall(r"(?<![\w.])(\d+)\s*=\s*[a-z]", slot.default_text)]
 
 
-def slot_values(reg, slot, current, single_thread):
+def slot_values(reg: Registry, slot: Slot, current: Any, single_thread: bool) -> list[Any]:
     """The values a neighbour may give slot, from the registry: the policies
     of its folder, the alternatives its type lists (magic|xor|crc32), the
     other of 0|1, or sizes and counts a factor of STEP_FACTORS away from
@@ -118,7 +132,7 @@ def slot_values(reg, slot, current, single_thread):
     return []
 
 
-def term(inst, changes=None):
+def term(inst: Instance, changes: dict[str, str] | None = None) -> str:
     """inst as a model term, its given slots with changes applied."""
     changes = changes or {}
     args = [f"name={inst.name}"] if inst.named else []
@@ -127,10 +141,10 @@ def term(inst, changes=None):
     return inst.layer.name + (f"({', '.join(args)})" if args else "")
 
 
-def neighbours(reg, comp, slots, single_thread):
+def neighbours(reg: Registry, comp: Composition, slots: set[str], single_thread: bool) -> list[Move]:
     """(model line, what changed) for every composition one move from comp."""
-    out = []
-    sizeclass_groups = {}
+    out: list[Move] = []
+    sizeclass_groups: dict[str, list[int]] = {}
     for k, inst in enumerate(comp.instances):
         for sname, sv in inst.values.items():
             if sname == "sizeclass" and sv.slot.vtype == "POLICY" and "sizeclass" in slots:
@@ -165,13 +179,13 @@ def neighbours(reg, comp, slots, single_thread):
     return out
 
 
-def is_safe(comp):
+def is_safe(comp: Composition) -> bool:
     return any(i.layer.name in SAFETY_LAYERS or
                ("link_check" in i.values and i.values["link_check"].value == 1)
                for i in comp.instances)
 
 
-def eligible_instance(comp, safe):
+def eligible_instance(comp: Composition, safe: bool) -> bool:
     """Whether a ready instance is a starting point: a malloc allocator
     without measuring layers or C predicates, safe exactly when --safe."""
     if comp.socket.layer.name != "malloc_socket":
@@ -183,7 +197,7 @@ def eligible_instance(comp, safe):
     return is_safe(comp) == safe
 
 
-def same_allocator(comp):
+def same_allocator(comp: Composition) -> str:
     """Text equal for two compositions exactly when they are the same
     allocator: every slot's value, given or default (a slot written with
     its default value is the same as one left out)."""
@@ -194,12 +208,12 @@ def same_allocator(comp):
 class Sample:
     """One run: wall seconds, max RSS in KiB, and what went wrong if anything."""
 
-    def __init__(self, seconds, rss_kib, status, timed_out):
+    def __init__(self, seconds: float, rss_kib: int, status: int, timed_out: bool) -> None:
         self.seconds, self.rss_kib = seconds, rss_kib
         self.status, self.timed_out = status, timed_out
 
 
-def run_once(command, preload, out_path, timeout):
+def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, timeout: float) -> Sample:
     """Run command once with LD_PRELOAD=preload (None: as it is), standard
     output to out_path, standard input from /dev/null, in a session of its
     own (a timeout kills the whole group). Wall time around spawn..wait4;
@@ -212,7 +226,7 @@ def run_once(command, preload, out_path, timeout):
     null_fd = os.open(os.devnull, os.O_RDONLY)
     actions = [(os.POSIX_SPAWN_DUP2, null_fd, 0), (os.POSIX_SPAWN_DUP2, out_fd, 1),
                (os.POSIX_SPAWN_DUP2, err_fd, 2)]
-    fired = []
+    fired: list[bool] = []
 
     try:
         start = time.perf_counter()
@@ -223,7 +237,7 @@ def run_once(command, preload, out_path, timeout):
         for fd in (out_fd, err_fd, null_fd):
             os.close(fd)
 
-    def kill():
+    def kill() -> None:
         fired.append(True)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, signal.SIGKILL)
@@ -242,12 +256,12 @@ def run_once(command, preload, out_path, timeout):
     return Sample(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), bool(fired))
 
 
-def file_digest(path):
+def file_digest(path: str | os.PathLike[str]) -> str:
     return hashlib.sha256(pathlib.Path(path).read_bytes()).hexdigest()
 
 
 @contextlib.contextmanager
-def output_to(log_path):
+def output_to(log_path: pathlib.Path) -> Iterator[None]:
     """Standard output and error of this process and its children (the
     compiler) into log_path for the duration."""
     sys.stdout.flush()
@@ -267,7 +281,7 @@ def output_to(log_path):
             os.close(f)
 
 
-def mimalloc_library():
+def mimalloc_library() -> str | None:
     """The mimalloc library to preload, or None when it is not installed."""
     found = ctypes.util.find_library("mimalloc")
     if found:
@@ -280,16 +294,18 @@ def mimalloc_library():
     return None
 
 
-def fmt_seconds(s):
+def fmt_seconds(s: float) -> str:
     return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
 
 
-def fmt_kib(k):
+def fmt_kib(k: int) -> str:
     return f"{k / 1024:.1f} MiB" if k >= 1024 else f"{k} KiB"
 
 
 class Tuner:
-    def __init__(self, args, paths, cli):
+    state: State        # load() reads or starts it
+
+    def __init__(self, args: argparse.Namespace, paths: Paths, cli: types.ModuleType) -> None:
         self.args, self.paths, self.cli = args, paths, cli
         self.command = args.command
         self.reg = cli.registry(paths)
@@ -309,7 +325,7 @@ class Tuner:
         self.rng = random.Random(0)
 
     # ---- state -------------------------------------------------------
-    def load(self):
+    def load(self) -> bool:
         if self.args.fresh or not self.state_file.is_file():
             self.state = {"version": SAVE_VERSION, "command": self.command, "phase": "reference",
                           "elapsed": 0.0, "reference": None, "candidates": {}, "race": [],
@@ -322,7 +338,7 @@ class Tuner:
                             "use --fresh")
         return True
 
-    def save(self):
+    def save(self) -> None:
         self.state["elapsed"] = self.elapsed()
         self.started = time.monotonic()
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -330,11 +346,11 @@ class Tuner:
         tmp.write_text(json.dumps(self.state, indent=1, ensure_ascii=False))
         os.replace(tmp, self.state_file)
 
-    def elapsed(self):
+    def elapsed(self) -> float:
         return self.state["elapsed"] + time.monotonic() - self.started
 
     # ---- measuring ---------------------------------------------------
-    def score(self, run):
+    def score(self, run: Run) -> float:
         t, rss = run["seconds"], run["rss_kib"]
         if self.args.objective == "time":
             return t
@@ -343,13 +359,13 @@ class Tuner:
         ref = self.state["reference"]
         return t / ref["seconds"] + self.args.weight * rss / max(1, ref["rss_kib"])
 
-    def timeout(self):
+    def timeout(self) -> float:
         if self.args.timeout:
             return self.args.timeout
         ref = self.state.get("reference")
         return max(5.0, 10 * ref["seconds"]) if ref else 600.0
 
-    def run_check(self, out_path, spec):
+    def run_check(self, out_path: pathlib.Path, spec: str) -> str | None:
         cmd = self.args.check
         quoted = shlex.quote(str(out_path))
         cmd = cmd.replace("{}", quoted) if "{}" in cmd else f"{cmd} {quoted}"
@@ -365,7 +381,7 @@ class Tuner:
             return f"--check failed (exit {r.returncode})" + (f": {said[-1]}" if said else "")
         return None
 
-    def verdict(self, sample, out_path, spec):
+    def verdict(self, sample: Sample, out_path: pathlib.Path, spec: str) -> str | None:
         """None when the run is correct, else why it is not."""
         ref = self.state["reference"]
         if sample.timed_out:
@@ -380,7 +396,7 @@ class Tuner:
             return "output differs from glibc's (give --check CMD if it may differ)"
         return None
 
-    def measure(self, spec):
+    def measure(self, spec: str) -> bool:
         """One run of the candidate spec; False if it was dropped."""
         cand = self.state["candidates"][spec]
         out_path = self.out_dir / "run.out"
@@ -394,11 +410,12 @@ class Tuner:
         cand["runs"].append({"seconds": sample.seconds, "rss_kib": sample.rss_kib})
         return True
 
-    def reference_runs(self):
+    def reference_runs(self) -> None:
         """Two glibc runs: the output the candidates must match, and the
         unit of time+rss (their medians)."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
-        runs, digests = [], []
+        runs: list[Sample] = []
+        digests: list[str] = []
         for n in range(2):
             self.progress(f"glibc reference run {n + 1}/2", force=True)
             path = self.out_dir / ("glibc.out" if n == 0 else "glibc-2.out")
@@ -424,7 +441,7 @@ class Tuner:
             "status": runs[0].status, "digest": digests[0]}
 
     # ---- candidates --------------------------------------------------
-    def add_candidate(self, line, origin):
+    def add_candidate(self, line: str, origin: str) -> str | None:
         """Check line, build it (cached); the candidate's canonical line."""
         try:
             comp = check(self.reg, line)
@@ -447,22 +464,22 @@ class Tuner:
         except self.cli.Failure:
             tail = [l for l in log.read_text(errors="replace").splitlines() if "error" in l]
             cand.update(status="dropped", why="build failed" + (f": {tail[0].strip()}"
-                                                                  if tail else ""))
+                                                                if tail else ""))
         return spec
 
-    def live(self, specs):
+    def live(self, specs: list[str]) -> list[str]:
         return [s for s in specs if self.state["candidates"][s]["status"] == "live"]
 
-    def stats(self, spec):
+    def stats(self, spec: str) -> tuple[float, float, float, int]:
         scores = [self.score(r) for r in self.state["candidates"][spec]["runs"]]
         return statistics.median(scores), min(scores), max(scores), len(scores)
 
-    def leader(self, specs):
+    def leader(self, specs: list[str]) -> str | None:
         ready = [s for s in self.live(specs)
                  if len(self.state["candidates"][s]["runs"]) >= self.args.min_runs]
         return min(ready, key=lambda s: self.stats(s)[0]) if ready else None
 
-    def eliminate(self, specs):
+    def eliminate(self, specs: list[str]) -> None:
         """The racing rule (docs/tune.md): out when the best run is worse
         than the leader's worst run; over --max-rss when even the smallest
         max RSS is over it; retired when every live one has --max-runs."""
@@ -496,13 +513,13 @@ class Tuner:
                     cands[s].update(status="retired", why=f"no clear difference after "
                                     f"{self.args.max_runs} runs; {why}")
 
-    def clearly_better(self, a, b):
+    def clearly_better(self, a: str, b: str) -> bool:
         """a's upper quartile below b's lower quartile (scores)."""
         qa = statistics.quantiles([self.score(r) for r in self.state["candidates"][a]["runs"]])
         qb = statistics.quantiles([self.score(r) for r in self.state["candidates"][b]["runs"]])
         return qa[2] < qb[0]
 
-    def race(self, specs):
+    def race(self, specs: list[str]) -> tuple[str | None, bool]:
         """Rounds over the live candidates of specs until one is left.
         (leader, True) then; (the leader so far, False) when the budget
         ends first."""
@@ -520,7 +537,7 @@ class Tuner:
             self.save()
         return self.leader(specs), True
 
-    def out_of_budget(self):
+    def out_of_budget(self) -> bool:
         """Whether the search must stop now, keeping enough of the budget
         for the final round (its runs at glibc's pace)."""
         ref = self.state["reference"]
@@ -528,7 +545,7 @@ class Tuner:
         return self.elapsed() + final >= self.budget
 
     # ---- the search ------------------------------------------------------
-    def start_points(self):
+    def start_points(self) -> list[Move]:
         chosen = self.args.instances.split(",") if self.args.instances else None
         found = self.reg.instances()
         if chosen:
@@ -536,7 +553,7 @@ class Tuner:
             if unknown:
                 raise TuneError(f"mortise tune: --instances: no ready instance "
                                 f"{', '.join(unknown)} (see `mortise list`)")
-        lines = []
+        lines: list[Move] = []
         for name, (line, _) in sorted(found.items()):
             if chosen and name not in chosen:
                 continue
@@ -551,7 +568,7 @@ class Tuner:
                             (" (with --safe: none has a safety layer)" if self.args.safe else ""))
         return lines
 
-    def search(self):
+    def search(self) -> None:
         st = self.state
         if st["phase"] == "reference":
             self.reference_runs()
@@ -610,29 +627,29 @@ class Tuner:
             st["phase"] = "done"
             self.save()
 
-    def fresh_neighbours(self):
+    def fresh_neighbours(self) -> list[str] | None:
         """The incumbent's neighbours never run, built; None when the budget
         ended while building them."""
         st = self.state
-        fresh = []
+        fresh: list[str] = []
         for line, why in neighbours(self.reg, check(self.reg, st["incumbent"]), self.slots,
                                     self.args.single_thread):
             if self.out_of_budget():
                 return None
             spec = self.add_candidate(line, why)
             cand = st["candidates"].get(spec)
-            if cand and spec != st["incumbent"] and spec not in fresh and \
+            if spec is not None and cand and spec != st["incumbent"] and spec not in fresh and \
                     not cand["runs"] and cand["status"] == "live":
                 fresh.append(spec)
         return fresh
 
-    def cut(self, phase):
+    def cut(self, phase: str) -> None:
         """The budget ended the search in phase: on to the final round; a
         later session with a larger budget goes back to phase."""
         self.state["cut_phase"] = phase
         self.state["phase"] = "final"
 
-    def resume_cut(self):
+    def resume_cut(self) -> bool:
         """Whether a search the budget cut short goes on (the budget is
         larger now); its final round is then run again at the end."""
         st = self.state
@@ -642,7 +659,7 @@ class Tuner:
             return True
         return False
 
-    def fallback(self):
+    def fallback(self) -> str:
         """The incumbent, or if it was dropped, the best-median candidate
         that never was."""
         cands = self.state["candidates"]
@@ -653,7 +670,7 @@ class Tuner:
             raise TuneError("mortise tune: every candidate was dropped")
         return min(ok, key=lambda s: self.stats(s)[0])
 
-    def final_round(self):
+    def final_round(self) -> None:
         """The winner against glibc, the best ready instance and mimalloc,
         --final-runs each, interleaved."""
         st = self.state
@@ -673,10 +690,10 @@ class Tuner:
                 st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib, "ok": ok})
             self.save()
 
-    def final_entries(self):
+    def final_entries(self) -> list[Entry]:
         st = self.state
         cands = st["candidates"]
-        entries = [("winner", cands[st["incumbent"]]["lib"]), ("glibc", None)]
+        entries: list[Entry] = [("winner", cands[st["incumbent"]]["lib"]), ("glibc", None)]
         if st["best_instance"] != st["incumbent"]:
             entries.append(("best ready instance", cands[st["best_instance"]]["lib"]))
         mi = mimalloc_library()
@@ -685,14 +702,14 @@ class Tuner:
         return entries
 
     # ---- output ----------------------------------------------------------
-    def fmt_score(self, v):
+    def fmt_score(self, v: float) -> str:
         if self.args.objective == "time":
             return fmt_seconds(v)
         if self.args.objective == "rss":
             return fmt_kib(int(v))
         return f"{v:.3f}"
 
-    def progress(self, msg, force=False):
+    def progress(self, msg: str, force: bool = False) -> None:
         line = f"[{self.elapsed():6.0f}/{self.budget:.0f} s] {msg}"
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[K" + line[:150])
@@ -701,7 +718,7 @@ class Tuner:
             self.last_progress = time.monotonic()
             print(line, file=sys.stderr)
 
-    def race_line(self, specs, running):
+    def race_line(self, specs: list[str], running: str) -> str:
         live = self.live(specs)
         lead = self.leader(specs)
         cand = self.state["candidates"][running]
@@ -710,18 +727,18 @@ class Tuner:
         return (f"{self.state['phase']}: {len(live)} live, running #{cand['id']} "
                 f"(run {len(cand['runs']) + 1}); {lead_txt}")
 
-    def warn_short(self):
+    def warn_short(self) -> None:
         t = self.state["reference"]["seconds"]
         if t < SHORT_RUN:
             print(f"mortise tune: warning: a run takes {fmt_seconds(t)} on glibc; below "
                   f"{SHORT_RUN} s start-up and timer noise weigh in: make the run longer "
                   "(more work per run) for time results that mean something", file=sys.stderr)
 
-    def medians(self, runs):
+    def medians(self, runs: list[Run]) -> tuple[float, float]:
         return (statistics.median(r["seconds"] for r in runs),
                 statistics.median(r["rss_kib"] for r in runs))
 
-    def report(self):
+    def report(self) -> str:
         if sys.stderr.isatty():
             sys.stderr.write("\r\x1b[K")
         st = self.state
@@ -763,7 +780,7 @@ class Tuner:
         self.final_report()
         return winner
 
-    def print_dropped(self, to):
+    def print_dropped(self, to: IO[str]) -> None:
         dropped = sorted((c for c in self.state["candidates"].values()
                           if c["status"] == "dropped"), key=lambda c: c["id"])
         if dropped:
@@ -771,7 +788,7 @@ class Tuner:
         for c in dropped:
             print(f"  #{c['id']} {c['origin']}: {c['why']}", file=to)
 
-    def pareto(self):
+    def pareto(self) -> None:
         cands = self.state["candidates"]
         points = [(spec,) + self.medians(c["runs"]) for spec, c in cands.items()
                   if c["runs"] and c["status"] != "dropped"]
@@ -787,7 +804,7 @@ class Tuner:
         svg_path.write_text(self.pareto_svg(points, front))
         print(f"  plot: {svg_path}")
 
-    def pareto_svg(self, points, front):
+    def pareto_svg(self, points: List[Tuple[str, float, float]], front: list[str]) -> str:
         sys.path.insert(0, str(self.paths.tools))
         from bench_lib import svg
         by_spec = {p[0]: p for p in points}
@@ -804,7 +821,7 @@ class Tuner:
                               note=shlex.join(self.command),
                               markers_only={label for label, _ in series[1:]})
 
-    def final_report(self):
+    def final_report(self) -> None:
         final = self.state["final"]
         if "winner" not in final or not final["winner"]:
             return
@@ -824,7 +841,7 @@ class Tuner:
             print("  mimalloc: not installed (Debian: libmimalloc2.0), left out")
 
 
-def cmd_tune(args, paths, cli):
+def cmd_tune(args: argparse.Namespace, paths: Paths, cli: types.ModuleType) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         raise cli.Failure("mortise tune: no command (mortise tune [options] -- command args...)", 2)
@@ -866,7 +883,7 @@ def cmd_tune(args, paths, cli):
     return 0
 
 
-def add_parser(sub, cli):
+def add_parser(sub: Any, cli: types.ModuleType) -> None:
     t = sub.add_parser(
         "tune", help="search the compositions for the one a program runs best on",
         description="Run COMMAND on the C library's malloc, then on the ready instances "

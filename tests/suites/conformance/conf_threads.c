@@ -232,7 +232,14 @@ void conf_case_threads(void)
     size_t bad = xslots_drain();
     CHECKF(failures == 0 && bad == 0, "%llu failed operations, %zu corrupted blocks left",
            (unsigned long long)failures, bad);
-    CHECKF(ops > 10000, "only %llu operations", (unsigned long long)ops);
+    /* Every thread must have got through operations of its own (a thread
+     * stuck on a lock for the whole storm makes none). Not a count over all
+     * of them: how many fit in the storm depends on the machine's load and
+     * the build (a debug build checks the heap after its slow paths). */
+    int idle = 0;
+    for (int i = 0; i < started; i++)
+        idle += w[i].ops == 0;
+    CHECKF(idle == 0 && ops > 0, "%d of %d threads made no operation", idle, started);
     printf("threads: %d threads, %llu operations\n", started, (unsigned long long)ops);
 }
 

@@ -165,11 +165,12 @@ static inline void bi_push_out_of_quarantine(void)
  * written past a's request cover b's first word. Memory that code before
  * main freed can leave a hole that holds a but not b; such pairs are kept
  * (never freed) and the next pair tried, so that a case about the block
- * after a meets that block and not whatever the hole bordered. After 64
- * tries the last pair is used as it is. */
+ * after a meets that block and not whatever the hole bordered (there may
+ * be many such holes: up to 1024 pairs are tried). After that
+ * the last pair is used as it is. */
 static inline void bi_adjacent_pair(size_t size, size_t reach, unsigned char **a, unsigned char **b)
 {
-    for (int i = 0; i < 64; i++) {
+    for (int i = 0; i < 1024; i++) {
         *a = test_family.malloc(size);
         *b = test_family.malloc(size);
         uintptr_t first = (uintptr_t)*a, second = (uintptr_t)*b;

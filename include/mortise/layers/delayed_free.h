@@ -731,7 +731,7 @@ MT_INLINE bool MT_SELF(full)(void)
  * eviction and the free below inlined into it), and the loop here is
  * compiled once, tight, with the key in a register. Not cold: it runs
  * every few dozen frees. */
-static __attribute__((noinline, hot)) void MT_SELF(evict_batch)(void)
+MT_NOINLINE_HOT void MT_SELF(evict_batch)(void)
 {
     uint64_t key = mt_chksum_key_if_set(); /* (fixed: a block is quarantined) */
     size_t keep = (size_t)(MT_DELAYED_SIZE) - (size_t)(MT_DELAYED_BATCH);

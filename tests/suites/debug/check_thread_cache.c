@@ -1,5 +1,6 @@
-/* thread_cache's check catches a room count out of step with its list and
- * a cycle in a list, and holds again once they are repaired.
+/* thread_cache's check catches a room count out of step with its list, a
+ * cycle in a list and room in a class of the table it does not cover (free's
+ * hit would take blocks there), and holds again once they are repaired.
  * model: mmap_heap::segfit_lk::thread_cache::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
@@ -33,5 +34,16 @@ int main(void)
     EXPECT_BROKEN("thread_cache", "list longer than its capacity");
     *(void **)a = link;
     EXPECT_HOLDS();
+    size_t u = 0;
+    while (u < thread_cache_bins && thread_cache_covers(u))
+        u++;
+    if (u < thread_cache_bins) { /* (every class of the table may be cached) */
+        thread_cache_tl.room[u] = 1;
+        EXPECT_BROKEN("thread_cache", "room or blocks in a class the cache does not cover");
+        thread_cache_tl.room[u] = 0;
+        EXPECT_HOLDS();
+    } else {
+        printf("check_thread_cache: every class of the table is cached: no uncovered class to test\n");
+    }
     return check_report("check_thread_cache");
 }

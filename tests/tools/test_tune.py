@@ -10,7 +10,8 @@ a search cut short by its budget goes on with a larger one; candidates
 that hang or crash are dropped;
 a candidate whose output differs from glibc's (interval under --usable)
 and one a --check refuses are dropped, reported, never picked (the next
-best, prime, wins); a program whose output differs between two glibc runs
+best, prime, wins); through a driver (--driver, tune_driver.py) the same
+answer, and a driver's FAIL drops the candidate; a program whose output differs between two glibc runs
 is refused; the budget, Pareto and slot-value helpers.
 """
 import json
@@ -115,6 +116,11 @@ def main():
         check("the winner is built", (tmp / "libtuned.so").is_file(), both)
         check("the final round names glibc and the best ready instance",
               re.search(r"^  glibc ", out, re.M) and re.search(r"^  best ready instance ", out, re.M), both)
+        peers, missing = tune.peer_libraries(ROOT / "tools")
+        check("the final round names every peer, run or left out",
+              all(re.search(r"^  %s " % name, out, re.M) for name, _ in peers)
+              and all("  %s: not installed, left out" % m in out for m in missing)
+              and len(peers) + len(missing) == 4, both)
         files = state_files(tmp)
         check("one state file", len(files) == 1, both)
         glibc_seconds = json.loads(files[0].read_text())["reference"]["seconds"] if files else 0
@@ -161,6 +167,25 @@ def main():
         check("--check: the refused candidate is dropped with the check's words",
               re.search(r"sizeclass=tc → interval: --check failed \(exit 1\): interval refused", out), both)
         check("--check: prime wins", code == 0 and "sizeclass=prime" in winner(out), both)
+
+        # --driver: the library reaches the driver's program alone, the
+        # measure is the driver's last line, a FAIL line drops the candidate.
+        driver = [sys.executable, str(ROOT / "tests" / "tools" / "tune_driver.py"), str(prog)]
+        dstate = ["--driver", "--state", str(tmp / "driver")]
+        code, out, err = mortise_tune(tmp, dstate, driver)
+        both = out + err
+        check("--driver: the winner is sizeclass=interval", code == 0 and "sizeclass=interval" in winner(out)
+              and "the driver's measured program" in out, both)
+        files = sorted((tmp / "driver").glob("tune-*.json"))
+        runs = [r for c in json.loads(files[0].read_text())["candidates"].values() for r in c["runs"]] \
+            if files else []
+        check("--driver: a run's max RSS is the program's (the driver's python is larger)",
+              runs and max(r["rss_kib"] for r in runs) < 60 * 1024, both)
+        code, out, err = mortise_tune(tmp, dstate, driver + ["--usable"])
+        both = out + err
+        check("--driver: a candidate the driver reports FAIL for is dropped with its words",
+              re.search(r"sizeclass=tc → interval: the driver reported: FAIL usable size exact", out), both)
+        check("--driver: prime wins", code == 0 and "sizeclass=prime" in winner(out), both)
 
         # Preloaded (every candidate, never glibc): a hang, then a crash.
         for what, action, reason in (("hangs", "sleep 30", "hung: killed after --timeout 2 s"),

@@ -10,8 +10,14 @@ docs/tune.md has the method; in short:
      the registry gives for that slot — race against it; a neighbour that
      wins becomes the leader and the step repeats, until no neighbour wins
      or the budget ends;
-  4. the winner, glibc, the best ready instance and mimalloc (when
-     installed) run again, interleaved, for the ratios reported.
+  4. the winner, glibc, the best ready instance and the peers installed
+     (jemalloc, tcmalloc, mimalloc, tbbmalloc) run again, interleaved, for
+     the ratios reported.
+
+With --driver, COMMAND is a benchmark driver (bench/programs/NAME.sh): it
+gets the candidate's library in $MORTISE_BENCH_PRELOAD, preloads it into the
+program it measures only, checks that program's results and ends with the
+line `ok wall_s=S maxrss_kb=K ...`, whose time and max RSS are the run's.
 
 A race runs every live candidate once per round, in a shuffled order, so
 slow drifts of the machine hit all of them alike. After each round a
@@ -30,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes.util
 import hashlib
 import json
 import os
@@ -68,6 +73,10 @@ NON_ALLOCATING = ("fake", "wcet_stat", "perf_stat", "count", "szcls_stat")
 STEP_FACTORS = (0.25, 0.5, 2, 4)
 SHORT_RUN = 0.3        # seconds: below this, start-up and timer noise weigh in
 SAVE_VERSION = 1
+# --driver: the variable a driver preloads into its measured program, and
+# the fields of its last line (bench/programs/drive.py).
+DRIVER_PRELOAD = "MORTISE_BENCH_PRELOAD"
+DRIVER_LINE = re.compile(r"^ok .*\bwall_s=([0-9.]+) .*\bmaxrss_kb=([0-9]+)")
 # The saved search (tune-KEY.json) and a run in it, as json reads them.
 State = Dict[str, Any]
 Run = Dict[str, Any]
@@ -206,20 +215,41 @@ def same_allocator(comp: Composition) -> str:
 
 
 class Sample:
-    """One run: wall seconds, max RSS in KiB, and what went wrong if anything."""
+    """One run: the measured wall seconds and max RSS in KiB (the command's,
+    or with --driver its measured program's), the whole command's wall
+    seconds, and what went wrong if anything."""
 
     def __init__(self, seconds: float, rss_kib: int, status: int, timed_out: bool) -> None:
         self.seconds, self.rss_kib = seconds, rss_kib
+        self.wall = seconds
         self.status, self.timed_out = status, timed_out
+        self.driver_failure: str | None = None
 
 
-def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, timeout: float) -> Sample:
-    """Run command once with LD_PRELOAD=preload (None: as it is), standard
+def driver_result(sample: Sample, out_path: pathlib.Path) -> None:
+    """Take the measured time and max RSS from a driver's last line; a run
+    whose last line is not `ok ...` is a failure the driver reported."""
+    lines = out_path.read_text(errors="replace").strip().splitlines()
+    last = lines[-1] if lines else ""
+    m = DRIVER_LINE.match(last)
+    if m:
+        sample.seconds, sample.rss_kib = float(m.group(1)), int(m.group(2))
+    else:
+        sample.driver_failure = f"the driver reported: {last[:200] or '(no output)'}"
+
+
+def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, timeout: float,
+             driver: bool = False) -> Sample:
+    """Run command once with LD_PRELOAD=preload (None: as it is; with
+    driver, preload goes in $MORTISE_BENCH_PRELOAD instead), standard
     output to out_path, standard input from /dev/null, in a session of its
     own (a timeout kills the whole group). Wall time around spawn..wait4;
-    max RSS is the child's ru_maxrss as wait4 reports it."""
+    max RSS is the child's ru_maxrss as wait4 reports it, or with driver
+    both come from the driver's last line."""
     env = dict(os.environ)
-    if preload:
+    if driver:
+        env[DRIVER_PRELOAD] = preload or ""
+    elif preload:
         env["LD_PRELOAD"] = preload + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     err_fd = os.open(str(out_path) + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -253,7 +283,10 @@ def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, ti
     finally:
         timer.cancel()
     seconds = time.perf_counter() - start
-    return Sample(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), bool(fired))
+    sample = Sample(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), bool(fired))
+    if driver and not sample.timed_out:
+        driver_result(sample, out_path)
+    return sample
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -281,17 +314,20 @@ def output_to(log_path: pathlib.Path) -> Iterator[None]:
             os.close(f)
 
 
-def mimalloc_library() -> str | None:
-    """The mimalloc library to preload, or None when it is not installed."""
-    found = ctypes.util.find_library("mimalloc")
-    if found:
-        return found
-    for d in ("/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
-              "/usr/local/lib"):
-        p = pathlib.Path(d) / "libmimalloc.so.2"
-        if p.is_file():
-            return str(p)
-    return None
+def peer_libraries(tools: pathlib.Path) -> tuple[list[Entry], list[str]]:
+    """The peers of `make bench` that are installed, as (name, library to
+    preload), and the names of those that are not (with their package)."""
+    sys.path.insert(0, str(tools))
+    from bench_lib import allocators
+    found: list[Entry] = []
+    missing: list[str] = []
+    for name, package, soname in allocators.PEERS:
+        lib = allocators.locate(package, soname)
+        if lib:
+            found.append((name, lib))
+        else:
+            missing.append(f"{name} (Debian: {package})")
+    return found, missing
 
 
 def fmt_seconds(s: float) -> str:
@@ -316,13 +352,14 @@ class Tuner:
         self.state_dir = pathlib.Path(args.state)
         key = json.dumps([self.command, os.getcwd(), args.objective, args.weight, args.max_rss,
                           args.safe, args.check, sorted(self.slots), args.instances,
-                          args.single_thread])
+                          args.single_thread] + (["driver"] if args.driver else []))
         self.key = hashlib.sha256(key.encode()).hexdigest()[:12]
         self.state_file = self.state_dir / f"tune-{self.key}.json"
         self.out_dir = self.state_dir / f"tune-{self.key}-out"
         self.last_progress = 0.0
         self.started = time.monotonic()
         self.rng = random.Random(0)
+        self.peers, self.missing_peers = peer_libraries(paths.tools)
 
     # ---- state -------------------------------------------------------
     def load(self) -> bool:
@@ -363,7 +400,7 @@ class Tuner:
         if self.args.timeout:
             return self.args.timeout
         ref = self.state.get("reference")
-        return max(5.0, 10 * ref["seconds"]) if ref else 600.0
+        return max(5.0, 10 * ref.get("wall", ref["seconds"])) if ref else 600.0
 
     def run_check(self, out_path: pathlib.Path, spec: str) -> str | None:
         cmd = self.args.check
@@ -388,10 +425,14 @@ class Tuner:
             return f"hung: killed after --timeout {self.timeout():.0f} s"
         if sample.status < 0:
             return f"crashed: signal {-sample.status} ({signal.Signals(-sample.status).name})"
+        if sample.driver_failure:
+            return sample.driver_failure
         if sample.status != ref["status"]:
             return f"exit status {sample.status}, glibc's is {ref['status']}"
         if self.args.check:
             return self.run_check(out_path, spec)
+        if self.args.driver:
+            return None     # the driver checked its program's results itself
         if file_digest(out_path) != ref["digest"]:
             return "output differs from glibc's (give --check CMD if it may differ)"
         return None
@@ -400,7 +441,7 @@ class Tuner:
         """One run of the candidate spec; False if it was dropped."""
         cand = self.state["candidates"][spec]
         out_path = self.out_dir / "run.out"
-        sample = run_once(self.command, cand["lib"], out_path, self.timeout())
+        sample = run_once(self.command, cand["lib"], out_path, self.timeout(), self.args.driver)
         why = self.verdict(sample, out_path, spec)
         if why:
             kept = self.out_dir / f"dropped-{cand['id']}.out"
@@ -419,12 +460,14 @@ class Tuner:
         for n in range(2):
             self.progress(f"glibc reference run {n + 1}/2", force=True)
             path = self.out_dir / ("glibc.out" if n == 0 else "glibc-2.out")
-            s = run_once(self.command, None, path, self.args.timeout or 600.0)
+            s = run_once(self.command, None, path, self.args.timeout or 600.0, self.args.driver)
             if s.timed_out:
                 raise TuneError("mortise tune: the program did not end within --timeout on glibc")
+            if s.driver_failure:
+                raise TuneError(f"mortise tune: on glibc, {s.driver_failure}")
             runs.append(s)
             digests.append(file_digest(path))
-        if digests[0] != digests[1] and not self.args.check:
+        if digests[0] != digests[1] and not self.args.check and not self.args.driver:
             raise TuneError("mortise tune: the program's output differs between two runs on "
                             f"glibc ({self.out_dir}/glibc.out, glibc-2.out): give --check CMD "
                             "to judge a candidate's output instead")
@@ -438,6 +481,7 @@ class Tuner:
         self.state["reference"] = {
             "seconds": statistics.median(s.seconds for s in runs),
             "rss_kib": statistics.median(s.rss_kib for s in runs),
+            "wall": statistics.median(s.wall for s in runs),
             "status": runs[0].status, "digest": digests[0]}
 
     # ---- candidates --------------------------------------------------
@@ -541,7 +585,8 @@ class Tuner:
         """Whether the search must stop now, keeping enough of the budget
         for the final round (its runs at glibc's pace)."""
         ref = self.state["reference"]
-        final = self.args.final_runs * 4 * ref["seconds"] if ref else 0
+        entries = 3 + len(self.peers)
+        final = self.args.final_runs * entries * ref.get("wall", ref["seconds"]) if ref else 0
         return self.elapsed() + final >= self.budget
 
     # ---- the search ------------------------------------------------------
@@ -671,8 +716,8 @@ class Tuner:
         return min(ok, key=lambda s: self.stats(s)[0])
 
     def final_round(self) -> None:
-        """The winner against glibc, the best ready instance and mimalloc,
-        --final-runs each, interleaved."""
+        """The winner against glibc, the best ready instance and the
+        installed peers, --final-runs each, interleaved."""
         st = self.state
         refs = self.final_entries()
         for label, _ in refs:
@@ -685,8 +730,10 @@ class Tuner:
             for label, lib in due:
                 self.progress(f"final round: {label} run {len(st['final'][label]) + 1}/"
                               f"{self.args.final_runs}")
-                s = run_once(self.command, lib, self.out_dir / "final.out", self.timeout())
-                ok = not s.timed_out and s.status == st["reference"]["status"]
+                s = run_once(self.command, lib, self.out_dir / "final.out", self.timeout(),
+                             self.args.driver)
+                ok = not s.timed_out and s.status == st["reference"]["status"] and \
+                    not s.driver_failure
                 st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib, "ok": ok})
             self.save()
 
@@ -696,10 +743,7 @@ class Tuner:
         entries: list[Entry] = [("winner", cands[st["incumbent"]]["lib"]), ("glibc", None)]
         if st["best_instance"] != st["incumbent"]:
             entries.append(("best ready instance", cands[st["best_instance"]]["lib"]))
-        mi = mimalloc_library()
-        if mi:
-            entries.append(("mimalloc", mi))
-        return entries
+        return entries + self.peers
 
     # ---- output ----------------------------------------------------------
     def fmt_score(self, v: float) -> str:
@@ -754,6 +798,8 @@ class Tuner:
         if st.get("cut_phase"):
             print(f"the budget ended the search (in its {st['cut_phase']} phase): the same "
                   "command with a larger --budget goes on from there")
+        if self.args.driver:
+            print("times and max RSS: the driver's measured program (its last line)")
         print(f"glibc: {fmt_seconds(ref['seconds'])}, max RSS {fmt_kib(int(ref['rss_kib']))} "
               "(median of 2)\n")
         print("Candidates (median of the runs; [min, max]):")
@@ -831,14 +877,14 @@ class Tuner:
               f"{'winner/this RSS':>15}")
         for label, runs in final.items():
             bad = sum(1 for r in runs if not r["ok"])
-            t, r = self.medians(runs)
+            t, r = self.medians([r for r in runs if r["ok"]] or runs)
             note = f"  ({bad} runs failed)" if bad else ""
             print(f"  {label:<20} {fmt_seconds(t):>10} {fmt_kib(int(r)):>12}  "
                   f"{wt / t:>16.3f}  {wr / max(1, r):>15.3f}{note}")
         if self.state["best_instance"] == self.state["incumbent"]:
             print("  (the winner is the best ready instance: no neighbour beat it)")
-        if not mimalloc_library():
-            print("  mimalloc: not installed (Debian: libmimalloc2.0), left out")
+        for name in self.missing_peers:
+            print(f"  {name}: not installed, left out")
 
 
 def cmd_tune(args: argparse.Namespace, paths: Paths, cli: types.ModuleType) -> int:
@@ -895,7 +941,7 @@ def add_parser(sub: Any, cli: types.ModuleType) -> None:
         "standard output and exit status must equal glibc's (or --check must pass). "
         "Prints the candidates, the Pareto front of time and max RSS (and an SVG), "
         "the winner's model line and its ratios to glibc, the best ready instance and "
-        "mimalloc, and builds it (-o). Results are kept in --state: the same command "
+        "the installed peers, and builds it (-o). Results are kept in --state: the same command "
         "run again resumes. Exit status: 0 done, 2 the search could not run.")
     t.add_argument("command", nargs=cli.argparse.REMAINDER, metavar="-- COMMAND ARGS")
     t.add_argument("--objective", choices=OBJECTIVES, default="time",
@@ -917,6 +963,12 @@ def add_parser(sub: Any, cli: types.ModuleType) -> None:
                    "the shell runs CMD with the output file's path appended (or in place "
                    "of {}); exit 0 passes. $MORTISE_TUNE_SPEC is the candidate's model "
                    "line, $MORTISE_TUNE_REFERENCE glibc's output")
+    t.add_argument("--driver", action="store_true",
+                   help="COMMAND is a benchmark driver (bench/programs/NAME.sh): the "
+                   f"candidate's library goes in ${DRIVER_PRELOAD}, not LD_PRELOAD, and "
+                   "a run's time and max RSS are those of its last line, `ok wall_s=S "
+                   "maxrss_kb=K ...`; a run whose last line is not `ok ...` is dropped "
+                   "(the driver checks its program's results)")
     t.add_argument("--timeout", type=float, metavar="SECONDS",
                    help="a run longer than this hangs and is dropped (default 10 × glibc's "
                    "time, at least 5 s)")

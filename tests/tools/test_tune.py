@@ -84,6 +84,27 @@ def helpers():
           tune.slot_values(reg, keep, 32 << 20, False) == ["8MiB", "16MiB", "64MiB", "128MiB", "0"])
 
 
+def max_rss_floor():
+    """Through runstat a small program's max RSS is its own, not the size
+    of the Python process that started it (Linux keeps a forked process's
+    high-water mark across exec)."""
+    from mortise_lib import cli
+    from mortise_lib.paths import Paths
+    launcher = tune.runstat_launcher(Paths(), cli)
+    check("runstat is built for tune", launcher is not None)
+    ballast = bytearray(64 << 20)  # this process: over 64 MiB resident
+    ballast[::4096] = b"x" * len(ballast[::4096])
+    with tempfile.TemporaryDirectory(prefix="mortise-tune-rss-") as t:
+        out = pathlib.Path(t) / "run.out"
+        direct = tune.run_once(["true"], None, out, 10.0)
+        launched = tune.run_once(["true"], None, out, 10.0, launcher=launcher)
+    check("forked from Python, `true` reports Python's size (the floor runstat avoids)",
+          direct.rss_kib > 64 << 10, str(direct.rss_kib))
+    check("through runstat, `true` reports its own few MiB", launched.status == 0 and
+          launched.rss_kib < 16 << 10, str(launched.rss_kib))
+    del ballast
+
+
 def command_line():
     r = subprocess.run([sys.executable, str(MORTISE), "tune", "--help"], capture_output=True, text=True)
     check("tune --help names the objectives, the budget and the state",
@@ -99,6 +120,7 @@ def command_line():
 
 def main():
     helpers()
+    max_rss_floor()
     command_line()
     cc = shlex.split(os.environ.get("CC", "cc"))
     with tempfile.TemporaryDirectory(prefix="mortise-tune-") as t:

@@ -38,6 +38,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import multiprocessing
 import os
 import pathlib
 import random
@@ -151,8 +152,11 @@ def term(inst: Instance, changes: dict[str, str] | None = None) -> str:
 
 
 def neighbours(reg: Registry, comp: Composition, slots: set[str], single_thread: bool) -> list[Move]:
-    """(model line, what changed) for every composition one move from comp."""
-    out: list[Move] = []
+    """(model line, what changed) for every composition one move from comp,
+    in the order of TUNED_SLOTS then SAFE_SLOTS (a budget that ends while
+    they are built keeps the moves of the slots first in that order)."""
+    order = {name: k for k, name in enumerate(TUNED_SLOTS + SAFE_SLOTS)}
+    out: list[tuple[int, Move]] = []
     sizeclass_groups: dict[str, list[int]] = {}
     for k, inst in enumerate(comp.instances):
         for sname, sv in inst.values.items():
@@ -166,7 +170,8 @@ def neighbours(reg: Registry, comp: Composition, slots: set[str], single_thread:
             for v in slot_values(reg, sv.slot, sv.value, single_thread):
                 terms = [term(i, {sname: v}) if j == k else term(i)
                          for j, i in enumerate(comp.instances)]
-                out.append(("::".join(terms), f"{inst.name}: {sname}={sv.text} → {v}"))
+                out.append((order.get(sname, len(order)),
+                            ("::".join(terms), f"{inst.name}: {sname}={sv.text} → {v}")))
     # A cache and the layer under it share their classes: a sizeclass move
     # changes every layer that has the same policy at once.
     for current, members in sizeclass_groups.items():
@@ -175,17 +180,17 @@ def neighbours(reg: Registry, comp: Composition, slots: set[str], single_thread:
             terms = [term(i, {"sizeclass": v}) if j in members else term(i)
                      for j, i in enumerate(comp.instances)]
             names = ", ".join(comp.instances[j].name for j in members)
-            out.append(("::".join(terms), f"{names}: sizeclass={current} → {v}"))
+            out.append((order["sizeclass"], ("::".join(terms), f"{names}: sizeclass={current} → {v}")))
     if "affinity" in slots and "affinity_pool" in reg.layers:
         have = [k for k, i in enumerate(comp.instances) if i.layer.name == "affinity_pool"]
         terms = [term(i) for i in comp.instances]
         if have:
             del terms[have[0]]
-            out.append(("::".join(terms), "affinity_pool removed"))
+            out.append((order["affinity"], ("::".join(terms), "affinity_pool removed")))
         else:
             terms.insert(len(terms) - 1, "affinity_pool")
-            out.append(("::".join(terms), "affinity_pool added"))
-    return out
+            out.append((order["affinity"], ("::".join(terms), "affinity_pool added")))
+    return [move for _, move in sorted(out, key=lambda om: om[0])]
 
 
 def is_safe(comp: Composition) -> bool:
@@ -238,17 +243,51 @@ def driver_result(sample: Sample, out_path: pathlib.Path) -> None:
         sample.driver_failure = f"the driver reported: {last[:200] or '(no output)'}"
 
 
+def runstat_launcher(paths: Paths, cli: types.ModuleType) -> str | None:
+    """bench/runstat built into the cache (once per source and compiler),
+    or None where there is no source or it does not build. Linux starts a
+    child's max RSS at the size of the process it was forked from, so a
+    program forked from tune's Python would never report less than tune's
+    own ~20 MiB; forked from runstat, the floor is a few hundred KiB."""
+    src = paths.tools.parent / "bench" / "runstat" / "runstat.c"
+    if not src.is_file():
+        return None
+    try:
+        cc = cli.compiler()
+    except cli.Failure:
+        return None
+    digest = hashlib.sha256(src.read_bytes() + " ".join(cc).encode()).hexdigest()[:16]
+    exe = cli.cache_dir() / f"runstat-{digest}"
+    if not exe.is_file():
+        exe.parent.mkdir(parents=True, exist_ok=True)
+        tmp = exe.with_name(f".{exe.name}.{os.getpid()}")
+        r = subprocess.run(cc + ["-O2", "-o", str(tmp), str(src)], capture_output=True)
+        if r.returncode:
+            return None
+        os.replace(tmp, exe)
+    return str(exe)
+
+
 def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, timeout: float,
-             driver: bool = False) -> Sample:
-    """Run command once with LD_PRELOAD=preload (None: as it is; with
-    driver, preload goes in $MORTISE_BENCH_PRELOAD instead), standard
-    output to out_path, standard input from /dev/null, in a session of its
-    own (a timeout kills the whole group). Wall time around spawn..wait4;
-    max RSS is the child's ru_maxrss as wait4 reports it, or with driver
-    both come from the driver's last line."""
+             driver: bool = False, launcher: str | None = None) -> Sample:
+    """Run command once with LD_PRELOAD=preload (None: the C library's
+    malloc; with driver, preload goes in $MORTISE_BENCH_PRELOAD instead,
+    and launcher in $MORTISE_BENCH_RUNSTAT), standard output to out_path,
+    standard input from /dev/null, in a session of its own (a timeout
+    kills the whole group). Started through launcher (runstat) when there
+    is one, which measures the wall time and wait4's max RSS of the
+    command; else wall time around spawn..wait4 and the child's ru_maxrss,
+    floored at this process's size. With driver, both come from the
+    driver's last line."""
     env = dict(os.environ)
+    stat_path = pathlib.Path(str(out_path) + ".runstat")
+    with contextlib.suppress(FileNotFoundError):
+        stat_path.unlink()
     if driver:
         env[DRIVER_PRELOAD] = preload or ""
+        env["MORTISE_BENCH_RUNSTAT"] = launcher or ""
+    elif launcher:
+        command = [launcher, str(stat_path), preload or "", "--"] + command
     elif preload:
         env["LD_PRELOAD"] = preload + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
@@ -284,9 +323,36 @@ def run_once(command: list[str], preload: str | None, out_path: pathlib.Path, ti
         timer.cancel()
     seconds = time.perf_counter() - start
     sample = Sample(seconds, usage.ru_maxrss, os.waitstatus_to_exitcode(status), bool(fired))
+    if launcher and not driver and not sample.timed_out:
+        if sample.status == 127 and not stat_path.is_file():
+            said = pathlib.Path(str(out_path) + ".err").read_text(errors="replace").strip()
+            raise TuneError(f"mortise tune: {said or 'cannot run ' + command[4]}")
+        fields = dict(w.split("=", 1) for w in stat_path.read_text().split())
+        sample.status = os.waitstatus_to_exitcode(int(fields["status"]))
+        sample.seconds, sample.rss_kib = float(fields["wall_s"]), int(fields["maxrss_kb"])
+        stat_path.unlink()
     if driver and not sample.timed_out:
         driver_result(sample, out_path)
     return sample
+
+
+# What build_one's processes need, set before they are forked (a
+# composition does not pickle): the cli module, the paths, the jobs.
+_BUILD_JOB: tuple[types.ModuleType, Paths, list[tuple[Composition, pathlib.Path]]] | None = None
+
+
+def build_one(k: int) -> tuple[str | None, str]:
+    """(library, "") for job k built (or found in the cache), else
+    (None, why); the compiler's output goes to the job's log."""
+    assert _BUILD_JOB is not None
+    cli, paths, jobs = _BUILD_JOB
+    comp, log = jobs[k]
+    try:
+        with output_to(log):
+            return str(cli.cached_library(paths, comp, False)), ""
+    except cli.Failure:
+        tail = [l for l in log.read_text(errors="replace").splitlines() if "error" in l]
+        return None, "build failed" + (f": {tail[0].strip()}" if tail else "")
 
 
 def file_digest(path: str | os.PathLike[str]) -> str:
@@ -360,6 +426,7 @@ class Tuner:
         self.started = time.monotonic()
         self.rng = random.Random(0)
         self.peers, self.missing_peers = peer_libraries(paths.tools)
+        self.launcher = runstat_launcher(paths, cli)
 
     # ---- state -------------------------------------------------------
     def load(self) -> bool:
@@ -441,7 +508,8 @@ class Tuner:
         """One run of the candidate spec; False if it was dropped."""
         cand = self.state["candidates"][spec]
         out_path = self.out_dir / "run.out"
-        sample = run_once(self.command, cand["lib"], out_path, self.timeout(), self.args.driver)
+        sample = run_once(self.command, cand["lib"], out_path, self.timeout(), self.args.driver,
+                          self.launcher)
         why = self.verdict(sample, out_path, spec)
         if why:
             kept = self.out_dir / f"dropped-{cand['id']}.out"
@@ -460,7 +528,8 @@ class Tuner:
         for n in range(2):
             self.progress(f"glibc reference run {n + 1}/2", force=True)
             path = self.out_dir / ("glibc.out" if n == 0 else "glibc-2.out")
-            s = run_once(self.command, None, path, self.args.timeout or 600.0, self.args.driver)
+            s = run_once(self.command, None, path, self.args.timeout or 600.0, self.args.driver,
+                         self.launcher)
             if s.timed_out:
                 raise TuneError("mortise tune: the program did not end within --timeout on glibc")
             if s.driver_failure:
@@ -485,31 +554,56 @@ class Tuner:
             "status": runs[0].status, "digest": digests[0]}
 
     # ---- candidates --------------------------------------------------
-    def add_candidate(self, line: str, origin: str) -> str | None:
-        """Check line, build it (cached); the candidate's canonical line."""
-        try:
-            comp = check(self.reg, line)
-        except SpecError:
-            return None
-        spec = gen.model_line(comp)
+    def add_candidates(self, moves: list[Move]) -> list[str | None] | None:
+        """Check each move's line and build the new ones (cached), as many
+        at a time as there are processors: nothing is measured meanwhile.
+        The candidates' canonical lines (None for a line that does not
+        check), or None when the budget ended first; a batch is registered
+        only once it is built, so a resumed search builds the rest."""
+        specs: list[str | None] = []
+        batch = max(1, os.cpu_count() or 1)
+        for first in range(0, len(moves), batch):
+            if self.out_of_budget():
+                return None
+            cands = self.state["candidates"]
+            new: list[tuple[str, Composition]] = []
+            for line, origin in moves[first:first + batch]:
+                try:
+                    comp = check(self.reg, line)
+                except SpecError:
+                    specs.append(None)
+                    continue
+                key = same_allocator(comp)
+                known = next((k for k, c in cands.items() if c["key"] == key), None)
+                if known is None:
+                    known = gen.model_line(comp)
+                    cands[known] = {"id": len(cands) + 1, "origin": origin, "runs": [],
+                                    "status": "live", "why": "", "lib": None, "key": key}
+                    new.append((known, comp))
+                specs.append(known)
+            if new:
+                self.progress("building candidates " +
+                              ", ".join(str(cands[s]["id"]) for s, _ in new), force=True)
+                self.build(new)
+        return specs
+
+    def build(self, new: list[tuple[str, Composition]]) -> None:
+        """Build new candidates side by side, each in a process of its own
+        (its compiler output in a log of its own)."""
+        global _BUILD_JOB
         cands = self.state["candidates"]
-        key = same_allocator(comp)
-        for known, c in cands.items():
-            if c["key"] == key:
-                return known
-        cand = {"id": len(cands) + 1, "origin": origin, "runs": [], "status": "live",
-                "why": "", "lib": None, "key": key}
-        cands[spec] = cand
-        self.progress(f"building candidate {cand['id']}: {origin}", force=True)
-        log = self.out_dir / "build.log"
-        try:
-            with output_to(log):
-                cand["lib"] = str(self.cli.cached_library(self.paths, comp, False))
-        except self.cli.Failure:
-            tail = [l for l in log.read_text(errors="replace").splitlines() if "error" in l]
-            cand.update(status="dropped", why="build failed" + (f": {tail[0].strip()}"
-                                                                if tail else ""))
-        return spec
+        jobs = [(comp, self.out_dir / f"build-{cands[spec]['id']}.log") for spec, comp in new]
+        _BUILD_JOB = (self.cli, self.paths, jobs)
+        if len(jobs) == 1:
+            results = [build_one(0)]
+        else:
+            with multiprocessing.get_context("fork").Pool(len(jobs)) as pool:
+                results = pool.map(build_one, range(len(jobs)))
+        for (spec, _), (lib, why) in zip(new, results):
+            if lib:
+                cands[spec]["lib"] = lib
+            else:
+                cands[spec].update(status="dropped", why=why)
 
     def live(self, specs: list[str]) -> list[str]:
         return [s for s in specs if self.state["candidates"][s]["status"] == "live"]
@@ -616,10 +710,16 @@ class Tuner:
     def search(self) -> None:
         st = self.state
         if st["phase"] == "reference":
-            self.reference_runs()
+            if not st["reference"]:
+                self.reference_runs()
+            starts = self.add_candidates(self.start_points())
+            if starts is None:
+                self.save()
+                raise TuneError("mortise tune: the budget ended before any instance had "
+                                f"{self.args.min_runs} runs (while they were built); give a "
+                                "larger --budget")
             st["phase"] = "instances"
-            starts = (self.add_candidate(line, why) for line, why in self.start_points())
-            st["race"] = [s for s in starts if s]
+            st["race"] = list(dict.fromkeys(s for s in starts if s))
             self.save()
             self.warn_short()
         if st["phase"] == "instances":
@@ -677,12 +777,12 @@ class Tuner:
         ended while building them."""
         st = self.state
         fresh: list[str] = []
-        for line, why in neighbours(self.reg, check(self.reg, st["incumbent"]), self.slots,
-                                    self.args.single_thread):
-            if self.out_of_budget():
-                return None
-            spec = self.add_candidate(line, why)
-            cand = st["candidates"].get(spec)
+        specs = self.add_candidates(neighbours(self.reg, check(self.reg, st["incumbent"]),
+                                               self.slots, self.args.single_thread))
+        if specs is None:
+            return None
+        for spec in specs:
+            cand = st["candidates"].get(spec) if spec else None
             if spec is not None and cand and spec != st["incumbent"] and spec not in fresh and \
                     not cand["runs"] and cand["status"] == "live":
                 fresh.append(spec)
@@ -731,7 +831,7 @@ class Tuner:
                 self.progress(f"final round: {label} run {len(st['final'][label]) + 1}/"
                               f"{self.args.final_runs}")
                 s = run_once(self.command, lib, self.out_dir / "final.out", self.timeout(),
-                             self.args.driver)
+                             self.args.driver, self.launcher)
                 ok = not s.timed_out and s.status == st["reference"]["status"] and \
                     not s.driver_failure
                 st["final"][label].append({"seconds": s.seconds, "rss_kib": s.rss_kib, "ok": ok})
@@ -800,6 +900,9 @@ class Tuner:
                   "command with a larger --budget goes on from there")
         if self.args.driver:
             print("times and max RSS: the driver's measured program (its last line)")
+        if not self.launcher:
+            print("max RSS: bench/runstat could not be built, so a run's max RSS is at least "
+                  "this process's size (Linux keeps a forked process's high-water mark)")
         print(f"glibc: {fmt_seconds(ref['seconds'])}, max RSS {fmt_kib(int(ref['rss_kib']))} "
               "(median of 2)\n")
         print("Candidates (median of the runs; [min, max]):")

@@ -2,7 +2,8 @@
  * a power-of-two block aligned to its size; larger ones go to the OS layer.
  * Its smallest block is 16 bytes (tuning MT_BUDDY_MIN_SHIFT=4, not a model
  * slot): with the layer's default of 4 KiB every small request would take a
- * page (the python test's millions of objects: about 20 GiB).
+ * page, 256 times a 16-byte object, which a program of millions of small
+ * objects (the python test) cannot afford.
  * model: mmap_heap::buddy_glk(size_handle=[0, SIZE_MAX])::malloc_socket
  */
 #include <mortise/mortise.h>

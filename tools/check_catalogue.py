@@ -8,10 +8,8 @@ trunk if the header has a size_handle slot and a page-map id, MT_SELF_ID,
 else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
-Two facts the reference pages repeat are checked too: "the N operations"
-in docs/ (not docs/results/) names as many as core/ops.h lists, and no
-header under include/ quotes a results page or a date (measured figures
-live in docs/results/, headers say what is true now).
+(The operation count the reference pages give, their file paths and the
+dates kept out of include/ are tools/check_docs.py's.)
 The aliases the contracts declare ("[alias: NAME]", "[slot alias: NAME →
 SLOT]") must be the rows of docs/mortise.md's "Aliases" table, each naming a
 real slot and no name the layers already use.
@@ -128,44 +126,9 @@ def default_listed(default: str, cell_text: str) -> bool:
     return norm(first) in norm(cell_text)
 
 
-NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen "
-    "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
-
-
-def operation_count() -> int:
-    """How many operations core/ops.h's MT_FOR_EACH_OP lists."""
-    text = (ROOT / "include/mortise/core/ops.h").read_text()
-    m = re.search(r"#define MT_FOR_EACH_OP\(X, \.\.\.\)(.*?)\n\n", text, re.S)
-    assert m is not None, "core/ops.h defines no MT_FOR_EACH_OP"
-    body = m.group(1)
-    return len(re.findall(r"X\(__VA_ARGS__, \w+\)", body))
-
-
-def stale_facts() -> list[str]:
-    """Reference pages that miscount the operations; headers that cite
-    results pages or dates."""
-    problems: list[str] = []
-    ops = operation_count()
-    said = re.compile(r"\bthe (\w+) (?:layer )?operations\b", re.I)
-    for page in sorted((ROOT / "docs").glob("*.md")):
-        for n, line in enumerate(page.read_text().splitlines(), 1):
-            for word in said.findall(line):
-                count = NUMBER_WORDS.get(word.lower(), int(word) if word.isdigit() else None)
-                if count is not None and count != ops:
-                    problems.append(f"{page.relative_to(ROOT)}:{n}: says {word} operations, "
-                                    f"core/ops.h lists {ops}")
-    dated = re.compile(r"docs/results/|\b20\d\d-\d\d-\d\d\b")
-    for header in sorted((ROOT / "include").rglob("*.h")):
-        for n, line in enumerate(header.read_text().splitlines(), 1):
-            if dated.search(line):
-                problems.append(f"{header.relative_to(ROOT)}:{n}: cites a results page or a "
-                                "date (measurements belong in docs/results/)")
-    return problems
-
-
 def main() -> int:
-    headers, rows, problems = header_contracts(), catalogue_rows(), stale_facts()
+    headers, rows = header_contracts(), catalogue_rows()
+    problems: list[str] = []
     for name, (folder, path, slots, derived) in headers.items():
         row = rows.get(name)
         if not row:

@@ -61,8 +61,8 @@
  *   Free of a pooled object: a page-map compare, a push under the pool lock.
  * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
  *   spans, 16384 address-table entries, the unpooled sites', trusted frame
- *   sizes' and chain memo's words; about 3.2 MiB of untouched BSS of which
- *   only the used part is resident); a pool wastes at most its segments'
+ *   sizes' and chain memo's words: zero-filled BSS of which only the used
+ *   part is resident); a pool wastes at most its segments'
  *   free room; an empty segment goes back to its span at once, an empty span
  *   to the layer below. When a table is full, requests go below.
  * Thread safety: every operation. Lock order: the layer's state lock, then

@@ -6,7 +6,9 @@
  *   cache line (alignment=64) to avoid false sharing.
  * Slots: alignment=BYTES → MT_ALIGNMENT (64, a power of two);
  *        size_handle=[lo, hi] → MT_SIZE_HANDLE (0, SIZE_MAX).
- * Time: O(1), two instructions. Space: up to alignment-1 bytes per block.
+ * Time: O(1): a range test, a round-up of the size and a raised alignment
+ *   per alloc; every other operation forwarded.
+ * Space: up to alignment-1 bytes per block.
  * Thread safety: stateless. Fails: never itself.
  * Example: mmap_heap::segfit_lk::aligned(alignment=64)::malloc_socket
  */

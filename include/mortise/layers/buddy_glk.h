@@ -398,10 +398,10 @@ static void *MT_SELF(cs_take_free_chunk)(void *arg)
 /* purge, after the wholly free chunks went back: the pages of the free
  * blocks inside chunks still in use go back to the OS too (all but the
  * page holding the block's list links). One live block would otherwise
- * keep a whole written chunk resident after malloc_trim (4 MiB each: the
- * conformance trim case, every block freed and its threads joined, saw up
- * to four, kept by blocks it had not allocated). Blocks known zero-filled were
- * never touched and are skipped. */
+ * keep a whole written chunk (4 MiB) resident after malloc_trim, also a
+ * block the program did not allocate itself (one the C library keeps after
+ * the program freed all of its own), in a chunk that scheduling chose.
+ * Blocks known zero-filled were never touched and are skipped. */
 static void *MT_SELF(cs_discard_free)(void *arg)
 {
     (void)arg;

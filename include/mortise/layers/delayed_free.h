@@ -213,7 +213,7 @@ MT_SLOW void MT_SELF(report)(int kind, void *p, size_t size, const char *op)
 /* The fast paths load the key once per free (mt_chksum_key_if_set: a key
  * not yet fixed sends them to the slow path, so no set-up call sits in
  * them) and pass it on; a key held across the free below costs one saved
- * register, a reload with its "not yet" test costs three instructions. */
+ * register, where a reload would cost a load and its "not yet" test again. */
 MT_INLINE uint64_t MT_SELF(size_mask_k)(uint64_t key, const char *h) { return key ^ ((uint64_t)(uintptr_t)h << 12); }
 
 MT_INLINE uint64_t MT_SELF(size_mask)(const char *h) { return MT_SELF(size_mask_k)(mt_chksum_key(), h); }

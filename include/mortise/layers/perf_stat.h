@@ -9,7 +9,8 @@
  * Slots: none.
  * Reports: docs/stats.md (MORTISE_STATS=1, MORTISE_STATS=json:PATH, the
  *   stats API). The timer's own cost (timer_overhead_cycles in wcet_stat's
- *   report, about 25 cycles on x86) is included, not subtracted.
+ *   report: the smallest empty interval seen at start) is included, not
+ *   subtracted.
  * Needs from below: nothing; every operation is forwarded.
  * Time: two fenced counter reads (x86) or clock_gettime calls (elsewhere),
  *   two loads and stores to the thread's own slot per request.

@@ -43,7 +43,7 @@
  * Needs from below: getmeta with the usable size (the class hint when the
  *   policy is the same), class-sized allocs, one allocation per thread for
  *   the groups (classes × (groups × L(c) pointers + (groups - 1) × 24
- *   bytes): at most 40 × (4 × 32 × 8 + 72) = 44 KiB with the defaults).
+ *   bytes): at most 40 × (4 × 32 × 8 + 72) = 43840 bytes with the defaults).
  * Time: hit: alloc = class index + pop; free = the owner's getmeta, a shift
  *   and a compare of the slab + push. A free of another slab's block:
  *   O(groups), plus an eviction (L(c) frees below) if no group holds the

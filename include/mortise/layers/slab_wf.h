@@ -523,9 +523,9 @@ static mt_slab_wf_slab *MT_SELF(notified)(MT_SELF(heap) *h, size_t c, size_t lim
 
 /* link_check: a link read from the free block p is followed only if it is
  * a block start of p's slab. Near: inside p's granule and short of where a
- * slab header could start (two instructions and a branch on the fast path);
- * the rest is checked exactly, out of line. A bad link is reported and the
- * list ends at p. */
+ * slab header could start (one unsigned compare of the link's offset from
+ * p's granule, inline on the fast path); the rest is checked exactly, out
+ * of line. A bad link is reported and the list ends at p. */
 MT_INLINE bool MT_SELF(link_near)(const void *p, const void *link)
 {
     uintptr_t granule = (uintptr_t)p & ~(uintptr_t)(MT_GRANULE - 1);

@@ -2,7 +2,7 @@
  * (CMake compiles this file for each pair with -DTEST_SYNC=P and, for
  * tlsf_glk, -DTEST_TLSF):
  *   mmap_heap(sync=P)::segfit_lk(sync=P, size_handle=[0, 65536])::custom_socket(prefix=t_)
- *     segfit_lk takes its 170 class locks with lock/unlock; fork_prepare
+ *     segfit_lk takes its 168 class locks with lock/unlock; fork_prepare
  *     holds all of them at once, then mmap_heap's (nested, same policy);
  *   mmap_heap(sync=P)::tlsf_glk(sync=P)::custom_socket(prefix=t_)
  *     tlsf_glk runs every critical section through P's exec (a combiner or

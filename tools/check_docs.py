@@ -11,8 +11,10 @@ Fails (exit 1, one line per problem) when
     pages name as `cache/thread_state.h`, `err/`), and as the tail of a
     file's path (`riscv/start.S`); a bare file name (`slab_lk.h`) must be
     the name of some file. Placeholders (`NAME.c`, `tests/layers/LAYER/`),
-    build outputs (`build/`, `bin/`, `lib/`) and the C library's headers
-    are not paths of the repository and are skipped;
+    build outputs (`build/`, `bin/`, `lib/`), the files a page's own code
+    blocks make (a block opened with ```c file=NAME, which
+    tests/layers/guide/extract_code.py writes out) and the C library's
+    headers are not paths of the repository and are skipped;
   - a markdown link of a reference page leads to no file;
   - "the N operations" in a reference page (N a number or a number word)
     does not count the operations core/ops.h's MT_FOR_EACH_OP lists, or
@@ -45,6 +47,8 @@ WORD = re.compile(r"[\w./+-]+")
 # Words that stand for a name the reader fills in.
 PLACEHOLDERS = {"NAME", "KEY", "FILE", "HASH", "DIR", "SLOT", "LAYER", "KIND", "SUITE", "CASE",
                 "TARGET", "ALLOCATOR", "BENCH", "RUN", "BUILD", "N", "CPU", "OS", "PREFIX", "SIZE"}
+# A code block whose text is a file of the page's example (extract_code.py).
+PAGE_FILE = re.compile(r"^```c file=([\w.+-]+)", re.M)
 # First folders of paths in a build tree or an install prefix, and folders
 # the tools write into: not the sources.
 OUTPUT_DIRS = {"build", "bin", "lib", "share", "work", "runs", "profiles", "path"}
@@ -154,7 +158,9 @@ def path_problems(root: pathlib.Path, repo: Repo) -> List[str]:
         rel_page = page.relative_to(root).as_posix()
         page_dir = page.parent.relative_to(root).as_posix()
         page_dir = "" if page_dir == "." else page_dir
-        for n, line in enumerate(page.read_text().splitlines(), 1):
+        text = page.read_text()
+        own = set(PAGE_FILE.findall(text))     # files the page's code blocks make
+        for n, line in enumerate(text.splitlines(), 1):
             for target in LINK.findall(line):
                 target = target.split("#")[0]
                 if not target or re.match(r"[a-z]+:", target):
@@ -174,7 +180,7 @@ def path_problems(root: pathlib.Path, repo: Repo) -> List[str]:
                         FILE_NAME.fullmatch(word.rstrip("/").rsplit("/", 1)[-1]) is not None
                     if looks_like and not repo.resolves(word, page_dir):
                         problems.append(f"{rel_page}:{n}: '{word}' names no file of the repository")
-                elif word not in NOT_OURS and word not in repo.names:
+                elif word not in NOT_OURS and word not in own and word not in repo.names:
                     problems.append(f"{rel_page}:{n}: '{word}': no file of the repository has that name")
     return problems
 

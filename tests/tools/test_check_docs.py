@@ -76,6 +76,10 @@ class CheckDocs(unittest.TestCase):
         ("include/mortise/core/ops.h", "X(__VA_ARGS__, check)", "X(__VA_ARGS__, check) X(__VA_ARGS__, probe)",
          ["says thirteen operations, core/ops.h lists 14",
           "docs/writing-a-layer.md: its operations table lists create, alloc"]),
+        # the names the guide's ```c file=NAME blocks make are the page's; no other
+        ("docs/writing-a-layer.md", "```c file=tiny_pool_malloc.c\n",
+         "```c file=tiny_pool_malloc.c\n#include \"tiny_pooll.h\"\n",
+         ["docs/writing-a-layer.md:", "'tiny_pooll.h': no file of the repository has that name"]),
         ("docs/design.md", "`tarrcache`, ", "",
          ["docs/design.md §3: 'tarrcache' (declared by a header) is not in the table"]),
         ("docs/design.md", "(tc, supermalloc,", "(tc, jemalloc, supermalloc,",

@@ -74,10 +74,10 @@
  *   one chain of blocks each (a transfer cache, as tcmalloc's between its
  *   thread caches and central lists): a full list on free moves its newer
  *   half into the first empty slot with one compare-and-swap from NULL
- *   (when all are full it replaces the first slot's chain, which goes
- *   below block by block), and a miss first takes the chain of the first
- *   full slot with one exchange (no lock below; blocks beyond the thread's
- *   room go below). Several slots absorb a burst of frees that a consumer
+ *   (when all are full no thread is taking them: the half goes below,
+ *   freed in runs straight from the list), and a miss first takes the
+ *   chain of the first full slot with one exchange (no lock below; blocks
+ *   beyond the thread's room go below). Several slots absorb a burst of frees that a consumer
  *   sheds faster than the producers take: with one slot a producer that
  *   finds it full sends its blocks below one by one.
  *   Swaps from NULL and exchanges only, so no ABA, no lock, nothing to do
@@ -90,9 +90,9 @@
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
  *   the class) + push. Miss: a load per slot and one exchange, then (slot empty) up to
  *   MT_THREAD_CACHE_BATCH allocs below, or (a chain) O(chain) reads; full
- *   list on free: O(half the list) to cut it, a compare-and-swap per slot
- *   until one is empty, and, all full, the first slot's old chain freed
- *   below. thread_exit and purge: O(cached blocks).
+ *   list on free: a load per slot, then O(half the list) to cut it and a
+ *   compare-and-swap per slot until one is empty or, all full, O(half the
+ *   list) frees below. thread_exit and purge: O(cached blocks).
  *   coreaware_cachesize=1: a core check costs one sched_getcpu() per
  *   MT_COREAWARE_INTERVAL slow-path events; a move to another core
  *   O(classes + blocks above the new bounds); the sizes are read once per
@@ -215,21 +215,34 @@ MT_SLOW void MT_SELF(start)(void)
     MT_SELF(tl).state = mt_cache_on;
 }
 
-/* Free a NULL-terminated chain of blocks below; returns how many. Each
- * request frees one block and offers the rest of the chain with it
- * (free_batch): a trunk that frees a run of one class under one lock
- * (slab_lk) takes what it can, any other chain just the one block. */
-MT_NOINLINE_HOT size_t MT_SELF(free_chain)(void *p)
+/* Free the first (at most) n blocks of the chain at p below; returns the
+ * blocks after them, *freed how many went. Each request frees one block
+ * and offers the rest of the run with it (free_batch): a trunk that frees
+ * a run of one class under one lock (slab_lk) takes what it can, any other
+ * chain just the one block. A bounded run needs no walk to cut it off
+ * first: a full list's half goes below straight from the list. */
+MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
 {
-    size_t n = 0;
-    while (p) {
+    size_t k = 0;
+    while (p && k < n) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&sub, p);
-        sub.chain = MT_SELF(next_of)(p);
+        void *rest = MT_SELF(next_of)(p);
+        sub.chain = rest;
+        sub.count = n - k - 1;
         MT_BELOW(free_batch)(&sub);
+        k += 1 + (sub.chain != rest ? sub.count : 0); /* chain as it was: none taken */
         p = sub.chain;
-        n += 1 + sub.count;
     }
+    *freed = k;
+    return p;
+}
+
+/* Free a NULL-terminated chain of blocks below; returns how many. */
+MT_INLINE size_t MT_SELF(free_chain)(void *p)
+{
+    size_t n;
+    MT_SELF(free_run)(p, SIZE_MAX, &n);
     return n;
 }
 
@@ -254,7 +267,8 @@ MT_INLINE void *MT_SELF(cut)(size_t c, size_t n, size_t *cut)
 static size_t MT_SELF(flush)(size_t c, size_t n)
 {
     size_t k;
-    MT_SELF(free_chain)(MT_SELF(cut)(c, n, &k));
+    MT_SELF(tl).head[c] = MT_SELF(free_run)(MT_SELF(tl).head[c], n, &k);
+    MT_SELF(tl).room[c] += k;
     return k;
 }
 

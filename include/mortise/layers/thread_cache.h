@@ -50,12 +50,16 @@
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
- *   miss takes from the layer below (at most half the class bound), asked
- *   in one alloc_batch request (core/ctx.h; slab_lk serves it under one
- *   lock acquisition; a chain without such a trunk answers one block, and
- *   the rest are taken one alloc at a time); blocks going below (a full
- *   list without hand-off, purge, thread exit) go as free_batch requests
- *   the same way;
+ *   miss takes from the layer below, or MT_THREAD_CACHE_BATCH_BYTES (4096)
+ *   bytes' worth where that is more (small classes: 128 blocks of 32
+ *   bytes), at most half the class bound, asked in one alloc_batch
+ *   request (core/ctx.h; slab_lk serves it under one lock acquisition, so
+ *   a program allocating a population of small blocks pays the refill's
+ *   fixed part once per page rather than once per 32 blocks; a chain
+ *   without such a trunk answers one block, and the rest, at most
+ *   MT_THREAD_CACHE_BATCH, are taken one alloc at a time); blocks going
+ *   below (a full list without hand-off, purge, thread exit) go as
+ *   free_batch requests the same way;
  *   MT_THREAD_CACHE_HANDOFF (4): hand-off slots per class; a list that
  *   overflows hands the half it sheds to the next thread that misses on
  *   the class (below, "Hand-off"), 0 sends it block by block below;
@@ -88,8 +92,9 @@
  * Time: hit: alloc = class index + pop (no atomic, no lock; an aligned
  *   request adds the search for its class, a few steps); free = the
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
- *   the class) + push. Miss: a load per slot and one exchange, then (slot empty) up to
- *   MT_THREAD_CACHE_BATCH allocs below, or (a chain) O(chain) reads; full
+ *   the class) + push. Miss: a load per slot and one exchange, then (slot
+ *   empty) one batch request of O(batch) below (or up to
+ *   MT_THREAD_CACHE_BATCH allocs), or (a chain) O(chain) reads; full
  *   list on free: a load per slot, then O(half the list) to cut it and a
  *   compare-and-swap per slot until one is empty or, all full, O(half the
  *   list) frees below. thread_exit and purge: O(cached blocks).
@@ -137,6 +142,9 @@
 #endif
 #ifndef MT_THREAD_CACHE_BATCH
 #define MT_THREAD_CACHE_BATCH 32
+#endif
+#ifndef MT_THREAD_CACHE_BATCH_BYTES
+#define MT_THREAD_CACHE_BATCH_BYTES 4096
 #endif
 #ifndef MT_THREAD_CACHE_HANDOFF
 #define MT_THREAD_CACHE_HANDOFF 4
@@ -363,8 +371,10 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     void *handed = MT_SELF(take_handoff)(c);
     if (handed)
         return handed;
-    size_t half = MT_SELF(capacity)(c) / 2;
-    size_t want = half < MT_THREAD_CACHE_BATCH ? half : MT_THREAD_CACHE_BATCH;
+    size_t half = MT_SELF(capacity)(c) / 2, batch = MT_THREAD_CACHE_BATCH_BYTES / csize;
+    if (batch < MT_THREAD_CACHE_BATCH)
+        batch = MT_THREAD_CACHE_BATCH;
+    size_t want = half < batch ? half : batch;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     if (want < 2 || !MT_SELF(tl).room[c])
         return next(ctx);
@@ -377,8 +387,11 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(tl).room[c] -= ctx->count;
     if (!ctx->count) {
         /* Nothing below serves batches: the rest one alloc at a time, kept
-         * in the order they come (ascending from a fresh slab or span). */
+         * in the order they come (ascending from a fresh slab or span), no
+         * more than MT_THREAD_CACHE_BATCH (each is a request of its own). */
         void *more = NULL, **link = &more;
+        if (want > MT_THREAD_CACHE_BATCH)
+            want = MT_THREAD_CACHE_BATCH;
         for (size_t i = 1; i < want && MT_SELF(tl).room[c]; i++) {
             mt_ctx sub = mt_ctx_for_alloc(csize, 1);
             void *p = next(&sub);
@@ -537,6 +550,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 
 #include "../core/layer_end.h"
 #undef MT_THREAD_CACHE_BATCH
+#undef MT_THREAD_CACHE_BATCH_BYTES
 #undef MT_THREAD_CACHE_HANDOFF
 #undef MT_THREAD_CACHE_BINS
 #undef MT_COREAWARE_INTERVAL

@@ -42,10 +42,15 @@
  *                 refills many blocks at once (thread_cache).
  *   free_batch    free ctx->ptr (owner and meta set, as for free), then blocks
  *                 of the NULL-terminated list ctx->chain from its head for as
- *                 long as the layer can take them (each routed through the
- *                 page map by the layer itself); sets ctx->chain to the
- *                 blocks not taken and ctx->count to how many were; returns
- *                 NULL. The caller frees the rest.
+ *                 long as the layer can take them, at most ctx->count of them
+ *                 (each routed through the page map by the layer itself);
+ *                 sets ctx->chain to the blocks not taken and ctx->count to
+ *                 how many were; returns NULL. The caller frees the rest. A
+ *                 request that took no block of the chain may come back with
+ *                 ctx->count untouched: ctx->chain as it was says none. The
+ *                 chain holds block starts only (each came from an alloc
+ *                 below or was accepted by its owner's getmeta), so an owner
+ *                 need not test each for an interior pointer.
  *                 Both batch operations are implemented by a trunk that
  *                 serves a run of blocks under one lock (slab_lk). Every
  *                 other layer gets a default (core/ops.h): one that
@@ -119,8 +124,9 @@ struct mt_ctx {
                          when it equals the block returned */
     void *chain;      /* in/out (alloc_batch, free_batch): a list of blocks
                          linked through their first words, NULL-terminated */
-    size_t count;     /* in (alloc_batch): extra blocks wanted; out: blocks
-                         pushed onto / freed from chain */
+    size_t count;     /* in (alloc_batch, free_batch): extra blocks wanted /
+                         the most to free from chain; out: blocks pushed onto /
+                         freed from chain */
     MT_CTX_EXTRA
 };
 

@@ -35,6 +35,9 @@
  *   Tuning: MT_SLAB_LK_CHECK (1): free and getmeta accept only block
  *   starts (an interior pointer of a slab is ignored / nobody's); costs a
  *   multiply, a rotate and one compare (is_block), 0 leaves it out.
+ *   free_batch tests its first block so; the blocks of the chain after it
+ *   are block starts by free_batch's contract (core/ctx.h) and are tested
+ *   only with link_check=1 (a rewritten link in a cached block).
  *   MT_SLAB_LK_COLORS (8, a power of two): how many cache-line offsets
  *   the records of slabs take turns at; 1 puts every record at its span's
  *   very end.
@@ -444,11 +447,12 @@ typedef struct {
     void *chain;         /* in: blocks to free after p; out: those not freed */
     size_t got;          /* out: blocks of chain freed */
     MT_SELF(slab) *gone; /* out: slabs to give back below, through ->next */
+    size_t most;         /* in: the most blocks of chain to free */
 } MT_SELF(batch_free_args);
 
-/* p and then the blocks of the chain, under one acquisition of p's class
- * lock, as long as they are block starts of this instance's slabs of that
- * class (the first that is not stops the batch: the caller frees it and
+/* p and then up to `most` blocks of the chain, under one acquisition of
+ * p's class lock, as long as they lie in this instance's slabs of that
+ * class (the first that does not stops the batch: the caller frees it and
  * the rest the usual way). */
 MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
 {
@@ -458,7 +462,7 @@ MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
     MT_SELF(batch_free_args) *a = arg;
     MT_SELF(slab) *s = a->s, *gone_list = a->gone;
     void *p = a->p, *chain = a->chain;
-    size_t got = a->got;
+    size_t got = a->got, most = a->most;
     const uint32_t cls = s->cls;
     for (;;) {
         MT_SELF(args) one = {a->c, s, p};
@@ -468,11 +472,17 @@ MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
             gone_list = gone;
         }
         void *q = chain;
-        if (!q)
+        if (!q || got == most)
             break;
         uintptr_t e = mt_pagemap_get(q);
         MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_payload_ptr(mt_entry_payload(e));
-        if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != cls || !MT_SELF(is_block)(qs, q))
+        /* No block test for the chain: the caller passes block starts only
+         * (core/ctx.h), and a cache's flush runs this once per block it
+         * ever cached. A link rewritten in a cached block is the one way
+         * to break that, which is link_check's to catch: with it, the
+         * test stays. */
+        if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != cls ||
+            (MT_LINK_CHECK && !MT_SELF(is_block)(qs, q)))
             break;
         chain = *(void **)q;
         got++;
@@ -604,18 +614,20 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* A cache's flush (core/ctx.h): ctx->ptr and the run of the chain that
- * follows it in the same class, under one lock acquisition; slabs that
- * empty go back below after the lock is dropped. */
+ * follows it in the same class (at most ctx->count blocks of it), under
+ * one lock acquisition; slabs that empty go back below after the lock is
+ * dropped. */
 #define MT_IMPLEMENTS_free_batch
 MT_NOINLINE_HOT void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     MT_SELF(slab) *s = (MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
+    size_t most = ctx->count;
     ctx->count = 0;
     if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored, as by free */
-    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr, ctx->chain, 0, NULL};
+    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr, ctx->chain, 0, NULL, most};
     MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free_batch), &a);
     ctx->chain = a.chain;
     ctx->count = a.got;

@@ -50,12 +50,16 @@
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
  *   Tuning (not model slots): MT_THREAD_CACHE_BATCH (32), the most blocks one
- *   miss takes from the layer below (at most half the class bound), asked
- *   in one alloc_batch request (core/ctx.h; slab_lk serves it under one
- *   lock acquisition; a chain without such a trunk answers one block, and
- *   the rest are taken one alloc at a time); blocks going below (a full
- *   list without hand-off, purge, thread exit) go as free_batch requests
- *   the same way;
+ *   miss takes from the layer below, or MT_THREAD_CACHE_BATCH_BYTES (4096)
+ *   bytes' worth where that is more (small classes: 128 blocks of 32
+ *   bytes), at most half the class bound, asked in one alloc_batch
+ *   request (core/ctx.h; slab_lk serves it under one lock acquisition, so
+ *   a program allocating a population of small blocks pays the refill's
+ *   fixed part once per page rather than once per 32 blocks; a chain
+ *   without such a trunk answers one block, and the rest, at most
+ *   MT_THREAD_CACHE_BATCH, are taken one alloc at a time); blocks going
+ *   below (a full list without hand-off, purge, thread exit) go as
+ *   free_batch requests the same way;
  *   MT_THREAD_CACHE_HANDOFF (4): hand-off slots per class; a list that
  *   overflows hands the half it sheds to the next thread that misses on
  *   the class (below, "Hand-off"), 0 sends it block by block below;
@@ -74,10 +78,10 @@
  *   one chain of blocks each (a transfer cache, as tcmalloc's between its
  *   thread caches and central lists): a full list on free moves its newer
  *   half into the first empty slot with one compare-and-swap from NULL
- *   (when all are full it replaces the first slot's chain, which goes
- *   below block by block), and a miss first takes the chain of the first
- *   full slot with one exchange (no lock below; blocks beyond the thread's
- *   room go below). Several slots absorb a burst of frees that a consumer
+ *   (when all are full no thread is taking them: the half goes below,
+ *   freed in runs straight from the list), and a miss first takes the
+ *   chain of the first full slot with one exchange (no lock below; blocks
+ *   beyond the thread's room go below). Several slots absorb a burst of frees that a consumer
  *   sheds faster than the producers take: with one slot a producer that
  *   finds it full sends its blocks below one by one.
  *   Swaps from NULL and exchanges only, so no ABA, no lock, nothing to do
@@ -88,11 +92,12 @@
  * Time: hit: alloc = class index + pop (no atomic, no lock; an aligned
  *   request adds the search for its class, a few steps); free = the
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
- *   the class) + push. Miss: a load per slot and one exchange, then (slot empty) up to
- *   MT_THREAD_CACHE_BATCH allocs below, or (a chain) O(chain) reads; full
- *   list on free: O(half the list) to cut it, a compare-and-swap per slot
- *   until one is empty, and, all full, the first slot's old chain freed
- *   below. thread_exit and purge: O(cached blocks).
+ *   the class) + push. Miss: a load per slot and one exchange, then (slot
+ *   empty) one batch request of O(batch) below (or up to
+ *   MT_THREAD_CACHE_BATCH allocs), or (a chain) O(chain) reads; full
+ *   list on free: a load per slot, then O(half the list) to cut it and a
+ *   compare-and-swap per slot until one is empty or, all full, O(half the
+ *   list) frees below. thread_exit and purge: O(cached blocks).
  *   coreaware_cachesize=1: a core check costs one sched_getcpu() per
  *   MT_COREAWARE_INTERVAL slow-path events; a move to another core
  *   O(classes + blocks above the new bounds); the sizes are read once per
@@ -137,6 +142,9 @@
 #endif
 #ifndef MT_THREAD_CACHE_BATCH
 #define MT_THREAD_CACHE_BATCH 32
+#endif
+#ifndef MT_THREAD_CACHE_BATCH_BYTES
+#define MT_THREAD_CACHE_BATCH_BYTES 4096
 #endif
 #ifndef MT_THREAD_CACHE_HANDOFF
 #define MT_THREAD_CACHE_HANDOFF 4
@@ -215,21 +223,34 @@ MT_SLOW void MT_SELF(start)(void)
     MT_SELF(tl).state = mt_cache_on;
 }
 
-/* Free a NULL-terminated chain of blocks below; returns how many. Each
- * request frees one block and offers the rest of the chain with it
- * (free_batch): a trunk that frees a run of one class under one lock
- * (slab_lk) takes what it can, any other chain just the one block. */
-MT_NOINLINE_HOT size_t MT_SELF(free_chain)(void *p)
+/* Free the first (at most) n blocks of the chain at p below; returns the
+ * blocks after them, *freed how many went. Each request frees one block
+ * and offers the rest of the run with it (free_batch): a trunk that frees
+ * a run of one class under one lock (slab_lk) takes what it can, any other
+ * chain just the one block. A bounded run needs no walk to cut it off
+ * first: a full list's half goes below straight from the list. */
+MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
 {
-    size_t n = 0;
-    while (p) {
+    size_t k = 0;
+    while (p && k < n) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&sub, p);
-        sub.chain = MT_SELF(next_of)(p);
+        void *rest = MT_SELF(next_of)(p);
+        sub.chain = rest;
+        sub.count = n - k - 1;
         MT_BELOW(free_batch)(&sub);
+        k += 1 + (sub.chain != rest ? sub.count : 0); /* chain as it was: none taken */
         p = sub.chain;
-        n += 1 + sub.count;
     }
+    *freed = k;
+    return p;
+}
+
+/* Free a NULL-terminated chain of blocks below; returns how many. */
+MT_INLINE size_t MT_SELF(free_chain)(void *p)
+{
+    size_t n;
+    MT_SELF(free_run)(p, SIZE_MAX, &n);
     return n;
 }
 
@@ -254,7 +275,8 @@ MT_INLINE void *MT_SELF(cut)(size_t c, size_t n, size_t *cut)
 static size_t MT_SELF(flush)(size_t c, size_t n)
 {
     size_t k;
-    MT_SELF(free_chain)(MT_SELF(cut)(c, n, &k));
+    MT_SELF(tl).head[c] = MT_SELF(free_run)(MT_SELF(tl).head[c], n, &k);
+    MT_SELF(tl).room[c] += k;
     return k;
 }
 
@@ -349,8 +371,10 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     void *handed = MT_SELF(take_handoff)(c);
     if (handed)
         return handed;
-    size_t half = MT_SELF(capacity)(c) / 2;
-    size_t want = half < MT_THREAD_CACHE_BATCH ? half : MT_THREAD_CACHE_BATCH;
+    size_t half = MT_SELF(capacity)(c) / 2, batch = MT_THREAD_CACHE_BATCH_BYTES / csize;
+    if (batch < MT_THREAD_CACHE_BATCH)
+        batch = MT_THREAD_CACHE_BATCH;
+    size_t want = half < batch ? half : batch;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     if (want < 2 || !MT_SELF(tl).room[c])
         return next(ctx);
@@ -363,8 +387,11 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     MT_SELF(tl).room[c] -= ctx->count;
     if (!ctx->count) {
         /* Nothing below serves batches: the rest one alloc at a time, kept
-         * in the order they come (ascending from a fresh slab or span). */
+         * in the order they come (ascending from a fresh slab or span), no
+         * more than MT_THREAD_CACHE_BATCH (each is a request of its own). */
         void *more = NULL, **link = &more;
+        if (want > MT_THREAD_CACHE_BATCH)
+            want = MT_THREAD_CACHE_BATCH;
         for (size_t i = 1; i < want && MT_SELF(tl).room[c]; i++) {
             mt_ctx sub = mt_ctx_for_alloc(csize, 1);
             void *p = next(&sub);
@@ -523,6 +550,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 
 #include "../core/layer_end.h"
 #undef MT_THREAD_CACHE_BATCH
+#undef MT_THREAD_CACHE_BATCH_BYTES
 #undef MT_THREAD_CACHE_HANDOFF
 #undef MT_THREAD_CACHE_BINS
 #undef MT_COREAWARE_INTERVAL

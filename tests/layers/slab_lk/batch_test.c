@@ -80,8 +80,11 @@ int main(void)
      * slab, takes the batch and its block under one lock */
     void *warm = t_malloc(size);
     CHECK(warm != NULL);
-    void *drain[64];
+    void *drain[512]; /* a batch: thread_cache's MT_THREAD_CACHE_BATCH_BYTES / 48 at most */
     size_t n = cached(c);
+    CHECK(n <= sizeof drain / sizeof *drain);
+    if (n > sizeof drain / sizeof *drain)
+        n = sizeof drain / sizeof *drain;
     for (size_t i = 0; i < n; i++)
         drain[i] = t_malloc(size);
     CHECK(cached(c) == 0);

@@ -12,14 +12,17 @@
  *
  * Template part (no include guard), included once by thread_cache after
  * its per-thread lists. Needs: MT_SELF(tl).head[c] and .room[c],
- * MT_SELF(bins), MT_SELF(cut)(c, n, &k), MT_SELF(free_chain)(chain),
+ * MT_SELF(bins), MT_SELF(cut)(c, n, &k), MT_SELF(flush)(c, n) (the newest
+ * n blocks of the list below), MT_SELF(free_chain)(chain),
  * MT_SELF(next_of)(p) (the link after p, checked under link_check),
  * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
  * Defines:
  *   MT_SELF(shed)(c, n)        a full list's newest n blocks into a slot
+ *                              (below when every slot is full)
  *   MT_SELF(take_handoff)(c)   a miss: the first full slot's chain, or NULL
  *   MT_SELF(empty_handoff)(c)  purge/exit: every slot's chain below; how many
- * Time: shed O(n) to cut the list plus a CAS per slot; take_handoff a load
+ * Time: shed a load per slot, then O(n) to cut the list plus a CAS per slot
+ * (or, every slot full, O(n) frees below); take_handoff a load
  * per slot, one exchange, O(room) to splice; empty_handoff O(blocks).
  */
 /* Hand-off: per class, MT_THREAD_CACHE_HANDOFF slots, each empty or holding
@@ -29,23 +32,30 @@ enum { MT_SELF(slots) = MT_THREAD_CACHE_HANDOFF ? MT_THREAD_CACHE_HANDOFF : 1 };
 static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
 
 /* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
- * (a compare-and-swap from NULL: no ABA); when every slot is full, they
- * replace the chain of the first, which (older, colder) goes below. */
+ * (a compare-and-swap from NULL: no ABA). When every slot is full, no
+ * thread is taking hand-offs: the blocks go below straight from the list
+ * (flush: no walk to cut them off first, the slots keep their chains), as
+ * they do when another thread fills the last empty slot first. */
 MT_NOINLINE_HOT void MT_SELF(shed)(size_t c, size_t n)
 {
-    size_t k;
+    size_t i = 0, k;
+    while (i < MT_SELF(slots) && mt_load_relaxed(&MT_SELF(handoff)[c][i]))
+        i++;
+    if (i == MT_SELF(slots)) {
+        MT_SELF(flush)(c, n);
+        return;
+    }
     void *chain = MT_SELF(cut)(c, n, &k);
     if (!chain)
         return;
-    for (size_t i = 0; i < MT_SELF(slots); i++) {
+    for (; i < MT_SELF(slots); i++) {
         void *empty = NULL;
         if (!mt_load_relaxed(&MT_SELF(handoff)[c][i]) &&
             atomic_compare_exchange_strong_explicit(&MT_SELF(handoff)[c][i], &empty, chain,
                                                     memory_order_acq_rel, memory_order_relaxed))
             return;
     }
-    void *old = atomic_exchange_explicit(&MT_SELF(handoff)[c][0], chain, memory_order_acq_rel);
-    MT_SELF(free_chain)(old);
+    MT_SELF(free_chain)(chain);
 }
 
 /* Hand-off, miss on class c (empty list): the chain of the first full slot,

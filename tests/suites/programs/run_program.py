@@ -228,7 +228,7 @@ int main(void)
 
 def test_gcc(c, lib, work):
     gcc = need("gcc")
-    src, expected = gen_c_program(600, 20240501)
+    src, expected = gen_c_program(300, 20240501)
     cfile, exe = os.path.join(work, "prog.c"), os.path.join(work, "prog")
     with open(cfile, "w") as f:
         f.write(src)

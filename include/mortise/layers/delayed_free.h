@@ -105,9 +105,9 @@
  *   bytes) and a free below, and a prefetch of the next block's header
  *   (cold by then); nothing else touches a quarantined block. Out of line
  *   besides: a thread's first free, blocks under 16 bytes or over
- *   delayed_size (enqueue_large), aligned blocks (a header offset past 16:
- *   free's inline test is one compare of the size word), the process's
- *   first header, and reports. getmeta asked by tail_chksum's inline check
+ *   delayed_size (enqueue_large), the process's first header, and
+ *   reports (free's inline test of a block with the plain 16-byte header
+ *   is one compare of the size word; an aligned block's takes a second). getmeta asked by tail_chksum's inline check
  *   (MT_SAFETY_QUICK) answers only what its inline check vouches for. Per freed block the fill writes delayed_fill bytes and the
  *   eviction reads the header and the pattern again, between delayed_size -
  *   MT_DELAYED_BATCH and delayed_size bytes of frees later, when they have
@@ -848,19 +848,30 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     char *p = ctx->ptr;
     uint64_t key = mt_chksum_key_if_set();
     uint64_t x = MT_SELF(quick_word)(key, p);
-    /* one compare for: a header not vouched for (x all ones), a small
-     * block, a block too large for the quarantine, an aligned block (its
-     * header offset is not 16: the size word's top byte is not 4); one
-     * more for no ring yet (or none to be had) */
+    /* one compare for the common block: header offset 16 (the size word's
+     * top byte 4) and 16 <= size <= delayed_size - 16; an aligned block
+     * takes a second test; out of line: a header not vouched for (x all
+     * ones), a small block, a block too large for the quarantine, no ring
+     * yet (or none to be had) */
     const uint64_t plain = ((uint64_t)4 << MT_DELAYED_SIZE_BITS) | MT_DELAYED_MIN;
-    if (MT_UNLIKELY((size_t)(MT_DELAYED_SIZE) < MT_DELAYED_HDR + MT_DELAYED_MIN ||
-                    x - plain > (uint64_t)(MT_DELAYED_SIZE) - MT_DELAYED_HDR - MT_DELAYED_MIN ||
-                    MT_SELF(q).state != mt_delayed_on)) {
+    size_t size, held;
+    if (MT_LIKELY((size_t)(MT_DELAYED_SIZE) >= MT_DELAYED_HDR + MT_DELAYED_MIN &&
+                  x - plain <= (uint64_t)(MT_DELAYED_SIZE) - MT_DELAYED_HDR - MT_DELAYED_MIN)) {
+        size = (size_t)(x - ((uint64_t)4 << MT_DELAYED_SIZE_BITS));
+        held = MT_DELAYED_HDR + size;
+    } else {
+        size = (size_t)(x & MT_DELAYED_SIZE_MASK);
+        held = ((size_t)1 << ((x >> MT_DELAYED_SIZE_BITS) & 63)) + size; /* (no wrap: size < 2^56) */
+        if (x == UINT64_MAX || size < MT_DELAYED_MIN || held > (size_t)(MT_DELAYED_SIZE)) {
+            MT_SELF(free_other)(p, x);
+            return NULL;
+        }
+    }
+    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on)) {
         MT_SELF(free_other)(p, x);
         return NULL;
     }
-    size_t size = (size_t)(x - ((uint64_t)4 << MT_DELAYED_SIZE_BITS));
-    MT_SELF(enqueue)(key, p, size, MT_DELAYED_HDR + size);
+    MT_SELF(enqueue)(key, p, size, held);
     return NULL;
 }
 

@@ -107,8 +107,10 @@
  *   besides: a thread's first free, blocks under 16 bytes or over
  *   delayed_size (enqueue_large), the process's first header, and
  *   reports (free's inline test of a block with the plain 16-byte header
- *   is one compare of the size word; an aligned block's takes a second). getmeta asked by tail_chksum's inline check
- *   (MT_SAFETY_QUICK) answers only what its inline check vouches for. Per freed block the fill writes delayed_fill bytes and the
+ *   is one compare of the size word; an aligned block's takes a second).
+ *   getmeta asked by tail_chksum's inline check (MT_SAFETY_QUICK) answers
+ *   only what its own inline check vouches for, NULL (no report) for the
+ *   rest. Per freed block the fill writes delayed_fill bytes and the
  *   eviction reads the header and the pattern again, between delayed_size -
  *   MT_DELAYED_BATCH and delayed_size bytes of frees later, when they have
  *   usually left L1.
@@ -832,7 +834,7 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
     }
 }
 
-/* The inline free took neither branch: x is quick_word's answer. */
+/* A free the inline path does not enqueue (x: quick_word's answer). */
 MT_SLOW void MT_SELF(free_other)(char *p, uint64_t x)
 {
     if (x == UINT64_MAX)

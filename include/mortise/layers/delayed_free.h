@@ -106,7 +106,11 @@
  *   (cold by then); nothing else touches a quarantined block. Out of line
  *   besides: a thread's first free, blocks under 16 bytes or over
  *   delayed_size (enqueue_large), the process's first header, and
- *   reports. Per freed block the fill writes delayed_fill bytes and the
+ *   reports (free's inline test of a block with the plain 16-byte header
+ *   is one compare of the size word; an aligned block's takes a second).
+ *   getmeta asked by tail_chksum's inline check (MT_SAFETY_QUICK) answers
+ *   only what its own inline check vouches for, NULL (no report) for the
+ *   rest. Per freed block the fill writes delayed_fill bytes and the
  *   eviction reads the header and the pattern again, between delayed_size -
  *   MT_DELAYED_BATCH and delayed_size bytes of frees later, when they have
  *   usually left L1.
@@ -262,27 +266,34 @@ MT_INLINE size_t MT_SELF(header_offset)(const char *p)
     return (size_t)1 << ((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) >> MT_DELAYED_SIZE_BITS);
 }
 
-/* p's decoded size word (size, log2 of the header offset) if p is a live
- * block whose header lies in p's granule (the inline case) and the key is
- * fixed (key: mt_chksum_key_if_set); UINT64_MAX sends the caller to its
- * slow path. */
-MT_INLINE uint64_t MT_SELF(quick_word)(uint64_t key, const char *p)
+/* Is p a live block whose header lies in p's granule (the inline case),
+ * with the key fixed (key: mt_chksum_key_if_set)? Then *x is its decoded
+ * size word (size, log2 of the header offset); false sends the caller to
+ * its slow path. quick_word: the same as one word, UINT64_MAX for false. */
+MT_INLINE bool MT_SELF(quick_live)(uint64_t key, const char *p, uint64_t *x)
 {
     uintptr_t a = (uintptr_t)p;
     if (MT_UNLIKELY((a & (MT_MIN_ALIGN - 1)) != 0 || (a & (MT_GRANULE - 1)) < MT_DELAYED_HDR || !key))
-        return UINT64_MAX;
+        return false;
     const char *h = p - MT_DELAYED_HDR;
     uint64_t sw = mt_safety_load(h);
     if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)))
-        return UINT64_MAX;
-    return sw ^ MT_SELF(size_mask_k)(key, h);
+        return false;
+    *x = sw ^ MT_SELF(size_mask_k)(key, h);
+    return true;
+}
+
+MT_INLINE uint64_t MT_SELF(quick_word)(uint64_t key, const char *p)
+{
+    uint64_t x;
+    return MT_SELF(quick_live)(key, p, &x) ? x : UINT64_MAX;
 }
 
 /* The block's size if quick_word vouches for it, else SIZE_MAX. */
 MT_INLINE size_t MT_SELF(quick_size)(const char *p)
 {
-    uint64_t x = MT_SELF(quick_word)(mt_chksum_key_if_set(), p);
-    return x == UINT64_MAX ? SIZE_MAX : (size_t)(x & MT_DELAYED_SIZE_MASK);
+    uint64_t x;
+    return MT_SELF(quick_live)(mt_chksum_key_if_set(), p, &x) ? (size_t)(x & MT_DELAYED_SIZE_MASK) : SIZE_MAX;
 }
 
 /* Can p's header be read? p is 16-aligned and its granule is owned. */
@@ -823,6 +834,15 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
     }
 }
 
+/* A free the inline path does not enqueue (x: quick_word's answer). */
+MT_SLOW void MT_SELF(free_other)(char *p, uint64_t x)
+{
+    if (x == UINT64_MAX)
+        MT_SELF(free_slow)(p);
+    else
+        MT_SELF(quarantine)(p, x);
+}
+
 #define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -830,16 +850,27 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     char *p = ctx->ptr;
     uint64_t key = mt_chksum_key_if_set();
     uint64_t x = MT_SELF(quick_word)(key, p);
-    if (MT_UNLIKELY(x == UINT64_MAX)) {
-        MT_SELF(free_slow)(p);
-        return NULL;
+    /* one compare for the common block: header offset 16 (the size word's
+     * top byte 4) and 16 <= size <= delayed_size - 16; an aligned block
+     * takes a second test; out of line: a header not vouched for (x all
+     * ones), a small block, a block too large for the quarantine, no ring
+     * yet (or none to be had) */
+    const uint64_t plain = ((uint64_t)4 << MT_DELAYED_SIZE_BITS) | MT_DELAYED_MIN;
+    size_t size, held;
+    if (MT_LIKELY((size_t)(MT_DELAYED_SIZE) >= MT_DELAYED_HDR + MT_DELAYED_MIN &&
+                  x - plain <= (uint64_t)(MT_DELAYED_SIZE) - MT_DELAYED_HDR - MT_DELAYED_MIN)) {
+        size = (size_t)(x - ((uint64_t)4 << MT_DELAYED_SIZE_BITS));
+        held = MT_DELAYED_HDR + size;
+    } else {
+        size = (size_t)(x & MT_DELAYED_SIZE_MASK);
+        held = ((size_t)1 << ((x >> MT_DELAYED_SIZE_BITS) & 63)) + size; /* (no wrap: size < 2^56) */
+        if (x == UINT64_MAX || size < MT_DELAYED_MIN || held > (size_t)(MT_DELAYED_SIZE)) {
+            MT_SELF(free_other)(p, x);
+            return NULL;
+        }
     }
-    size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
-    size_t held = offset + size;
-    /* one test for: no ring yet (or none to be had), a small block, a block
-     * too large for the quarantine */
-    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on || size < MT_DELAYED_MIN || held > (size_t)(MT_DELAYED_SIZE))) {
-        MT_SELF(quarantine)(p, x);
+    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on)) {
+        MT_SELF(free_other)(p, x);
         return NULL;
     }
     MT_SELF(enqueue)(key, p, size, held);
@@ -875,7 +906,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     (void)next;
     size_t size = MT_SELF(quick_size)(ctx->ptr);
     if (MT_UNLIKELY(size == SIZE_MAX))
-        return MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+        return ctx->chain == MT_SAFETY_QUICK ? NULL : MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;

@@ -965,7 +965,9 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         }
         if (MT_LIKELY(p)) {
             void *rest = *(void **)p;
-            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(link_near)(p, rest))) {
+            /* NULL ends every bin: taken inline (link_far would return it
+             * unreported), so the last block of a bin costs no call */
+            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(link_near)(p, rest)) || !rest) {
                 MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
                 MT_SELF(tl).free[c] = rest;
                 MT_SELF(tl).used[c]++;

@@ -177,7 +177,6 @@ MT_UNUSED static const bool mt_chain_wants_usable = 1; /* (core/ctx.h): sealed_f
 #define MT_TAIL_MAX_OFFSET_LOG2 40    /* longest head: the largest alignment a block below can have */
 #define MT_TAIL_LOOKBACK 256          /* steps of 16 bytes when looking for an enclosing block */
 #define MT_TAIL_LOOKBACK_GRANULES 64  /* granule starts looked at after those (4 MiB) */
-#define MT_TAIL_REFUSED (SIZE_MAX - 1) /* vouch(): the safety layer below refused the block */
 /* What examine() finds: intact, not a block start, check word overwritten,
  * size word overwritten too (size unknown), freed, condemned; and with a
  * head canary, an intact tail under an overwritten canary. */
@@ -504,10 +503,15 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     ctx->size = size;
     if (MT_UNLIKELY(!p))
         return NULL;
-    size_t usable = hinted && ctx->ptr == p ? ctx->usable : MT_SELF(usable_below)(p);
-    MT_ASSERT(!hinted || ctx->ptr != p || usable == MT_SELF(usable_below)(p)); /* the hint is getmeta's answer */
-    if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
-        usable = size + head + MT_TAIL_OVERHEAD;
+    size_t usable;
+    if (hinted && ctx->ptr == p) {
+        usable = ctx->usable; /* getmeta's answer: it holds what was asked */
+        MT_ASSERT(usable == MT_SELF(usable_below)(p));
+    } else {
+        usable = MT_SELF(usable_below)(p);
+        if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
+            usable = size + head + MT_TAIL_OVERHEAD;
+    }
     uint64_t key = mt_chksum_key_if_set();
 #if MT_HEAD_CANARY
     if (MT_UNLIKELY(head > MT_SELF(head)) && (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
@@ -543,8 +547,9 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 
 /* The inline check of free, getmeta and resize: the requested size of the
  * intact block at ctx->ptr (routed) and its usable size below; SIZE_MAX
- * for the slow path; MT_TAIL_REFUSED when the safety layer below refused
- * (and reported) it: asking again would report it twice. With a head, the
+ * for the slow path. A safety layer below is asked only for what its
+ * inline check vouches for (MT_SAFETY_QUICK): whatever it refuses, the
+ * slow path asks again and it reports there, once. With a head, the
  * block below is asked for 16 bytes in front (in the same granule, so the
  * routing holds; a block at a granule start takes the slow path). */
 MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
@@ -557,9 +562,9 @@ MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
         aligned = aligned && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) != 0;
         q.ptr = (char *)ctx->ptr - MT_SELF(head);
     }
+    if (MT_SELF(below_reports))
+        q.chain = MT_SAFETY_QUICK; /* a refusal is decided (and reported) on the slow path */
     void *owned = aligned ? MT_BELOW(getmeta)(&q) : NULL;
-    if (MT_SELF(below_reports) && MT_UNLIKELY(!owned) && aligned)
-        return MT_TAIL_REFUSED;
     *usable = q.usable;
     return owned ? MT_SELF(quick_size)(key, q.ptr, q.usable) : SIZE_MAX;
 }
@@ -643,9 +648,8 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_SELF(below_reports))
         mt_safety_op_above = "free";
     size_t size = MT_SELF(vouch)(ctx, key, &usable);
-    if (MT_UNLIKELY(size >= MT_TAIL_REFUSED)) {
-        if (size == SIZE_MAX)
-            MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
+    if (MT_UNLIKELY(size == SIZE_MAX)) {
+        MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
         return NULL;
     }
     mt_safety_store(p + size, MT_SELF(check_word)(key, p, size) ^ MT_TAIL_FREED);
@@ -701,8 +705,8 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_SELF(below_reports))
         mt_safety_op_above = NULL;
     size_t size = MT_SELF(vouch)(ctx, key, &usable);
-    if (MT_UNLIKELY(size >= MT_TAIL_REFUSED))
-        return size == SIZE_MAX ? MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy)) : NULL;
+    if (MT_UNLIKELY(size == SIZE_MAX))
+        return MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;
@@ -751,8 +755,8 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_SELF(below_reports))
         mt_safety_op_above = "realloc";
     size_t size = MT_SELF(vouch)(ctx, key, &usable);
-    if (MT_UNLIKELY(size >= MT_TAIL_REFUSED))
-        return size == SIZE_MAX ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy, next)) : NULL;
+    if (MT_UNLIKELY(size == SIZE_MAX))
+        return MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy, next));
     return MT_SELF(reseal)(ctx, next, key, ctx->size, usable, MT_SELF(head));
 }
 

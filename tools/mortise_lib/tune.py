@@ -507,6 +507,9 @@ class Tuner:
     def measure(self, spec: str) -> bool:
         """One run of the candidate spec; False if it was dropped."""
         cand = self.state["candidates"][spec]
+        if cand["lib"] is None:     # never built (an interrupted build): not glibc's run
+            cand.update(status="dropped", why="not built")
+            return False
         out_path = self.out_dir / "run.out"
         sample = run_once(self.command, cand["lib"], out_path, self.timeout(), self.args.driver,
                           self.launcher)
@@ -558,8 +561,9 @@ class Tuner:
         """Check each move's line and build the new ones (cached), as many
         at a time as there are processors: nothing is measured meanwhile.
         The candidates' canonical lines (None for a line that does not
-        check), or None when the budget ended first; a batch is registered
-        only once it is built, so a resumed search builds the rest."""
+        check), or None when the budget ended first. A candidate left
+        unbuilt by an interruption is built again when a resumed search
+        meets it."""
         specs: list[str | None] = []
         batch = max(1, os.cpu_count() or 1)
         for first in range(0, len(moves), batch):
@@ -579,6 +583,8 @@ class Tuner:
                     known = gen.model_line(comp)
                     cands[known] = {"id": len(cands) + 1, "origin": origin, "runs": [],
                                     "status": "live", "why": "", "lib": None, "key": key}
+                if cands[known]["lib"] is None and cands[known]["status"] == "live" and \
+                        all(known != n for n, _ in new):
                     new.append((known, comp))
                 specs.append(known)
             if new:

@@ -29,11 +29,12 @@ test: all
 # tests, every trunk, add-on, OS-layer, sync, stats and safety test of its
 # own layer, every instance's conformance cases api and random (linked), the
 # spec compiler, the catalogue and reference-page checks (check_catalogue.py,
-# check_docs.py), and the zero-cost proof (gcc). What
+# check_docs.py), the C sources' format (tools/check_format.sh; --fix
+# rewrites them) and the zero-cost proof (gcc). What
 # it leaves to `make test`: the other conformance cases and modes, the
 # bad-input corpus, fuzzing, sanitizers, real programs, the ports and the
 # paper's lines.
-CHECK_TESTS = ^(unit|pal|check|safety|stats|addons|sockets|layer_example|instances|affinity_pool|wfslab_mem|os_layers|sync|bench_harness|trunk_[a-z_]+)[.]|^conformance[.][a-z_0-9]+[.]linked[.](api|random)$$|^zero_cost[.][a-z_0-9]+$$|^tools[.](unit|check_catalogue|check_docs)$$
+CHECK_TESTS = ^(unit|pal|check|safety|stats|addons|sockets|layer_example|instances|affinity_pool|wfslab_mem|os_layers|sync|bench_harness|trunk_[a-z_]+)[.]|^conformance[.][a-z_0-9]+[.]linked[.](api|random)$$|^zero_cost[.][a-z_0-9]+$$|^tools[.](unit|check_catalogue|check_docs|format)$$
 check: all
 	tools/run_tests.py $(BUILD) -j $(JOBS) --timeout 900 --name 'make check' -- -R '$(CHECK_TESTS)'
 

@@ -724,6 +724,7 @@ static void large_thread_exit(void)
 
 /* prime classes: a prime number of 16-byte units (policy/sizeclass/prime.h) */
 #define PRIME_CLASSES 78
+/* clang-format off */
 static const uint32_t prime_sizes[PRIME_CLASSES] = {
     16, 32, 48, 64, 80, 96, 112, 128,
     144, 176, 208, 240, 272, 304, 368, 464,
@@ -758,6 +759,7 @@ static const uint8_t prime_small[SMALL_MAX / 16 + 1] = {
     21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
     24,
 };
+/* clang-format on */
 
 INLINE size_t prime_index(size_t size)
 {

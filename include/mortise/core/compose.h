@@ -111,6 +111,7 @@
  * file's static data from one anchor (aarch64), a longer list (fake layers)
  * would otherwise move every other static and change the offsets in the code
  * (tests/suites/zero_cost). */
+/* clang-format off */
 #define MT__NAMES(...)                                                             \
     MT_UNUSED static inline const char *const *mt_chain_layer_names(size_t *count) \
     {                                                                              \
@@ -119,6 +120,7 @@
         *count = sizeof names / sizeof names[0];                                   \
         return names;                                                              \
     }
+/* clang-format on */
 #define MT__STRS(...) MT_CAT(MT__STRS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define MT__STRS1(a) #a
 #define MT__STRS2(a, ...) #a, MT__STRS1(__VA_ARGS__)
@@ -138,10 +140,12 @@
 #define MT__STRS16(a, ...) #a, MT__STRS15(__VA_ARGS__)
 
 /* MT_COMPOSE(os_layer, layer..., socket): at least an OS layer and a socket. */
+/* clang-format off */
 #define MT_COMPOSE(os, ...)                                                        \
     MT__OS(os)                                                                     \
     MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(os, __VA_ARGS__)                         \
     MT__ATS(os, __VA_ARGS__)                                                       \
     MT__NAMES(os, __VA_ARGS__)
+/* clang-format on */
 
 #endif

@@ -30,12 +30,14 @@
 
 /* X(args..., op) for every operation, in contract order. At least one
  * argument: C11 does not allow an empty variable argument list. */
+/* clang-format off */
 #define MT_FOR_EACH_OP(X, ...)                                                     \
     X(__VA_ARGS__, create) X(__VA_ARGS__, alloc) X(__VA_ARGS__, free)              \
     X(__VA_ARGS__, alloc_batch) X(__VA_ARGS__, free_batch)                         \
     X(__VA_ARGS__, getmeta) X(__VA_ARGS__, resize) X(__VA_ARGS__, thread_exit)     \
     X(__VA_ARGS__, fork_prepare) X(__VA_ARGS__, fork_parent)                       \
     X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge) X(__VA_ARGS__, check)
+/* clang-format on */
 
 /* X(op) for every operation. */
 #define MT_LAYER_OPS(X) MT_FOR_EACH_OP(MT__OPS_APPLY, X)

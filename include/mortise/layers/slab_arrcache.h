@@ -141,7 +141,9 @@ MT_SLOW void MT_SELF(start)(void)
     size_t classes = MT_SELF(end)() - MT_SELF(first)(), slots = 0;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
         slots += MT_SLAB_ARRCACHE_GROUPS * MT_SELF(group_cap)(c);
+    /* clang-format off */
     size_t records = classes * MT_SELF(backs) * sizeof(MT_SELF(group));
+    /* clang-format on */
     mt_ctx sub = mt_ctx_for_alloc(records + slots * sizeof(void *), MT_CACHELINE);
     char *store = MT_BELOW(alloc)(&sub);
     MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
@@ -310,8 +312,10 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     const char *broken = NULL;
     for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++) {
         broken = MT_SELF(check_group)(&MT_SELF(tl).front[c], c);
+        /* clang-format off */
         for (size_t i = 0; MT_SELF(tl).store && i < MT_SELF(backs) && !broken; i++)
             broken = MT_SELF(check_group)(&MT_SELF(backs_of)(c)[i], c);
+        /* clang-format on */
     }
     return broken;
 }

@@ -712,7 +712,9 @@ static void MT_SELF(retire)(MT_SELF(heap) *h, size_t c)
 static void MT_SELF(reclaim)(MT_SELF(heap) *h, mt_lfunc *free_below)
 {
     size_t c = h->sweep, passed = 0;
+    /* clang-format off */
     for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < MT_SELF(bins) && !h->empty;) {
+        /* clang-format on */
         MT_SELF(step)();
         if (c < MT_SELF(first)() || c >= MT_SELF(end)())
             c = MT_SELF(first)();

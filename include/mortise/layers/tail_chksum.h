@@ -483,8 +483,10 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     if (MT_HEAD_CANARY && state != MT_TAIL_WRECKED && (state == MT_TAIL_INVALID || found))
         return MT_TAIL_INVALID;
     /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
+    /* clang-format off */
     if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p, q.usable))
         return MT_TAIL_INVALID;
+    /* clang-format on */
     return state;
 }
 

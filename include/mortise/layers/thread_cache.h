@@ -542,9 +542,11 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
         broken = MT_SELF(check_bin)(c);
     /* free's hit tests room alone: a class of the table outside the cached
      * ones must never have any */
+    /* clang-format off */
     for (size_t c = 0; c < (size_t)MT_SELF(bins) && !broken; c++)
         if (!MT_SELF(covers)(c) && (MT_SELF(tl).room[c] || MT_SELF(tl).head[c]))
             broken = MT_STR(MT_NAME) ": room or blocks in a class the cache does not cover";
+    /* clang-format on */
     return broken;
 }
 

@@ -302,7 +302,9 @@ MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head
         return true;
     unsigned fl, sl;
     mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
+    /* clang-format off */
     return fl < MT_SELF(fl_count) && MT_SELF(state).heads[fl][sl] == f;
+    /* clang-format on */
 }
 
 /* The free block f failed its check in operation op: reported at its user

@@ -309,8 +309,10 @@ static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t 
         MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, n);
     MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
     MT_SELF(keep_add)(len);
+    /* clang-format off */
     if (MT_SELF(keep_decay_ns) && !mt_load_relaxed(&MT_SELF(keep).due))
         mt_store_relaxed(&MT_SELF(keep).due, now + MT_SELF(keep_decay_ns));
+    /* clang-format on */
 }
 
 #ifdef MT_OS_GROWS

@@ -142,8 +142,10 @@ MT_INLINE void *MT_SELF(alloc_next)(mt_ctx *ctx)
  * take a block from the bootstrap buffer. */
 MT_SLOW void *MT_SELF(alloc_early)(mt_ctx *ctx)
 {
+    /* clang-format off */
     if (!MT_SELF(resolving_here) && MT_SELF(resolve)())
         return MT_SELF(alloc_next)(ctx);
+    /* clang-format on */
     void *p = ctx->align <= MT__PT_HEADER ? MT_SELF(bootstrap_take)(ctx->size) : NULL;
     if (!p)
         ctx->err = MT_ENOMEM;
@@ -178,12 +180,14 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
+    /* clang-format off */
     if (MT_SELF(from_bootstrap)(ctx->ptr))
         ctx->usable = *(size_t *)((char *)ctx->ptr - MT__PT_HEADER);
     else if (mt_load_acquire(&MT_SELF(next).phase) == MT_SELF(ready) && MT_SELF(next).usable)
         ctx->usable = MT_SELF(next).usable(ctx->ptr);
     else
         ctx->usable = 0;
+    /* clang-format on */
     ctx->szcls_key = 0;
     return ctx->ptr;
 }

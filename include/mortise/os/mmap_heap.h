@@ -207,10 +207,12 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
             MT_SELF(state).cache[granules] = (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
         MT_SELF(unlock)();
         if (!p) {
+            /* clang-format off */
             if (MT_SELF(tl_size) && len <= MT_SELF(tl_size) / 4)
                 p = MT_SELF(carve_local)(len);
             else if (MT_FAA_HEAP_GROWTH)
                 p = MT_SELF(reserve)(len);
+            /* clang-format on */
             if (p && !MT_SELF(tl_size))
                 atomic_fetch_add(&mt_os_counters.mapped, len);
         }

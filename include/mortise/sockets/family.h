@@ -66,7 +66,9 @@ MT_INLINE void mt_socket_free(void *p)
         return;
     }
 #endif
+    /* clang-format off */
     MT_SOCKET_ENTER(return); /* nested: the block is the allocator's, kept (rare: a TLS copy table grown) */
+    /* clang-format on */
     mt_socket_free_req(mt_socket_request(), p);
     MT_SOCKET_LEAVE();
 }

@@ -207,7 +207,8 @@ static void print_table(const char *name, size_t (*rule)(uint32_t *))
     uint8_t first[512];
     size_t n = rule(sizes), bins = first_table(sizes, n, first);
     printf("/* %s: %zu classes */\n#define MT_SZCLS_%s_CLASSES %zu\n", name, n, name, n);
-    printf("MT_UNUSED static const uint32_t mt_szcls_%s_sizes[%zu] = {", name, n);
+    /* the guards keep clang-format from re-flowing the rows (.clang-format) */
+    printf("/* clang-format off */\nMT_UNUSED static const uint32_t mt_szcls_%s_sizes[%zu] = {", name, n);
     for (size_t i = 0; i < n; i++)
         printf("%s%u,", i % 8 ? " " : "\n    ", sizes[i]);
     printf("\n};\nMT_UNUSED static const uint8_t mt_szcls_%s_first[%zu] = {", name, bins);
@@ -219,7 +220,7 @@ static void print_table(const char *name, size_t (*rule)(uint32_t *))
             i++;
         printf("%s%zu,", j % 16 ? " " : "\n    ", i);
     }
-    printf("\n};\n");
+    printf("\n};\n/* clang-format on */\n");
 }
 
 /* The header's tables are what the rule gives. */

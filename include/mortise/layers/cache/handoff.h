@@ -39,8 +39,10 @@ static _Atomic(void *) MT_SELF(handoff)[MT_SELF(bins)][MT_SELF(slots)];
 MT_NOINLINE_HOT void MT_SELF(shed)(size_t c, size_t n)
 {
     size_t i = 0, k;
+    /* clang-format off */
     while (i < MT_SELF(slots) && mt_load_relaxed(&MT_SELF(handoff)[c][i]))
         i++;
+    /* clang-format on */
     if (i == MT_SELF(slots)) {
         MT_SELF(flush)(c, n);
         return;
@@ -65,9 +67,11 @@ MT_NOINLINE_HOT void MT_SELF(shed)(size_t c, size_t n)
 MT_INLINE void *MT_SELF(take_handoff)(size_t c)
 {
     void *first = NULL;
+    /* clang-format off */
     for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < MT_SELF(slots) && !first; i++)
         if (mt_load_relaxed(&MT_SELF(handoff)[c][i]))
             first = atomic_exchange_explicit(&MT_SELF(handoff)[c][i], NULL, memory_order_acq_rel);
+    /* clang-format on */
     if (!first)
         return NULL;
     void *rest = MT_SELF(next_of)(first), *last = NULL;

@@ -33,6 +33,7 @@
 
 /* Written by `sizeclass_test --tables` from the rule above: 78 classes */
 #define MT_SZCLS_prime_CLASSES 78
+/* clang-format off */
 MT_UNUSED static const uint32_t mt_szcls_prime_sizes[78] = {
     16, 32, 48, 64, 80, 96, 112, 128,
     144, 176, 208, 240, 272, 304, 368, 464,
@@ -61,6 +62,7 @@ MT_UNUSED static const uint8_t mt_szcls_prime_small[MT_SZCLS_SMALL_ENTRIES] = {
     21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
     24,
 };
+/* clang-format on */
 
 MT_SZCLS_TABLE_POLICY(prime)
 #endif

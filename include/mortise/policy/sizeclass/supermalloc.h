@@ -40,6 +40,7 @@
 
 /* Written by `sizeclass_test --tables` from the rule above: 38 classes */
 #define MT_SZCLS_supermalloc_CLASSES 38
+/* clang-format off */
 MT_UNUSED static const uint32_t mt_szcls_supermalloc_sizes[38] = {
     16, 32, 48, 64, 80, 96, 112, 128,
     160, 192, 224, 256, 320, 448, 512, 576,
@@ -63,6 +64,7 @@ MT_UNUSED static const uint8_t mt_szcls_supermalloc_small[MT_SZCLS_SMALL_ENTRIES
     17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 17, 18, 18, 18,
     18,
 };
+/* clang-format on */
 
 MT_SZCLS_TABLE_POLICY(supermalloc)
 #endif

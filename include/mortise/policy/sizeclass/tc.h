@@ -26,6 +26,7 @@
 
 /* Written by `sizeclass_test --tables` from the rule above: 86 classes */
 #define MT_SZCLS_tc_CLASSES 86
+/* clang-format off */
 MT_UNUSED static const uint32_t mt_szcls_tc_sizes[86] = {
     16, 32, 48, 64, 80, 96, 112, 128,
     144, 160, 176, 192, 208, 224, 240, 256,
@@ -54,6 +55,7 @@ MT_UNUSED static const uint8_t mt_szcls_tc_small[MT_SZCLS_SMALL_ENTRIES] = {
     27, 28, 28, 28, 28, 29, 29, 29, 29, 30, 30, 30, 30, 31, 31, 31,
     31,
 };
+/* clang-format on */
 
 MT_SZCLS_TABLE_POLICY(tc)
 #endif

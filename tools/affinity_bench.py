@@ -15,32 +15,40 @@ wrapper levels, bench_olden's treeadd, health and mst, and Xalan-C++
 (Debian's xalan package) transforming a generated XML document. Every run
 must print the same `ok` line (or, for Xalan, the same output) under every
 allocator. Writes report.md and results.csv into --out and prints the
-report.
+report. Runs go through bench_lib's runner (tools/bench_lib/runner.py), like
+tools/bench.py's: the max RSS is the median of the timed runs' own, measured
+by bench/runstat when it is built (else by wait4 from the harness's fork).
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import os
 import re
-import statistics
-import subprocess
 import sys
-import time
-from collections.abc import Sequence
 from typing import Any
 
-MIMALLOC = "/usr/lib/x86_64-linux-gnu/libmimalloc.so.2"
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree; bench_lib sits beside the script (sys.path[0])
+from bench_lib import allocators as alloc_mod  # noqa: E402
+from bench_lib import runner  # noqa: E402
+from bench_lib.stats import median  # noqa: E402
+
+TIMEOUT = 1200  # seconds per run, cachegrind's included
 
 
 def allocators(build: str) -> dict[str, str | None]:
-    lib = os.path.join(build, "lib")
-    return {
-        "affinity": os.path.join(lib, "libmortise-affinity.so"),
-        "hslab": os.path.join(lib, "libmortise-hslab.so"),
-        "glibc": None,
-        "mimalloc": MIMALLOC,
+    """name → the library to preload (None: the C library's malloc); a peer
+    that is not installed is left out (bench_lib's peer table finds it)."""
+    libs: dict[str, str | None] = {
+        "affinity": alloc_mod.mortise_lib(build, "affinity"),
+        "hslab": alloc_mod.mortise_lib(build, "hslab"),
+        alloc_mod.SYSTEM: None,
     }
+    for name, package, soname in alloc_mod.PEERS:
+        if name == "mimalloc" and (path := alloc_mod.locate(package, soname)):
+            libs[name] = path
+    return libs
 
 
 def xalan_inputs(out: str) -> tuple[str, str]:
@@ -93,22 +101,41 @@ def workloads(build: str, scale: float, out: str) -> dict[str, list[str]]:
     return w
 
 
-def run(cmd: list[str], lib: str | None,
-        wrapper: Sequence[str] = ()) -> tuple[subprocess.CompletedProcess[str], float]:
-    env = dict(os.environ)
-    if lib:
-        env["LD_PRELOAD"] = lib
-    t0 = time.perf_counter()
-    p = subprocess.run(list(wrapper) + cmd, env=env, capture_output=True, text=True, timeout=1200)
-    wall = time.perf_counter() - t0
-    return p, wall
+def check_any(stdout: str) -> runner.Verdict:
+    """Xalan prints its result, not an ok line: any output is judged by
+    comparing it across allocators (result_key)."""
+    return runner.OK, "", {}
+
+
+def run(cmd: list[str], lib: str | None, workdir: str, launcher: str | None = None,
+        wrapper: list[str] | None = None) -> runner.RunResult:
+    """One run of cmd with lib preloaded, in workdir (its stdout and stderr
+    files), through bench_lib's runner."""
+    check = check_any if "Xalan" in cmd[0] or wrapper else None
+    return runner.run_once((wrapper or []) + cmd, os.environ, TIMEOUT, workdir, preload=lib,
+                           launcher=launcher, check=check)
+
+
+def read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
 
 
 def result_key(cmd: list[str], stdout: str) -> str:
     if "Xalan" in cmd[0]:
-        return str(hash(stdout))
+        return hashlib.sha256(stdout.encode()).hexdigest()
     lines = [l for l in stdout.splitlines() if l.startswith("ok ") or l.startswith("FAIL")]
     return lines[-1] if lines else "(no ok line)"
+
+
+def status_of(r: runner.RunResult) -> str:
+    """The report's word for a failed run: `exit N` as before, else the
+    runner's status (crashed, timeout, failed)."""
+    m = re.match(r"exit (\d+)", r.detail)
+    return m.group(0) if m else r.status
 
 
 def cachegrind(cmd: list[str], lib: str | None, out: str, tag: str, ll: str) -> tuple[int | None, int | None]:
@@ -116,19 +143,15 @@ def cachegrind(cmd: list[str], lib: str | None, out: str, tag: str, ll: str) -> 
     opts = ["valgrind", "--tool=cachegrind", "--cache-sim=yes", f"--cachegrind-out-file={outfile}"]
     if ll != "host":
         opts.append(f"--LL={ll}")
-    p, _ = run(cmd, lib, opts)
-    d1 = re.search(r"D1\s+misses:\s+([\d,]+)", p.stderr)
-    lld = re.search(r"LLd misses:\s+([\d,]+)", p.stderr)
+    workdir = os.path.join(out, "runs", tag + ".cachegrind")
+    run(cmd, lib, workdir, wrapper=opts)
+    stderr = read(os.path.join(workdir, "stderr"))
+    d1 = re.search(r"D1\s+misses:\s+([\d,]+)", stderr)
+    lld = re.search(r"LLd misses:\s+([\d,]+)", stderr)
 
     def num(m: re.Match[str] | None) -> int | None:
         return int(m.group(1).replace(",", "")) if m else None
     return num(d1), num(lld)
-
-
-def rss_run(cmd: list[str], lib: str | None) -> int | None:
-    p, _ = run(cmd, lib, ["/usr/bin/time", "-f", "maxrss=%M"])
-    m = re.search(r"maxrss=(\d+)", p.stderr)
-    return int(m.group(1)) if m else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -151,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(out, exist_ok=True)
     libs = allocators(a.build)
     names = [n for n in a.allocators.split(",") if n in libs and ((so := libs[n]) is None or os.path.exists(so))]
+    runstat = os.path.join(a.build, "bin", "runstat")
+    launcher = runstat if os.access(runstat, os.X_OK) else None
     wls = workloads(a.build, a.scale, out)
     if a.workloads:
         wls = {k: v for k, v in wls.items() if k in a.workloads.split(",")}
@@ -160,24 +185,27 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             lib = libs[name]
             walls: list[float] = []
+            rsss: list[int] = []
             status = "ok"
-            for _ in range(a.runs):
-                p, wall = run(cmd, lib)
-                key = result_key(cmd, p.stdout)
-                if p.returncode != 0:
-                    status = f"exit {p.returncode}"
+            for i in range(a.runs):
+                workdir = os.path.join(out, "runs", wl, name, str(i + 1))
+                res = run(cmd, lib, workdir, launcher)
+                key = result_key(cmd, read(os.path.join(workdir, "stdout")))
+                if not res.ok:
+                    status = status_of(res)
                 elif expected is None:
                     expected = key
                 elif key != expected:
                     status = "different output"
-                walls.append(wall)
+                walls.append(res.wall_s)
+                rsss.append(res.maxrss_kb)
             d1: int | None = None
             ll: int | None = None
             if not a.no_cachegrind and name in a.cachegrind_allocators.split(","):
                 d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
-            rss = rss_run(cmd, lib)
+            rss = int(median(rsss)) if rsss else None
             row = {"workload": wl, "allocator": name, "status": status,
-                   "median_s": statistics.median(walls), "min_s": min(walls), "max_s": max(walls),
+                   "median_s": median(walls), "min_s": min(walls), "max_s": max(walls),
                    "maxrss_kb": rss, "d1_misses": d1, "lld_misses": ll}
             rows.append(row)
             print(f"{wl:16} {name:9} {status:6} median {row['median_s']:.3f} s "

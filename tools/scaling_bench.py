@@ -25,14 +25,12 @@ import os
 import sys
 from typing import Any, Dict, List, Tuple, cast
 
-sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree; bench_lib sits beside the script (sys.path[0])
+from bench_lib import allocators as alloc_mod  # noqa: E402
 from bench_lib import runner, suite  # noqa: E402
 from bench_lib.stats import median, rel_spread, within_noise  # noqa: E402
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMEOUT = 120  # seconds per run: a hang must not stall `make bench`
 # (workload, threads, allocator) → a value per run; CPU seconds are None without runstat
 PerRun = Dict[Tuple[str, int, str], List[Any]]
@@ -54,7 +52,7 @@ def allocator_paths(build: str, spec: str) -> list[tuple[str, str]]:
     allocs = []
     for item in spec.split(","):
         name, _, path = item.partition("=")
-        path = path or os.path.join(build, "lib", "libmortise-%s.so" % name)
+        path = path or alloc_mod.mortise_lib(build, name)
         if not os.path.exists(path):
             sys.exit("scaling_bench: no %s (build the instance first)" % path)
         allocs.append((name, os.path.abspath(path)))

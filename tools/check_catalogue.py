@@ -8,6 +8,12 @@ trunk if the header has a size_handle slot and a page-map id, MT_SELF_ID,
 else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
+Every slot macro a header names is forgotten by that header right after
+its `#include "../core/layer_end.h"` (an #undef there), and so is every
+default it sets with `#ifndef MT_X`; a composition file never defines a
+slot macro that the header included next does not forget: otherwise a
+later instance would inherit the value (the core forgets only the
+instance's name and id).
 (The operation count the reference pages give, their file paths and the
 dates kept out of include/ are tools/check_docs.py's.)
 The aliases the contracts declare ("[alias: NAME]", "[slot alias: NAME →
@@ -103,6 +109,83 @@ def alias_problems(reg: Registry) -> list[str]:
     return problems
 
 
+LAYER_END = re.compile(r'^#include "(?:\.\./)+core/layer_end\.h"', re.M)
+UNDEF = re.compile(r"^#undef (MT_[A-Z0-9_]+)", re.M)
+CORE_FORGETS = {"MT_NAME", "MT_SELF_ID", "MT_HAS_INVARIANTS"}
+
+
+def forgotten(header: pathlib.Path) -> set[str] | None:
+    """The macros a layer header #undefs, with those the core forgets; None
+    for a header that does not end a layer (core/layer_end.h)."""
+    text = header.read_text()
+    if not LAYER_END.search(text):
+        return None
+    return set(UNDEF.findall(text)) | CORE_FORGETS
+
+
+def instance_defaults(text: str) -> set[str]:
+    """The MT_X a header sets with #ifndef MT_X / #define MT_X for each
+    instance: not those inside a once-per-file guard (#ifndef MORTISE_...),
+    which configure the layer type for every instance."""
+    found: set[str] = set()
+    stack: list[bool] = []  # per open conditional: is it a once-guard?
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"#\s*(ifndef|ifdef|if|endif)\b\s*(\S*)", line)
+        if not m:
+            continue
+        if m.group(1) == "endif":
+            if stack:
+                stack.pop()
+            continue
+        name = m.group(2)
+        if (m.group(1) == "ifndef" and name.startswith("MT_") and not any(stack)
+                and i + 1 < len(lines) and re.match(r"#define " + name + r"\b", lines[i + 1])):
+            found.add(name)
+        stack.append(m.group(1) == "ifndef" and name.startswith("MORTISE_"))
+    return found
+
+
+def forgetting_problems(reg: Registry) -> list[str]:
+    problems: list[str] = []
+    slot_macros: set[str] = set()
+    for name, layer in reg.layers.items():
+        header = reg.root / layer.header
+        gone = forgotten(header)
+        if gone is None:
+            problems.append(f"{name}: {layer.header} does not include core/layer_end.h")
+            continue
+        own = {s.macro for s in layer.slots.values()}
+        slot_macros |= own
+        text = header.read_text()
+        for macro in sorted(own - gone):
+            problems.append(f"{name}: slot macro {macro} not forgotten after core/layer_end.h")
+        # (a socket is the last instance: what it leaves defined is API the
+        # program may use, as kernel_socket's MT_KERNEL_MAX_ORDER)
+        for macro in sorted(instance_defaults(text) - gone if layer.folder != "sockets" else ()):
+            problems.append(f"{name}: default {macro} (#ifndef) never forgotten")
+    include = re.compile(r"^#include [<\"](?:mortise/|(?:\.\./)*)((?:layers|os|sockets)/[a-z0-9_/]+\.h)[>\"]", re.M)
+    define = re.compile(r"^#define (MT_[A-Z0-9_]+)\b", re.M)
+    files = sorted((ROOT / "instances").glob("*.c")) + sorted((ROOT / "tests").rglob("*.[ch]"))
+    for f in files:
+        text = f.read_text(errors="replace")
+        pending: dict[str, int] = {}
+        for m in re.finditer(include.pattern + "|" + define.pattern, text, re.M):
+            if m.group(2):
+                if m.group(2) in slot_macros:
+                    pending[m.group(2)] = text.count("\n", 0, m.start()) + 1
+                continue
+            gone = forgotten(reg.root / m.group(1)) if (reg.root / m.group(1)).exists() else None
+            if gone is None:
+                continue
+            for macro, line in pending.items():
+                if macro not in gone:
+                    problems.append(f"{f.relative_to(ROOT)}:{line}: {macro} is not a slot of "
+                                    f"{m.group(1)}, which does not forget it")
+            pending = {}
+    return problems
+
+
 def norm(s: str) -> str:
     return re.sub(r"[\s`]", "", s).lower()
 
@@ -152,6 +235,7 @@ def main() -> int:
         if name not in headers:
             problems.append(f"{name}: docs row but no header with [model: {name}]")
     problems += alias_problems(Registry(ROOT / "include"))
+    problems += forgetting_problems(Registry(ROOT / "include"))
     for p in problems:
         print("catalogue:", p)
     print(f"catalogue: {len(headers)} layers checked, {len(problems)} problems")

@@ -159,4 +159,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
 #undef MT_BATCH_SIZE

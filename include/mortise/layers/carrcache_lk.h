@@ -294,5 +294,12 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SYNC
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_CACHE_SIZE
+#undef MT_LOCK_STAT
 #undef MT_CARRCACHE_CPUS
 #undef MT_CARRCACHE_SLOTS

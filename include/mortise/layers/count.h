@@ -111,3 +111,5 @@ MT_UNUSED static mt_count_pair MT_SELF(total)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE

@@ -1012,3 +1012,11 @@ MT_UNUSED static size_t MT_SELF(quarantined_blocks)(void) { return MT_SELF(q).co
 MT_UNUSED static void *MT_SELF(oldest_slot)(void) { return MT_SELF(q).ring ? &MT_SELF(q).ring[MT_SELF(q).first] : NULL; }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_CHKSUM
+#undef MT_ERR_HANDLE
+#undef MT_DELAYED_SIZE
+#undef MT_DELAYED_LARGE
+#undef MT_NODE_XOR
+#undef MT_DELAYED_FILL_SIZE
+#undef MT_DELAYED_BATCH

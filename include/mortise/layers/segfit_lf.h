@@ -608,3 +608,10 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_ERR_HANDLE
+#undef MT_LINK_CHECK
+#undef MT_MAX_BLOCK

@@ -344,3 +344,12 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SYNC
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_ERR_HANDLE
+#undef MT_LINK_CHECK
+#undef MT_LOCK_STAT
+#undef MT_SEGFIT_MAX_BLOCK

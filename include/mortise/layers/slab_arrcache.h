@@ -321,5 +321,11 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_SLAB_SIZE
+#undef MT_CACHE_SIZE
 #undef MT_SLAB_ARRCACHE_GROUPS
 #undef MT_SLAB_ARRCACHE_SLOTS

@@ -1350,9 +1350,18 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_SLAB_SIZE
+#undef MT_TLLABS
+#undef MT_ERR_HANDLE
+#undef MT_LINK_CHECK
 #undef MT_SLAB_WF_COLLECT
 #undef MT_SLAB_WF_TRIES
 #undef MT_SLAB_WF_MIN_BLOCKS
 #undef MT_SLAB_WF_BINS
 #undef MT_SLAB_WF_STEPS
 #undef MT_SLAB_WF_MAX_CAP
+#undef MT_SLAB_WF_SWEEP

@@ -166,3 +166,6 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_STAT_SLOT_T
 #undef MT__SZ_CLASSES
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP

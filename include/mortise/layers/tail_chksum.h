@@ -763,3 +763,7 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_CHKSUM
+#undef MT_ERR_HANDLE
+#undef MT_HEAD_CANARY

@@ -551,6 +551,14 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SIZECLASS
+#undef MT_SIZECLASS_STEP
+#undef MT_CACHE_SIZE
+#undef MT_COREAWARE_CACHESIZE
+#undef MT_ERR_HANDLE
+#undef MT_LINK_CHECK
 #undef MT_THREAD_CACHE_BATCH
 #undef MT_THREAD_CACHE_BATCH_BYTES
 #undef MT_THREAD_CACHE_HANDOFF

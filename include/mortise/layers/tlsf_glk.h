@@ -1027,3 +1027,12 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SIZE_HANDLE
+#undef MT_SYNC
+#undef MT_POOL_SIZE
+#undef MT_ERR_HANDLE
+#undef MT_LINK_CHECK
+#undef MT_SL_COUNT
+#undef MT_MAX_BLOCK
+#undef MT_LOCK_STAT

@@ -196,3 +196,6 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 
 #undef MT_STAT_SLOT_T
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SAMPLE_EVERY
+#undef MT_PIN_THREADS

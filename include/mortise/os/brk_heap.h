@@ -229,3 +229,9 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SYNC
+#undef MT_LARGE_KEEP
+#undef MT_LARGE_DECAY_MS
+#undef MT_LOCK_STAT
+#undef MT_BRK_ATTEMPTS

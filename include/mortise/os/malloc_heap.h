@@ -199,3 +199,11 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #endif /* MT_PASSTHROUGH */
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SYNC
+#undef MT_LARGE_KEEP
+#undef MT_LARGE_DECAY_MS
+#undef MT_PASSTHROUGH
+#undef MT_LOCK_STAT
+#undef MT_MALLOC_HEAP_BOOTSTRAP
+#undef MT_MALLOC_HEAP_LOOKUP

@@ -364,3 +364,15 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 
 #undef MT_SELF_HUGE_RESERVE
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SYNC
+#undef MT_FAA_HEAP_GROWTH
+#undef MT_THREADLOCAL_HEAP_SIZE
+#undef MT_HUGE_PAGE
+#undef MT_LARGE_KEEP
+#undef MT_LARGE_DECAY_MS
+#undef MT_LOCK_STAT
+#undef MT_MMAP_ARENA_SIZE
+#undef MT_MMAP_CACHE_GRANULES
+#undef MT_MMAP_DENSE_CHUNK
+#undef MT_MMAP_HUGE_SIZE

@@ -150,3 +150,9 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #include "granule_blocks.h"
 
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_SYNC
+#undef MT_LARGE_KEEP
+#undef MT_LARGE_DECAY_MS
+#undef MT_POOL_SIZE
+#undef MT_LOCK_STAT

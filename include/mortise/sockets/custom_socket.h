@@ -27,3 +27,5 @@
 #include "../core/thread.h"
 #include "family.h"
 #include "../core/layer_end.h"
+/* Forget this instance's slots: the next instance starts from the defaults. */
+#undef MT_PREFIX

@@ -45,10 +45,17 @@
 
 /* A pooled return address's entry names its pool by the offset of the
  * thread's current-segment word from the thread pointer (the same for every
- * thread: static TLS), so the fast path reads it with one %fs-relative
- * load, no TLS offset from the GOT. Elsewhere it holds the pool's index. */
-#if defined(__x86_64__) && defined(__linux__)
+ * thread: initial-exec TLS, platform.h), so the fast path reads it with
+ * one %fs-relative load, no TLS offset from the GOT. Elsewhere (and
+ * without threads, where %fs may not be set up) the pool's index. */
+#ifndef MT_AFF_TP_REL /* a test may set 0: the portable path on x86-64 */
+#if defined(__x86_64__) && defined(__linux__) && !defined(MT_NO_THREADS)
 #define MT_AFF_TP_REL 1
+#else
+#define MT_AFF_TP_REL 0
+#endif
+#endif
+#if MT_AFF_TP_REL
 MT_INLINE uintptr_t mt_aff_thread_pointer(void)
 {
     uintptr_t tp;
@@ -71,8 +78,6 @@ MT_INLINE void *mt_aff_tp_load(uintptr_t off)
     __asm__ volatile("mov %%fs:(%1), %0" : "=r"(v) : "r"(off));
     return v;
 }
-#else
-#define MT_AFF_TP_REL 0
 #endif
 
 /* site->fast: what the fast path does for a return address. */

@@ -435,6 +435,53 @@ static void case_thread_exit(void)
     CHECK(A_CHECK() == NULL);
 }
 
+/* Threads that end with live objects while others free the objects of the
+ * previous ones: frees into abandoned segments, adoption and abandoning
+ * race (the TSan build's point); no object is handed out twice. */
+NOINLINE static void *ch_site(void) { return keep(A_MALLOC(32)); }
+enum { CH_ROUNDS = 6, CH_N = 4000 };
+static void *ch_obj[2][CH_N];
+static _Atomic(int) ch_bad;
+static void *ch_alloc(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < CH_N; i++)
+        out[i] = memset(ch_site(), 0x80 | (i & 0x7f), 32);
+    return NULL;
+}
+static void *ch_free(void *arg)
+{
+    void **in = arg;
+    for (int i = 0; i < CH_N; i++) {
+        if (((unsigned char *)in[i])[31] != (0x80 | (i & 0x7f)))
+            atomic_fetch_add(&ch_bad, 1);
+        A_FREE(in[i]);
+    }
+    return NULL;
+}
+
+static void case_thread_churn(void)
+{
+    for (int i = 0; i < M + 40; i++)
+        A_FREE(ch_site());
+    uint64_t held0 = affinity_pool_spans_held();
+    for (int r = 0; r < CH_ROUNDS; r++) {
+        pthread_t a, f;
+        CHECK(pthread_create(&a, NULL, ch_alloc, ch_obj[r & 1]) == 0);
+        if (r)
+            CHECK(pthread_create(&f, NULL, ch_free, ch_obj[(r - 1) & 1]) == 0);
+        pthread_join(a, NULL);
+        if (r)
+            pthread_join(f, NULL);
+    }
+    ch_free(ch_obj[(CH_ROUNDS - 1) & 1]);
+    CHECK_MSG(atomic_load(&ch_bad) == 0, "%d objects changed while live", atomic_load(&ch_bad));
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 <= held0 + 1, "spans held %llu after every free (before %llu)",
+              (unsigned long long)held1, (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
 #ifndef AFF_PREFIXED
 /* A signal handler unwinds while the program is (often) inside the
  * unwinder itself: neither may allocate, both must finish. */
@@ -575,6 +622,7 @@ int main(void)
     case_checker();
     case_producer_consumer();
     case_thread_exit();
+    case_thread_churn();
 #ifndef AFF_PREFIXED
     case_signal();
     case_fork();

@@ -102,8 +102,8 @@
  *   (NAME_reentries(), expected 0).
  * Fails: never itself; a wrong grouping costs locality, never correctness.
  *   A pointer into a pooled segment that is not an object start is
- *   ignored when another thread frees it; its owner's free takes it as it
- *   is (the owner's path checks no more than the page map and the owner).
+ *   ignored by free, whichever thread frees it (one multiply on the owner's
+ *   path), and has no usable size (realloc and malloc_usable_size refuse it).
  * Example: mmap_heap::buddy_glk(size_handle=[32768,SIZE_MAX])::slab_lk(size_handle=[0,32768])::thread_cache(size_handle=[0,32768])::affinity_pool::malloc_socket
  */
 #include "../core/layer.h"

@@ -152,10 +152,11 @@ MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
     *(void **)(base + (n - 1) * pool->size) = NULL;
     h->free = base;
     h->used = 0;
-    h->size = pool->size;
+    h->size = (uint16_t)pool->size;
+    h->magic = pool->size_magic;
     h->gen = MT_SELF(tl).id;
     mt_store_relaxed(&h->remote, NULL);
-    h->pool = MT_SELF(pool_index)(pool) + 1;
+    h->pool = (uint16_t)(MT_SELF(pool_index)(pool) + 1);
     h->next = h->prev = NULL;
     mt_store_release(&h->owner, MT_SELF(me)());
     mt_sync_spinlock_lock(&pool->lock);
@@ -176,6 +177,7 @@ MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *h)
     mt_sync_spinlock_unlock(&pool->lock);
     h->pool = 0;
     h->size = 0;
+    h->magic = 0;
     h->gen = 0;
     h->free = NULL;
     mt_store_relaxed(&h->remote, NULL);
@@ -206,7 +208,7 @@ MT_SLOW void MT_SELF(recount)(mt_aff_seg *h)
     uint32_t n = 0;
     for (void *f = h->free; f; f = *(void **)f)
         n++;
-    h->used = (uint32_t)(MT_SEGMENT_SIZE / h->size) - n;
+    h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size - n);
 }
 
 /* The owner (or, for an abandoned segment, the holder of its pool's lock)
@@ -344,7 +346,7 @@ MT_SLOW void *MT_SELF(pool_refill)(mt_aff_pool *pool, bool *grown)
         *grown = true;
     }
     if (h != &MT_SELF(none)) {
-        h->used = (uint32_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
+        h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
         MT_SELF(ring_push_back)(k, h);
     }
     MT_SELF(tl).cur[k] = s;
@@ -443,6 +445,8 @@ MT_INLINE void MT_SELF(pool_free)(void *p, uintptr_t meta)
         MT_SELF(free_other)(h, p);
         return;
     }
+    if (MT_UNLIKELY(!MT_SELF(object_ok)(p, h->magic)))
+        return; /* inside an object: ignored, as every trunk's free does */
     void *old = h->free;
     *(void **)p = old;
     h->free = p;

@@ -126,19 +126,21 @@ typedef struct mt_aff_pool {
  * onto remote. */
 struct mt_aff_seg {
     void *free;              /* owner: objects to hand out, and the owner's frees */
-    size_t size;             /* object size; 0 while free (the fast path's
-                                size check fails on it) */
+    uint64_t magic;          /* its pool's size_magic: the owner's free tests
+                                for an object start without the pool's line */
     uintptr_t gen;           /* the owning thread's unique id (its ring) */
     _Atomic(uintptr_t) owner; /* the owning thread's mark (its thread pointer
                                 on x86-64 Linux, else its id), or
                                 MT_AFF_OWNER_NONE */
     _Atomic(void *) remote;  /* frees by other threads (multi-producer) */
-    uint32_t used;           /* owner: objects out of a segment that is not
+    uint16_t size;           /* object size; 0 while free (the fast path's
+                                size check fails on it) */
+    uint16_t used;           /* owner: objects out of a segment that is not
                                 current (remote frees not yet taken
                                 included); set when it stops being current,
                                 while current only counted down (the malloc
                                 fast path keeps no count) */
-    uint32_t pool;           /* its pool's index + 1; 0: free in its span */
+    uint16_t pool;           /* its pool's index + 1; 0: free in its span */
     mt_aff_seg *next, *prev; /* the owner's ring of the pool's other
                                 segments, or the pool's abandoned list */
 };

@@ -2,9 +2,10 @@
  * affinity (dynamic pool allocation).                  [model: affinity_pool]
  *
  * Serves: small requests (below max_pooled_size, alignment ≤ 16) from pools
- *   of 4 KiB segments, one pool per group of affine objects, so objects a
- *   program reaches one after another lie next to each other whatever order
- *   the program allocated them in; everything else, and every group until it
+ *   of 4 KiB segments, one pool per group of affine objects (each thread
+ *   allocating from segments of its own), so objects a program reaches one
+ *   after another lie next to each other whatever order the program
+ *   allocated them in; everything else, and every group until it
  *   has made min_objects allocations, goes to the layer below. docs/affinity.md
  *   describes the method; in short:
  *   - a group is the allocation's variable-length call chain: the return
@@ -49,31 +50,60 @@
  *   operation here is inlined into it).
  * Time: a direct call site decided not pooled: one compare of its return
  *   address with a direct-mapped word, then the call below; decided
- *   pooled: a hash probe in an out-of-line call, the pool's pop under the
- *   pool's spinlock; a wrapper site whose chain is decided: a walk of the
- *   trusted wrapper frames' sizes (one word per frame), the chain's hash and
- *   one memo word, then the pool's pop or the call below; a chain not yet
- *   decided adds a probe per frame and the group's table under the layer's
- *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
- *   4096 after, and for frames whose size varies); docs/affinity.md counts
- *   the instructions. A group's first min_objects allocations: the slow
- *   path under the layer's lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
- *   Free of a pooled object: a page-map compare, a push under the pool lock.
- * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
- *   spans, 16384 address-table entries, the unpooled sites', trusted frame
- *   sizes' and chain memo's words: zero-filled BSS of which only the used
- *   part is resident); a pool wastes at most its segments'
- *   free room; an empty segment goes back to its span at once, an empty span
- *   to the layer below. When a table is full, requests go below.
- * Thread safety: every operation. Lock order: the layer's state lock, then
- *   a pool's lock, then the spans lock, then the layers below; no lock is
- *   held while unwinding or naming symbols. fork_prepare first waits until
- *   no thread is inside the unwinder or dladdr (the port layer's fork gate,
- *   pal/callchain.h: their own locks would stay held in the child), then
- *   takes the layer's locks in that order (docs/fork.md). A malloc made while this thread
- *   is inside the unwinder (by libunwind itself, or a signal handler) goes
- *   straight below and is counted (NAME_reentries(), expected 0).
+ *   pooled: the same word missed, a compare with its twin (return address
+ *   and pool), inline, then a pop of the thread's current segment of that
+ *   pool (no lock, no atomic operation); a wrapper site whose chain is
+ *   decided: a walk of the trusted wrapper frames' sizes (one word per
+ *   frame), the chain's hash and one memo word, then the same pop or the
+ *   call below; a chain not yet decided adds a probe per frame and the
+ *   group's table under the layer's lock (an unwind by libunwind while
+ *   frame sizes are learned, 1 walk in 4096 after, and for frames whose
+ *   size varies); docs/affinity.md counts the instructions. A group's
+ *   first min_objects allocations: the slow path under the layer's lock. A
+ *   scan: at most 8 objects × 128 bytes, each word one hash probe. A
+ *   thread's current segment running dry: its remote frees taken (one
+ *   exchange, a walk of what it took), else at most MT_AFF_LOOK of the
+ *   thread's other segments of the pool looked at, then as many abandoned
+ *   ones (the pool's lock), then a fresh segment (the spans lock) threaded
+ *   into a free list.
+ *   Free of a pooled object: a page-map compare, the segment's header at a
+ *   fixed place in its span's record; by the segment's owner a push on its
+ *   free list and a count (a call when the segment empties or had no free
+ *   object); by another thread a compare-and-swap push on its remote
+ *   stack; into a segment abandoned by an ended thread, under the pool's
+ *   lock. thread_exit: O(the thread's segments).
+ * Space: fixed tables (16384 return addresses, 2048 groups, 128 pools,
+ *   4096 spans and their segments' 64-byte headers, 16384 address-table
+ *   entries, the unpooled and pooled sites', trusted frame sizes' and chain
+ *   memo's words: zero-filled BSS of which only the used part is
+ *   resident); 2 KiB of TLS per thread (two words per pool); a pool wastes
+ *   at most its segments' free room, in each thread that allocates from
+ *   it; a segment's objects fill it (its header is out of band); a segment
+ *   that is not its thread's current one goes back to its span when its
+ *   owner empties it, an abandoned one when its last object is freed, an
+ *   empty span to the layer below. Objects freed by other threads wait on
+ *   their segment's remote stack until the owner looks at it. When a table
+ *   is full, requests go below.
+ * Thread safety: every operation. A segment belongs to one thread at a
+ *   time: it alone touches its free list and count; other threads push
+ *   onto its remote stack with a compare-and-swap. At thread_exit the
+ *   thread's empty segments go back and the others are abandoned to their
+ *   pools (frees into them take the pool's lock; a thread that runs dry
+ *   adopts them, first come first served). Lock order: the layer's state
+ *   lock, then a pool's lock, then the spans lock, then the layers below;
+ *   no lock is held while unwinding or naming symbols. fork_prepare first
+ *   waits until no thread is inside the unwinder or dladdr (the port
+ *   layer's fork gate, pal/callchain.h: their own locks would stay held in
+ *   the child), then takes the layer's locks in that order (docs/fork.md);
+ *   the child keeps the other threads' segments as they were (frees into
+ *   them go on their remote stacks, their room is not reused). A malloc
+ *   made while this thread is inside the unwinder (by libunwind itself, or
+ *   a signal handler) goes straight below and is counted
+ *   (NAME_reentries(), expected 0).
  * Fails: never itself; a wrong grouping costs locality, never correctness.
+ *   A pointer into a pooled segment that is not an object start is
+ *   ignored by free, whichever thread frees it (one multiply on the owner's
+ *   path), and has no usable size (realloc and malloc_usable_size refuse it).
  * Example: mmap_heap::buddy_glk(size_handle=[32768,SIZE_MAX])::slab_lk(size_handle=[0,32768])::thread_cache(size_handle=[0,32768])::affinity_pool::malloc_socket
  */
 #include "../core/layer.h"
@@ -136,6 +166,7 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
     if (MT_LIKELY(fast > MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra)) {
         mt_aff_pool *pool = (mt_aff_pool *)fast;
         if (MT_LIKELY(size <= pool->size && align <= MT_MIN_ALIGN)) {
+            MT_SELF(mark_pooled)(s, pool); /* its fast-path entry was taken */
             void *p = MT_SELF(pool_pop)(pool);
             if (MT_LIKELY(p != NULL))
                 return p;
@@ -176,12 +207,25 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
     return MT_SELF(alloc_slow)(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
 }
 
+/* The fast path, inlined into the socket's entry point: a return address
+ * decided unpooled is one compare; one decided pooled finds its pool in
+ * the twin table and pops the thread's current segment of that pool (the
+ * size check against the segment also refuses the empty `none`). */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-    if (MT_LIKELY(mt_load_relaxed(&MT_SELF(plain)[mt_aff_plain_slot(ra)]) == ra))
+    uintptr_t slot = mt_aff_plain_slot(ra);
+    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_PLAIN_AT(slot)) == ra))
         return next(ctx);
+    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra && ctx->align <= MT_MIN_ALIGN)) {
+        mt_aff_seg *h = MT_SELF(cur_of)(mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)));
+        void *p = h->free;
+        if (MT_LIKELY(p != NULL && ctx->size <= h->size)) {
+            h->free = *(void **)p;
+            return p;
+        }
+    }
     return MT_SELF(alloc_other)(ctx->size, ctx->align, ra);
 }
 
@@ -190,7 +234,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(pool_free)(ctx->ptr);
+    MT_SELF(pool_free)(ctx->ptr, ctx->meta);
     return NULL;
 }
 
@@ -199,7 +243,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr);
+    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
     if (!usable)
         return NULL;
     ctx->usable = usable;
@@ -214,8 +258,23 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr);
+    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
     return usable && ctx->size <= usable ? ctx->ptr : NULL;
+}
+
+#define MT_IMPLEMENTS_create
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_SELF(tl).state == MT_SELF(tl_new))
+        MT_SELF(begin)();
+    return next(ctx);
+}
+
+#define MT_IMPLEMENTS_thread_exit
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(abandon_all)();
+    return next(ctx);
 }
 
 /* Fork: first no thread inside the unwinder (its locks are not ours to

@@ -2,8 +2,11 @@
  * wrappers, type I and type II merges and no merge of unrelated groups,
  * the min_objects and max_pooled_size thresholds, empty segments and
  * spans given back below, the invariant checker (and a broken free link
- * named), and the unwinder neither allocating nor deadlocking under a
- * signal handler and across fork (also with a thread held inside it).
+ * named), frees from another thread into a thread's segments (a producer
+ * and a consumer), a thread ending with live pooled objects (its segments
+ * abandoned, freed from elsewhere, adopted), and the unwinder neither
+ * allocating nor deadlocking under a signal handler and across fork (also
+ * with a thread held inside it).
  *
  * Built three ways (CMakeLists.txt): as the process's malloc with the
  * paper's thresholds, with min_objects=20 and max_pooled_size=64, and
@@ -58,6 +61,7 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 
 #include "../../common/check.h"
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -310,6 +314,174 @@ static void case_checker(void)
             A_FREE(a[i]);
 }
 
+/* Producer and consumer: every object of a pooled site is freed by another
+ * thread (onto its segment's remote stack); the producer takes them back
+ * when its segments run dry, so the pool stays a few segments large. */
+NOINLINE static void *pc_site(void) { return keep(A_MALLOC(48)); }
+enum { PC_QUEUE = 1024, PC_TOTAL = 200000 };
+static void *pc_queue[PC_QUEUE];
+static _Atomic(size_t) pc_head, pc_tail; /* head: next to fill, tail: next to take */
+static _Atomic(int) pc_pooled;
+static const char *pc_broken;
+
+static void *producer(void *arg)
+{
+    (void)arg;
+    int pooled = 0;
+    for (size_t i = 0; i < PC_TOTAL; i++) {
+        void *p = pc_site();
+        memset(p, 0x5a, 48);
+        pooled += affinity_pool_pool_id(p) != 0;
+        while (atomic_load_explicit(&pc_head, memory_order_relaxed) -
+                   atomic_load_explicit(&pc_tail, memory_order_acquire) == PC_QUEUE)
+            sched_yield();
+        size_t h = atomic_load_explicit(&pc_head, memory_order_relaxed);
+        pc_queue[h % PC_QUEUE] = p;
+        atomic_store_explicit(&pc_head, h + 1, memory_order_release);
+    }
+    atomic_store(&pc_pooled, pooled);
+    while (atomic_load_explicit(&pc_tail, memory_order_acquire) != PC_TOTAL)
+        sched_yield();
+    pc_broken = A_CHECK(); /* this thread's segments, their remote stacks full */
+    return NULL;
+}
+
+static void *consumer(void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < PC_TOTAL; i++) {
+        while (atomic_load_explicit(&pc_head, memory_order_acquire) == i)
+            sched_yield();
+        void *p = pc_queue[i % PC_QUEUE];
+        atomic_store_explicit(&pc_tail, i + 1, memory_order_release);
+        if (((unsigned char *)p)[47] != 0x5a)
+            atomic_store(&pc_pooled, -1);
+        A_FREE(p);
+    }
+    return NULL;
+}
+
+static void case_producer_consumer(void)
+{
+    uint64_t held0 = affinity_pool_spans_held();
+    pthread_t p, c;
+    CHECK(pthread_create(&p, NULL, producer, NULL) == 0);
+    CHECK(pthread_create(&c, NULL, consumer, NULL) == 0);
+    pthread_join(p, NULL);
+    pthread_join(c, NULL);
+    int pooled = atomic_load(&pc_pooled);
+    CHECK_MSG(pooled >= PC_TOTAL - 2 * M - 64, "%d of %d objects pooled", pooled, PC_TOTAL);
+    CHECK_MSG(pc_broken == NULL, "producer's check: %s", pc_broken ? pc_broken : "");
+    /* in flight at most the queue: 48 KiB, a few segments more for the
+     * remote frees not yet taken back, and the producer's segments go back
+     * (or are abandoned) when it ends */
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 <= held0 + 4, "spans held %llu, before %llu", (unsigned long long)held1,
+              (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
+/* A thread ends with live pooled objects: its segments are abandoned, frees
+ * from other threads go straight onto them, a later thread adopts them, and
+ * the last free of each gives it back. */
+NOINLINE static void *x_site(void) { return keep(A_MALLOC(40)); }
+enum { X_LIVE = 3000 };
+static void *x_obj[X_LIVE], *x_more[X_LIVE];
+static int x_count;
+static void *x_owner(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < x_count; i++)
+        out[i] = memset(x_site(), 0x33, 40);
+    return NULL; /* ends with all of them live */
+}
+
+static void case_thread_exit(void)
+{
+    for (int i = 0; i < M + 40; i++) /* the site is decided and pooled first */
+        A_FREE(x_site());
+    uint64_t held0 = affinity_pool_spans_held();
+    pthread_t t;
+    x_count = X_LIVE;
+    CHECK(pthread_create(&t, NULL, x_owner, x_obj) == 0);
+    pthread_join(t, NULL);
+    int pooled = 0;
+    for (int i = 0; i < X_LIVE; i++)
+        pooled += affinity_pool_pool_id(x_obj[i]) != 0;
+    CHECK_MSG(pooled == X_LIVE, "%d of %d pooled", pooled, X_LIVE);
+    CHECK(A_CHECK() == NULL); /* the abandoned segments are consistent */
+    for (int i = 0; i < X_LIVE; i++) /* three in four, from this thread */
+        if (i % 4 != 3)
+            A_FREE(x_obj[i]);
+    CHECK(A_CHECK() == NULL);
+    uint64_t held1 = affinity_pool_spans_held();
+    x_count = X_LIVE / 2; /* fits the abandoned segments' free room */
+    CHECK(pthread_create(&t, NULL, x_owner, x_more) == 0);
+    pthread_join(t, NULL);
+    uint64_t held2 = affinity_pool_spans_held();
+    CHECK_MSG(held2 <= held1, "a new thread took %llu spans, not the abandoned room",
+              (unsigned long long)(held2 - held1));
+    int intact = 0;
+    for (int i = 3; i < X_LIVE; i += 4)
+        intact += ((unsigned char *)x_obj[i])[39] == 0x33;
+    CHECK_MSG(intact == X_LIVE / 4, "%d of %d live objects intact", intact, X_LIVE / 4);
+    for (int i = 3; i < X_LIVE; i += 4)
+        A_FREE(x_obj[i]);
+    for (int i = 0; i < X_LIVE / 2; i++)
+        A_FREE(x_more[i]);
+    uint64_t held3 = affinity_pool_spans_held();
+    CHECK_MSG(held3 <= held0 + 1, "spans held %llu after every free (before %llu)",
+              (unsigned long long)held3, (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
+/* Threads that end with live objects while others free the objects of the
+ * previous ones: frees into abandoned segments, adoption and abandoning
+ * race (the TSan build's point); no object is handed out twice. */
+NOINLINE static void *ch_site(void) { return keep(A_MALLOC(32)); }
+enum { CH_ROUNDS = 6, CH_N = 4000 };
+static void *ch_obj[2][CH_N];
+static _Atomic(int) ch_bad;
+static void *ch_alloc(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < CH_N; i++)
+        out[i] = memset(ch_site(), 0x80 | (i & 0x7f), 32);
+    return NULL;
+}
+static void *ch_free(void *arg)
+{
+    void **in = arg;
+    for (int i = 0; i < CH_N; i++) {
+        if (((unsigned char *)in[i])[31] != (0x80 | (i & 0x7f)))
+            atomic_fetch_add(&ch_bad, 1);
+        A_FREE(in[i]);
+    }
+    return NULL;
+}
+
+static void case_thread_churn(void)
+{
+    for (int i = 0; i < M + 40; i++)
+        A_FREE(ch_site());
+    uint64_t held0 = affinity_pool_spans_held();
+    for (int r = 0; r < CH_ROUNDS; r++) {
+        pthread_t a, f;
+        CHECK(pthread_create(&a, NULL, ch_alloc, ch_obj[r & 1]) == 0);
+        if (r)
+            CHECK(pthread_create(&f, NULL, ch_free, ch_obj[(r - 1) & 1]) == 0);
+        pthread_join(a, NULL);
+        if (r)
+            pthread_join(f, NULL);
+    }
+    ch_free(ch_obj[(CH_ROUNDS - 1) & 1]);
+    CHECK_MSG(atomic_load(&ch_bad) == 0, "%d objects changed while live", atomic_load(&ch_bad));
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 <= held0 + 1, "spans held %llu after every free (before %llu)",
+              (unsigned long long)held1, (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
 #ifndef AFF_PREFIXED
 /* A signal handler unwinds while the program is (often) inside the
  * unwinder itself: neither may allocate, both must finish. */
@@ -448,6 +620,9 @@ int main(void)
     case_thresholds();
     case_give_back();
     case_checker();
+    case_producer_consumer();
+    case_thread_exit();
+    case_thread_churn();
 #ifndef AFF_PREFIXED
     case_signal();
     case_fork();

@@ -86,7 +86,7 @@ MT_UNUSED static void MT_SELF(merge)(uint32_t a, uint32_t b, uint8_t type, uint3
         mt_aff_site *s = &MT_SELF(state).site[i];
         uintptr_t fast = mt_load_relaxed(&s->fast);
         if (fast == (uintptr_t)B->pool && A->pool->size >= B->pool->size)
-            mt_store_release(&s->fast, (uintptr_t)A->pool);
+            MT_SELF(mark_pooled)(s, A->pool);
     }
 }
 

@@ -9,7 +9,11 @@
 #define MT_AFF_SITE_BITS 14          /* return addresses: 16384 */
 #define MT_AFF_SITES (1u << MT_AFF_SITE_BITS)
 #define MT_AFF_PROBES 16             /* linear probes of the slow path */
-#define MT_AFF_GROUPS 2048           /* groups, and pools (one per merged class) */
+#define MT_AFF_GROUPS 2048           /* groups */
+#define MT_AFF_POOLS 128             /* pools (one per merged class): each thread
+                                        keeps two words per pool in TLS */
+#define MT_AFF_LOOK 4                /* a thread's other segments of a pool looked
+                                        at per refill before a fresh one */
 #define MT_AFF_CHAIN_CAP 16          /* max_chain's bound */
 #define MT_AFF_FIRST 8               /* a group's first objects in the address table */
 #define MT_AFF_ADDR_BITS 14          /* address table: 16384 object starts */
@@ -25,7 +29,7 @@
 #define MT_AFF_WRAP_SIZES 2          /*   a wrapper */
 #define MT_AFF_SPANS 4096            /* 64 KiB spans: 256 MiB of pools */
 #define MT_AFF_MERGE_LOG 64          /* merges kept for the report */
-#define MT_AFF_SEG_HEADER 64         /* a segment's header; objects follow */
+#define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
 #define MT_AFF_PLAIN_BITS 14         /* unpooled return addresses: 16384 */
 #define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
 #define MT_AFF_WRAP_BITS 12          /* trusted wrappers' frame sizes: 4096 */
@@ -37,6 +41,43 @@
 #define MT_AFF_FRAME_WALK 1
 #else
 #define MT_AFF_FRAME_WALK 0
+#endif
+
+/* A pooled return address's entry names its pool by the offset of the
+ * thread's current-segment word from the thread pointer (the same for every
+ * thread: initial-exec TLS, platform.h), so the fast path reads it with
+ * one %fs-relative load, no TLS offset from the GOT. Elsewhere (and
+ * without threads, where %fs may not be set up) the pool's index. */
+#ifndef MT_AFF_TP_REL /* a test may set 0: the portable path on x86-64 */
+#if defined(__x86_64__) && defined(__linux__) && !defined(MT_NO_THREADS)
+#define MT_AFF_TP_REL 1
+#else
+#define MT_AFF_TP_REL 0
+#endif
+#endif
+#if MT_AFF_TP_REL
+MT_INLINE uintptr_t mt_aff_thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
+/* Is v the thread pointer? One compare with %fs:0 (flag output). */
+MT_INLINE bool mt_aff_is_thread_pointer(uintptr_t v)
+{
+    bool eq;
+    __asm__("cmp %%fs:0, %1" : "=@ccz"(eq) : "r"(v));
+    return eq;
+}
+/* The word at the thread pointer plus off. Volatile: the compiler sees no
+ * memory operand, so it must neither drop nor merge the read (the words
+ * change only in out-of-line calls). */
+MT_INLINE void *mt_aff_tp_load(uintptr_t off)
+{
+    void *v;
+    __asm__ volatile("mov %%fs:(%1), %0" : "=r"(v) : "r"(off));
+    return v;
+}
 #endif
 
 /* site->fast: what the fast path does for a return address. */
@@ -66,29 +107,44 @@ _Static_assert(sizeof(mt_aff_site) <= 64, "a site fits a cache line");
 
 typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
-    mt_sync_spinlock lock;
+    mt_sync_spinlock lock;   /* abandoned, the counts below */
     size_t size;             /* object size, a multiple of 16 */
     uint64_t size_magic;     /* 2^64 / size rounded up: divisibility by a
                                 multiply, not a divide, on every free */
-    mt_aff_seg *cur;         /* the segment bumped from */
-    mt_aff_seg *partial;     /* other segments with free objects */
+    _Atomic(mt_aff_seg *) abandoned; /* segments of ended threads with live
+                                objects (written under lock, peeked without) */
     uint32_t root;           /* the group whose class owns it, + 1 */
     uint64_t segments_taken, segments_given;
-    uint32_t segments;       /* held now */
+    uint32_t segments;       /* held now, by every thread */
     uint32_t scan_at;        /* rescan the class when segments reach this */
 } mt_aff_pool;
 
-/* At the start of every segment: a pool's segment is carved by a bump
- * pointer, its freed objects form a list through their first words. */
+/* A segment's header, out of band: in the span record's table, one cache
+ * line per segment (headers of neighbouring segments are neighbouring
+ * lines, never one L1 set), found from the page map's payload. The owning
+ * thread alone touches free, used and its ring links; other threads push
+ * onto remote. */
 struct mt_aff_seg {
-    mt_aff_pool *pool;       /* NULL: the segment is free in its span */
-    void *free;
-    char *bump, *end;
-    uint32_t live;
-    bool listed;             /* on the pool's partial list */
-    mt_aff_seg *next, *prev;
+    void *free;              /* owner: objects to hand out, and the owner's frees */
+    uint64_t magic;          /* its pool's size_magic: the owner's free tests
+                                for an object start without the pool's line */
+    uintptr_t gen;           /* the owning thread's unique id (its ring) */
+    _Atomic(uintptr_t) owner; /* the owning thread's mark (its thread pointer
+                                on x86-64 Linux, else its id), or
+                                MT_AFF_OWNER_NONE */
+    _Atomic(void *) remote;  /* frees by other threads (multi-producer) */
+    uint16_t size;           /* object size; 0 while free (the fast path's
+                                size check fails on it) */
+    uint16_t used;           /* owner: objects out of a segment that is not
+                                current (remote frees not yet taken
+                                included); set when it stops being current,
+                                while current only counted down (the malloc
+                                fast path keeps no count) */
+    uint16_t pool;           /* its pool's index + 1; 0: free in its span */
+    mt_aff_seg *next, *prev; /* the owner's ring of the pool's other
+                                segments, or the pool's abandoned list */
 };
-_Static_assert(sizeof(mt_aff_seg) <= MT_AFF_SEG_HEADER, "segment header fits");
+_Static_assert(sizeof(mt_aff_seg) <= 64, "a segment header fits a cache line");
 
 typedef struct {
     uintptr_t prev_entry;    /* the page-map entry to restore */
@@ -132,10 +188,17 @@ MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
  * bits alone, so the malloc fast path spends an `and` on it, not a
  * multiply (call instructions are 5 bytes or more apart, so sites within
  * 16 KiB of code never share a slot). */
-MT_INLINE uint32_t mt_aff_plain_slot(uintptr_t ra)
+MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra)
 {
-    return (uint32_t)ra & ((1u << MT_AFF_PLAIN_BITS) - 1);
+    return ra & (((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1);
 }
+
+/* The three parts of an instance's fast-path array (layers/affinity/state.h). */
+#define MT_AFF_POOLED_RA ((uintptr_t)1 << MT_AFF_PLAIN_BITS)
+#define MT_AFF_POOLED_POOL ((uintptr_t)2 << MT_AFF_PLAIN_BITS)
+#define MT_AFF_PLAIN_AT(slot) (MT_SELF(fast)[(slot)])
+#define MT_AFF_POOLED_RA_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_RA + (slot)])
+#define MT_AFF_POOLED_POOL_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_POOL + (slot)])
 
 /* A call chain's hash: the group index's key and the memo's. */
 MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)
@@ -150,7 +213,7 @@ MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)
  * 0 empty, 1 served below, 2 + k pool k. */
 #define MT_AFF_MEMO_CODE ((uint64_t)0xfff)
 #define MT_AFF_MEMO_BELOW ((uint64_t)1)
-_Static_assert(MT_AFF_GROUPS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo code");
+_Static_assert(MT_AFF_POOLS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo code");
 MT_INLINE uint32_t mt_aff_memo_slot(uint64_t h)
 {
     return (uint32_t)(h >> 40) & ((1u << MT_AFF_MEMO_BITS) - 1);

@@ -1,5 +1,7 @@
 /* affinity_pool from the inside: call-chain identity through 0, 1 and 2
- * wrappers, type I and type II merges and no merge of unrelated groups,
+ * wrappers, the same through each thread's wrapper cache (a wrapper and
+ * C++ operator new called from two sites each, and a chain through two
+ * wrappers), type I and type II merges and no merge of unrelated groups,
  * the min_objects and max_pooled_size thresholds, empty segments and
  * spans given back below, the invariant checker (and a broken free link
  * named), frees from another thread into a thread's segments (a producer
@@ -98,12 +100,24 @@ static inline void *fresh(void *p, size_t n)
 NOINLINE static void *wrap1(size_t n) { return keep(A_MALLOC(n)); }
 NOINLINE static void *wrap2(size_t n) { return keep(wrap1(n)); }
 
+/* operator new as the socket exports it, called from a wrapper (a C++
+ * allocator's allocate): its callers' chains go through the same cache. */
+#ifndef AFF_PREFIXED
+void *_Znwm(size_t n);
+#define A_NEW _Znwm
+#else
+#define A_NEW A_MALLOC
+#endif
+NOINLINE static void *wrap_new(size_t n) { return keep(A_NEW(n)); }
+
 /* Two callers and two sizes each: wrap1's call of malloc and wrap2's call
- * of wrap1 become wrappers by use. */
+ * of wrap1 become wrappers by use, and wrap_new's call of operator new. */
 NOINLINE static void *train_a(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *train_b(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *train_c(size_t n) { return keep(wrap2(n)); }
 NOINLINE static void *train_d(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *train_e(size_t n) { return keep(wrap_new(n)); }
+NOINLINE static void *train_f(size_t n) { return keep(wrap_new(n)); }
 static void train(void)
 {
     for (int i = 0; i < 40; i++) {
@@ -111,6 +125,8 @@ static void train(void)
         A_FREE(train_b(40));
         A_FREE(train_c(24));
         A_FREE(train_d(40));
+        A_FREE(train_e(24));
+        A_FREE(train_f(40));
     }
 }
 
@@ -121,6 +137,8 @@ NOINLINE static void *x1(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *y1(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *x2(size_t n) { return keep(wrap2(n)); }
 NOINLINE static void *y2(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *xn(size_t n) { return keep(wrap_new(n)); }
+NOINLINE static void *yn(size_t n) { return keep(wrap_new(n)); }
 typedef void *site_fn(size_t);
 
 static int adjacent(void **p, int from, int to, size_t step)
@@ -166,6 +184,49 @@ static void case_identity(void)
 #else /* ASan's frames may vary in size: the walk may have switched itself off */
     CHECK_MSG(affinity_pool_walks() > 0 || affinity_pool_walk_off(), "no chain walked");
 #endif
+}
+
+/* Decided wrapper chains again, now served by the thread's wrapper cache
+ * (keyed by the wrapper's return address and its caller's, deeper chains
+ * by all their frames): two callers of one wrapper (of malloc, of operator
+ * new) land in two pools, each the pool the walk gave, and two chains
+ * through two wrappers likewise; the cache served them (its count down to
+ * the next recheck moved). */
+static void case_wrapper_cache(void)
+{
+    site_fn *xs[3] = {x1, xn, x2}, *ys[3] = {y1, yn, y2};
+    static void *x[N], *y[N];
+    for (int d = 0; d < 3; d++) {
+        uint32_t px = 0, py = 0;
+        for (int round = 0; round < 3; round++) {
+            unsigned before = affinity_pool_wc_left();
+            for (int i = 0; i < N; i++) {
+                x[i] = fresh(xs[d](48), 48);
+                y[i] = fresh(ys[d](48), 48);
+            }
+            unsigned served = (before - affinity_pool_wc_left()) % MT_AFF_RECHECK;
+            if (round == 0) {
+                px = affinity_pool_pool_id(x[N - 1]);
+                py = affinity_pool_pool_id(y[N - 1]);
+                CHECK_MSG(px && py && px != py, "cache %d: pools %u and %u", d, px, py);
+            } else {
+#if MT_AFF_FRAME_WALK && !defined(AFF_PREFIXED)
+                CHECK_MSG(served >= N, "cache %d, round %d: %u allocations from the cache", d, round, served);
+#else
+                (void)served;
+#endif
+            }
+            int same = 0;
+            for (int i = round ? 0 : 200; i < N; i++)
+                same += affinity_pool_pool_id(x[i]) == px && affinity_pool_pool_id(y[i]) == py;
+            CHECK_MSG(same == N - (round ? 0 : 200), "cache %d, round %d: %d in their pools", d, round, same);
+            for (int i = 0; i < N; i++) {
+                A_FREE(x[i]);
+                A_FREE(y[i]);
+            }
+        }
+        CHECK(A_CHECK() == NULL);
+    }
 }
 
 struct node1 {
@@ -615,6 +676,7 @@ int main(void)
 {
     train();
     case_identity();
+    case_wrapper_cache();
     case_type1();
     case_type2();
     case_thresholds();

@@ -169,18 +169,23 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
         bool learn = true; /* a recheck re-learns: the walk must agree */
         uintptr_t chain[MT_AFF_CHAIN_CAP];
         uint32_t depth = 0;
-        if (++MT_SELF(walk_tick) % MT_AFF_RECHECK)
+        if (++MT_SELF(wt).tick % MT_AFF_RECHECK)
             depth = MT_SELF(walk_chain)(ra, my_sp, entry, &learn, chain);
         else { /* the shared count is updated this seldom: no line bouncing */
-            mt_faa(&MT_SELF(state).memo_hits, MT_SELF(memo_hits_here));
-            MT_SELF(memo_hits_here) = 0;
+            mt_faa(&MT_SELF(state).memo_hits, MT_SELF(wt).hits);
+            MT_SELF(wt).hits = 0;
+            uint32_t gen = mt_load_relaxed(&MT_SELF(state).memo_gen);
+            if (MT_SELF(wt).gen != gen) { /* a merge cleared the memo */
+                MT_SELF(wc_clear)();
+                MT_SELF(wt).gen = gen;
+            }
         }
         if (depth) {
             uint64_t h = mt_aff_chain_hash(chain, depth);
             uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
             uint64_t code = e & MT_AFF_MEMO_CODE;
             if (code && !((e ^ h) & ~MT_AFF_MEMO_CODE)) {
-                MT_SELF(memo_hits_here)++;
+                MT_SELF(wt).hits++;
                 return code == MT_AFF_MEMO_BELOW ? next(ctx)
                                                  : MT_SELF(pool_serve)(&MT_SELF(state).pool[code - 2], ctx, next);
             }

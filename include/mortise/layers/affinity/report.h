@@ -175,6 +175,9 @@ MT_UNUSED static uint64_t MT_SELF(walks)(void)
     return MT_SELF(state).walks + mt_load_relaxed(&MT_SELF(state).memo_hits);
 }
 MT_UNUSED static bool MT_SELF(walk_off)(void) { return mt_load_relaxed(&MT_SELF(state).walk_off); }
+/* The calling thread's wrapper-cache hits left before its next recheck
+ * (each hit counts it down). */
+MT_UNUSED static unsigned MT_SELF(wc_left)(void) { return MT_SELF(wt).left; }
 
 /* Spans held from below now. */
 MT_UNUSED static uint64_t MT_SELF(spans_held)(void)

@@ -35,6 +35,8 @@ static struct {
     _Atomic(int) walk_off;        /* an entry's distance varied once */
     uint64_t walks, walk_misses;  /* walks: chains walked that missed the memo */
     _Atomic(uint64_t) memo_hits;  /* added up per thread at each recheck */
+    _Atomic(uint32_t) memo_gen;   /* memo cleared this many times: a thread's
+                                     wrapper cache from before is emptied */
     char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
     _Atomic(uintptr_t) thread_ids; /* ids handed to threads so far */
@@ -76,8 +78,20 @@ static _Atomic(uint64_t) MT_SELF(wrap)[1u << MT_AFF_WRAP_BITS];
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
 static MT_TLS int MT_SELF(busy);
-static MT_TLS unsigned MT_SELF(walk_tick);
-static MT_TLS unsigned MT_SELF(memo_hits_here); /* not yet in memo_hits */
+/* A thread's wrapper cache (x86-64): the wrapper chains the memo decided,
+ * direct-mapped by (wrapper's return address, caller's), so a hit skips
+ * the walk, the chain's hash and the memo; with the walk's counters, one
+ * TLS block. left: cache hits until the next one takes the walk's path
+ * and is re-unwound (a count down, so a hit spends one `sub` on it). gen:
+ * the memo generation the entries were made under (the thread empties them
+ * at its next recheck after a merge). */
+static MT_TLS struct {
+    mt_aff_wc e[1u << MT_AFF_WCACHE_BITS];
+    unsigned tick;  /* walks: 1 in MT_AFF_RECHECK unwinds */
+    unsigned left;  /* cache hits before the next recheck */
+    unsigned hits;  /* memo and cache hits not yet in memo_hits */
+    uint32_t gen;
+} MT_SELF(wt) = {.left = MT_AFF_RECHECK};
 
 MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
 MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }

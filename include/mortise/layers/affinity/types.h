@@ -32,7 +32,9 @@
 #define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
 #define MT_AFF_PLAIN_BITS 14         /* unpooled return addresses: 16384 */
 #define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
-#define MT_AFF_WRAP_BITS 12          /* trusted wrappers' frame sizes: 4096 */
+#define MT_AFF_WRAP_BITS 14          /* trusted wrappers' frame sizes: 16384 (the
+                                        plain table's slot serves both) */
+#define MT_AFF_WCACHE_BITS 6         /* per thread: decided (wrapper, caller) pairs, 64 */
 
 /* Wrapper chains read straight off the stack (docs/affinity.md) need the
  * stack pointer and each return address in the word just below its
@@ -220,11 +222,56 @@ MT_INLINE uint32_t mt_aff_memo_slot(uint64_t h)
 }
 
 /* A trusted wrapper in the walk's table: its return address above 16 bits
- * (user addresses have 47), its frame size in 8-byte words below. */
+ * (user addresses have 47), its frame size in bytes below (a frame of 64
+ * KiB or more is never in the table: its chains take the slow path). */
+#define MT_AFF_WRAP_FRAME_MAX 65535
 MT_INLINE uint64_t mt_aff_wrap_entry(uintptr_t ra, int32_t frame_size)
 {
-    return ((uint64_t)ra << 16) | (uint64_t)(frame_size >> 3);
+    return ((uint64_t)ra << 16) | (uint64_t)frame_size;
 }
+
+/* The wrapper cache's entry (per thread, layers/affinity/state.h): a
+ * wrapper chain the memo decided, keyed by its first two return addresses
+ * (the wrapper's and its caller's) and holding the rest (up to[more]),
+ * and what the chain's group does: the pool's fast-path word (as in the
+ * twin table) or MT_AFF_WC_BELOW. One cache line. */
+#define MT_AFF_WC_UP 4 /* frames kept beyond the first two */
+typedef struct {
+    uintptr_t ra, caller, word, more;
+    uintptr_t up[MT_AFF_WC_UP];
+} mt_aff_wc;
+_Static_assert(sizeof(mt_aff_wc) == 64, "a wrapper cache entry is a cache line");
+#define MT_AFF_WC_BELOW UINTPTR_MAX /* neither a thread-pointer offset nor an index */
+/* An entry the inline lookup must leave to alloc_other (a chain deeper
+ * than two frames, or one served below) has this bit set in its address
+ * (user addresses have 47 bits), so the inline path makes one compare. */
+#define MT_AFF_WC_OUT ((uintptr_t)1 << 63)
+/* The slot of a two-frame chain: the low bits of the two return addresses
+ * xored, an `xor` and an `and` inline (a wrapper's callers are distinct
+ * call instructions, so callers within 64 bytes of each other are all the
+ * slot's low bits tell apart). A deeper chain (looked up out of line),
+ * whose frames' xor can equal another's in its low bits where they differ
+ * in two frames: a multiplicative hash of the xor. */
+MT_INLINE uintptr_t mt_aff_wc_slot(uintptr_t ra, uintptr_t caller)
+{
+    return (ra ^ caller) & ((1u << MT_AFF_WCACHE_BITS) - 1);
+}
+MT_INLINE uintptr_t mt_aff_wc_slot_of(uintptr_t xored, uintptr_t depth)
+{
+    return depth == 2 ? mt_aff_wc_slot(xored, 0)
+                      : (uintptr_t)((xored * 0x9E3779B97F4A7C15ull) >> (64 - MT_AFF_WCACHE_BITS));
+}
+
+/* The malloc fast path looks the cache up inline where the compiler gives
+ * the entry point's canonical frame address (the wrapper's stack pointer)
+ * without a frame pointer: gcc's __builtin_dwarf_cfa (clang's sets one up,
+ * a cost every malloc would pay). Elsewhere alloc_other looks it up, at
+ * the learned distance from its own stack pointer. */
+#if MT_AFF_FRAME_WALK && defined(__GNUC__) && !defined(__clang__)
+#define MT_AFF_WC_INLINE 1
+#else
+#define MT_AFF_WC_INLINE 0
+#endif
 
 MT_INLINE uint32_t mt_aff_addr_hash(uintptr_t a)
 {

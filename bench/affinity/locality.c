@@ -105,7 +105,7 @@ int main(int argc, char **argv)
         else if (opt == 's')
             scale = atof(optarg);
     }
-    const size_t n = 40000;                 /* nodes per structure: ~2 MB each */
+    const size_t n = 40000; /* nodes per structure: ~2 MB each */
     const size_t buckets = 4096;
     const int rounds = (int)(20 * scale) > 0 ? (int)(20 * scale) : 1;
     struct node **a = used(calloc(n, sizeof *a)), **b = used(calloc(n, sizeof *b));

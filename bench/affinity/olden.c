@@ -42,8 +42,14 @@ struct tnode {
     struct tnode *left, *right;
     uint64_t value, pad;
 };
-__attribute__((noinline)) static struct tnode *tree1_node(void) { return must(calloc(1, sizeof(struct tnode))); }
-__attribute__((noinline)) static struct tnode *tree2_node(void) { return must(calloc(1, sizeof(struct tnode))); }
+__attribute__((noinline)) static struct tnode *tree1_node(void)
+{
+    return must(calloc(1, sizeof(struct tnode)));
+}
+__attribute__((noinline)) static struct tnode *tree2_node(void)
+{
+    return must(calloc(1, sizeof(struct tnode)));
+}
 
 static uint64_t tree_add(const struct tnode *t)
 {
@@ -93,8 +99,14 @@ struct village {
     uint64_t seed;
 };
 __attribute__((noinline)) static struct cell *new_cell(void) { return must(malloc(sizeof(struct cell))); }
-__attribute__((noinline)) static struct patient *new_patient(void) { return must(malloc(sizeof(struct patient))); }
-__attribute__((noinline)) static struct village *new_village(void) { return must(calloc(1, sizeof(struct village))); }
+__attribute__((noinline)) static struct patient *new_patient(void)
+{
+    return must(malloc(sizeof(struct patient)));
+}
+__attribute__((noinline)) static struct village *new_village(void)
+{
+    return must(calloc(1, sizeof(struct village)));
+}
 
 static struct village *build_villages(struct village *parent, int level, struct village **all, size_t *n)
 {
@@ -173,7 +185,10 @@ struct vertex {
     uint64_t mindist;
     int in_tree;
 };
-__attribute__((noinline)) static struct hentry *new_entry(void) { return must(malloc(sizeof(struct hentry))); }
+__attribute__((noinline)) static struct hentry *new_entry(void)
+{
+    return must(malloc(sizeof(struct hentry)));
+}
 
 static uint64_t edge_weight(size_t a, size_t b)
 {

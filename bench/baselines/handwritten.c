@@ -43,8 +43,8 @@
 #define CACHE_LIMIT ((size_t)32768)  /* thread cache below this */
 #define CACHE_BYTES ((size_t)2 << 20)
 #define BATCH 32
-#define CLASSES 52                   /* log2b classes up to 256 KiB */
-#define CACHED_CLASSES 40            /* classes of sizes below 32 KiB */
+#define CLASSES 52        /* log2b classes up to 256 KiB */
+#define CACHED_CLASSES 40 /* classes of sizes below 32 KiB */
 #define MAX_REQUEST ((size_t)PTRDIFF_MAX - 2 * GRANULE)
 
 enum { OWNER_NONE, OWNER_SMALL, OWNER_LARGE };
@@ -66,7 +66,9 @@ static inline size_t class_size(size_t c)
 }
 
 /* ---- page map ---- */
-typedef struct { _Atomic(uintptr_t) e[1 << 16]; } leaf_t;
+typedef struct {
+    _Atomic(uintptr_t) e[1 << 16];
+} leaf_t;
 static _Atomic(leaf_t *) pagemap[1 << 16];
 
 static void *os_map(size_t len, size_t align)
@@ -201,9 +203,15 @@ static COLD void large_free(void *p, uintptr_t granules)
 }
 
 /* ---- thread cache ---- */
-typedef struct { void *head; size_t room; } bin_t;
+typedef struct {
+    void *head;
+    size_t room;
+} bin_t;
 enum { FRESH, CACHING, EXITED };
-static TLS struct { bin_t bin[CACHED_CLASSES]; int state; } tc;
+static TLS struct {
+    bin_t bin[CACHED_CLASSES];
+    int state;
+} tc;
 static pthread_key_t tc_key;
 
 static size_t capacity(size_t c)

@@ -110,7 +110,9 @@ INLINE uintptr_t entry_owner(uintptr_t e) { return e & 0xffff; }
 INLINE uintptr_t entry_payload(uintptr_t e) { return e >> 16; }
 
 #define PM_LEAF_LEN ((size_t)1 << 16)
-typedef struct { _Atomic(uintptr_t) e[PM_LEAF_LEN]; } pm_leaf;
+typedef struct {
+    _Atomic(uintptr_t) e[PM_LEAF_LEN];
+} pm_leaf;
 static _Atomic(pm_leaf *) pm_root[(size_t)1 << (48 - GRANULE_SHIFT - 16)];
 
 INLINE uintptr_t pm_get(const void *p)
@@ -189,7 +191,9 @@ static void pm_set(const void *p, size_t len, uintptr_t e) { (void)pm_set_checke
 
 /* ---- a spinlock: exchange, then pause with backoff, then yield ---- */
 
-typedef struct { _Atomic(int) held; } spinlock;
+typedef struct {
+    _Atomic(int) held;
+} spinlock;
 
 INLINE void cpu_relax(void)
 {
@@ -229,16 +233,18 @@ static void thread_attach(void);
 
 /* ==== os: granule chunks from mmap (mmap_heap) ==== */
 
-#define OS_CACHE_GRANULES 64                 /* chunks up to 4 MiB are kept for reuse */
-#define OS_ARENA_SIZE ((size_t)64 << 30)     /* faa_heap_growth: address space per arena */
-#define OS_REGION_SIZE ((size_t)256 << 20)   /* threadlocal_heap_size */
+#define OS_CACHE_GRANULES 64               /* chunks up to 4 MiB are kept for reuse */
+#define OS_ARENA_SIZE ((size_t)64 << 30)   /* faa_heap_growth: address space per arena */
+#define OS_REGION_SIZE ((size_t)256 << 20) /* threadlocal_heap_size */
 
-#define OS_DENSE_CHUNK GRANULE               /* longest chunk carved as dense (a slab, a heap) */
-#define OS_HUGE_SIZE ((size_t)2 << 20)       /* huge_page: a transparent huge page */
+#define OS_DENSE_CHUNK GRANULE         /* longest chunk carved as dense (a slab, a heap) */
+#define OS_HUGE_SIZE ((size_t)2 << 20) /* huge_page: a transparent huge page */
 
 /* Dense chunks from cur up, sparse ones (spans of large blocks) from end
  * down; huge pages only for the dense units after the thread's first 2 MiB. */
-typedef struct { char *cur, *end; } os_region;
+typedef struct {
+    char *cur, *end;
+} os_region;
 
 static struct {
     spinlock lock;
@@ -250,7 +256,9 @@ static struct {
 } os;
 static TLS os_region os_tl;
 static TLS size_t os_tl_dense;
-static struct { _Atomic(size_t) mapped, handed_out, large, returned; } os_count;
+static struct {
+    _Atomic(size_t) mapped, handed_out, large, returned;
+} os_count;
 
 static char *os_reserve(size_t len)
 {
@@ -437,7 +445,7 @@ INLINE size_t log2b_size(size_t index)
 
 #define LARGE_MIN ((size_t)65536)
 #define LARGE_MAX ((size_t)1 << 20)
-#define LARGE_CLASSES 60 /* log2b_index(LARGE_MAX) + 1 */
+#define LARGE_CLASSES 60        /* log2b_index(LARGE_MAX) + 1 */
 #define LARGE_LOG2B_CLASSES 168 /* log2b's table ends at 2^47 */
 #define LARGE_READERS 128
 #define LARGE_PATIENCE 1000
@@ -447,7 +455,10 @@ INLINE size_t log2b_size(size_t index)
 __extension__ typedef unsigned __int128 u128;
 typedef union {
     u128 word;
-    struct { void *ptr; uintptr_t tag; } s;
+    struct {
+        void *ptr;
+        uintptr_t tag;
+    } s;
 } __attribute__((aligned(16))) tagged;
 
 /* The tag first, with acquire: a pop's later loads (the pointer, then the
@@ -501,7 +512,10 @@ static struct {
 static TLS reader *large_me;
 
 /* span payload in the page map: base granule << 16 | class */
-INLINE uintptr_t span_payload(const void *base, size_t cls) { return ((uintptr_t)base >> GRANULE_SHIFT) << 16 | cls; }
+INLINE uintptr_t span_payload(const void *base, size_t cls)
+{
+    return ((uintptr_t)base >> GRANULE_SHIFT) << 16 | cls;
+}
 INLINE span *span_at(uintptr_t payload) { return (span *)((payload >> 16) << GRANULE_SHIFT); }
 INLINE span *span_of(const void *block) { return span_at(entry_payload(pm_get(block))); }
 
@@ -775,14 +789,14 @@ INLINE size_t prime_index(size_t size)
 }
 INLINE size_t prime_size(size_t index) { return prime_sizes[index]; }
 
-#define SLAB_TOP ((size_t)65536)  /* size_handle=[0, 65536] */
+#define SLAB_TOP ((size_t)65536) /* size_handle=[0, 65536] */
 #define SLAB_SIZE ((size_t)64 << 10)
 #define TLLABS 40
-#define COLLECT 16                /* K: remote-freed blocks one refill takes */
-#define TRIES 2                   /* retained slabs one refill examines */
+#define COLLECT 16 /* K: remote-freed blocks one refill takes */
+#define TRIES 2    /* retained slabs one refill examines */
 #define MIN_BLOCKS 8
 #define BINS PRIME_CLASSES
-#define CLASS_END 66              /* prime_index(SLAB_TOP - 1) + 1 */
+#define CLASS_END 66 /* prime_index(SLAB_TOP - 1) + 1 */
 
 #define PENDING ((void *)1) /* a remote free's link between its XCHG and its store */
 #define MARK ((void *)2)    /* the owner retired the slab full: notify it */
@@ -793,7 +807,7 @@ enum { HEAP_OWNED = 1, HEAP_ABANDONED = 2 };
 enum { T_NEW = 0, T_ACTIVE, T_EXITED };
 
 typedef struct slab slab;
-struct slab { /* near the end of its span; blocks at multiples of csize from its start */
+struct slab {                  /* near the end of its span; blocks at multiples of csize from its start */
     void *free;                /* the owner's frees (current: taken when the bin runs dry) */
     _Atomic(uintptr_t) ostate; /* heap | ALIGNED | state */
     uint32_t used;             /* handed out - own frees - spliced (current: + tl.used) */
@@ -803,7 +817,7 @@ struct slab { /* near the end of its span; blocks at multiples of csize from its
     _Alignas(CACHELINE) _Atomic(void *) rhead; /* written by remote frees */
     _Atomic(slab *) nnext;
     _Atomic(uint32_t) remote;
-    uint32_t spliced;          /* remote-freed blocks the owner took back */
+    uint32_t spliced; /* remote-freed blocks the owner took back */
     uint8_t marked, notify_pending, zeroed;
     uintptr_t prev_entry;
 };
@@ -1585,10 +1599,8 @@ static size_t usable_of(void *p, uintptr_t e)
             return (uintptr_t)slab_unalign(s, p) + s->csize - (uintptr_t)p;
         return s->csize;
     }
-    case OWNER_LARGE:
-        return log2b_size(entry_payload(e) & 0xffff);
-    default:
-        return os_is_block(p, e) ? entry_payload(e) << GRANULE_SHIFT : 0;
+    case OWNER_LARGE: return log2b_size(entry_payload(e) & 0xffff);
+    default: return os_is_block(p, e) ? entry_payload(e) << GRANULE_SHIFT : 0;
     }
 }
 
@@ -1868,22 +1880,82 @@ INLINE void *cxx_new_nothrow(size_t size, size_t align) { return alloc(size ? si
 typedef struct nothrow_t nothrow_t;
 EXPORT void *_Znwm(size_t n) { return cxx_new(n, 1); }
 EXPORT void *_Znam(size_t n) { return cxx_new(n, 1); }
-EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const nothrow_t *t) { (void)t; return cxx_new_nothrow(n, 1); }
-EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const nothrow_t *t) { (void)t; return cxx_new_nothrow(n, 1); }
+EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const nothrow_t *t)
+{
+    (void)t;
+    return cxx_new_nothrow(n, 1);
+}
+EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const nothrow_t *t)
+{
+    (void)t;
+    return cxx_new_nothrow(n, 1);
+}
 EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t a) { return cxx_new(n, a); }
 EXPORT void *_ZnamSt11align_val_t(size_t n, size_t a) { return cxx_new(n, a); }
-EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const nothrow_t *t) { (void)t; return cxx_new_nothrow(n, a); }
-EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const nothrow_t *t) { (void)t; return cxx_new_nothrow(n, a); }
+EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const nothrow_t *t)
+{
+    (void)t;
+    return cxx_new_nothrow(n, a);
+}
+EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const nothrow_t *t)
+{
+    (void)t;
+    return cxx_new_nothrow(n, a);
+}
 
 EXPORT void _ZdlPv(void *p) { dealloc(p); }
 EXPORT void _ZdaPv(void *p) { dealloc(p); }
-EXPORT void _ZdlPvm(void *p, size_t n) { (void)n; dealloc(p); }
-EXPORT void _ZdaPvm(void *p, size_t n) { (void)n; dealloc(p); }
-EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const nothrow_t *t) { (void)t; dealloc(p); }
-EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const nothrow_t *t) { (void)t; dealloc(p); }
-EXPORT void _ZdlPvSt11align_val_t(void *p, size_t a) { (void)a; dealloc(p); }
-EXPORT void _ZdaPvSt11align_val_t(void *p, size_t a) { (void)a; dealloc(p); }
-EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a) { (void)n; (void)a; dealloc(p); }
-EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a) { (void)n; (void)a; dealloc(p); }
-EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; dealloc(p); }
-EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const nothrow_t *t) { (void)a; (void)t; dealloc(p); }
+EXPORT void _ZdlPvm(void *p, size_t n)
+{
+    (void)n;
+    dealloc(p);
+}
+EXPORT void _ZdaPvm(void *p, size_t n)
+{
+    (void)n;
+    dealloc(p);
+}
+EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const nothrow_t *t)
+{
+    (void)t;
+    dealloc(p);
+}
+EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const nothrow_t *t)
+{
+    (void)t;
+    dealloc(p);
+}
+EXPORT void _ZdlPvSt11align_val_t(void *p, size_t a)
+{
+    (void)a;
+    dealloc(p);
+}
+EXPORT void _ZdaPvSt11align_val_t(void *p, size_t a)
+{
+    (void)a;
+    dealloc(p);
+}
+EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a)
+{
+    (void)n;
+    (void)a;
+    dealloc(p);
+}
+EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a)
+{
+    (void)n;
+    (void)a;
+    dealloc(p);
+}
+EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const nothrow_t *t)
+{
+    (void)a;
+    (void)t;
+    dealloc(p);
+}
+EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const nothrow_t *t)
+{
+    (void)a;
+    (void)t;
+    dealloc(p);
+}

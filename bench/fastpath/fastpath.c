@@ -44,7 +44,7 @@ int main(int argc, char **argv)
             free(block[j]);
         }
     }
-    printf("fastpath: %ld iterations of %d malloc+free pairs (checksum %lx)\n",
-           iterations, BLOCKS, (unsigned long)(sum & 0xffff));
+    printf("fastpath: %ld iterations of %d malloc+free pairs (checksum %lx)\n", iterations, BLOCKS,
+           (unsigned long)(sum & 0xffff));
     return 0;
 }

@@ -34,10 +34,7 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double seconds(struct timeval tv)
-{
-    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
-}
+static double seconds(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
 
 int main(int argc, char **argv)
 {
@@ -77,7 +74,7 @@ int main(int argc, char **argv)
         perror("runstat: OUTFILE");
         return 126;
     }
-    fprintf(out, "status=%d wall_s=%.6f maxrss_kb=%ld utime_s=%.6f stime_s=%.6f\n", status, wall, ru.ru_maxrss,
-            seconds(ru.ru_utime), seconds(ru.ru_stime));
+    fprintf(out, "status=%d wall_s=%.6f maxrss_kb=%ld utime_s=%.6f stime_s=%.6f\n", status, wall,
+            ru.ru_maxrss, seconds(ru.ru_utime), seconds(ru.ru_stime));
     return fclose(out) == 0 ? 0 : 126;
 }

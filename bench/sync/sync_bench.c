@@ -30,7 +30,10 @@ static double now_s(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct { long v; char pad[56]; } shared[4];
+static struct {
+    long v;
+    char pad[56];
+} shared[4];
 
 static void *cs(void *arg)
 {
@@ -49,14 +52,14 @@ static _Atomic int go, stop;
 static double run_ms = 300;
 
 /* One policy's lock, and its three probes. */
-#define BENCH_POLICY(P)                                                            \
-    static MT_SYNC_T(P) lock_##P;                                                  \
-    static void pair_##P(void)                                                     \
-    {                                                                              \
-        MT_SYNC_FN(P, lock)(&lock_##P);                                            \
-        cs(NULL);                                                                  \
-        MT_SYNC_FN(P, unlock)(&lock_##P);                                          \
-    }                                                                              \
+#define BENCH_POLICY(P)                   \
+    static MT_SYNC_T(P) lock_##P;         \
+    static void pair_##P(void)            \
+    {                                     \
+        MT_SYNC_FN(P, lock)(&lock_##P);   \
+        cs(NULL);                         \
+        MT_SYNC_FN(P, unlock)(&lock_##P); \
+    }                                     \
     static void exec_##P(void) { MT_SYNC_FN(P, exec)(&lock_##P, cs, NULL); }
 
 BENCH_POLICY(spinlock)
@@ -69,8 +72,11 @@ BENCH_POLICY(flatcombine)
 BENCH_POLICY(rcl)
 
 static const policy policies[] = {
-#define ROW(P) { #P, pair_##P, exec_##P }
-    ROW(spinlock), ROW(ticket),  ROW(mcslock),     ROW(posix_mutex),
+#define ROW(P)                 \
+    {                          \
+#P, pair_##P, exec_##P \
+    }
+    ROW(spinlock),   ROW(ticket),  ROW(mcslock),     ROW(posix_mutex),
     ROW(posix_spin), ROW(ccsynch), ROW(flatcombine), ROW(rcl),
 };
 
@@ -114,13 +120,13 @@ static double mops(void (*f)(void), int threads)
     atomic_store(&go, 0);
     atomic_store(&stop, 0);
     for (int i = 0; i < threads; i++) {
-        a[i] = (worker_arg){ f, 0 };
+        a[i] = (worker_arg){f, 0};
         pthread_create(&t[i], NULL, worker, &a[i]);
     }
     double t0 = now_s();
     atomic_store(&go, 1);
     long ns = (long)(run_ms * 1e6); /* 1 s and more: nanosleep refuses tv_nsec >= 1e9 */
-    struct timespec d = { ns / 1000000000L, ns % 1000000000L };
+    struct timespec d = {ns / 1000000000L, ns % 1000000000L};
     nanosleep(&d, NULL);
     atomic_store(&stop, 1);
     long n = 0;

@@ -19,26 +19,28 @@
 #define MIN_SIZE WL_MIN_TAGGED
 #define MAX_SIZE 500
 
-int main(int argc, char **argv) {
-  struct wl_args a = wl_parse(argc, argv, "single-thread churn: random frees and allocations of 8–500 bytes");
-  size_t steps = wl_scaled(10000000, a.scale, LIVE);
-  struct wl_slot *set = calloc(LIVE, sizeof *set);
-  if (!set)
-    wl_fail("no memory for %d slots", LIVE);
-  struct wl_rng rng = wl_rng_seed(0xc4021);
-  struct wl_tally tl = {0};
-  uint64_t serial = 0;
-  for (size_t i = 0; i < LIVE; i++)
-    wl_slot_fill(&set[i], wl_range(&rng, MIN_SIZE, MAX_SIZE), wl_mix(++serial), &tl, "churn fill");
-  for (size_t k = 0; k < steps; k++)
-    wl_slot_replace(set, LIVE, &rng, MIN_SIZE, MAX_SIZE, wl_mix(++serial), &tl, "churn step");
-  for (size_t i = 0; i < LIVE; i++)
-    wl_slot_free(&set[i], &tl, "churn end");
-  free(set);
-  struct wl_ledger ledger = {0};
-  wl_ledger_add(&ledger, &tl);
-  uint64_t blocks = wl_ledger_check(&ledger, "churn");
-  printf("ok checksum=%016llx steps=%zu blocks=%llu\n", (unsigned long long)wl_mix(tl.made_sum), steps,
-         (unsigned long long)blocks);
-  return 0;
+int main(int argc, char **argv)
+{
+    struct wl_args a =
+        wl_parse(argc, argv, "single-thread churn: random frees and allocations of 8–500 bytes");
+    size_t steps = wl_scaled(10000000, a.scale, LIVE);
+    struct wl_slot *set = calloc(LIVE, sizeof *set);
+    if (!set)
+        wl_fail("no memory for %d slots", LIVE);
+    struct wl_rng rng = wl_rng_seed(0xc4021);
+    struct wl_tally tl = {0};
+    uint64_t serial = 0;
+    for (size_t i = 0; i < LIVE; i++)
+        wl_slot_fill(&set[i], wl_range(&rng, MIN_SIZE, MAX_SIZE), wl_mix(++serial), &tl, "churn fill");
+    for (size_t k = 0; k < steps; k++)
+        wl_slot_replace(set, LIVE, &rng, MIN_SIZE, MAX_SIZE, wl_mix(++serial), &tl, "churn step");
+    for (size_t i = 0; i < LIVE; i++)
+        wl_slot_free(&set[i], &tl, "churn end");
+    free(set);
+    struct wl_ledger ledger = {0};
+    wl_ledger_add(&ledger, &tl);
+    uint64_t blocks = wl_ledger_check(&ledger, "churn");
+    printf("ok checksum=%016llx steps=%zu blocks=%llu\n", (unsigned long long)wl_mix(tl.made_sum), steps,
+           (unsigned long long)blocks);
+    return 0;
 }

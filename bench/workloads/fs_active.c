@@ -22,37 +22,39 @@ static size_t total_rounds;
 static int nthreads;
 static _Atomic uint64_t checksum;
 
-static void worker(int t, void *arg) {
-  (void)arg;
-  size_t rounds = wl_share(total_rounds, t, nthreads);
-  uint64_t sum = 0;
-  for (size_t r = 0; r < rounds; r++) {
-    volatile uint64_t *obj[OBJECTS];
-    uint64_t start[OBJECTS];
-    for (int k = 0; k < OBJECTS; k++) {
-      obj[k] = wl_malloc(sizeof(uint64_t), "object");
-      start[k] = wl_mix(((uint64_t)t << 40) ^ (r * OBJECTS + (uint64_t)k)) >> 1;
-      *obj[k] = start[k];
+static void worker(int t, void *arg)
+{
+    (void)arg;
+    size_t rounds = wl_share(total_rounds, t, nthreads);
+    uint64_t sum = 0;
+    for (size_t r = 0; r < rounds; r++) {
+        volatile uint64_t *obj[OBJECTS];
+        uint64_t start[OBJECTS];
+        for (int k = 0; k < OBJECTS; k++) {
+            obj[k] = wl_malloc(sizeof(uint64_t), "object");
+            start[k] = wl_mix(((uint64_t)t << 40) ^ (r * OBJECTS + (uint64_t)k)) >> 1;
+            *obj[k] = start[k];
+        }
+        for (int w = 0; w < WRITES; w++)
+            for (int k = 0; k < OBJECTS; k++)
+                *obj[k] += 1;
+        for (int k = 0; k < OBJECTS; k++) {
+            if (*obj[k] != start[k] + WRITES)
+                wl_fail("thread %d: object %p damaged", t, (void *)obj[k]);
+            sum += *obj[k];
+            free((void *)obj[k]);
+        }
     }
-    for (int w = 0; w < WRITES; w++)
-      for (int k = 0; k < OBJECTS; k++)
-        *obj[k] += 1;
-    for (int k = 0; k < OBJECTS; k++) {
-      if (*obj[k] != start[k] + WRITES)
-        wl_fail("thread %d: object %p damaged", t, (void *)obj[k]);
-      sum += *obj[k];
-      free((void *)obj[k]);
-    }
-  }
-  atomic_fetch_add(&checksum, sum);
+    atomic_fetch_add(&checksum, sum);
 }
 
-int main(int argc, char **argv) {
-  struct wl_args a = wl_parse(argc, argv, "active false sharing: each thread writes its own small objects");
-  nthreads = a.threads;
-  total_rounds = wl_scaled(60000, a.scale, (size_t)nthreads);
-  wl_run_threads(nthreads, worker, NULL);
-  printf("ok checksum=%016llx threads=%d rounds=%zu\n", (unsigned long long)wl_mix(atomic_load(&checksum)),
-         nthreads, total_rounds);
-  return 0;
+int main(int argc, char **argv)
+{
+    struct wl_args a = wl_parse(argc, argv, "active false sharing: each thread writes its own small objects");
+    nthreads = a.threads;
+    total_rounds = wl_scaled(60000, a.scale, (size_t)nthreads);
+    wl_run_threads(nthreads, worker, NULL);
+    printf("ok checksum=%016llx threads=%d rounds=%zu\n", (unsigned long long)wl_mix(atomic_load(&checksum)),
+           nthreads, total_rounds);
+    return 0;
 }

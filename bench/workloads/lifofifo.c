@@ -24,53 +24,55 @@ static size_t total_rounds;
 static _Atomic int finished;
 static struct wl_ledger ledger;
 
-static void worker(int t, void *arg) {
-  (void)arg;
-  size_t rounds = wl_share(total_rounds, t, nthreads);
-  struct wl_rng rng = wl_rng_seed(0x5b8 + (uint64_t)t);
-  struct wl_item block[BATCH];
-  uint64_t serial = 0;
-  struct wl_tally tl = {0};
-  for (size_t r = 0; r < rounds; r++) {
-    for (int i = 0; i < BATCH; i++) {
-      uint64_t id = wl_mix(((uint64_t)t << 40) ^ ++serial);
-      block[i].size = wl_range(&rng, WL_MIN_SEALED, 1000);
-      block[i].p = wl_malloc(block[i].size, "batch block");
-      wl_seal(block[i].p, block[i].size, id);
-      tl.made_sum += id;
+static void worker(int t, void *arg)
+{
+    (void)arg;
+    size_t rounds = wl_share(total_rounds, t, nthreads);
+    struct wl_rng rng = wl_rng_seed(0x5b8 + (uint64_t)t);
+    struct wl_item block[BATCH];
+    uint64_t serial = 0;
+    struct wl_tally tl = {0};
+    for (size_t r = 0; r < rounds; r++) {
+        for (int i = 0; i < BATCH; i++) {
+            uint64_t id = wl_mix(((uint64_t)t << 40) ^ ++serial);
+            block[i].size = wl_range(&rng, WL_MIN_SEALED, 1000);
+            block[i].p = wl_malloc(block[i].size, "batch block");
+            wl_seal(block[i].p, block[i].size, id);
+            tl.made_sum += id;
+        }
+        for (int i = BATCH; i-- > 2 * THIRD;)
+            tl.freed_sum += wl_free_sealed(block[i].p, block[i].size, "LIFO free");
+        for (int i = 0; i < THIRD; i++)
+            tl.freed_sum += wl_free_sealed(block[i].p, block[i].size, "FIFO free");
+        tl.freed += 2 * THIRD;
+        struct wl_letter *l = wl_letter_new(serial);
+        memcpy(l->item, block + THIRD, THIRD * sizeof *block);
+        l->count = THIRD;
+        struct wl_mailbox *to = &box[(t + 1) % nthreads];
+        /* A slow receiver holds back its sender, so the live set stays bounded. */
+        while (atomic_load(&to->letters) >= MAILBOX_MAX) {
+            wl_mail_empty(&box[t], &tl);
+            sched_yield();
+        }
+        wl_mail_post(to, l);
+        wl_mail_empty(&box[t], &tl);
     }
-    for (int i = BATCH; i-- > 2 * THIRD;)
-      tl.freed_sum += wl_free_sealed(block[i].p, block[i].size, "LIFO free");
-    for (int i = 0; i < THIRD; i++)
-      tl.freed_sum += wl_free_sealed(block[i].p, block[i].size, "FIFO free");
-    tl.freed += 2 * THIRD;
-    struct wl_letter *l = wl_letter_new(serial);
-    memcpy(l->item, block + THIRD, THIRD * sizeof *block);
-    l->count = THIRD;
-    struct wl_mailbox *to = &box[(t + 1) % nthreads];
-    /* A slow receiver holds back its sender, so the live set stays bounded. */
-    while (atomic_load(&to->letters) >= MAILBOX_MAX) {
-      wl_mail_empty(&box[t], &tl);
-      sched_yield();
-    }
-    wl_mail_post(to, l);
-    wl_mail_empty(&box[t], &tl);
-  }
-  wl_mail_finish(&box[t], &finished, nthreads, &tl);
-  tl.made = serial;
-  wl_ledger_add(&ledger, &tl);
+    wl_mail_finish(&box[t], &finished, nthreads, &tl);
+    tl.made = serial;
+    wl_ledger_add(&ledger, &tl);
 }
 
-int main(int argc, char **argv) {
-  struct wl_args a = wl_parse(argc, argv, "LIFO and FIFO frees mixed with frees by the next thread");
-  nthreads = a.threads;
-  total_rounds = wl_scaled(20000, a.scale, (size_t)nthreads);
-  box = wl_mailboxes_new(nthreads);
-  wl_run_threads(nthreads, worker, NULL);
-  free(box);
-  uint64_t blocks = wl_ledger_check(&ledger, "lifofifo");
-  printf("ok checksum=%016llx threads=%d rounds=%zu blocks=%llu\n",
-         (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)), nthreads, total_rounds,
-         (unsigned long long)blocks);
-  return 0;
+int main(int argc, char **argv)
+{
+    struct wl_args a = wl_parse(argc, argv, "LIFO and FIFO frees mixed with frees by the next thread");
+    nthreads = a.threads;
+    total_rounds = wl_scaled(20000, a.scale, (size_t)nthreads);
+    box = wl_mailboxes_new(nthreads);
+    wl_run_threads(nthreads, worker, NULL);
+    free(box);
+    uint64_t blocks = wl_ledger_check(&ledger, "lifofifo");
+    printf("ok checksum=%016llx threads=%d rounds=%zu blocks=%llu\n",
+           (unsigned long long)wl_mix(atomic_load(&ledger.made_sum)), nthreads, total_rounds,
+           (unsigned long long)blocks);
+    return 0;
 }

@@ -22,51 +22,54 @@
 #define MAX_SIZE 1024
 
 struct table {
-  int index;
-  size_t rounds_left;
-  struct wl_rng rng;
-  uint64_t serial;
-  struct wl_tally tl;
-  struct wl_slot slot[SLOTS];
+    int index;
+    size_t rounds_left;
+    struct wl_rng rng;
+    uint64_t serial;
+    struct wl_tally tl;
+    struct wl_slot slot[SLOTS];
 };
 
-static int round_step(void *arg) {
-  struct table *t = arg;
-  for (int k = 0; k < REPLACE; k++)
-    wl_slot_replace(t->slot, SLOTS, &t->rng, MIN_SIZE, MAX_SIZE, wl_mix(((uint64_t)t->index << 48) ^ ++t->serial),
-                    &t->tl, "server replace");
-  return --t->rounds_left > 0;
+static int round_step(void *arg)
+{
+    struct table *t = arg;
+    for (int k = 0; k < REPLACE; k++)
+        wl_slot_replace(t->slot, SLOTS, &t->rng, MIN_SIZE, MAX_SIZE,
+                        wl_mix(((uint64_t)t->index << 48) ^ ++t->serial), &t->tl, "server replace");
+    return --t->rounds_left > 0;
 }
 
-int main(int argc, char **argv) {
-  struct wl_args a = wl_parse(argc, argv, "larson-style server: successor threads free their predecessors' blocks");
-  int n = a.threads;
-  size_t rounds = wl_scaled(600, a.scale, (size_t)n);
-  struct table *tables = calloc((size_t)n, sizeof *tables);
-  if (!tables)
-    wl_fail("no memory for %d tables", n);
-  for (int i = 0; i < n; i++) {
-    tables[i].index = i;
-    tables[i].rounds_left = wl_share(rounds, i, n);
-    tables[i].rng = wl_rng_seed(0x1a450 + (uint64_t)i);
-  }
-  wl_run_chains(n, round_step, tables, sizeof *tables);
-  uint64_t checksum = 0, blocks = 0;
-  for (int i = 0; i < n; i++) {
-    struct table *t = &tables[i];
-    for (int j = 0; j < SLOTS; j++)
-      if (t->slot[j].p)
-        wl_slot_free(&t->slot[j], &t->tl, "server end");
-    uint64_t expect = 0;
-    for (uint64_t k = 1; k <= t->serial; k++)
-      expect += wl_mix(((uint64_t)i << 48) ^ k);
-    if (t->tl.made != t->tl.freed || expect != t->tl.freed_sum)
-      wl_fail("table %d: the blocks freed are not the blocks allocated", i);
-    checksum = wl_mix(checksum ^ t->tl.freed_sum);
-    blocks += t->serial;
-  }
-  free(tables);
-  printf("ok checksum=%016llx threads=%d rounds=%zu blocks=%llu\n", (unsigned long long)checksum, n, rounds,
-         (unsigned long long)blocks);
-  return 0;
+int main(int argc, char **argv)
+{
+    struct wl_args a =
+        wl_parse(argc, argv, "larson-style server: successor threads free their predecessors' blocks");
+    int n = a.threads;
+    size_t rounds = wl_scaled(600, a.scale, (size_t)n);
+    struct table *tables = calloc((size_t)n, sizeof *tables);
+    if (!tables)
+        wl_fail("no memory for %d tables", n);
+    for (int i = 0; i < n; i++) {
+        tables[i].index = i;
+        tables[i].rounds_left = wl_share(rounds, i, n);
+        tables[i].rng = wl_rng_seed(0x1a450 + (uint64_t)i);
+    }
+    wl_run_chains(n, round_step, tables, sizeof *tables);
+    uint64_t checksum = 0, blocks = 0;
+    for (int i = 0; i < n; i++) {
+        struct table *t = &tables[i];
+        for (int j = 0; j < SLOTS; j++)
+            if (t->slot[j].p)
+                wl_slot_free(&t->slot[j], &t->tl, "server end");
+        uint64_t expect = 0;
+        for (uint64_t k = 1; k <= t->serial; k++)
+            expect += wl_mix(((uint64_t)i << 48) ^ k);
+        if (t->tl.made != t->tl.freed || expect != t->tl.freed_sum)
+            wl_fail("table %d: the blocks freed are not the blocks allocated", i);
+        checksum = wl_mix(checksum ^ t->tl.freed_sum);
+        blocks += t->serial;
+    }
+    free(tables);
+    printf("ok checksum=%016llx threads=%d rounds=%zu blocks=%llu\n", (unsigned long long)checksum, n, rounds,
+           (unsigned long long)blocks);
+    return 0;
 }

@@ -113,8 +113,8 @@ static inline void *hammer(void *arg)
     return NULL;
 }
 
-static inline int fork_under_load(void *(*alloc_fn)(size_t), void (*free_fn)(void *),
-                                  void (*fn)(void), int rounds)
+static inline int fork_under_load(void *(*alloc_fn)(size_t), void (*free_fn)(void *), void (*fn)(void),
+                                  int rounds)
 {
     hammer_args h = {alloc_fn, free_fn, 0};
     pthread_t t;

@@ -21,21 +21,21 @@ static inline bool check_record(bool ok, const char *file, int line, const char 
     return false;
 }
 
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        if (!check_record((cond), __FILE__, __LINE__, #cond))                      \
-            fputc('\n', stderr);                                                   \
+#define CHECK(cond)                                           \
+    do {                                                      \
+        if (!check_record((cond), __FILE__, __LINE__, #cond)) \
+            fputc('\n', stderr);                              \
     } while (0)
 
 /* CHECK that also prints a message (the values that failed) after the
  * condition; cond is evaluated once. */
-#define CHECK_MSG(cond, ...)                                                       \
-    do {                                                                           \
-        if (!check_record((cond), __FILE__, __LINE__, #cond)) {                    \
-            fputs(": ", stderr);                                                   \
-            fprintf(stderr, __VA_ARGS__);                                          \
-            fputc('\n', stderr);                                                   \
-        }                                                                          \
+#define CHECK_MSG(cond, ...)                                    \
+    do {                                                        \
+        if (!check_record((cond), __FILE__, __LINE__, #cond)) { \
+            fputs(": ", stderr);                                \
+            fprintf(stderr, __VA_ARGS__);                       \
+            fputc('\n', stderr);                                \
+        }                                                       \
     } while (0)
 
 static inline int check_report(const char *name)

@@ -33,6 +33,6 @@ static struct {
     int (*posix_memalign)(void **, size_t, size_t);
     size_t (*malloc_usable_size)(void *);
     void (*free)(void *);
-} volatile const test_family = {malloc, calloc, realloc, reallocarray, memalign, aligned_alloc,
+} volatile const test_family = {malloc, calloc,  realloc,        reallocarray,       memalign, aligned_alloc,
                                 valloc, pvalloc, posix_memalign, malloc_usable_size, free};
 #endif

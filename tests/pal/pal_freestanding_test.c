@@ -4,10 +4,10 @@
  * Returns the line of the first failed check (0: all passed). */
 #include <mortise/pal/pal.h>
 
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c))                                                                  \
-            return __LINE__;                                                       \
+#define CHECK(c)             \
+    do {                     \
+        if (!(c))            \
+            return __LINE__; \
     } while (0)
 
 static int check(void)

@@ -15,12 +15,12 @@
 #include <unistd.h>
 
 static int failures;
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);  \
-            failures++;                                                            \
-        }                                                                          \
+#define CHECK(c)                                                                  \
+    do {                                                                          \
+        if (!(c)) {                                                               \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
+            failures++;                                                           \
+        }                                                                         \
     } while (0)
 
 static void test_pages(void)
@@ -280,8 +280,7 @@ static void test_threads(void)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0)
-        _exit(childed == 1 && prepared == 1 && parented == 0 && mt_pal_pid() == (long)getpid()
-                  ? 0 : 1);
+        _exit(childed == 1 && prepared == 1 && parented == 0 && mt_pal_pid() == (long)getpid() ? 0 : 1);
     int status = -1;
     CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);

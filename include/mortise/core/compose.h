@@ -31,20 +31,20 @@
 
 #include "ctx.h"
 
-#define MT__LINK_OS_OP(L, op)                                                      \
+#define MT__LINK_OS_OP(L, op)                                                               \
     MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_end_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_end_##op); }
-#define MT__LINK_OP(P, L, op)                                                      \
+#define MT__LINK_OP(P, L, op)                                                                      \
     MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_link_##P##_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
-#define MT__TOP_OP(L, op)                                                          \
+#define MT__TOP_OP(L, op) \
     MT_INLINE MT_UNUSED void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
 /* The operations come from the one list (core/ops.h). */
 #define MT__FOR_OPS1(M, A) MT_FOR_EACH_OP(M, A)
 #define MT__FOR_OPS2(M, A, B) MT_FOR_EACH_OP(M, A, B)
 
-#define MT__AT_OP(U, L, op)                                                        \
+#define MT__AT_OP(U, L, op) \
     MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
 #define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L)

@@ -108,23 +108,23 @@ typedef void *mt_lfunc(mt_ctx *ctx);
 #endif
 
 struct mt_ctx {
-    size_t size;      /* in: requested bytes (layers may round it up) */
-    size_t align;     /* in: required alignment, a power of two >= 1 */
-    void *ptr;        /* in: block to free / query / resize; out (alloc,
+    size_t size;         /* in: requested bytes (layers may round it up) */
+    size_t align;        /* in: required alignment, a power of two >= 1 */
+    void *ptr;           /* in: block to free / query / resize; out (alloc,
                          optional): the block whose usable size is in usable */
-    size_t usable;    /* out (getmeta; alloc, with ptr): usable bytes at ptr */
-    size_t szcls;     /* out (getmeta, optional): the block's class index ... */
+    size_t usable;       /* out (getmeta; alloc, with ptr): usable bytes at ptr */
+    size_t szcls;        /* out (getmeta, optional): the block's class index ... */
     uintptr_t szcls_key; /* ... in the policy with this MT_SZCLS_KEY; 0 = none */
-    uintptr_t owner;  /* in (free, getmeta, resize): owner id from the page map */
-    uintptr_t meta;   /* in: owner's payload from the page map (e.g. span header) */
-    int cpu;          /* in: CPU id hint, -1 when the socket has none */
-    int err;          /* out: errno value when alloc returns NULL */
-    void *zeroed;     /* out: set by the layer that returned a block known to be
+    uintptr_t owner;     /* in (free, getmeta, resize): owner id from the page map */
+    uintptr_t meta;      /* in: owner's payload from the page map (e.g. span header) */
+    int cpu;             /* in: CPU id hint, -1 when the socket has none */
+    int err;             /* out: errno value when alloc returns NULL */
+    void *zeroed;        /* out: set by the layer that returned a block known to be
                          zero-filled (fresh from the OS); calloc skips memset
                          when it equals the block returned */
-    void *chain;      /* in/out (alloc_batch, free_batch): a list of blocks
+    void *chain;         /* in/out (alloc_batch, free_batch): a list of blocks
                          linked through their first words, NULL-terminated */
-    size_t count;     /* in (alloc_batch, free_batch): extra blocks wanted /
+    size_t count;        /* in (alloc_batch, free_batch): extra blocks wanted /
                          the most to free from chain; out: blocks pushed onto /
                          freed from chain */
     MT_CTX_EXTRA
@@ -141,8 +141,12 @@ MT_UNUSED static const bool mt_chain_wants_usable;
  * (core/ops.h, the one list). */
 
 /* The end of the chain, below the OS layer: nothing more can serve anything. */
-#define MT_DEFINE_END_OP(op)                                                       \
-    MT_INLINE void *mt_end_##op(mt_ctx *ctx) { (void)ctx; return NULL; }
+#define MT_DEFINE_END_OP(op)                 \
+    MT_INLINE void *mt_end_##op(mt_ctx *ctx) \
+    {                                        \
+        (void)ctx;                           \
+        return NULL;                         \
+    }
 MT_LAYER_OPS(MT_DEFINE_END_OP)
 #undef MT_DEFINE_END_OP
 
@@ -175,21 +179,20 @@ static void mt_thread_attach(void);
  *     void *p = MT_COLD_CALL(ctx, c, refill(c, index, next));             */
 #define MT_COLD_CALL(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_CALL_OUTPUTS)
 #define MT_COLD_GETMETA(ctx, copy, call) MT__COLD(ctx, copy, call, MT__TAKE_GETMETA_OUTPUTS)
-#define MT__TAKE_CALL_OUTPUTS(to, from)                                            \
-    (to)->err = (from).err;                                                        \
-    (to)->zeroed = (from).zeroed;                                                  \
+#define MT__TAKE_CALL_OUTPUTS(to, from) \
+    (to)->err = (from).err;             \
+    (to)->zeroed = (from).zeroed;       \
     (to)->usable = (from).usable;
-#define MT__TAKE_GETMETA_OUTPUTS(to, from)                                         \
-    (to)->err = (from).err;                                                        \
-    (to)->usable = (from).usable;                                                  \
-    (to)->szcls = (from).szcls;                                                    \
+#define MT__TAKE_GETMETA_OUTPUTS(to, from) \
+    (to)->err = (from).err;                \
+    (to)->usable = (from).usable;          \
+    (to)->szcls = (from).szcls;            \
     (to)->szcls_key = (from).szcls_key;
-#define MT__COLD(ctx, copy, call, take_outputs)                                    \
-    __extension__({                                                                \
-        mt_ctx copy = *(ctx);                                                      \
-        __typeof__(call) mt__result = (call);                                      \
-        take_outputs(ctx, copy)                                                    \
-        mt__result;                                                                \
+#define MT__COLD(ctx, copy, call, take_outputs) \
+    __extension__({                             \
+        mt_ctx copy = *(ctx);                   \
+        __typeof__(call) mt__result = (call);   \
+        take_outputs(ctx, copy) mt__result;     \
     })
 
 MT_INLINE mt_ctx mt_ctx_for_alloc(size_t size, size_t align)

@@ -51,7 +51,7 @@ MT_SLOW MT_UNUSED __attribute__((noreturn)) void mt_assert_fail(const char *what
     mt_pal_abort();
 }
 
-#define MT__ASSERT_AT(cond, what)                                                  \
+#define MT__ASSERT_AT(cond, what) \
     (MT_LIKELY(cond) ? (void)0 : mt_assert_fail((what), MT_STR(MT_NAME), __FILE__, __LINE__))
 /* Level 0: not evaluated, but still compiled (sizeof), so a variable used
  * only in assertions is not "unused" and a typo does not hide until debug. */
@@ -67,11 +67,11 @@ MT_SLOW MT_UNUSED __attribute__((noreturn)) void mt_assert_fail(const char *what
 #define MT_ASSERT_EXPENSIVE(cond) MT__ASSERT_AT(cond, #cond)
 /* `message` is a checker's answer: NULL when everything holds, else what is
  * broken (already naming the layer). */
-#define MT_ASSERT_HOLDS(message)                                                   \
-    do {                                                                           \
-        const char *mt__broken = (message);                                        \
-        if (mt__broken)                                                            \
-            mt_assert_fail(mt__broken, MT_STR(MT_NAME), __FILE__, __LINE__);       \
+#define MT_ASSERT_HOLDS(message)                                             \
+    do {                                                                     \
+        const char *mt__broken = (message);                                  \
+        if (mt__broken)                                                      \
+            mt_assert_fail(mt__broken, MT_STR(MT_NAME), __FILE__, __LINE__); \
     } while (0)
 #else
 #define MT_ASSERT_EXPENSIVE(cond) MT__ASSERT_OFF(cond)

@@ -47,7 +47,7 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
  * the rest from the one operation list (core/ops.h). It remains for a layer
  * written inline in a test or program that has no closing header. */
 #define MT_FORWARD_OP(name, op) MT__FORWARD_OP(name, op)
-#define MT__FORWARD_OP(name, op)                                                   \
+#define MT__FORWARD_OP(name, op) \
     MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 
 /* The default of a batch operation (alloc_batch, free_batch) in a layer
@@ -56,23 +56,23 @@ MT_INLINE bool mt_size_in(size_t size, size_t lo, size_t hi)
  * for that operation, no extra block taken or freed (ctx->count = 0, the
  * list in ctx->chain untouched). layer_end.h emits it (core/ops.h). */
 #define MT_ONE_AT_A_TIME_OP(name, op, single) MT__ONE_AT_A_TIME_OP(name, op, single)
-#define MT__ONE_AT_A_TIME_OP(name, op, single)                                     \
-    MT_INLINE void *mt_below_##name##_##single(mt_ctx *ctx);                       \
-    MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next)                       \
-    {                                                                              \
-        (void)next;                                                                \
-        ctx->count = 0;                                                            \
-        return name##_##single(ctx, mt_below_##name##_##single);                   \
+#define MT__ONE_AT_A_TIME_OP(name, op, single)                   \
+    MT_INLINE void *mt_below_##name##_##single(mt_ctx *ctx);     \
+    MT_INLINE void *name##_##op(mt_ctx *ctx, mt_lfunc *next)     \
+    {                                                            \
+        (void)next;                                              \
+        ctx->count = 0;                                          \
+        return name##_##single(ctx, mt_below_##name##_##single); \
     }
 
 /* The check operation of a layer that marks MT_HAS_INVARIANTS: its own
  * invariants (NAME_invariants(), NULL or "NAME: what is broken"), then the
  * layers below. layer_end.h emits it (core/ops.h). */
 #define MT_CHECK_INVARIANTS_OP(name) MT__CHECK_INVARIANTS_OP(name)
-#define MT__CHECK_INVARIANTS_OP(name)                                              \
-    MT_INLINE void *name##_check(mt_ctx *ctx, mt_lfunc *next)                      \
-    {                                                                              \
-        return mt_check_then(name##_invariants(), ctx, next);                      \
+#define MT__CHECK_INVARIANTS_OP(name)                         \
+    MT_INLINE void *name##_check(mt_ctx *ctx, mt_lfunc *next) \
+    {                                                         \
+        return mt_check_then(name##_invariants(), ctx, next); \
     }
 
 /* The end of a check operation: this layer's first broken invariant
@@ -88,7 +88,7 @@ MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
  * a layer header declares the operations it uses with MT_DECLARE_BELOW(op).
  * Like `next`, it is folded into the caller: it costs what the layers below do. */
 #define MT_BELOW(op) MT_CAT(MT_CAT(mt_below_, MT_NAME), _##op)
-#define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx *ctx);
+#define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx * ctx);
 
 /* The chain from a named instance further down, for any operation: the
  * layer `name` linked to everything below it. A layer that routes a request
@@ -99,7 +99,7 @@ MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
  * above it (which would recurse) or not in the composition does not
  * compile. Inlined like MT_BELOW. */
 #define MT_CHAIN_AT(name, op) MT_CAT(MT_CAT(MT_CAT(mt_at_, MT_NAME), MT_CAT(__, name)), __##op)
-#define MT_DECLARE_CHAIN_AT(name, op) MT_INLINE void *MT_CHAIN_AT(name, op)(mt_ctx *ctx);
+#define MT_DECLARE_CHAIN_AT(name, op) MT_INLINE void *MT_CHAIN_AT(name, op)(mt_ctx * ctx);
 
 /* Free, getmeta and resize belong to the block's owner: everyone else forwards. */
 #define MT_NOT_MINE(ctx, id) ((ctx)->owner != (uintptr_t)(id))

@@ -11,8 +11,9 @@
  * exactly what a hand-written forwarder was, so the machine code is the same. */
 MT_LAYER_OPS_DEFAULTS(MT_NAME)
 #ifdef MT_SELF_ID
-_Static_assert(MT_SELF_ID <= MT_OWNER_MASK,
-               "more layers in this translation unit than the page map's owner field counts (15 on 32-bit targets)");
+_Static_assert(
+    MT_SELF_ID <= MT_OWNER_MASK,
+    "more layers in this translation unit than the page map's owner field counts (15 on 32-bit targets)");
 #endif
 #define MT__OPS_CLEAR_MARKERS
 #include "ops.h"

@@ -85,26 +85,25 @@
 #define MT__DEFAULT_OP_KIND_(special, name, op) MT__DEFAULT_OP_KIND_##special(name, op)
 #define MT__DEFAULT_OP_KIND_0(name, op) MT_FORWARD_OP(name, op)
 #define MT__DEFAULT_OP_KIND_1(name, op) MT__DEFAULT_SPECIAL_##op(name)
-#define MT__DEFAULT_SPECIAL_check(name)                                            \
+#define MT__DEFAULT_SPECIAL_check(name) \
     MT__DEFAULT_CHECK_IF(MT__OP_MARKED_(MT__OP_PROBE(MT_HAS_INVARIANTS), 0, ~), name)
 #define MT__DEFAULT_CHECK_IF(has, name) MT__DEFAULT_CHECK_IF_(has, name)
 #define MT__DEFAULT_CHECK_IF_(has, name) MT__DEFAULT_CHECK_##has(name)
 #define MT__DEFAULT_CHECK_0(name) MT_FORWARD_OP(name, check)
 #define MT__DEFAULT_CHECK_1(name) MT_CHECK_INVARIANTS_OP(name)
-#define MT__DEFAULT_SPECIAL_alloc_batch(name)                                        \
+#define MT__DEFAULT_SPECIAL_alloc_batch(name) \
     MT__DEFAULT_BATCH_IF(MT__OP_MARKED(alloc), name, alloc_batch, alloc)
-#define MT__DEFAULT_SPECIAL_free_batch(name)                                         \
-    MT__DEFAULT_BATCH_IF(MT__OP_MARKED(free), name, free_batch, free)
-#define MT__DEFAULT_BATCH_IF(single_marked, name, op, single)                      \
+#define MT__DEFAULT_SPECIAL_free_batch(name) MT__DEFAULT_BATCH_IF(MT__OP_MARKED(free), name, free_batch, free)
+#define MT__DEFAULT_BATCH_IF(single_marked, name, op, single) \
     MT__DEFAULT_BATCH_IF_(single_marked, name, op, single)
-#define MT__DEFAULT_BATCH_IF_(single_marked, name, op, single)                     \
+#define MT__DEFAULT_BATCH_IF_(single_marked, name, op, single) \
     MT__DEFAULT_BATCH_##single_marked(name, op, single)
 #define MT__DEFAULT_BATCH_0(name, op, single) MT_FORWARD_OP(name, op)
 #define MT__DEFAULT_BATCH_1(name, op, single) MT_ONE_AT_A_TIME_OP(name, op, single)
 
 /* layer_end.h, after clearing the markers: one still set is missing from the
  * marker block below (it would leak into the next instance). */
-#define MT__OP_CLEARED(unused, op)                                                 \
+#define MT__OP_CLEARED(unused, op) \
     _Static_assert(!MT__OP_MARKED(op), "core/ops.h: add #undef MT_IMPLEMENTS_" #op);
 
 #endif

@@ -25,11 +25,11 @@
 #include "ctx.h"
 
 #if UINTPTR_MAX > 0xffffffffu
-#define MT_OWNER_BITS 16      /* user pointers have at most 48 significant bits */
+#define MT_OWNER_BITS 16 /* user pointers have at most 48 significant bits */
 #define MT_PAYLOAD_PTR_SHIFT 0
 #define MT_ADDRESS_BITS 48
 #else
-#define MT_OWNER_BITS 4       /* 15 layers per translation unit (layer_end.h asserts it) */
+#define MT_OWNER_BITS 4 /* 15 layers per translation unit (layer_end.h asserts it) */
 #define MT_PAYLOAD_PTR_SHIFT 4
 #define MT_ADDRESS_BITS 32
 #endif
@@ -50,10 +50,10 @@ MT_INLINE void *mt_payload_ptr(uintptr_t payload) { return (void *)(payload << M
 
 /* Counters an OS layer keeps (slow path only) for mallinfo and reports. */
 typedef struct mt_os_stats {
-    size_t mapped;      /* bytes currently obtained from the OS (or the pool) */
-    size_t handed_out;  /* bytes currently handed to the layers above */
-    size_t large;       /* of which in blocks served directly (not spans) */
-    size_t returned;    /* bytes given back to the OS since start (cumulative) */
+    size_t mapped;     /* bytes currently obtained from the OS (or the pool) */
+    size_t handed_out; /* bytes currently handed to the layers above */
+    size_t large;      /* of which in blocks served directly (not spans) */
+    size_t returned;   /* bytes given back to the OS since start (cumulative) */
 } mt_os_stats;
 
 /* Defined by the OS layer of the composition. */

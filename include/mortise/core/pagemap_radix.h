@@ -20,7 +20,7 @@
 
 #if UINTPTR_MAX > 0xffffffffu
 #define MT_PM_ADDR_BITS 48
-#define MT_PM_OUTSIDE(a) (((a) - 1) >> MT_PM_ADDR_BITS) /* NULL wraps to the top */
+#define MT_PM_OUTSIDE(a) (((a)-1) >> MT_PM_ADDR_BITS) /* NULL wraps to the top */
 #else
 #define MT_PM_ADDR_BITS 32 /* one leaf covers the whole address space */
 #define MT_PM_OUTSIDE(a) ((a) == 0)
@@ -29,8 +29,11 @@
 #define MT_PM_ROOT_BITS (MT_PM_ADDR_BITS - MT_GRANULE_SHIFT - MT_PM_LEAF_BITS)
 #define MT_PM_LEAF_LEN ((size_t)1 << MT_PM_LEAF_BITS)
 
-typedef struct { _Atomic(uintptr_t) e[MT_PM_LEAF_LEN]; } mt_pagemap_leaf;
-static _Atomic(mt_pagemap_leaf *) mt_pagemap_root[((size_t)1 << MT_PM_ROOT_BITS) + 1]; /* + a spare, always empty: mt_pagemap_find */
+typedef struct {
+    _Atomic(uintptr_t) e[MT_PM_LEAF_LEN];
+} mt_pagemap_leaf;
+static _Atomic(mt_pagemap_leaf *)
+    mt_pagemap_root[((size_t)1 << MT_PM_ROOT_BITS) + 1]; /* + a spare, always empty: mt_pagemap_find */
 
 /* The entry of p's granule in *e, or false (e untouched) when no leaf
  * covers p: NULL, addresses above 48 bits, 4 GiB ranges nobody allocated

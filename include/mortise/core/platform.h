@@ -61,9 +61,9 @@
 #define mt_fas(p, v) atomic_exchange_explicit((p), (v), memory_order_acq_rel)
 /* Strong: a failed mt_cas means another thread changed *p (callers treat a
  * failure as "someone else won"); loops that retry anyway may use the weak form. */
-#define mt_cas(p, expected, desired)                                              \
-    atomic_compare_exchange_strong_explicit((p), (expected), (desired),          \
-                                            memory_order_acq_rel, memory_order_acquire)
+#define mt_cas(p, expected, desired)                                                          \
+    atomic_compare_exchange_strong_explicit((p), (expected), (desired), memory_order_acq_rel, \
+                                            memory_order_acquire)
 
 MT_INLINE void mt_cpu_relax(void)
 {
@@ -102,7 +102,7 @@ MT_INLINE void mt_prefetch(const void *a) { __builtin_prefetch(a, 0, 3); }
 
 MT_INLINE size_t mt_align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 MT_INLINE uintptr_t mt_align_down_ptr(uintptr_t p, size_t a) { return p & ~(uintptr_t)(a - 1); }
-#define mt_is_pow2_const(n) ((n) > 0 && ((n) & ((n) - 1)) == 0)
+#define mt_is_pow2_const(n) ((n) > 0 && ((n) & ((n)-1)) == 0)
 MT_INLINE bool mt_is_pow2(size_t n) { return n && !(n & (n - 1)); }
 MT_INLINE unsigned mt_log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 MT_INLINE unsigned mt_log2_ceil(size_t n) { return n <= 1 ? 0 : mt_log2_floor(n - 1) + 1; }

@@ -150,8 +150,7 @@
 _Static_assert((MT_SEGMENT_SIZE & (MT_SEGMENT_SIZE - 1)) == 0 && MT_SEGMENT_SIZE >= 1024 &&
                    MT_SEGMENT_SIZE <= MT_GRANULE,
                "affinity_pool: segment_size is a power of two from 1 KiB to the granule");
-_Static_assert(MT_MAX_CHAIN >= 1 && MT_MAX_CHAIN <= MT_AFF_CHAIN_CAP,
-               "affinity_pool: max_chain is 1 to 16");
+_Static_assert(MT_MAX_CHAIN >= 1 && MT_MAX_CHAIN <= MT_AFF_CHAIN_CAP, "affinity_pool: max_chain is 1 to 16");
 _Static_assert(MT_MAX_POOLED_SIZE >= 16 && MT_MAX_POOLED_SIZE <= 1024,
                "affinity_pool: max_pooled_size is 16 to 1024 bytes");
 

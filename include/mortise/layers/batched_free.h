@@ -115,8 +115,8 @@ MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfu
 #define MT_IMPLEMENTS_free
 MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_BELOW(getmeta)(ctx) || !mt_size_in(ctx->usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE),
-                                               MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
+    if (!MT_BELOW(getmeta)(ctx) ||
+        !mt_size_in(ctx->usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
         return next(ctx);
     uint32_t n = MT_SELF(tl).n;
     if (MT_UNLIKELY(n >= MT_SELF(tl).cap)) {

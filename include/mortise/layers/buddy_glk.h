@@ -134,16 +134,16 @@ MT_DECLARE_BELOW(free) /* chunks go back through the free chain */
 #ifndef MORTISE_LAYERS_BUDDY_GLK_TYPES
 #define MORTISE_LAYERS_BUDDY_GLK_TYPES
 /* A page's state byte: what starts there, and the order above the minimum. */
-#define MT_BUDDY_USED 0x80u   /* start of a used block */
-#define MT_BUDDY_FREE 0x40u   /* start of a free block */
-#define MT_BUDDY_ZERO 0x20u   /* (free blocks) known zero-filled */
-#define MT_BUDDY_LEVEL 0x1fu  /* order - MT_BUDDY_MIN_SHIFT */
+#define MT_BUDDY_USED 0x80u  /* start of a used block */
+#define MT_BUDDY_FREE 0x40u  /* start of a free block */
+#define MT_BUDDY_ZERO 0x20u  /* (free blocks) known zero-filled */
+#define MT_BUDDY_LEVEL 0x1fu /* order - MT_BUDDY_MIN_SHIFT */
 #endif
 
 enum {
     MT_SELF(levels) = MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT + 1,
     MT_SELF(pages) = 1 << (MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT), /* smallest blocks per chunk */
-    MT_SELF(inline_map) = MT_SELF(pages) <= 8192, /* the state map fits in the record */
+    MT_SELF(inline_map) = MT_SELF(pages) <= 8192,                      /* the state map fits in the record */
 };
 #define MT_SELF_CHUNK ((size_t)1 << MT_BUDDY_CHUNK_SHIFT)
 #define MT_SELF_TOP (MT_SELF(levels) - 1) /* the level of a whole chunk */
@@ -163,18 +163,24 @@ typedef struct MT_SELF(chunk) {
 } MT_SELF(chunk);
 
 static struct {
-    MT_SYNC_T(MT_SYNC) lock;             /* zero-filled = unlocked (sync.h) */
+    MT_SYNC_T(MT_SYNC) lock;              /* zero-filled = unlocked (sync.h) */
     MT_SELF(node) *free[MT_SELF(levels)]; /* free blocks per level (LIFO, doubly linked) */
-    uint32_t nonempty;                   /* bit l: free[l] has a block */
+    uint32_t nonempty;                    /* bit l: free[l] has a block */
     MT_SELF(chunk) *all;
-    size_t chunks, free_chunks;          /* free_chunks: chunks wholly free */
+    size_t chunks, free_chunks; /* free_chunks: chunks wholly free */
     mt_record_pool records;
 } MT_SELF(state);
 
 MT_INLINE uint8_t MT_SELF(get)(MT_SELF(chunk) *ch, size_t page) { return mt_load_relaxed(&ch->state[page]); }
-MT_INLINE void MT_SELF(set)(MT_SELF(chunk) *ch, size_t page, unsigned v) { mt_store_relaxed(&ch->state[page], (uint8_t)v); }
+MT_INLINE void MT_SELF(set)(MT_SELF(chunk) *ch, size_t page, unsigned v)
+{
+    mt_store_relaxed(&ch->state[page], (uint8_t)v);
+}
 MT_INLINE size_t MT_SELF(span)(unsigned level) { return (size_t)1 << level; } /* pages in a block */
-MT_INLINE char *MT_SELF(at)(MT_SELF(chunk) *ch, size_t page) { return ch->base + (page << MT_BUDDY_MIN_SHIFT); }
+MT_INLINE char *MT_SELF(at)(MT_SELF(chunk) *ch, size_t page)
+{
+    return ch->base + (page << MT_BUDDY_MIN_SHIFT);
+}
 MT_INLINE uintptr_t MT_SELF(entry)(MT_SELF(chunk) *ch) { return mt_entry(MT_SELF_ID, mt_payload_of(ch)); }
 
 /* ---- free lists, lock held ---- */
@@ -263,11 +269,11 @@ MT_INLINE void MT_SELF(drop_chunk)(MT_SELF(chunk) *ch, const char *op)
 /* ---- critical sections (run through MT_SYNC's exec) ---- */
 
 typedef struct {
-    unsigned level;       /* alloc, resize: the block's level */
-    bool zeroed;          /* alloc: the block is known zero-filled */
-    MT_SELF(chunk) *ch;   /* alloc: a new chunk to add; free, resize: the block's chunk */
-    size_t page;          /* free, resize: the block's first page */
-    bool added;           /* alloc: the new chunk was needed and added */
+    unsigned level;     /* alloc, resize: the block's level */
+    bool zeroed;        /* alloc: the block is known zero-filled */
+    MT_SELF(chunk) *ch; /* alloc: a new chunk to add; free, resize: the block's chunk */
+    size_t page;        /* free, resize: the block's first page */
+    bool added;         /* alloc: the new chunk was needed and added */
 } MT_SELF(args);
 
 /* A block of a->level from the smallest free block that holds it; NULL
@@ -331,10 +337,9 @@ static void *MT_SELF(cs_free)(void *arg)
     size_t page = a->page;
     unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
     if (!(st & MT_BUDDY_USED))
-        return NULL; /* freed meanwhile by another thread: a double free */
+        return NULL;                                    /* freed meanwhile by another thread: a double free */
     if (level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT) /* a layer above may have claimed it */
-        mt_pagemap_set(MT_SELF(at)(ch, page), MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT,
-                       MT_SELF(entry)(ch));
+        mt_pagemap_set(MT_SELF(at)(ch, page), MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT, MT_SELF(entry)(ch));
     ch->free_pages += MT_SELF(span)(level);
     while (level < MT_SELF_TOP) {
         size_t buddy = page ^ MT_SELF(span)(level);
@@ -604,10 +609,10 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 
 /* ---- invariant checker (the check operation) ---- */
 
-#define MT__BUDDY_REQUIRE(cond, what)                                              \
-    do {                                                                           \
-        if (!(cond))                                                               \
-            return MT_STR(MT_NAME) ": " what;                                      \
+#define MT__BUDDY_REQUIRE(cond, what)         \
+    do {                                      \
+        if (!(cond))                          \
+            return MT_STR(MT_NAME) ": " what; \
     } while (0)
 
 /* One chunk, the lock held; adds its free blocks per level to `counted`. */
@@ -618,8 +623,8 @@ MT_SLOW const char *MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
     for (size_t page = 0; page < MT_SELF(pages);) {
         unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
         size_t n = MT_SELF(span)(level);
-        MT__BUDDY_REQUIRE((st & (MT_BUDDY_USED | MT_BUDDY_FREE)) && level <= MT_SELF_TOP && !(page & (n - 1)) &&
-                              !((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)),
+        MT__BUDDY_REQUIRE((st & (MT_BUDDY_USED | MT_BUDDY_FREE)) && level <= MT_SELF_TOP &&
+                              !(page & (n - 1)) && !((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)),
                           "blocks do not tile the chunk (state, level or alignment)");
         for (size_t i = 1; i < n; i++)
             MT__BUDDY_REQUIRE(MT_SELF(get)(ch, page + i) == 0, "a page inside a block starts a block");
@@ -636,7 +641,8 @@ MT_SLOW const char *MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
         bool claimable = (st & MT_BUDDY_USED) && level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT;
         for (uintptr_t g = mt_align_up(at, MT_GRANULE); !claimable && g < at + (n << MT_BUDDY_MIN_SHIFT);
              g += MT_GRANULE)
-            MT__BUDDY_REQUIRE(mt_pagemap_get((void *)g) == MT_SELF(entry)(ch), "page map does not name the chunk");
+            MT__BUDDY_REQUIRE(mt_pagemap_get((void *)g) == MT_SELF(entry)(ch),
+                              "page map does not name the chunk");
         page += n;
     }
     MT__BUDDY_REQUIRE(free_pages == ch->free_pages, "chunk's free-page count");
@@ -651,7 +657,8 @@ MT_SLOW const char *MT_SELF(check_locked)(void)
     const char *broken;
     MT_SELF(chunk) *prev = NULL;
     for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch; prev = ch, ch = ch->all_next, chunks++) {
-        MT__BUDDY_REQUIRE(chunks < MT_SELF(state).chunks && ch->all_prev == prev, "chunk list links or count");
+        MT__BUDDY_REQUIRE(chunks < MT_SELF(state).chunks && ch->all_prev == prev,
+                          "chunk list links or count");
         if ((broken = MT_SELF(check_chunk)(ch, counted)))
             return broken;
         free_chunks += ch->free_pages == MT_SELF(pages);
@@ -667,10 +674,10 @@ MT_SLOW const char *MT_SELF(check_locked)(void)
             MT_SELF(chunk) *ch = MT_SELF(chunk_of)(b);
             uintptr_t off = (uintptr_t)b - (uintptr_t)ch->base;
             MT__BUDDY_REQUIRE(b->prev == p, "free list links");
-            MT__BUDDY_REQUIRE(off < MT_SELF_CHUNK && !(off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1)) &&
-                                  (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) ==
-                                      (MT_BUDDY_FREE | level),
-                              "free list holds a block that is not a free block of its level");
+            MT__BUDDY_REQUIRE(
+                off < MT_SELF_CHUNK && !(off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1)) &&
+                    (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) == (MT_BUDDY_FREE | level),
+                "free list holds a block that is not a free block of its level");
         }
         MT__BUDDY_REQUIRE(n == counted[level], "free block missing from its list");
         MT__BUDDY_REQUIRE(!(MT_SELF(state).nonempty & ((uint32_t)1 << level)) == !n, "nonempty-levels mask");

@@ -94,7 +94,7 @@ MT_DECLARE_BELOW(free)
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock;
-    _Atomic(void **) store;        /* slot arrays; NULL until the first miss */
+    _Atomic(void **) store; /* slot arrays; NULL until the first miss */
     mt_magazine mag[MT_SELF(bins)];
 } MT_SELF(record);
 
@@ -144,7 +144,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     void *first = next(ctx);
     void *batch[MT_CARRCACHE_SLOTS];
-    size_t got = first ? mt_cache_take(batch, MT_SELF(cap)(MT_CACHE_SIZE, c, MT_CARRCACHE_SLOTS) / 2, csize, next) : 0, put = 0;
+    size_t got = first ? mt_cache_take(batch, MT_SELF(cap)(MT_CACHE_SIZE, c, MT_CARRCACHE_SLOTS) / 2, csize,
+                                       next)
+                       : 0,
+           put = 0;
     if (!got)
         return first;
     MT_SYNC_FN(MT_SYNC, lock)(&r->lock);

@@ -30,7 +30,9 @@
 #ifndef MORTISE_LAYERS_COUNT_TYPES
 #define MORTISE_LAYERS_COUNT_TYPES
 #define MT_COUNT_BUCKETS 48
-typedef struct { uint64_t allocs, frees; } mt_count_pair;
+typedef struct {
+    uint64_t allocs, frees;
+} mt_count_pair;
 #endif
 
 MT_DECLARE_BELOW(getmeta)

@@ -186,12 +186,19 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim
 #define MT_DELAYED_QUAR 0x71756172ull
 #define MT_DELAYED_FREED 0x66726565ull
 /* What a header says: a state, or not a header we can vouch for. */
-enum { MT_DELAYED_IS_LIVE, MT_DELAYED_IS_QUAR, MT_DELAYED_IS_FREED, MT_DELAYED_IS_DAMAGED, MT_DELAYED_IS_INVALID };
+enum {
+    MT_DELAYED_IS_LIVE,
+    MT_DELAYED_IS_QUAR,
+    MT_DELAYED_IS_FREED,
+    MT_DELAYED_IS_DAMAGED,
+    MT_DELAYED_IS_INVALID
+};
 enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
 #endif
 
 _Static_assert(MT_NODE_XOR == 0 || MT_NODE_XOR == 1, "delayed_free: node_xor is 0 or 1");
-_Static_assert((MT_DELAYED_FILL_SIZE) >= 80, "delayed_free: delayed_fill covers 16 bytes and 64 bytes of tail");
+_Static_assert((MT_DELAYED_FILL_SIZE) >= 80,
+               "delayed_free: delayed_fill covers 16 bytes and 64 bytes of tail");
 
 MT_DECLARE_BELOW(free)
 MT_DECLARE_BELOW(getmeta)
@@ -218,7 +225,10 @@ MT_SLOW void MT_SELF(report)(int kind, void *p, size_t size, const char *op)
  * not yet fixed sends them to the slow path, so no set-up call sits in
  * them) and pass it on; a key held across the free below costs one saved
  * register, where a reload would cost a load and its "not yet" test again. */
-MT_INLINE uint64_t MT_SELF(size_mask_k)(uint64_t key, const char *h) { return key ^ ((uint64_t)(uintptr_t)h << 12); }
+MT_INLINE uint64_t MT_SELF(size_mask_k)(uint64_t key, const char *h)
+{
+    return key ^ ((uint64_t)(uintptr_t)h << 12);
+}
 
 MT_INLINE uint64_t MT_SELF(size_mask)(const char *h) { return MT_SELF(size_mask_k)(mt_chksum_key(), h); }
 
@@ -236,7 +246,8 @@ MT_INLINE void MT_SELF(set_state)(char *p, uint64_t state)
 MT_INLINE void MT_SELF(write_header_k)(uint64_t key, char *p, size_t size, unsigned log2_offset)
 {
     char *h = p - MT_DELAYED_HDR;
-    uint64_t sw = ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask_k)(key, h);
+    uint64_t sw =
+        ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask_k)(key, h);
     mt_safety_store(h, sw);
     mt_safety_store(h + 8, MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE));
 }
@@ -445,7 +456,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     if (size < MT_DELAYED_MIN) /* the slack of a small block holds the pattern */
         MT_SELF(fill_slack)(p, size);
     if (ctx->zeroed == raw)
-        ctx->zeroed = p; /* the program's bytes are still fresh zeroes */
+        ctx->zeroed = p;         /* the program's bytes are still fresh zeroes */
     if (mt_chain_wants_usable) { /* the hint (core/ctx.h): what getmeta answers */
         ctx->ptr = p;
         ctx->usable = size;
@@ -466,9 +477,10 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
  * bytes, so delayed_size / 32 slots always suffice. */
 
 #define MT_DELAYED_SLOTS_WANTED ((MT_DELAYED_SIZE) / (MT_DELAYED_HDR + MT_DELAYED_MIN))
-#define MT_DELAYED_SLOTS                                                              \
-    ((uint32_t)(MT_DELAYED_SLOTS_WANTED < 2 ? 2 : MT_DELAYED_SLOTS_WANTED > ((size_t)1 << 16) ? ((size_t)1 << 16) \
-                                                                                          : MT_DELAYED_SLOTS_WANTED))
+#define MT_DELAYED_SLOTS                                                          \
+    ((uint32_t)(MT_DELAYED_SLOTS_WANTED < 2                   ? 2                 \
+                : MT_DELAYED_SLOTS_WANTED > ((size_t)1 << 16) ? ((size_t)1 << 16) \
+                                                              : MT_DELAYED_SLOTS_WANTED))
 
 #define MT_DELAYED_BATCH_SLOTS (MT_DELAYED_SLOTS / 64)
 
@@ -487,7 +499,10 @@ MT_DECLARE_BELOW(alloc) /* the ring */
 /* A slot holds a pointer, xor-encoded with the key under node_xor=1, so a
  * stray write into the ring's block cannot name a block to free; decoded
  * slots are checked (page map, header) before anything is freed. */
-MT_INLINE uint64_t MT_SELF(slot_code_k)(uint64_t key, uint64_t v) { return MT_NODE_XOR ? v ^ mt_rotl64(key, 31) : v; }
+MT_INLINE uint64_t MT_SELF(slot_code_k)(uint64_t key, uint64_t v)
+{
+    return MT_NODE_XOR ? v ^ mt_rotl64(key, 31) : v;
+}
 
 MT_INLINE uint64_t MT_SELF(slot_code)(uint64_t v) { return MT_SELF(slot_code_k)(mt_chksum_key(), v); }
 
@@ -535,18 +550,18 @@ MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
         }
         return;
     }
-    switch ((n - 1) / 16) { /* the 16-byte pieces before the last one */
+    switch ((n - 1) / 16) {                     /* the 16-byte pieces before the last one */
     case 11: mt_delayed_store16(from + 160, v); /* fall through */
     case 10: mt_delayed_store16(from + 144, v); /* fall through */
-    case 9: mt_delayed_store16(from + 128, v); /* fall through */
-    case 8: mt_delayed_store16(from + 112, v); /* fall through */
-    case 7: mt_delayed_store16(from + 96, v); /* fall through */
-    case 6: mt_delayed_store16(from + 80, v); /* fall through */
-    case 5: mt_delayed_store16(from + 64, v); /* fall through */
-    case 4: mt_delayed_store16(from + 48, v); /* fall through */
-    case 3: mt_delayed_store16(from + 32, v); /* fall through */
-    case 2: mt_delayed_store16(from + 16, v); /* fall through */
-    case 1: mt_delayed_store16(from, v); /* fall through */
+    case 9: mt_delayed_store16(from + 128, v);  /* fall through */
+    case 8: mt_delayed_store16(from + 112, v);  /* fall through */
+    case 7: mt_delayed_store16(from + 96, v);   /* fall through */
+    case 6: mt_delayed_store16(from + 80, v);   /* fall through */
+    case 5: mt_delayed_store16(from + 64, v);   /* fall through */
+    case 4: mt_delayed_store16(from + 48, v);   /* fall through */
+    case 3: mt_delayed_store16(from + 32, v);   /* fall through */
+    case 2: mt_delayed_store16(from + 16, v);   /* fall through */
+    case 1: mt_delayed_store16(from, v);        /* fall through */
     default: break;
     }
 }
@@ -562,15 +577,15 @@ MT_INLINE bool MT_SELF(range_intact)(const char *from, size_t n)
     switch ((n - 1) / 16) {
     case 11: d |= mt_delayed_diff16(from + 160, v); /* fall through */
     case 10: d |= mt_delayed_diff16(from + 144, v); /* fall through */
-    case 9: d |= mt_delayed_diff16(from + 128, v); /* fall through */
-    case 8: d |= mt_delayed_diff16(from + 112, v); /* fall through */
-    case 7: d |= mt_delayed_diff16(from + 96, v); /* fall through */
-    case 6: d |= mt_delayed_diff16(from + 80, v); /* fall through */
-    case 5: d |= mt_delayed_diff16(from + 64, v); /* fall through */
-    case 4: d |= mt_delayed_diff16(from + 48, v); /* fall through */
-    case 3: d |= mt_delayed_diff16(from + 32, v); /* fall through */
-    case 2: d |= mt_delayed_diff16(from + 16, v); /* fall through */
-    case 1: d |= mt_delayed_diff16(from, v); /* fall through */
+    case 9: d |= mt_delayed_diff16(from + 128, v);  /* fall through */
+    case 8: d |= mt_delayed_diff16(from + 112, v);  /* fall through */
+    case 7: d |= mt_delayed_diff16(from + 96, v);   /* fall through */
+    case 6: d |= mt_delayed_diff16(from + 80, v);   /* fall through */
+    case 5: d |= mt_delayed_diff16(from + 64, v);   /* fall through */
+    case 4: d |= mt_delayed_diff16(from + 48, v);   /* fall through */
+    case 3: d |= mt_delayed_diff16(from + 32, v);   /* fall through */
+    case 2: d |= mt_delayed_diff16(from + 16, v);   /* fall through */
+    case 1: d |= mt_delayed_diff16(from, v);        /* fall through */
     default: break;
     }
     return (d[0] | d[1]) == 0;
@@ -579,7 +594,8 @@ MT_INLINE bool MT_SELF(range_intact)(const char *from, size_t n)
 /* Bytes before the pattern's tail part in a block of `room` bytes. */
 MT_INLINE size_t MT_SELF(fill_head)(size_t room)
 {
-    return room <= (size_t)(MT_DELAYED_FILL_SIZE) ? room : (size_t)(MT_DELAYED_FILL_SIZE) - MT_DELAYED_FILL_TAIL;
+    return room <= (size_t)(MT_DELAYED_FILL_SIZE) ? room
+                                                  : (size_t)(MT_DELAYED_FILL_SIZE)-MT_DELAYED_FILL_TAIL;
 }
 
 MT_INLINE void MT_SELF(fill)(char *p, size_t room)
@@ -778,9 +794,9 @@ MT_SLOW void MT_SELF(enqueue_large)(uint64_t key, char *p, size_t room, size_t h
     MT_SELF(set_state)(p, MT_DELAYED_QUAR);
     MT_SELF(fill)(p, room);
     size_t charge = MT_SELF(charge)(held);
-    while (MT_SELF(q).count != 0 &&
-           (MT_SELF(q).large + held > (size_t)(MT_DELAYED_LARGE) ||
-            MT_SELF(q).bytes + charge >= (size_t)(MT_DELAYED_SIZE) || MT_SELF(q).count + 1 >= MT_DELAYED_SLOTS))
+    while (MT_SELF(q).count != 0 && (MT_SELF(q).large + held > (size_t)(MT_DELAYED_LARGE) ||
+                                     MT_SELF(q).bytes + charge >= (size_t)(MT_DELAYED_SIZE) ||
+                                     MT_SELF(q).count + 1 >= MT_DELAYED_SLOTS))
         MT_SELF(evict_one)(key); /* (kept not full after the push: see full) */
     MT_SELF(q).large += held;
     MT_SELF(push)(key, p, charge);
@@ -822,15 +838,11 @@ MT_SLOW void MT_SELF(free_slow)(char *p)
         MT_SELF(quarantine)(p, mt_safety_load(p - MT_DELAYED_HDR) ^ MT_SELF(size_mask)(p - MT_DELAYED_HDR));
         return;
     case MT_DELAYED_IS_QUAR:
-    case MT_DELAYED_IS_FREED:
-        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
-        return;
+    case MT_DELAYED_IS_FREED: MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
     case MT_DELAYED_IS_DAMAGED: /* left alone: its size cannot be trusted */
         MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
         return;
-    default:
-        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
-        return;
+    default: MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
     }
 }
 
@@ -858,7 +870,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
     const uint64_t plain = ((uint64_t)4 << MT_DELAYED_SIZE_BITS) | MT_DELAYED_MIN;
     size_t size, held;
     if (MT_LIKELY((size_t)(MT_DELAYED_SIZE) >= MT_DELAYED_HDR + MT_DELAYED_MIN &&
-                  x - plain <= (uint64_t)(MT_DELAYED_SIZE) - MT_DELAYED_HDR - MT_DELAYED_MIN)) {
+                  x - plain <= (uint64_t)(MT_DELAYED_SIZE)-MT_DELAYED_HDR - MT_DELAYED_MIN)) {
         size = (size_t)(x - ((uint64_t)4 << MT_DELAYED_SIZE_BITS));
         held = MT_DELAYED_HDR + size;
     } else {
@@ -888,15 +900,9 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
         ctx->szcls_key = 0;
         return p;
     case MT_DELAYED_IS_QUAR:
-    case MT_DELAYED_IS_FREED:
-        MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, op);
-        return NULL;
-    case MT_DELAYED_IS_DAMAGED:
-        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, op);
-        return NULL;
-    default:
-        MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, op);
-        return NULL;
+    case MT_DELAYED_IS_FREED: MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, op); return NULL;
+    case MT_DELAYED_IS_DAMAGED: MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, op); return NULL;
+    default: MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, op); return NULL;
     }
 }
 
@@ -906,7 +912,8 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
     (void)next;
     size_t size = MT_SELF(quick_size)(ctx->ptr);
     if (MT_UNLIKELY(size == SIZE_MAX))
-        return ctx->chain == MT_SAFETY_QUICK ? NULL : MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+        return ctx->chain == MT_SAFETY_QUICK ? NULL
+                                             : MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;
@@ -1004,12 +1011,14 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     return NULL;
 }
 
-
 /* Bytes and blocks the calling thread holds in quarantine, and the ring
  * slot of its oldest block (for tests). */
 MT_UNUSED static size_t MT_SELF(quarantined_bytes)(void) { return MT_SELF(q).bytes; }
 MT_UNUSED static size_t MT_SELF(quarantined_blocks)(void) { return MT_SELF(q).count; }
-MT_UNUSED static void *MT_SELF(oldest_slot)(void) { return MT_SELF(q).ring ? &MT_SELF(q).ring[MT_SELF(q).first] : NULL; }
+MT_UNUSED static void *MT_SELF(oldest_slot)(void)
+{
+    return MT_SELF(q).ring ? &MT_SELF(q).ring[MT_SELF(q).first] : NULL;
+}
 
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */

@@ -168,7 +168,10 @@ MT_INLINE bool mt_lf_cas(mt_lf_tagged *p, mt_lf_tagged *expected, void *ptr, uin
 /* The next pointer in a free block's first word; a pop may read it while
  * another thread writes the block it has just taken (the CAS then fails). */
 MT_INLINE void *mt_lf_next(void *block) { return __atomic_load_n((void **)block, __ATOMIC_RELAXED); }
-MT_INLINE void mt_lf_set_next(void *block, void *next) { __atomic_store_n((void **)block, next, __ATOMIC_RELAXED); }
+MT_INLINE void mt_lf_set_next(void *block, void *next)
+{
+    __atomic_store_n((void **)block, next, __ATOMIC_RELAXED);
+}
 
 /* The span header, in the span's first block slot(s). */
 typedef struct mt_lf_span {
@@ -208,7 +211,7 @@ MT_DECLARE_BELOW(free) /* spans go back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
 #define MT_SEGFIT_CAP MT_MAX_BLOCK
-#include "segfit/classes.h" /* class_for, class_meta, resize, ... */
+#include "segfit/classes.h"    /* class_for, class_meta, resize, ... */
 #include "safety/link_check.h" /* link_check, err_handle */
 
 _Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= MT_LF_CLASS_MASK + 1,
@@ -382,7 +385,8 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     if (MT_UNLIKELY(!p))
         return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, index, next));
     /* a popped link names a block of ours, of this class */
-    MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID && (mt_entry_payload(mt_pagemap_get(p)) & MT_LF_CLASS_MASK) == index);
+    MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID &&
+              (mt_entry_payload(mt_pagemap_get(p)) & MT_LF_CLASS_MASK) == index);
     return p;
 }
 
@@ -567,14 +571,18 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
             mt_lf_span *s = mt_lf_span_of(mt_entry_payload(e));
             size_t off = (size_t)((char *)b - (char *)s);
             if (mt_entry_owner(e) != MT_SELF_ID || (mt_entry_payload(e) & MT_LF_CLASS_MASK) != i) {
-                broken = MT_STR(MT_NAME) ": " "free block not ours or in another class's list";
+                broken = MT_STR(MT_NAME) ": "
+                                         "free block not ours or in another class's list";
                 break;
             }
             walked++;
             if (off < s->first || (off - s->first) % csize || (off - s->first) / csize >= s->blocks)
-                broken = MT_STR(MT_NAME) ": " "free block not at a block position of its span";
+                broken = MT_STR(MT_NAME) ": "
+                                         "free block not at a block position of its span";
             else if (++s->free_count > s->blocks)
-                broken = MT_STR(MT_NAME) ": " "a block listed twice (a cycle) or more free blocks than the span holds";
+                broken =
+                    MT_STR(MT_NAME) ": "
+                                    "a block listed twice (a cycle) or more free blocks than the span holds";
             st.spans_with_free += s->free_count == 1;
             st.free_blocks++;
             st.free_bytes += csize;
@@ -590,9 +598,11 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
              * claimed it (slab_wf's slabs are segfit_lf blocks): then the
              * page map cannot tell which span it is */
             if (mt_entry_owner(e) == MT_SELF_ID &&
-                ((mt_entry_payload(e) & MT_LF_CLASS_MASK) != i || c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
+                ((mt_entry_payload(e) & MT_LF_CLASS_MASK) != i ||
+                 c->bump.s.tag != (uintptr_t)s + s->first + s->blocks * csize ||
                  (uintptr_t)cur > c->bump.s.tag))
-                broken = MT_STR(MT_NAME) ": " "carving pair outside its span";
+                broken = MT_STR(MT_NAME) ": "
+                                         "carving pair outside its span";
         }
     }
     mt_sync_spinlock_unlock(&MT_SELF(state).purge_lock);

@@ -57,23 +57,23 @@ MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
 #define MT_SEGFIT_CAP MT_SEGFIT_MAX_BLOCK
-#include "segfit/classes.h" /* class_for, class_meta, resize (blocks keep their class), ... */
+#include "segfit/classes.h"    /* class_for, class_meta, resize (blocks keep their class), ... */
 #include "safety/link_check.h" /* link_check, err_handle */
 
 typedef struct MT_SELF(span) {
     struct MT_SELF(span) *link; /* record free list, or purge's release list */
     char *base;
     size_t len;
-    uintptr_t prev_entry;       /* page-map entry of the layer below, restored on release */
+    uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
     uint32_t cls;
-    uint32_t carved;            /* blocks handed out of the bump region so far */
-    uint32_t free_count;        /* scratch for purge */
-    bool zeroed;                /* came zero-filled: bump blocks need no memset */
+    uint32_t carved;     /* blocks handed out of the bump region so far */
+    uint32_t free_count; /* scratch for purge */
+    bool zeroed;         /* came zero-filled: bump blocks need no memset */
 } MT_SELF(span);
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock;
-    void *free;                 /* LIFO of free blocks, next pointer in the first word */
+    void *free; /* LIFO of free blocks, next pointer in the first word */
     char *bump, *bump_end;
     MT_SELF(span) *bump_span;
 } MT_SELF(class);

@@ -116,10 +116,7 @@ static MT_TLS struct {
 
 #include "cache/thread_state.h"
 
-MT_INLINE uintptr_t MT_SELF(slab_of)(const void *p)
-{
-    return (uintptr_t)p >> mt_log2_floor(MT_SLAB_SIZE);
-}
+MT_INLINE uintptr_t MT_SELF(slab_of)(const void *p) { return (uintptr_t)p >> mt_log2_floor(MT_SLAB_SIZE); }
 
 MT_INLINE size_t MT_SELF(group_cap)(size_t c)
 {

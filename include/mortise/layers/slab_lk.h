@@ -123,7 +123,7 @@ MT_DECLARE_BELOW(free)  /* emptied slabs go back through the free chain */
 MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
 #include "../policy/sizeclass/slot.h"
 #define MT_SEGFIT_CAP SIZE_MAX
-#include "segfit/classes.h" /* class_for, class_meta, resize: as segfit_lk's classes */
+#include "segfit/classes.h"    /* class_for, class_meta, resize: as segfit_lk's classes */
 #include "safety/link_check.h" /* link_check, err_handle */
 
 #ifndef MORTISE_LAYERS_SLAB_LK_TYPES
@@ -137,10 +137,10 @@ enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
  * slab's first byte, so their alignment is the slab's). The first cache
  * line holds what alloc, free and getmeta touch. */
 typedef struct MT_SELF(slab) {
-    char *base;                 /* the span; blocks at base + i * csize */
-    uint64_t inverse;           /* is_block: inverse of csize's odd part modulo 2^64 */
-    uint64_t capacity;          /* blocks in the slab */
-    uint32_t csize, used;       /* block size; capacity * csize */
+    char *base;           /* the span; blocks at base + i * csize */
+    uint64_t inverse;     /* is_block: inverse of csize's odd part modulo 2^64 */
+    uint64_t capacity;    /* blocks in the slab */
+    uint32_t csize, used; /* block size; capacity * csize */
     uint32_t cls, inuse;
     uint8_t shift;              /* is_block: csize = odd part << shift */
     uint8_t where;              /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
@@ -149,15 +149,15 @@ typedef struct MT_SELF(slab) {
     char *bump;                 /* the never-used blocks are [bump, base + used) */
     struct MT_SELF(slab) *next; /* partial or full list of its class */
     struct MT_SELF(slab) *prev;
-    size_t len;                 /* span length */
-    uintptr_t prev_entry;       /* page-map entry of the layer below, restored on release */
+    size_t len;           /* span length */
+    uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
 } MT_SELF(slab);
 
 typedef struct MT_CACHE_ALIGNED {
-    MT_SYNC_T(MT_SYNC) lock;    /* zero-filled = unlocked (sync.h) */
-    MT_SELF(slab) *partial;     /* the head serves allocations */
+    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    MT_SELF(slab) *partial;  /* the head serves allocations */
     MT_SELF(slab) *full;
-    MT_SELF(slab) *empty;       /* at most one cached empty slab */
+    MT_SELF(slab) *empty; /* at most one cached empty slab */
     size_t npartial, nfull;
 } MT_SELF(class);
 
@@ -177,10 +177,10 @@ enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
 #ifndef MT_SLAB_LK_COLORS
 #define MT_SLAB_LK_COLORS 8
 #endif
-_Static_assert(((MT_SLAB_LK_COLORS) & ((MT_SLAB_LK_COLORS) - 1)) == 0, "slab_lk: colours a power of two");
+_Static_assert(((MT_SLAB_LK_COLORS) & ((MT_SLAB_LK_COLORS)-1)) == 0, "slab_lk: colours a power of two");
 MT_INLINE size_t MT_SELF(reserve)(const char *base, size_t len)
 {
-    size_t color = ((uintptr_t)base / len) & ((MT_SLAB_LK_COLORS) - 1);
+    size_t color = ((uintptr_t)base / len) & ((MT_SLAB_LK_COLORS)-1);
     return MT_SELF(record) + color * MT_CACHELINE;
 }
 
@@ -324,9 +324,9 @@ MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
 
 typedef struct {
     MT_SELF(class) *c;
-    size_t want;  /* extra blocks asked for */
-    void *chain;  /* in: the list to push onto; out: its new head */
-    size_t got;   /* extra blocks pushed */
+    size_t want; /* extra blocks asked for */
+    void *chain; /* in: the list to push onto; out: its new head */
+    size_t got;  /* extra blocks pushed */
 } MT_SELF(batch_args);
 
 /* Up to want - got blocks from the class's partial slabs onto a->chain, in
@@ -514,7 +514,7 @@ static void *MT_SELF(cs_take_empty)(void *arg)
 MT_INLINE size_t MT_SELF(slab_len)(size_t csize)
 {
     size_t len = MT_SLAB_SIZE;
-    const size_t most = MT_SELF(record) + ((MT_SLAB_LK_COLORS) - 1) * MT_CACHELINE;
+    const size_t most = MT_SELF(record) + ((MT_SLAB_LK_COLORS)-1) * MT_CACHELINE;
     while ((len - most) % csize + most > len / 8)
         len *= 2;
     return len;
@@ -657,8 +657,8 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
     for (size_t i = 0; i < MT_SELF(classes_used)(); i++) {
-        MT_SELF(slab) *s = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).cls[i].lock,
-                                                     MT_SELF(cs_take_empty), &MT_SELF(state).cls[i]);
+        MT_SELF(slab) *s = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).cls[i].lock, MT_SELF(cs_take_empty),
+                                                     &MT_SELF(state).cls[i]);
         if (s) {
             MT_SELF(release)(s);
             any = true;
@@ -693,10 +693,10 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 
 /* ---- invariant checker (the check operation) ---- */
 
-#define MT__SLAB_REQUIRE(cond, what)                                               \
-    do {                                                                           \
-        if (!(cond))                                                               \
-            return MT_STR(MT_NAME) ": " what;                                      \
+#define MT__SLAB_REQUIRE(cond, what)          \
+    do {                                      \
+        if (!(cond))                          \
+            return MT_STR(MT_NAME) ": " what; \
     } while (0)
 
 /* The first broken invariant of one slab of class i found on a list marked
@@ -706,7 +706,8 @@ MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_
     size_t freed = 0;
     char *end = s->base + s->used;
     MT__SLAB_REQUIRE(s->where == where && s->cls == i, "slab on the list of another state or class");
-    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(reserve)(s->base, s->len) && s->csize == MT_SELF(class_size)(i) &&
+    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(reserve)(s->base, s->len) &&
+                         s->csize == MT_SELF(class_size)(i) &&
                          s->capacity == (s->len - MT_SELF(reserve)(s->base, s->len)) / s->csize &&
                          s->used == s->capacity * s->csize,
                      "slab geometry");

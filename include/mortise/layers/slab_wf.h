@@ -139,8 +139,7 @@
 #define MT_SLAB_WF_SWEEP 8
 #endif
 #ifndef MT_SLAB_WF_BINS
-#define MT_SLAB_WF_BINS                                                            \
-    (MT_SZCLS_CLASSES(MT_SIZECLASS) < 128 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 128)
+#define MT_SLAB_WF_BINS (MT_SZCLS_CLASSES(MT_SIZECLASS) < 128 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 128)
 #endif
 #ifndef MT_SLAB_WF_STEPS
 #define MT_SLAB_WF_STEPS 0
@@ -167,14 +166,14 @@ _Static_assert(MT_SLAB_WF_COLLECT >= 1 && MT_SLAB_WF_MIN_BLOCKS >= 1,
  * compare whichever of them the block is in (which one a slab is: the TLS
  * cur table, or the heap's partial list). */
 enum {
-    MT_SLAB_WF_EMPTY = 0,   /* in the heap's cache of empty slabs */
-    MT_SLAB_WF_LISTED = 1,  /* the current slab of its class, or in its partial list */
-    MT_SLAB_WF_FULL = 3,    /* in no list: comes back by notification or own free */
+    MT_SLAB_WF_EMPTY = 0,  /* in the heap's cache of empty slabs */
+    MT_SLAB_WF_LISTED = 1, /* the current slab of its class, or in its partial list */
+    MT_SLAB_WF_FULL = 3,   /* in no list: comes back by notification or own free */
     MT_SLAB_WF_STATE = 3,
     MT_SLAB_WF_ALIGNED = 4, /* an aligned address inside a block was handed out */
     MT_SLAB_WF_TAGS = 7
 };
-enum { MT_SLAB_WF_OWNED = 1, MT_SLAB_WF_ABANDONED = 2 }; /* heap states */
+enum { MT_SLAB_WF_OWNED = 1, MT_SLAB_WF_ABANDONED = 2 };           /* heap states */
 enum { MT_SLAB_WF_NEW = 0, MT_SLAB_WF_ACTIVE, MT_SLAB_WF_EXITED }; /* thread states */
 enum { MT_SLAB_WF_OP_ALLOC, MT_SLAB_WF_OP_FREE_LOCAL, MT_SLAB_WF_OP_FREE_REMOTE, MT_SLAB_WF_OPS };
 
@@ -182,29 +181,31 @@ typedef struct mt_slab_wf_slab mt_slab_wf_slab;
 struct mt_slab_wf_slab {
     /* Line 0: the holder's (owner, adopter or purger); others read ostate,
      * cls and csize, which do not change while the slab has live blocks. */
-    void *free;                       /* own frees (current: collected when the bin runs dry) */
-    _Atomic(uintptr_t) ostate;        /* heap | ALIGNED | state */
-    uint32_t used;                    /* handed out - own frees - spliced, mod 2^32 (current:
+    void *free;                /* own frees (current: collected when the bin runs dry) */
+    _Atomic(uintptr_t) ostate; /* heap | ALIGNED | state */
+    uint32_t used;             /* handed out - own frees - spliced, mod 2^32 (current:
                                        * + the TLS used[cls]) */
     uint32_t cls, csize, capacity;
-    uint32_t carved;                  /* blocks [0, carved) have been handed out once */
-    uint32_t granules;                /* slab length in granules */
-    void *rchain;                     /* remote blocks taken over, not yet spliced */
-    mt_slab_wf_slab *prev, *next;     /* partial list (circular) / empty cache */
+    uint32_t carved;              /* blocks [0, carved) have been handed out once */
+    uint32_t granules;            /* slab length in granules */
+    void *rchain;                 /* remote blocks taken over, not yet spliced */
+    mt_slab_wf_slab *prev, *next; /* partial list (circular) / empty cache */
     /* Line 1: written by remote frees. */
     _Alignas(MT_CACHELINE) _Atomic(void *) rhead; /* remote-free stack, or MARK */
-    _Atomic(mt_slab_wf_slab *) nnext; /* link in the owner heap's notification stack */
-    _Atomic(uint32_t) remote;         /* remote frees completed, mod 2^32 */
-    uint32_t spliced;                 /* holder: remote-freed blocks taken back, mod 2^32 */
-    uint8_t marked;                   /* holder: rhead may still hold MARK */
-    uint8_t notify_pending;           /* holder: a notification of this slab is due */
-    uint8_t zeroed;                   /* blocks from `carved` on are zero-filled */
-    uintptr_t prev_entry;             /* page-map entry of the layer below */
+    _Atomic(mt_slab_wf_slab *) nnext;             /* link in the owner heap's notification stack */
+    _Atomic(uint32_t) remote;                     /* remote frees completed, mod 2^32 */
+    uint32_t spliced;                             /* holder: remote-freed blocks taken back, mod 2^32 */
+    uint8_t marked;                               /* holder: rhead may still hold MARK */
+    uint8_t notify_pending;                       /* holder: a notification of this slab is due */
+    uint8_t zeroed;                               /* blocks from `carved` on are zero-filled */
+    uintptr_t prev_entry;                         /* page-map entry of the layer below */
 };
 #define MT_SLAB_WF_HDR ((uintptr_t)sizeof(mt_slab_wf_slab))
 _Static_assert(sizeof(mt_slab_wf_slab) == 2 * MT_CACHELINE, "slab_wf: header is two lines");
 
-typedef struct { size_t slabs, heaps; } mt_slab_wf_stat;
+typedef struct {
+    size_t slabs, heaps;
+} mt_slab_wf_stat;
 
 /* Cache colours: a slab's header sits 0 to MT_SLAB_WF_COLORS - 1 cache lines
  * below the slab's end, by the slab's address. Headers at one offset of
@@ -269,19 +270,19 @@ enum {
     MT_SELF(collect) = MT_SLAB_WF_COLLECT,
     MT_SELF(bound_refill) = MT_SLAB_WF_COLLECT + 1,
     MT_SELF(bound_alloc) = 1 + MT_SELF(bound_refill) + 1 +
-                           MT_SLAB_WF_TRIES * (1 + 4 + 1 + MT_SELF(bound_refill) + 1) +
-                           MT_SELF(bins) + MT_SLAB_WF_SWEEP * (1 + 1 + 2) + MT_SELF(bound_refill),
+                           MT_SLAB_WF_TRIES * (1 + 4 + 1 + MT_SELF(bound_refill) + 1) + MT_SELF(bins) +
+                           MT_SLAB_WF_SWEEP * (1 + 1 + 2) + MT_SELF(bound_refill),
     MT_SELF(bound_free_local) = 2,
     MT_SELF(bound_free_remote) = 4
 };
 
 typedef struct MT_SELF(heap) MT_SELF(heap);
 struct MT_SELF(heap) {
-    _Atomic(uintptr_t) state;          /* OWNED / ABANDONED */
-    MT_SELF(heap) *reg_next;           /* registry of every heap ever made */
-    mt_slab_wf_slab *empty;            /* cache of empty slab_size slabs */
+    _Atomic(uintptr_t) state; /* OWNED / ABANDONED */
+    MT_SELF(heap) *reg_next;  /* registry of every heap ever made */
+    mt_slab_wf_slab *empty;   /* cache of empty slab_size slabs */
     uint32_t nempty;
-    uint32_t sweep;                    /* the class reclaim looks at next */
+    uint32_t sweep;                          /* the class reclaim looks at next */
     mt_slab_wf_slab *cur[MT_SELF(bins)];     /* current slabs while abandoned */
     mt_slab_wf_slab *partial[MT_SELF(bins)]; /* circular lists */
     mt_slab_wf_slab *nchain[MT_SELF(bins)];  /* notifications taken, not yet read */
@@ -350,7 +351,8 @@ MT_INLINE void MT_SELF(step_end)(int op)
 
 MT_INLINE size_t MT_SELF(slab_len)(size_t c)
 {
-    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
+    size_t need =
+        mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
     return need > MT_SLAB_SIZE ? need : MT_SLAB_SIZE;
 }
 /* Blocks one carve threads: K, but no more than a page's worth (at least one),
@@ -827,8 +829,8 @@ MT_SLOW MT_SELF(heap) *MT_SELF(acquire)(mt_lfunc *next)
     MT_SELF(heap) *top = mt_load_relaxed(&MT_SELF(state).heaps);
     do
         h->reg_next = top;
-    while (!atomic_compare_exchange_weak_explicit(&MT_SELF(state).heaps, &top, h,
-                                                  memory_order_release, memory_order_relaxed));
+    while (!atomic_compare_exchange_weak_explicit(&MT_SELF(state).heaps, &top, h, memory_order_release,
+                                                  memory_order_relaxed));
     atomic_fetch_add_explicit(&MT_SELF(state).nheaps, 1, memory_order_relaxed);
     return h;
 }
@@ -875,7 +877,7 @@ static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
 MT_SLOW bool MT_SELF(start)(mt_lfunc *next)
 {
     if (MT_SELF(tl).state == MT_SLAB_WF_NEW) {
-        mt_thread_attach(); /* runs create, which makes the thread active */
+        mt_thread_attach();                    /* runs create, which makes the thread active */
         MT_SELF(tl).state = MT_SLAB_WF_ACTIVE; /* a socket without threads attaches nobody */
     }
     MT_SELF(heap) *h = MT_SELF(acquire)(next);
@@ -1227,7 +1229,8 @@ MT_UNUSED static uint32_t MT_SELF(steps_max)(int op)
     return mt_load_relaxed(&MT_SELF(state).steps_max[op]);
 }
 
-#define MT_SLAB_WF_MAX_CAP ((MT_SLAB_SIZE > MT_GRANULE ? MT_SLAB_SIZE : MT_GRANULE) / 16 + MT_SLAB_WF_MIN_BLOCKS)
+#define MT_SLAB_WF_MAX_CAP \
+    ((MT_SLAB_SIZE > MT_GRANULE ? MT_SLAB_SIZE : MT_GRANULE) / 16 + MT_SLAB_WF_MIN_BLOCKS)
 
 /* Count the blocks of list n (free, rchain or the remote stack) into `seen`;
  * returns the count, or UINT32_MAX if a node is not a free block of s. */
@@ -1249,8 +1252,7 @@ static uint32_t MT_SELF(check_list)(const mt_slab_wf_slab *s, void *n, uint64_t 
 /* One slab of class c in heap h; `state` is the expected state, or -1 for
  * any. `binned`: it is the calling thread's current slab, whose bin (TLS)
  * holds blocks and hand-outs of it too. */
-static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, int state,
-                                       bool binned)
+static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, int state, bool binned)
 {
     uint64_t seen[(MT_SLAB_WF_MAX_CAP + 63) / 64] = {0};
     uintptr_t st = mt_load_relaxed(&s->ostate);

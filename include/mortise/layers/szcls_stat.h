@@ -63,8 +63,8 @@ MT_UNUSED static void mt_szcls_report_head(mt_stats_out *o, const char *layer, c
 }
 
 /* One class's row; class_index < 0: the requests above the last class. */
-MT_UNUSED static void mt_szcls_report_row(mt_stats_out *o, long class_index, size_t size,
-                                          uint64_t allocs, uint64_t resizes)
+MT_UNUSED static void mt_szcls_report_row(mt_stats_out *o, long class_index, size_t size, uint64_t allocs,
+                                          uint64_t resizes)
 {
     if (o->json) {
         if (class_index < 0) {

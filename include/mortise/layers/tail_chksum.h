@@ -145,7 +145,8 @@
  * getmeta refuses; then a refusal needs no second report here. */
 #if defined(MT_CHAIN_REPORTS_INVALID)
 #if MT_HEAD_CANARY
-#error "tail_chksum: head_canary=1 above another safety layer; delayed_free's header already guards the bytes before the block"
+#error \
+    "tail_chksum: head_canary=1 above another safety layer; delayed_free's header already guards the bytes before the block"
 #endif
 enum { MT_SELF(below_reports) = 1 };
 #else
@@ -172,16 +173,21 @@ MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
 MT_UNUSED static const bool mt_chain_wants_usable = 1; /* (core/ctx.h): sealed_from reads it */
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
-#define MT_TAIL_OFFSET_SHIFT 56       /* the size word's top byte: log2 of the head's length */
+#define MT_TAIL_OFFSET_SHIFT 56 /* the size word's top byte: log2 of the head's length */
 #define MT_TAIL_SIZE_BITS ((UINT64_C(1) << MT_TAIL_OFFSET_SHIFT) - 1)
-#define MT_TAIL_MAX_OFFSET_LOG2 40    /* longest head: the largest alignment a block below can have */
-#define MT_TAIL_LOOKBACK 256          /* steps of 16 bytes when looking for an enclosing block */
-#define MT_TAIL_LOOKBACK_GRANULES 64  /* granule starts looked at after those (4 MiB) */
+#define MT_TAIL_MAX_OFFSET_LOG2 40   /* longest head: the largest alignment a block below can have */
+#define MT_TAIL_LOOKBACK 256         /* steps of 16 bytes when looking for an enclosing block */
+#define MT_TAIL_LOOKBACK_GRANULES 64 /* granule starts looked at after those (4 MiB) */
 /* What examine() finds: intact, not a block start, check word overwritten,
  * size word overwritten too (size unknown), freed, condemned; and with a
  * head canary, an intact tail under an overwritten canary. */
 enum {
-    MT_TAIL_OK, MT_TAIL_INVALID, MT_TAIL_OVERFLOW, MT_TAIL_WRECKED, MT_TAIL_FREED_BLOCK, MT_TAIL_CONDEMNED_BLOCK,
+    MT_TAIL_OK,
+    MT_TAIL_INVALID,
+    MT_TAIL_OVERFLOW,
+    MT_TAIL_WRECKED,
+    MT_TAIL_FREED_BLOCK,
+    MT_TAIL_CONDEMNED_BLOCK,
     MT_TAIL_REPORTED_BELOW, /* the safety layer below refused (and reported) it */
     MT_TAIL_UNDERFLOW
 };
@@ -251,7 +257,8 @@ MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t head, size_t size, si
     if (MT_HEAD_CANARY && head)
         mt_safety_store(u - MT_TAIL_WORD, MT_SELF(head_canary)(key, u, head));
     mt_safety_store(u + size, MT_SELF(check_word)(key, u, size));
-    mt_safety_store(p + usable - MT_TAIL_WORD, (size | MT_SELF(head_bits)(head)) ^ MT_SELF(size_mask)(key, p));
+    mt_safety_store(p + usable - MT_TAIL_WORD,
+                    (size | MT_SELF(head_bits)(head)) ^ MT_SELF(size_mask)(key, p));
 }
 
 /* Usable size below of a block this layer does not yet know (0 if none). */
@@ -282,7 +289,8 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
     /* the canary first: it lies in the block's own head, and only a block
      * whose head is 16 bytes has its size word where `usable` says (an
      * aligned block's usable answer is for a pointer inside it) */
-    if (MT_HEAD_CANARY && MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(key, u, MT_SELF(head))))
+    if (MT_HEAD_CANARY &&
+        MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(key, u, MT_SELF(head))))
         return SIZE_MAX;
     size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p) ^
                   MT_SELF(head_bits)(MT_SELF(head));
@@ -400,7 +408,8 @@ MT_SLOW int MT_SELF(headed_at)(char *u, size_t h, size_t *size, size_t *usable)
         return MT_TAIL_INVALID;
     *size = s;
     *usable = q.usable;
-    if (state == MT_TAIL_OK && mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(mt_chksum_key(), u, h))
+    if (state == MT_TAIL_OK &&
+        mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(mt_chksum_key(), u, h))
         return MT_TAIL_UNDERFLOW;
     return state;
 }
@@ -523,7 +532,7 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     MT_SELF(seal)(key, p, head, size, usable);
     if (MT_HEAD_CANARY && ctx->zeroed == p)
         ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
-    ctx->ptr = p + head; /* the hint for a layer above: getmeta's answer */
+    ctx->ptr = p + head;        /* the hint for a layer above: getmeta's answer */
     ctx->usable = size;
     return p + head;
 }
@@ -608,17 +617,11 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
     size_t size, usable, head;
     char *p = ctx->ptr;
     switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
-    case MT_TAIL_OK:
-        break;
-    case MT_TAIL_INVALID:
-        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free");
-        return;
-    case MT_TAIL_FREED_BLOCK:
-        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free");
-        return;
+    case MT_TAIL_OK: break;
+    case MT_TAIL_INVALID: MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
+    case MT_TAIL_FREED_BLOCK: MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
     case MT_TAIL_CONDEMNED_BLOCK:
-    case MT_TAIL_REPORTED_BELOW:
-        return; /* reported before; left alone */
+    case MT_TAIL_REPORTED_BELOW: return; /* reported before; left alone */
     case MT_TAIL_WRECKED:
         /* never freed below, whatever the policy: a destroyed size word is
          * also what a second free looks like once the layer below reused
@@ -665,19 +668,11 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
     char *p = ctx->ptr;
     switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
     case MT_TAIL_OK:
-    case MT_TAIL_CONDEMNED_BLOCK:
-        break;
-    case MT_TAIL_INVALID:
-        MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta");
-        return NULL;
-    case MT_TAIL_REPORTED_BELOW:
-        return NULL;
-    case MT_TAIL_FREED_BLOCK:
-        MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta");
-        return NULL;
-    case MT_TAIL_WRECKED:
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta");
-        return NULL;
+    case MT_TAIL_CONDEMNED_BLOCK: break;
+    case MT_TAIL_INVALID: MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta"); return NULL;
+    case MT_TAIL_REPORTED_BELOW: return NULL;
+    case MT_TAIL_FREED_BLOCK: MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta"); return NULL;
+    case MT_TAIL_WRECKED: MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta"); return NULL;
     case MT_TAIL_UNDERFLOW:
         MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
         /* reported once: a new canary, or condemned so that free leaks it quietly */
@@ -717,7 +712,8 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 /* Grow or shrink the intact block p (usable bytes below, head bytes in
  * front of p) to want bytes: resealed in place while the block below holds
  * them, else the owner's resize of the block below. */
-MT_INLINE void *MT_SELF(reseal)(mt_ctx *ctx, mt_lfunc *next, uint64_t key, size_t want, size_t usable, size_t head)
+MT_INLINE void *MT_SELF(reseal)(mt_ctx *ctx, mt_lfunc *next, uint64_t key, size_t want, size_t usable,
+                                size_t head)
 {
     char *p = ctx->ptr;
     if (want > usable - MT_TAIL_OVERHEAD - head) {

@@ -79,7 +79,7 @@ MT_DECLARE_BELOW(free)
 
 static MT_TLS struct {
     mt_magazine mag[MT_SELF(bins)];
-    int state;   /* cache/thread_state.h */
+    int state;    /* cache/thread_state.h */
     void **store; /* every magazine's slots, one block from below */
 } MT_SELF(tl);
 

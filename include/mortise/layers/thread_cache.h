@@ -159,7 +159,7 @@ MT_DECLARE_BELOW(alloc_batch)
 MT_DECLARE_BELOW(free_batch)
 
 #include "../policy/sizeclass/slot.h"
-#include "cache/classes.h" /* which classes are cached, class_of, share */
+#include "cache/classes.h"     /* which classes are cached, class_of, share */
 #include "safety/link_check.h" /* link_check, err_handle */
 
 /* link_check: the link in cached block p failed its check: the list ends
@@ -206,10 +206,7 @@ MT_INLINE size_t MT_SELF(budget)(void)
     return MT_COREAWARE_CACHESIZE ? MT_SELF(tl).budget : (size_t)MT_CACHE_SIZE;
 }
 
-MT_INLINE size_t MT_SELF(capacity)(size_t index)
-{
-    return MT_SELF(share)(MT_SELF(budget)(), index);
-}
+MT_INLINE size_t MT_SELF(capacity)(size_t index) { return MT_SELF(share)(MT_SELF(budget)(), index); }
 
 /* The thread's first use: every class may take its capacity. */
 MT_SLOW void MT_SELF(start)(void)

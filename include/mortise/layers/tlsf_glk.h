@@ -138,20 +138,20 @@ _Static_assert(MT_POOL_SIZE >= MT_GRANULE, "tlsf_glk: pool_size must be at least
 #endif
 
 typedef struct mt_tlsf_block {
-    struct mt_tlsf_block *prev_phys;  /* valid iff MT_TLSF_PREV_FREE */
-    size_t head;                      /* size | flags, read and written atomically */
-    struct mt_tlsf_block *next_free;  /* free blocks: list links; sentinels: */
-    struct mt_tlsf_block *prev_free;  /* the list of regions */
+    struct mt_tlsf_block *prev_phys; /* valid iff MT_TLSF_PREV_FREE */
+    size_t head;                     /* size | flags, read and written atomically */
+    struct mt_tlsf_block *next_free; /* free blocks: list links; sentinels: */
+    struct mt_tlsf_block *prev_free; /* the list of regions */
 } mt_tlsf_block;
 
 #define MT_TLSF_FREE ((size_t)1)
 #define MT_TLSF_PREV_FREE ((size_t)2)
 #define MT_TLSF_CONDEMNED ((size_t)4) /* link_check: damaged, reported, never used again */
 #define MT_TLSF_FLAGS ((size_t)15)
-#define MT_TLSF_HDR ((size_t)16)     /* header before the user pointer */
+#define MT_TLSF_HDR ((size_t)16)       /* header before the user pointer */
 #define MT_TLSF_OVERLAP sizeof(void *) /* next header's first word, usable while used */
-#define MT_TLSF_MIN ((size_t)32)     /* header + two links */
-#define MT_TLSF_RESERVE ((size_t)32) /* a region's sentinel */
+#define MT_TLSF_MIN ((size_t)32)       /* header + two links */
+#define MT_TLSF_RESERVE ((size_t)32)   /* a region's sentinel */
 
 /* A chunk from below; every granule of it maps to this record. Chunks of a
  * region are linked in address order (prev, next: NULL at the region's ends). */
@@ -159,20 +159,20 @@ typedef struct mt_tlsf_chunk {
     struct mt_tlsf_chunk *prev, *next;
     uintptr_t base;
     size_t len;
-    uintptr_t prev_entry; /* the layer below's page-map entry, restored on release */
+    uintptr_t prev_entry;                     /* the layer below's page-map entry, restored on release */
 } __attribute__((aligned(16))) mt_tlsf_chunk; /* 16: a page-map pointer payload (core/pagemap.h) */
 
 typedef struct mt_tlsf_req {
     size_t size, align;
-    void *ptr;            /* resize: the block */
-    char *chunk;          /* grow: a new chunk from below, its length and record */
+    void *ptr;   /* resize: the block */
+    char *chunk; /* grow: a new chunk from below, its length and record */
     size_t len;
     mt_tlsf_chunk *rec;
 } mt_tlsf_req;
 
 /* What the checker counts on its walk (NAME_check). */
 typedef struct mt_tlsf_stats {
-    size_t regions, chunks, heap_bytes;   /* chunks and bytes obtained from below */
+    size_t regions, chunks, heap_bytes; /* chunks and bytes obtained from below */
     size_t used_blocks, used_bytes;
     size_t free_blocks, free_bytes, largest_free;
 } mt_tlsf_stats;
@@ -181,7 +181,10 @@ typedef struct mt_tlsf_stats {
  * because getmeta reads a used block's size without the lock while a
  * neighbour's free or allocation changes its previous-free flag. */
 MT_INLINE size_t mt_tlsf_head(const mt_tlsf_block *b) { return __atomic_load_n(&b->head, __ATOMIC_RELAXED); }
-MT_INLINE void mt_tlsf_set_head(mt_tlsf_block *b, size_t h) { __atomic_store_n(&b->head, h, __ATOMIC_RELAXED); }
+MT_INLINE void mt_tlsf_set_head(mt_tlsf_block *b, size_t h)
+{
+    __atomic_store_n(&b->head, h, __ATOMIC_RELAXED);
+}
 MT_INLINE size_t mt_tlsf_size(const mt_tlsf_block *b)
 {
     return __atomic_load_n(&b->head, __ATOMIC_RELAXED) & ~MT_TLSF_FLAGS;
@@ -259,8 +262,8 @@ static struct {
     uint64_t fl_map;
     uint64_t sl_map[MT_SELF(fl_count)];
     mt_tlsf_block *heads[MT_SELF(fl_count)][MT_SL_COUNT];
-    mt_tlsf_block *regions;  /* sentinels, linked through next_free/prev_free */
-    mt_record_pool records;  /* chunk records */
+    mt_tlsf_block *regions; /* sentinels, linked through next_free/prev_free */
+    mt_record_pool records; /* chunk records */
 } MT_SELF(state);
 
 /* ---- the segregated lists (lock held) ---- */
@@ -273,9 +276,8 @@ static struct {
 MT_INLINE bool MT_SELF(header_at)(const mt_tlsf_block *f, const mt_tlsf_block *x)
 {
     /* no branch hint: free neighbours and list links are as often far */
-    return !((uintptr_t)x & (MT_MIN_ALIGN - 1)) &&
-           (!(((uintptr_t)f ^ (uintptr_t)x) >> MT_GRANULE_SHIFT) ||
-            mt_entry_owner(mt_pagemap_get(x)) == MT_SELF_ID);
+    return !((uintptr_t)x & (MT_MIN_ALIGN - 1)) && (!(((uintptr_t)f ^ (uintptr_t)x) >> MT_GRANULE_SHIFT) ||
+                                                    mt_entry_owner(mt_pagemap_get(x)) == MT_SELF_ID);
 }
 
 /* May f, a block believed free whose header word reads h, be taken out of
@@ -915,12 +917,12 @@ typedef struct {
     const char *broken;
 } MT_SELF(check_result);
 
-#define MT__TLSF_REQUIRE(cond, what)                                               \
-    do {                                                                           \
-        if (!(cond)) {                                                             \
-            res->broken = MT_STR(MT_NAME) ": " what;                               \
-            return res;                                                            \
-        }                                                                          \
+#define MT__TLSF_REQUIRE(cond, what)                 \
+    do {                                             \
+        if (!(cond)) {                               \
+            res->broken = MT_STR(MT_NAME) ": " what; \
+            return res;                              \
+        }                                            \
     } while (0)
 
 /* Granule g maps to the chunk holding it (*at: the chunks of the region in
@@ -951,7 +953,8 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
     mt_tlsf_chunk *at = c;
     for (mt_tlsf_block *b = mt_tlsf_at(c->base);; b = mt_tlsf_next(b)) {
         MT__TLSF_REQUIRE((uintptr_t)b < end && ((uintptr_t)b & 15) == 0, "block outside its region");
-        MT__TLSF_REQUIRE(MT_SELF(mapped)((uintptr_t)b, &at), "a block header's granule not mapped to its chunk");
+        MT__TLSF_REQUIRE(MT_SELF(mapped)((uintptr_t)b, &at),
+                         "a block header's granule not mapped to its chunk");
         MT__TLSF_REQUIRE(mt_tlsf_prev_free(b) == (prev && mt_tlsf_is_free(prev)), "previous-free flag");
         MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b) || b->prev_phys == prev, "previous-block pointer");
         if (mt_tlsf_is_sentinel(b)) {
@@ -962,7 +965,8 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
         MT__TLSF_REQUIRE(size >= MT_TLSF_MIN && size % 16 == 0, "block size");
         if (mt_tlsf_is_free(b)) {
             MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b), "two free blocks side by side");
-            for (uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE); g < (uintptr_t)b + size; g += MT_GRANULE)
+            for (uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE); g < (uintptr_t)b + size;
+                 g += MT_GRANULE)
                 MT__TLSF_REQUIRE(MT_SELF(mapped)(g, &at), "a free block's granule not mapped to its chunk");
             res->stats.free_blocks++;
             res->stats.free_bytes += size;
@@ -989,7 +993,8 @@ static void *MT_SELF(cs_check)(void *arg)
     }
     size_t listed = 0;
     for (unsigned fl = 0; fl < MT_SELF(fl_count); fl++) {
-        MT__TLSF_REQUIRE(!MT_SELF(state).sl_map[fl] == !(MT_SELF(state).fl_map >> fl & 1), "first-level bitmap");
+        MT__TLSF_REQUIRE(!MT_SELF(state).sl_map[fl] == !(MT_SELF(state).fl_map >> fl & 1),
+                         "first-level bitmap");
         for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
             mt_tlsf_block *b = MT_SELF(state).heads[fl][sl];
             MT__TLSF_REQUIRE(!b == !(MT_SELF(state).sl_map[fl] >> sl & 1), "second-level bitmap");

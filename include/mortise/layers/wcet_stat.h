@@ -70,9 +70,8 @@ MT_UNUSED static void mt_wcet_record(mt_wcet_op *op, uint64_t ticks, bool shared
 
 /* One kind of request summed over the slots: count, samples, max and the
  * histogram (hist: MT_HIST_BUCKETS words, from the caller). */
-MT_UNUSED static void mt_wcet_sum(const mt_wcet_slot *slots, unsigned n, unsigned kind,
-                                  uint64_t *hist, uint64_t *count, uint64_t *samples,
-                                  uint64_t *max)
+MT_UNUSED static void mt_wcet_sum(const mt_wcet_slot *slots, unsigned n, unsigned kind, uint64_t *hist,
+                                  uint64_t *count, uint64_t *samples, uint64_t *max)
 {
     *count = *samples = *max = 0;
     memset(hist, 0, MT_HIST_BUCKETS * sizeof *hist);

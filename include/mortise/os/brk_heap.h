@@ -156,8 +156,8 @@ static bool MT_SELF(shrink)(void)
     char *top = MT_SELF(state).top;
     if (!MT_SELF(break_is_ours)())
         return false;
-    char *tail = mt_range_fit_take_tail(&MT_SELF(state).free,
-                                        (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
+    char *tail =
+        mt_range_fit_take_tail(&MT_SELF(state).free, (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
     if (!tail)
         return false;
     if (!MT_SELF(sbrk)(-(intptr_t)(top - tail))) {

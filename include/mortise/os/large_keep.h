@@ -99,8 +99,15 @@
 
 #ifndef MORTISE_OS_LARGE_KEEP_TYPES
 #define MORTISE_OS_LARGE_KEEP_TYPES
-typedef struct { char *p; size_t granules; uint64_t stamp; } mt_keep_entry;
-typedef struct { char *p; size_t granules; } mt_keep_range;
+typedef struct {
+    char *p;
+    size_t granules;
+    uint64_t stamp;
+} mt_keep_entry;
+typedef struct {
+    char *p;
+    size_t granules;
+} mt_keep_range;
 #endif
 
 #if defined(MT_OS_KEEPS)
@@ -131,17 +138,15 @@ static struct {
 } MT_SELF(keep);
 
 static const size_t MT_SELF(keep_max) = (size_t)(MT_LARGE_KEEP);
-static const size_t MT_SELF(keep_cap) =
-    (size_t)(MT_LARGE_KEEP_CAP) > (size_t)(MT_LARGE_KEEP) ? (size_t)(MT_LARGE_KEEP_CAP) : (size_t)(MT_LARGE_KEEP);
-static const uint64_t MT_SELF(keep_decay_ns) = (uint64_t)(MT_LARGE_DECAY_MS) * 1000000u;
+static const size_t MT_SELF(keep_cap) = (size_t)(MT_LARGE_KEEP_CAP) > (size_t)(MT_LARGE_KEEP)
+                                            ? (size_t)(MT_LARGE_KEEP_CAP)
+                                            : (size_t)(MT_LARGE_KEEP);
+static const uint64_t MT_SELF(keep_decay_ns) = (uint64_t)(MT_LARGE_DECAY_MS)*1000000u;
 
 static void MT_SELF(keep_lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(keep).lock); }
 static void MT_SELF(keep_unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(keep).lock); }
 
-MT_INLINE bool MT_SELF(keep_fits)(size_t len)
-{
-    return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_cap);
-}
+MT_INLINE bool MT_SELF(keep_fits)(size_t len) { return len >= MT_LARGE_KEEP_MIN && len <= MT_SELF(keep_cap); }
 
 /* The bound now: MT_LARGE_KEEP, or as many bytes as the OS layers have
  * handed out and not taken back (blocks in use, spans, slabs), up to
@@ -286,7 +291,8 @@ static const char *MT_SELF(keep_invariants)(void)
 /* Lock held: [p, granules), no longer a block, joins the keep under the
  * bound limit, merged with its kept neighbours; the least recently freed
  * entries make room (into out). */
-static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t now, mt_keep_range *out, unsigned *n)
+static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t now, mt_keep_range *out,
+                               unsigned *n)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     MT_SELF(keep).limit = limit;
@@ -304,8 +310,8 @@ static void MT_SELF(keep_hold)(char *p, size_t granules, size_t limit, uint64_t 
             i++;
         }
     }
-    while (MT_SELF(keep).count &&
-           (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS || mt_load_relaxed(&MT_SELF(keep).bytes) + len > limit))
+    while (MT_SELF(keep).count && (MT_SELF(keep).count == MT_LARGE_KEEP_SLOTS ||
+                                   mt_load_relaxed(&MT_SELF(keep).bytes) + len > limit))
         MT_SELF(keep_drop)(MT_SELF(keep_oldest)(), out, n);
     MT_SELF(keep).e[MT_SELF(keep).count++] = (mt_keep_entry){p, granules, now};
     MT_SELF(keep_add)(len);

@@ -33,14 +33,11 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 
 /* ---- the page map: everything is ours ---- */
 
-static inline uintptr_t mt_pagemap_get(const void *p)
-{
-    return p ? mt_entry(MT_SELF_ID, 0) : 0;
-}
+static inline uintptr_t mt_pagemap_get(const void *p) { return p ? mt_entry(MT_SELF_ID, 0) : 0; }
 
 __attribute__((error("malloc_heap(passthrough=1) owns every pointer: no layer above it may "
-                     "own blocks (compose only add-ons such as wcet_stat over it)")))
-void mt_passthrough_owns_everything(void);
+                     "own blocks (compose only add-ons such as wcet_stat over it)"))) void
+mt_passthrough_owns_everything(void);
 
 static inline void mt_pagemap_set(const void *p, size_t len, uintptr_t entry)
 {
@@ -198,8 +195,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    if (MT_SELF(from_bootstrap)(ctx->ptr) ||
-        mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready))
+    if (MT_SELF(from_bootstrap)(ctx->ptr) || mt_load_acquire(&MT_SELF(next).phase) != MT_SELF(ready))
         return NULL;
     return MT_SELF(next).realloc(ctx->ptr, ctx->size);
 }

@@ -110,14 +110,16 @@ static const size_t MT_SELF(tl_size) = (size_t)(MT_THREADLOCAL_HEAP_SIZE);
 
 /* ---- the instance ---- */
 /* Dense chunks are carved from cur up, sparse ones from end down. */
-typedef struct { char *cur, *end; } MT_SELF(region);
+typedef struct {
+    char *cur, *end;
+} MT_SELF(region);
 
 static struct {
-    MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
+    MT_SYNC_T(MT_SYNC) lock;                 /* zero-filled = unlocked (sync.h) */
     char *cache[MT_MMAP_CACHE_GRANULES + 1]; /* free chunks by granule count */
     MT_SELF(region) leftover[64];            /* remainders of exited threads */
     unsigned leftovers;
-    _Atomic(char *) arena_cur;               /* faa_heap_growth */
+    _Atomic(char *) arena_cur; /* faa_heap_growth */
     char *arena_end;
 } MT_SELF(state);
 
@@ -204,7 +206,8 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
         MT_SELF(lock)();
         p = MT_SELF(state).cache[granules];
         if (p)
-            MT_SELF(state).cache[granules] = (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
+            MT_SELF(state).cache[granules] =
+                (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
         MT_SELF(unlock)();
         if (!p) {
             /* clang-format off */
@@ -297,7 +300,7 @@ MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
 #define MT_OS_KEEPS
 #define MT_OS_GROWS
 #define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
-#define MT_OS_PURGE_KEEP /* free chunks gave their pages back when freed */
+#define MT_OS_PURGE_KEEP   /* free chunks gave their pages back when freed */
 #include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
@@ -341,7 +344,12 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_IMPLEMENTS_create
-MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next) { (void)ctx; (void)next; return NULL; }
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+{
+    (void)ctx;
+    (void)next;
+    return NULL;
+}
 
 /* Hand this thread's unused region to the next thread that needs one. */
 #define MT_IMPLEMENTS_thread_exit

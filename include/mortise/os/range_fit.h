@@ -30,9 +30,9 @@
 #include "../core/pagemap.h"
 
 typedef struct mt_range_fit {
-    uintptr_t base;      /* granule 0 of the page-map encoding (an integer: brk_heap
+    uintptr_t base; /* granule 0 of the page-map encoding (an integer: brk_heap
                             uses 0, and arithmetic on a null pointer is undefined) */
-    char *first;         /* lowest free range, NULL when none */
+    char *first;    /* lowest free range, NULL when none */
     size_t free_granules;
     size_t ranges;
 } mt_range_fit;

@@ -60,8 +60,8 @@ static _Atomic(uintptr_t) MT_SELF(map)[MT_POOL_SIZE / MT_GRANULE];
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     mt_range_fit free;
-    bool ready;              /* the pool is in the free list (done lazily: no constructors) */
-    char *pristine;          /* lowest byte never handed out: zero from here up */
+    bool ready;     /* the pool is in the free list (done lazily: no constructors) */
+    char *pristine; /* lowest byte never handed out: zero from here up */
 } MT_SELF(state);
 
 MT_INLINE uintptr_t MT_SELF(pool_base)(void) { return mt_align_up((uintptr_t)MT_SELF(pool), MT_GRANULE); }
@@ -117,9 +117,8 @@ static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
     MT_SELF(lock)();
     if (MT_UNLIKELY(!MT_SELF(state).ready))
         MT_SELF(start)();
-    char *p = granules <= MT_SELF(pool_granules)()
-                  ? mt_range_fit_take(&MT_SELF(state).free, granules, align)
-                  : NULL;
+    char *p = granules <= MT_SELF(pool_granules)() ? mt_range_fit_take(&MT_SELF(state).free, granules, align)
+                                                   : NULL;
     if (p) {
         char *end = p + (granules << MT_GRANULE_SHIFT);
         *zeroed = p >= MT_SELF(state).pristine;

@@ -84,10 +84,10 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 typedef struct {
-    char *raw;          /* as mt_pal_reserve returned it, for the release */
+    char *raw; /* as mt_pal_reserve returned it, for the release */
     size_t raw_len;
-    char *base, *end;   /* the granule-aligned part blocks come from */
-    mt_range_fit free;  /* its free granules */
+    char *base, *end;  /* the granule-aligned part blocks come from */
+    mt_range_fit free; /* its free granules */
 } MT_SELF(reservation);
 
 static struct {

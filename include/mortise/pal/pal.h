@@ -242,8 +242,12 @@
 #ifndef MORTISE_PAL_PAL_H
 #define MORTISE_PAL_PAL_H
 
-typedef struct { long sec, nsec; } mt_pal_timeout; /* the kernel's 64-bit timespec */
-typedef struct { uint64_t words[16]; } mt_pal_cpuset;
+typedef struct {
+    long sec, nsec;
+} mt_pal_timeout; /* the kernel's 64-bit timespec */
+typedef struct {
+    uint64_t words[16];
+} mt_pal_cpuset;
 
 enum {
     MT_PAL_FUTEX_WAIT = 0,

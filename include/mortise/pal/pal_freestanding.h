@@ -112,8 +112,8 @@ static inline long mt_pal_read_file(const char *path, char *buf, size_t cap)
 /* ---- futex: none; waits poll ---- */
 
 #define MT_PAL_HAVE_FUTEX 0
-MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val,
-                            const mt_pal_timeout *timeout, uint32_t bits)
+MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val, const mt_pal_timeout *timeout,
+                            uint32_t bits)
 {
     (void)addr, (void)val, (void)timeout, (void)bits;
     if (op != MT_PAL_FUTEX_WAKE && op != MT_PAL_FUTEX_WAKE_BITSET)
@@ -145,7 +145,9 @@ static inline bool mt_pal_thread_start(void *(*fn)(void *), void *arg, size_t st
     return false;
 }
 
-typedef struct { _Atomic(int) held; } mt_pal_mutex;
+typedef struct {
+    _Atomic(int) held;
+} mt_pal_mutex;
 MT_INLINE void mt_pal_mutex_init(mt_pal_mutex *m) { mt_store_relaxed(&m->held, 0); }
 MT_INLINE void mt_pal_mutex_lock(mt_pal_mutex *m)
 {
@@ -154,7 +156,9 @@ MT_INLINE void mt_pal_mutex_lock(mt_pal_mutex *m)
 }
 MT_INLINE void mt_pal_mutex_unlock(mt_pal_mutex *m) { mt_store_release(&m->held, 0); }
 
-typedef struct { _Atomic(int) held; } mt_pal_spin;
+typedef struct {
+    _Atomic(int) held;
+} mt_pal_spin;
 MT_INLINE void mt_pal_spin_init(mt_pal_spin *s) { mt_store_relaxed(&s->held, 0); }
 MT_INLINE bool mt_pal_spin_trylock(mt_pal_spin *s) { return !mt_fas(&s->held, 1); }
 MT_INLINE void mt_pal_spin_unlock(mt_pal_spin *s) { mt_store_release(&s->held, 0); }

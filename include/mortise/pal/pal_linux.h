@@ -20,7 +20,7 @@
 #if defined(__GLIBC__)
 #include <sys/auxv.h>
 #endif
-#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__GLIBC__) &&          \
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(__GLIBC__) && \
     (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
 #include <sys/rseq.h>
 #define MT_PAL_CPU_RSEQ 1
@@ -91,8 +91,7 @@ static inline size_t mt_pal_page_size(void)
 static inline void *mt_pal_map(size_t len)
 {
     int saved = errno;
-    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     errno = saved;
     return p == MAP_FAILED ? NULL : p;
 }
@@ -199,8 +198,8 @@ MT_INLINE int mt_pal_cpu(void)
     /* the same word from tpidr_el0; the kernel rewrites it on migration, so
      * the load must not be cached or torn (a relaxed atomic load) */
     const char *area = (const char *)__builtin_thread_pointer() + __rseq_offset;
-    int cpu = __atomic_load_n((const int *)(const void *)(area + offsetof(struct rseq, cpu_id)),
-                              __ATOMIC_RELAXED);
+    int cpu =
+        __atomic_load_n((const int *)(const void *)(area + offsetof(struct rseq, cpu_id)), __ATOMIC_RELAXED);
     if (MT_LIKELY(cpu >= 0))
         return cpu;
 #endif
@@ -267,8 +266,8 @@ static inline long mt_pal_read_file(const char *path, char *buf, size_t cap)
 
 /* The system call without the C library: no errno is written (free() must
  * keep errno, POSIX) and nothing links against libc's syscall(). */
-MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val,
-                            const mt_pal_timeout *timeout, uint32_t bits)
+MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val, const mt_pal_timeout *timeout,
+                            uint32_t bits)
 {
 #if MT_PAL_HAVE_FUTEX && defined(__x86_64__)
     register long r10 __asm__("r10") = (long)timeout;
@@ -277,8 +276,8 @@ MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val,
     long r = 202; /* SYS_futex */
     __asm__ __volatile__("syscall"
                          : "+a"(r)
-                         : "D"(addr), "S"((long)(op | MT_PAL_FUTEX_PRIVATE)), "d"((long)val),
-                           "r"(r10), "r"(r8), "r"(r9)
+                         : "D"(addr), "S"((long)(op | MT_PAL_FUTEX_PRIVATE)), "d"((long)val), "r"(r10),
+                           "r"(r8), "r"(r9)
                          : "rcx", "r11", "memory");
     return r;
 #elif MT_PAL_HAVE_FUTEX && defined(__aarch64__)

@@ -222,7 +222,8 @@ static inline void *mt_pal_brk(intptr_t increment)
     DWORD saved = GetLastError();
     void *old = NULL;
     if (!mt_pal_break.base)
-        mt_pal_break.base = mt_pal_break.at = VirtualAlloc(NULL, MT_PAL_BRK_RANGE, MEM_RESERVE, PAGE_READWRITE);
+        mt_pal_break.base = mt_pal_break.at =
+            VirtualAlloc(NULL, MT_PAL_BRK_RANGE, MEM_RESERVE, PAGE_READWRITE);
     char *base = mt_pal_break.base, *at = mt_pal_break.at;
     size_t page = mt_pal_page_size();
     if (!base) {
@@ -293,8 +294,8 @@ static inline long mt_pal_read_file(const char *path, char *buf, size_t cap)
 {
     DWORD saved = GetLastError();
     long n = -1;
-    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL,
-                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
     if (h != INVALID_HANDLE_VALUE) {
         DWORD got;
         if (ReadFile(h, buf, (DWORD)(cap - 1 > 0x7fffffff ? 0x7fffffff : cap - 1), &got, NULL))
@@ -314,8 +315,8 @@ static inline long mt_pal_read_file(const char *path, char *buf, size_t cap)
 #define MT_PAL_HAVE_FUTEX 0
 #endif
 
-MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val,
-                            const mt_pal_timeout *timeout, uint32_t bits)
+MT_INLINE long mt_pal_futex(_Atomic(uint32_t) *addr, int op, uint32_t val, const mt_pal_timeout *timeout,
+                            uint32_t bits)
 {
     (void)bits; /* no bitset on Windows: a bitset wake wakes everyone */
 #if MT_PAL_HAVE_FUTEX
@@ -392,8 +393,8 @@ static inline bool mt_pal_thread_start(void *(*fn)(void *), void *arg, size_t st
 {
     struct mt_pal_thread_start_args start = {fn, arg, 0};
     DWORD saved = GetLastError();
-    HANDLE h = CreateThread(NULL, stack, mt_pal_thread_trampoline, &start,
-                            STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
+    HANDLE h =
+        CreateThread(NULL, stack, mt_pal_thread_trampoline, &start, STACK_SIZE_PARAM_IS_A_RESERVATION, NULL);
     SetLastError(saved);
     if (!h)
         return false;
@@ -444,8 +445,7 @@ static inline bool mt_pal_write_all(int fd, const void *buf, size_t len)
 
 static inline int mt_pal_open_write(const char *path)
 {
-    return _open(path, _O_WRONLY | _O_CREAT | _O_TRUNC | _O_BINARY | _O_NOINHERIT,
-                 _S_IREAD | _S_IWRITE);
+    return _open(path, _O_WRONLY | _O_CREAT | _O_TRUNC | _O_BINARY | _O_NOINHERIT, _S_IREAD | _S_IWRITE);
 }
 
 /* _dup takes the lowest free number: duplicate until one is high enough,
@@ -474,7 +474,10 @@ static inline void mt_pal_close(int fd)
 }
 
 static inline long mt_pal_pid(void) { return (long)GetCurrentProcessId(); }
-static inline long mt_pal_tid(void) { return (long)GetCurrentThreadId(); } /* Task Manager's, Process Explorer's */
+static inline long mt_pal_tid(void)
+{
+    return (long)GetCurrentThreadId();
+} /* Task Manager's, Process Explorer's */
 
 /* ---- Windows only: the boot arena ----
  * gcc's emulated TLS (mingw-w64 has no native TLS) allocates a thread's copy
@@ -494,7 +497,7 @@ static struct {
     _Atomic(uintptr_t) base;   /* the reserved region, 0 before the first use */
     _Atomic(DWORD) slot_plus1; /* the "inside" TLS slot + 1, 0 before the first use */
     SRWLOCK lock;
-    size_t used;               /* bytes handed out from the region's start */
+    size_t used; /* bytes handed out from the region's start */
     size_t committed;
     void *free_list[MT_PAL_BOOT_CLASSES];
 } mt_pal_boot MT_UNUSED;
@@ -539,10 +542,7 @@ static inline bool mt_pal_boot_owns(const void *p)
     return base && (uintptr_t)p - base < MT_PAL_BOOT_ARENA;
 }
 
-static inline size_t mt_pal_boot_size(const void *p)
-{
-    return ((const size_t *)p)[-2];
-}
+static inline size_t mt_pal_boot_size(const void *p) { return ((const size_t *)p)[-2]; }
 
 static inline void *mt_pal_boot_alloc(size_t size)
 {

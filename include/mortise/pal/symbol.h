@@ -38,9 +38,9 @@
 #include "pal.h"
 
 typedef struct {
-    const char *function;   /* NULL when no symbol covers addr */
+    const char *function; /* NULL when no symbol covers addr */
     const void *function_start;
-    const char *object;     /* the file name of the object, NULL if unknown */
+    const char *object; /* the file name of the object, NULL if unknown */
     const void *object_base;
 } mt_pal_symbol_info;
 

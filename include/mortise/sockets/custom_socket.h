@@ -22,8 +22,8 @@
 
 #define MT_SOCKET_PREFIX MT_PREFIX
 #define MT_SOCKET_ERROR_API MT_CAT(MT_PREFIX, set_error_handler) /* with a safety layer */
-#define MT_SOCKET_CHECK_API MT_CAT(MT_PREFIX, check) /* PREFIXcheck(): the chain's invariants */
-#define MT_STATS_PREFIX MT_PREFIX /* PREFIXstats_print, PREFIXstats_json */
+#define MT_SOCKET_CHECK_API MT_CAT(MT_PREFIX, check)             /* PREFIXcheck(): the chain's invariants */
+#define MT_STATS_PREFIX MT_PREFIX                                /* PREFIXstats_print, PREFIXstats_json */
 #include "../core/thread.h"
 #include "family.h"
 #include "../core/layer_end.h"

@@ -48,26 +48,124 @@ MT_INLINE void *mt_cxx_new_nothrow(size_t size, size_t align)
 
 typedef struct mt_nothrow_t mt_nothrow_t;
 
-MT_EXPORT void *_Znwm(size_t n) { MT_SOCKET_NOTE_CALLER(); return mt_cxx_new(n, 1); }
-MT_EXPORT void *_Znam(size_t n) { MT_SOCKET_NOTE_CALLER(); return mt_cxx_new(n, 1); }
-MT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; return mt_cxx_new_nothrow(n, 1); }
-MT_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; return mt_cxx_new_nothrow(n, 1); }
-MT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t a) { MT_SOCKET_NOTE_CALLER(); return mt_cxx_new(n, a); }
-MT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t a) { MT_SOCKET_NOTE_CALLER(); return mt_cxx_new(n, a); }
-MT_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; return mt_cxx_new_nothrow(n, a); }
-MT_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; return mt_cxx_new_nothrow(n, a); }
+MT_EXPORT void *_Znwm(size_t n)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_cxx_new(n, 1);
+}
+MT_EXPORT void *_Znam(size_t n)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_cxx_new(n, 1);
+}
+MT_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    return mt_cxx_new_nothrow(n, 1);
+}
+MT_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    return mt_cxx_new_nothrow(n, 1);
+}
+MT_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_cxx_new(n, a);
+}
+MT_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    return mt_cxx_new(n, a);
+}
+MT_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    return mt_cxx_new_nothrow(n, a);
+}
+MT_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t a, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    return mt_cxx_new_nothrow(n, a);
+}
 
-MT_EXPORT void _ZdlPv(void *p) { MT_SOCKET_NOTE_CALLER(); mt_socket_free(p); }
-MT_EXPORT void _ZdaPv(void *p) { MT_SOCKET_NOTE_CALLER(); mt_socket_free(p); }
-MT_EXPORT void _ZdlPvm(void *p, size_t n) { MT_SOCKET_NOTE_CALLER(); (void)n; mt_socket_free(p); }
-MT_EXPORT void _ZdaPvm(void *p, size_t n) { MT_SOCKET_NOTE_CALLER(); (void)n; mt_socket_free(p); }
-MT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; mt_socket_free(p); }
-MT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)t; mt_socket_free(p); }
-MT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t a) { MT_SOCKET_NOTE_CALLER(); (void)a; mt_socket_free(p); }
-MT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t a) { MT_SOCKET_NOTE_CALLER(); (void)a; mt_socket_free(p); }
-MT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a) { MT_SOCKET_NOTE_CALLER(); (void)n; (void)a; mt_socket_free(p); }
-MT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a) { MT_SOCKET_NOTE_CALLER(); (void)n; (void)a; mt_socket_free(p); }
-MT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)a; (void)t; mt_socket_free(p); }
-MT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const mt_nothrow_t *t) { MT_SOCKET_NOTE_CALLER(); (void)a; (void)t; mt_socket_free(p); }
+MT_EXPORT void _ZdlPv(void *p)
+{
+    MT_SOCKET_NOTE_CALLER();
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPv(void *p)
+{
+    MT_SOCKET_NOTE_CALLER();
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdlPvm(void *p, size_t n)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)n;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPvm(void *p, size_t n)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)n;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)t;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)a;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)a;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)n;
+    (void)a;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t a)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)n;
+    (void)a;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)a;
+    (void)t;
+    mt_socket_free(p);
+}
+MT_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t a, const mt_nothrow_t *t)
+{
+    MT_SOCKET_NOTE_CALLER();
+    (void)a;
+    (void)t;
+    mt_socket_free(p);
+}
 
 #endif

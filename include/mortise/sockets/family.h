@@ -47,9 +47,9 @@
  * `nested` and returns for such a call; MT_SOCKET_LEAVE() ends the outer one. */
 #if defined(_WIN32) && defined(MT_SOCKET_REPLACES_MALLOC)
 #define MT_SOCKET_BOOT 1
-#define MT_SOCKET_ENTER(nested)                                                 \
-    if (MT_UNLIKELY(!mt_pal_boot_enter())) {                                     \
-        nested;                                                                  \
+#define MT_SOCKET_ENTER(nested)              \
+    if (MT_UNLIKELY(!mt_pal_boot_enter())) { \
+        nested;                              \
     }
 #define MT_SOCKET_LEAVE() mt_pal_boot_leave()
 #else

@@ -17,14 +17,14 @@
 #define MT_KERNEL_API(name) MT_CAT(MT_PREFIX, name)
 
 #define MT_GFP_KERNEL 0u
-#define MT_GFP_ATOMIC 0x1u          /* the caller cannot sleep */
-#define MT_GFP_ZERO 0x100u          /* zero-filled memory */
+#define MT_GFP_ATOMIC 0x1u            /* the caller cannot sleep */
+#define MT_GFP_ZERO 0x100u            /* zero-filled memory */
 #define MT_SLAB_HWCACHE_ALIGN 0x2000u /* cache flag: objects on their own cache lines */
 #define MT_ZERO_SIZE_PTR ((void *)16) /* kmalloc(0): not NULL, never dereferenced */
 
 typedef struct mt_kmem_cache {
     const char *name;
-    size_t size;  /* object size, a multiple of align */
+    size_t size; /* object size, a multiple of align */
     size_t align;
     unsigned flags;
     void (*ctor)(void *object);
@@ -38,7 +38,7 @@ void *MT_KERNEL_API(kcalloc)(size_t n, size_t size, unsigned flags);
 void MT_KERNEL_API(kfree)(const void *p);
 size_t MT_KERNEL_API(ksize)(const void *p);
 mt_kmem_cache *MT_KERNEL_API(kmem_cache_create)(const char *name, size_t size, size_t align, unsigned flags,
-                                               void (*ctor)(void *object));
+                                                void (*ctor)(void *object));
 void *MT_KERNEL_API(kmem_cache_alloc)(mt_kmem_cache *cache, unsigned flags);
 void *MT_KERNEL_API(kmem_cache_zalloc)(mt_kmem_cache *cache, unsigned flags);
 void MT_KERNEL_API(kmem_cache_free)(mt_kmem_cache *cache, void *object);

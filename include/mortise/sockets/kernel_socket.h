@@ -146,7 +146,7 @@ MT_EXPORT size_t MT_KERNEL_API(ksize)(const void *p)
 /* NULL iff size is 0 or too large, align is not 0 or a power of two, or
  * there is no memory for the descriptor. */
 MT_EXPORT mt_kmem_cache *MT_KERNEL_API(kmem_cache_create)(const char *name, size_t size, size_t align,
-                                                           unsigned flags, void (*ctor)(void *object))
+                                                          unsigned flags, void (*ctor)(void *object))
 {
     if (align == 0)
         align = MT_MIN_ALIGN;

@@ -40,7 +40,7 @@ MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
  * thread's first request gives the thread its row and attaches it, so its
  * exit is recorded. Without one it is nothing: the same machine code. */
 #if defined(MT_CHAIN_LOCK_STAT)
-#define MT_SOCKET_NOTE_CALLER()                                                    \
+#define MT_SOCKET_NOTE_CALLER() \
     (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)) ? mt_thread_attach() : (void)0)
 #else
 #define MT_SOCKET_NOTE_CALLER() ((void)0)

@@ -181,8 +181,8 @@ MT_INLINE void mt_stats_max(_Atomic(uint64_t) *c, uint64_t v, bool shared)
             mt_store_relaxed(c, v);
         return;
     }
-    while (v > old && !atomic_compare_exchange_weak_explicit(c, &old, v, memory_order_relaxed,
-                                                             memory_order_relaxed))
+    while (v > old &&
+           !atomic_compare_exchange_weak_explicit(c, &old, v, memory_order_relaxed, memory_order_relaxed))
         ;
 }
 
@@ -254,8 +254,7 @@ MT_INLINE uint64_t mt_hist_high(unsigned i)
  * counted in hist[] (total of them, largest exactly max), by nearest rank:
  * the upper edge of the bucket holding the ceil(q * total)-th smallest
  * sample, at most max. 0 when there are no samples. */
-MT_UNUSED static uint64_t mt_hist_quantile(const uint64_t *hist, uint64_t total, uint64_t max,
-                                           uint64_t q)
+MT_UNUSED static uint64_t mt_hist_quantile(const uint64_t *hist, uint64_t total, uint64_t max, uint64_t q)
 {
     if (!total)
         return 0;
@@ -274,8 +273,11 @@ MT_UNUSED static uint64_t mt_hist_quantile(const uint64_t *hist, uint64_t total,
 
 /* The percentiles every latency report gives (docs/stats.md). */
 #define MT_STATS_QUANTILES 7
-static const struct { const char *name; uint64_t q; } mt_stats_quantiles[MT_STATS_QUANTILES] = {
-    {"p50", 5000000},     {"p90", 9000000},     {"p99", 9900000},       {"p99.9", 9990000},
+static const struct {
+    const char *name;
+    uint64_t q;
+} mt_stats_quantiles[MT_STATS_QUANTILES] = {
+    {"p50", 5000000},    {"p90", 9000000},     {"p99", 9900000},      {"p99.9", 9990000},
     {"p99.99", 9999000}, {"p99.999", 9999900}, {"p99.9999", 9999990},
 };
 
@@ -285,8 +287,8 @@ typedef struct mt_stats_out {
     int fd;
     bool json;
     bool failed;
-    unsigned items;          /* JSON: items written in the current list */
-    uint64_t ticks_per_us;   /* the timer's rate for this report */
+    unsigned items;        /* JSON: items written in the current list */
+    uint64_t ticks_per_us; /* the timer's rate for this report */
     size_t len;
     char buf[2048];
 } mt_stats_out;
@@ -492,8 +494,8 @@ MT_UNUSED static void mt_stats_register(mt_stats_entry *e)
     mt_stats_entry *head = mt_load_relaxed(&mt_stats_registry);
     do
         e->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&mt_stats_registry, &head, e,
-                                                  memory_order_release, memory_order_relaxed));
+    while (!atomic_compare_exchange_weak_explicit(&mt_stats_registry, &head, e, memory_order_release,
+                                                  memory_order_relaxed));
 }
 
 #define MT_STATS_MAX_ENTRIES 64
@@ -506,8 +508,7 @@ MT_UNUSED static void mt_stats_register(mt_stats_entry *e)
 MT_UNUSED static unsigned mt_stats_entries(mt_stats_entry **out)
 {
     unsigned n = 0;
-    for (mt_stats_entry *e = mt_load_acquire(&mt_stats_registry); e && n < MT_STATS_MAX_ENTRIES;
-         e = e->next)
+    for (mt_stats_entry *e = mt_load_acquire(&mt_stats_registry); e && n < MT_STATS_MAX_ENTRIES; e = e->next)
         out[n++] = e;
     for (unsigned i = 0; i < n / 2; i++) {
         mt_stats_entry *t = out[i];

@@ -23,15 +23,12 @@ static MT_TLS MT_STAT_SLOT_T *MT_SELF(mine);
 
 static mt_stats_entry MT_SELF(entry) = {.layer = MT_STR(MT_NAME), .report = MT_SELF(report)};
 
-__attribute__((constructor)) static void MT_SELF(register_stats)(void)
-{
-    mt_stats_register(&MT_SELF(entry));
-}
+__attribute__((constructor)) static void MT_SELF(register_stats)(void) { mt_stats_register(&MT_SELF(entry)); }
 
 MT_INLINE mt_stats_slots MT_SELF(slots)(void)
 {
-    return (mt_stats_slots){MT_SELF(state).used, (char *)MT_SELF(state).slot,
-                            sizeof(MT_STAT_SLOT_T), MT_STATS_THREADS};
+    return (mt_stats_slots){MT_SELF(state).used, (char *)MT_SELF(state).slot, sizeof(MT_STAT_SLOT_T),
+                            MT_STATS_THREADS};
 }
 
 /* A thread's first request: its slot, its pinning, its thread_exit. */
@@ -55,10 +52,7 @@ MT_INLINE MT_STAT_SLOT_T *MT_SELF(slot)(void)
     return MT_LIKELY(s) ? s : MT_SELF(attach)();
 }
 
-MT_INLINE bool MT_SELF(shared)(const MT_STAT_SLOT_T *s)
-{
-    return mt_stats_slot_shared(MT_SELF(slots)(), s);
-}
+MT_INLINE bool MT_SELF(shared)(const MT_STAT_SLOT_T *s) { return mt_stats_slot_shared(MT_SELF(slots)(), s); }
 
 #define MT_IMPLEMENTS_thread_exit
 MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
@@ -75,4 +69,3 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
     mt_stats_slot_fork_child(MT_SELF(slots)(), MT_SELF(mine));
     return r;
 }
-

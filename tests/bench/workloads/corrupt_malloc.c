@@ -32,87 +32,97 @@ static unsigned long victim_since;
 
 /* At entry of every allocating call: damage the pending victim if this
  * thread owns it (or it has waited too long for its owner). */
-static void before_alloc(void) {
-  if (atomic_load_explicit(&done, memory_order_relaxed))
-    return;
-  unsigned long n = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
-  if (!after) {
-    const char *env = getenv("BENCH_CORRUPT_AFTER");
-    after = env ? strtoul(env, NULL, 10) : 200;
-  }
-  if (n < after)
-    return;
-  pthread_mutex_lock(&lock);
-  if (victim && !done && (pthread_equal(victim_owner, pthread_self()) || n - victim_since > 100000)) {
-    size_t k = victim_size < 16 ? victim_size : 16;
-    for (size_t i = 0; i < k; i++)
-      victim[i] ^= 0xff;
-    victim = NULL;
-    atomic_store(&done, 1);
-  }
-  pthread_mutex_unlock(&lock);
+static void before_alloc(void)
+{
+    if (atomic_load_explicit(&done, memory_order_relaxed))
+        return;
+    unsigned long n = atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+    if (!after) {
+        const char *env = getenv("BENCH_CORRUPT_AFTER");
+        after = env ? strtoul(env, NULL, 10) : 200;
+    }
+    if (n < after)
+        return;
+    pthread_mutex_lock(&lock);
+    if (victim && !done && (pthread_equal(victim_owner, pthread_self()) || n - victim_since > 100000)) {
+        size_t k = victim_size < 16 ? victim_size : 16;
+        for (size_t i = 0; i < k; i++)
+            victim[i] ^= 0xff;
+        victim = NULL;
+        atomic_store(&done, 1);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
-static void *after_alloc(void *p, size_t size) {
-  if (!p || atomic_load_explicit(&done, memory_order_relaxed) ||
-      atomic_load_explicit(&calls, memory_order_relaxed) <= after || size == 0)
+static void *after_alloc(void *p, size_t size)
+{
+    if (!p || atomic_load_explicit(&done, memory_order_relaxed) ||
+        atomic_load_explicit(&calls, memory_order_relaxed) <= after || size == 0)
+        return p;
+    pthread_mutex_lock(&lock);
+    if (!victim && !done) {
+        victim = p;
+        victim_size = size;
+        victim_owner = pthread_self();
+        victim_since = atomic_load(&calls);
+    }
+    pthread_mutex_unlock(&lock);
     return p;
-  pthread_mutex_lock(&lock);
-  if (!victim && !done) {
-    victim = p;
-    victim_size = size;
-    victim_owner = pthread_self();
-    victim_since = atomic_load(&calls);
-  }
-  pthread_mutex_unlock(&lock);
-  return p;
 }
 
-static void forget(void *p) {
-  if (!p || atomic_load_explicit(&done, memory_order_relaxed))
-    return;
-  pthread_mutex_lock(&lock);
-  if (p == victim)
-    victim = NULL;
-  pthread_mutex_unlock(&lock);
+static void forget(void *p)
+{
+    if (!p || atomic_load_explicit(&done, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&lock);
+    if (p == victim)
+        victim = NULL;
+    pthread_mutex_unlock(&lock);
 }
 
-EXPORT void *malloc(size_t size) {
-  before_alloc();
-  return after_alloc(__libc_malloc(size), size);
+EXPORT void *malloc(size_t size)
+{
+    before_alloc();
+    return after_alloc(__libc_malloc(size), size);
 }
 
-EXPORT void *calloc(size_t n, size_t size) {
-  before_alloc();
-  return after_alloc(__libc_calloc(n, size), n * size);
+EXPORT void *calloc(size_t n, size_t size)
+{
+    before_alloc();
+    return after_alloc(__libc_calloc(n, size), n * size);
 }
 
-EXPORT void *realloc(void *p, size_t size) {
-  before_alloc();
-  forget(p);
-  return after_alloc(__libc_realloc(p, size), size);
+EXPORT void *realloc(void *p, size_t size)
+{
+    before_alloc();
+    forget(p);
+    return after_alloc(__libc_realloc(p, size), size);
 }
 
-EXPORT void free(void *p) {
-  forget(p);
-  __libc_free(p);
+EXPORT void free(void *p)
+{
+    forget(p);
+    __libc_free(p);
 }
 
-EXPORT int posix_memalign(void **out, size_t align, size_t size) {
-  before_alloc();
-  void *p = __libc_memalign(align, size);
-  if (!p)
-    return 12; /* ENOMEM */
-  *out = after_alloc(p, size);
-  return 0;
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+    before_alloc();
+    void *p = __libc_memalign(align, size);
+    if (!p)
+        return 12; /* ENOMEM */
+    *out = after_alloc(p, size);
+    return 0;
 }
 
-EXPORT void *aligned_alloc(size_t align, size_t size) {
-  before_alloc();
-  return after_alloc(__libc_memalign(align, size), size);
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+    before_alloc();
+    return after_alloc(__libc_memalign(align, size), size);
 }
 
-EXPORT void *memalign(size_t align, size_t size) {
-  before_alloc();
-  return after_alloc(__libc_memalign(align, size), size);
+EXPORT void *memalign(size_t align, size_t size)
+{
+    before_alloc();
+    return after_alloc(__libc_memalign(align, size), size);
 }

@@ -77,16 +77,15 @@ static probe on_cpu(int cpu)
     CHECK(pthread_create(&t, &attr, pinned_thread, &out) == 0);
     CHECK(pthread_join(t, NULL) == 0);
     pthread_attr_destroy(&attr);
-    printf("  thread on CPU %d: budget %zu KiB, class of %d bytes: bound %zu, cached %zu\n",
-           out.cpu, out.budget >> 10, SMALL, out.bound, out.cached);
+    printf("  thread on CPU %d: budget %zu KiB, class of %d bytes: bound %zu, cached %zu\n", out.cpu,
+           out.budget >> 10, SMALL, out.bound, out.cached);
     return out;
 }
 
 static bool may_run_on_0_and_1(void)
 {
     cpu_set_t set;
-    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(0, &set) &&
-           CPU_ISSET(1, &set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(0, &set) && CPU_ISSET(1, &set);
 }
 
 static void hetero(void)

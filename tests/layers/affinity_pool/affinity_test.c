@@ -349,8 +349,8 @@ static void case_give_back(void)
     for (int i = 0; i < MANY; i++)
         A_FREE(p[i]);
     uint64_t held2 = affinity_pool_spans_held();
-    CHECK_MSG(held2 <= held0 + 1, "spans held after freeing: %llu (before %llu)",
-              (unsigned long long)held2, (unsigned long long)held0);
+    CHECK_MSG(held2 <= held0 + 1, "spans held after freeing: %llu (before %llu)", (unsigned long long)held2,
+              (unsigned long long)held0);
     CHECK(A_CHECK() == NULL);
 }
 
@@ -394,7 +394,8 @@ static void *producer(void *arg)
         memset(p, 0x5a, 48);
         pooled += affinity_pool_pool_id(p) != 0;
         while (atomic_load_explicit(&pc_head, memory_order_relaxed) -
-                   atomic_load_explicit(&pc_tail, memory_order_acquire) == PC_QUEUE)
+                   atomic_load_explicit(&pc_tail, memory_order_acquire) ==
+               PC_QUEUE)
             sched_yield();
         size_t h = atomic_load_explicit(&pc_head, memory_order_relaxed);
         pc_queue[h % PC_QUEUE] = p;
@@ -470,7 +471,7 @@ static void case_thread_exit(void)
     for (int i = 0; i < X_LIVE; i++)
         pooled += affinity_pool_pool_id(x_obj[i]) != 0;
     CHECK_MSG(pooled == X_LIVE, "%d of %d pooled", pooled, X_LIVE);
-    CHECK(A_CHECK() == NULL); /* the abandoned segments are consistent */
+    CHECK(A_CHECK() == NULL);        /* the abandoned segments are consistent */
     for (int i = 0; i < X_LIVE; i++) /* three in four, from this thread */
         if (i % 4 != 3)
             A_FREE(x_obj[i]);
@@ -491,8 +492,8 @@ static void case_thread_exit(void)
     for (int i = 0; i < X_LIVE / 2; i++)
         A_FREE(x_more[i]);
     uint64_t held3 = affinity_pool_spans_held();
-    CHECK_MSG(held3 <= held0 + 1, "spans held %llu after every free (before %llu)",
-              (unsigned long long)held3, (unsigned long long)held0);
+    CHECK_MSG(held3 <= held0 + 1, "spans held %llu after every free (before %llu)", (unsigned long long)held3,
+              (unsigned long long)held0);
     CHECK(A_CHECK() == NULL);
 }
 
@@ -538,8 +539,8 @@ static void case_thread_churn(void)
     ch_free(ch_obj[(CH_ROUNDS - 1) & 1]);
     CHECK_MSG(atomic_load(&ch_bad) == 0, "%d objects changed while live", atomic_load(&ch_bad));
     uint64_t held1 = affinity_pool_spans_held();
-    CHECK_MSG(held1 <= held0 + 1, "spans held %llu after every free (before %llu)",
-              (unsigned long long)held1, (unsigned long long)held0);
+    CHECK_MSG(held1 <= held0 + 1, "spans held %llu after every free (before %llu)", (unsigned long long)held1,
+              (unsigned long long)held0);
     CHECK(A_CHECK() == NULL);
 }
 

@@ -31,7 +31,10 @@ MT_COMPOSE(mmap_heap, buddy_glk, custom_socket)
 #define TOP (buddy_glk_levels - 1)
 
 static size_t check(void) { return tsb_check(); }
-static buddy_glk_chunk *chunk_of(void *p) { return (buddy_glk_chunk *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
+static buddy_glk_chunk *chunk_of(void *p)
+{
+    return (buddy_glk_chunk *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
+}
 
 /* Give everything back: no chunk left. */
 static void drain(void)
@@ -143,7 +146,8 @@ static void test_trim_inside_used_chunk(void)
     size_t trimmed = tsb_rss();
     CHECK(buddy_glk_state.chunks == 1); /* pin keeps the chunk */
     CHECK_MSG(written >= before + CHUNK / 2 && trimmed <= before + ((size_t)1 << 20),
-           "RSS %zu KiB -> %zu KiB written -> %zu KiB after trim", before >> 10, written >> 10, trimmed >> 10);
+              "RSS %zu KiB -> %zu KiB written -> %zu KiB after trim", before >> 10, written >> 10,
+              trimmed >> 10);
     CHECK(check() == 0);
     char *again = t_malloc(CHUNK / 2); /* the free lists survived the discard */
     CHECK(again != NULL && chunk_of(again) == chunk_of(pin));
@@ -246,7 +250,7 @@ static void test_zeroed(void)
     mt_ctx ctx = mt_ctx_for_alloc(PAGE, 1);
     void *fresh = mt_chain_alloc(&ctx);
     CHECK(ctx.zeroed == fresh); /* from a fresh chunk */
-    t_free(fresh); /* the chunk merges back, no longer known zero */
+    t_free(fresh);              /* the chunk merges back, no longer known zero */
     ctx = mt_ctx_for_alloc(131072, 1);
     void *used = mt_chain_alloc(&ctx);
     CHECK(used == fresh && ctx.zeroed != used);

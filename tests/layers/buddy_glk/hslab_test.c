@@ -32,7 +32,10 @@ MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, custom_socket)
 #include "../../common/tsb.h"
 
 static size_t check(void) { return tsb_check(); }
-static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
+static slab_lk_slab *slab_of(void *p)
+{
+    return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
+}
 
 static void drain(void)
 {
@@ -112,8 +115,8 @@ static void test_rss(void)
     size_t after = tsb_rss();
     CHECK(peak > before + ((size_t)48 << 20));
     CHECK(after < before + ((size_t)2 << 20));
-    printf("hslab_test: RSS %zu KiB -> %zu KiB -> %zu KiB after free and trim\n", before >> 10,
-           peak >> 10, after >> 10);
+    printf("hslab_test: RSS %zu KiB -> %zu KiB -> %zu KiB after free and trim\n", before >> 10, peak >> 10,
+           after >> 10);
     CHECK(buddy_glk_state.chunks == 0);
 }
 

@@ -32,18 +32,18 @@ static void *other_thread(void *arg)
         b_free(blocks[i]);
     CHECK(batched_free_tl.n == 5);
     for (int i = 0; i < 5; i++)
-        CHECK(!below_free(blocks[i]));  /* pending in this thread's batch */
-    return NULL;                        /* thread_exit hands them below */
+        CHECK(!below_free(blocks[i])); /* pending in this thread's batch */
+    return NULL;                       /* thread_exit hands them below */
 }
 
 static void *exited_thread(void *arg)
 {
     void **out = arg;
     void *p = b_malloc(64), *q = b_malloc(64);
-    b_free(p);                          /* pending */
-    mt_thread_detach(NULL);             /* as if its TLS destructors ran */
-    CHECK(below_free(p));               /* the batch went below */
-    b_free(q);                          /* after exit: straight below */
+    b_free(p);              /* pending */
+    mt_thread_detach(NULL); /* as if its TLS destructors ran */
+    CHECK(below_free(p));   /* the batch went below */
+    b_free(q);              /* after exit: straight below */
     CHECK(below_free(q) && batched_free_tl.n == 0);
     out[0] = q;
     return NULL;

@@ -40,7 +40,7 @@ static void child(void)
     void *p = c_cmalloc(100, 0);
     CHECK(p != NULL);
     c_cmalloc_free(p, 0);
-    CHECK(c_cmalloc(100, 0) == p);       /* the record works in the child */
+    CHECK(c_cmalloc(100, 0) == p); /* the record works in the child */
     void *q = c_cmalloc(3000, -1);
     CHECK(q != NULL);
     c_cmalloc_free(q, -1);
@@ -90,12 +90,12 @@ int main(void)
     /* first miss on CPU 0: the CPU gets its slot arrays and half a magazine */
     void *p = c_cmalloc(100, 0);
     CHECK(p && mag(0, 100)->cap == cap && mag(0, 100)->n == cap / 2);
-    CHECK(mag(1, 100)->cap == 0);        /* CPU 1 not set up yet */
+    CHECK(mag(1, 100)->cap == 0); /* CPU 1 not set up yet */
 
     /* freed "on CPU 1" before CPU 1 has slot arrays: straight below */
     c_cmalloc_free(p, 1);
     CHECK(below_free(p));
-    void *q = c_cmalloc(100, 1);         /* CPU 1's first miss */
+    void *q = c_cmalloc(100, 1); /* CPU 1's first miss */
     CHECK(q && mag(1, 100)->cap == cap);
 
     /* a block freed for CPU 1 is served to the next request for CPU 1, not
@@ -152,9 +152,9 @@ int main(void)
     c_cmalloc_free(big, 0);
     CHECK(below_free(big));
     c_cmalloc_free(al, 0);
-    CHECK(holds(mag(0, 256), al));       /* usable 256: a class it caches */
+    CHECK(holds(mag(0, 256), al)); /* usable 256: a class it caches */
     int local = 7;
-    c_cmalloc_free(&local, 0);           /* foreign: ignored */
+    c_cmalloc_free(&local, 0); /* foreign: ignored */
     CHECK(local == 7);
 
     /* fork_prepare holds every CPU's lock (taken before the layers below),

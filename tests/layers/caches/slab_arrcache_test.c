@@ -132,8 +132,8 @@ int main(void)
     for (int s = 0; s < 5; s++)
         s_free(by_slab[s][0]);
     CHECK(below_free(by_slab[1][0]));
-    CHECK(!below_free(by_slab[0][0]) && !below_free(by_slab[2][0]) &&
-          !below_free(by_slab[3][0]) && !below_free(by_slab[4][0]));
+    CHECK(!below_free(by_slab[0][0]) && !below_free(by_slab[2][0]) && !below_free(by_slab[3][0]) &&
+          !below_free(by_slab[4][0]));
     CHECK(cached(c) == 4);
     for (int s = 0; s < 5; s++)
         if (s != 1)

@@ -32,9 +32,9 @@ static void *other_thread(void *arg)
     void **blocks = arg; /* allocated by main: freed here */
     for (int i = 0; i < 4; i++)
         t_free(blocks[i]);
-    CHECK(mag(100)->n == 4);            /* in this thread's magazine */
+    CHECK(mag(100)->n == 4); /* in this thread's magazine */
     CHECK(mag(100)->slot[3] == blocks[3]);
-    blocks[4] = tarrcache_tl.store;     /* its slot arrays go back at exit */
+    blocks[4] = tarrcache_tl.store; /* its slot arrays go back at exit */
     return NULL;
 }
 
@@ -43,15 +43,15 @@ static void *exited_thread(void *arg)
     void **out = arg;
     void *p = t_malloc(100);
     CHECK(tarrcache_tl.state == mt_cache_on);
-    mt_thread_detach(NULL);             /* as if its TLS destructors ran */
+    mt_thread_detach(NULL); /* as if its TLS destructors ran */
     CHECK(tarrcache_tl.state == mt_cache_off && tarrcache_tl.store == NULL);
-    t_free(p);                          /* straight below */
+    t_free(p); /* straight below */
     CHECK(below_free(p));
     out[0] = p;
-    out[1] = t_malloc(100);             /* served below, not cached */
+    out[1] = t_malloc(100); /* served below, not cached */
     CHECK(mag(100)->n == 0 && mag(100)->cap == 0);
     t_free(out[1]);
-    return NULL;                        /* thread_exit runs again: harmless */
+    return NULL; /* thread_exit runs again: harmless */
 }
 
 static void child(void)
@@ -62,7 +62,7 @@ static void child(void)
     memset(q, 2, 3000);
     t_free(p);
     t_free(q);
-    CHECK(t_malloc(100) == p);          /* the forking thread's magazine */
+    CHECK(t_malloc(100) == p); /* the forking thread's magazine */
 }
 
 static void *m_alloc(size_t n) { return t_malloc(n); }
@@ -71,7 +71,7 @@ static void m_free(void *p) { t_free(p); }
 int main(void)
 {
     size_t c = cls(100), classes = cls(4095) + 1;
-    size_t cap = 65536 / classes / 112;   /* 20: below MT_TARRCACHE_SLOTS */
+    size_t cap = 65536 / classes / 112; /* 20: below MT_TARRCACHE_SLOTS */
     CHECK(tarrcache_cap(65536, c, 64) == cap);
 
     /* a miss: the block from below, and half a magazine more */
@@ -92,7 +92,7 @@ int main(void)
     for (int i = 0; i < 112; i++)
         intact &= bytes[i] == 0xab;
     CHECK(intact);
-    CHECK(t_malloc(100) == a);          /* LIFO reuse */
+    CHECK(t_malloc(100) == a); /* LIFO reuse */
     t_free(a);
     t_free(b);
 
@@ -107,7 +107,7 @@ int main(void)
     CHECK(mag(100)->n == cap);
     void *old[64];
     memcpy(old, mag(100)->slot, cap * sizeof(void *));
-    t_free(blocks[cap - before]);       /* one more: overflow */
+    t_free(blocks[cap - before]); /* one more: overflow */
     CHECK(mag(100)->n == cap - (cap + 1) / 2 + 1);
     bool drained = true, kept = true;
     for (size_t i = 0; i < (cap + 1) / 2; i++)
@@ -127,11 +127,11 @@ int main(void)
     /* not covered: larger sizes and aligned requests go below untouched */
     void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);
     CHECK(big && al && ((uintptr_t)al & 255) == 0);
-    CHECK(mag(10000)->cap == 0);        /* class outside size_handle: no magazine */
+    CHECK(mag(10000)->cap == 0); /* class outside size_handle: no magazine */
     t_free(big);
     CHECK(below_free(big));
     uint32_t n256 = mag(256)->n;
-    t_free(al);                         /* usable 256: a cached class, fine for any request of it */
+    t_free(al); /* usable 256: a cached class, fine for any request of it */
     CHECK(mag(256)->n == n256 + 1);
 
     /* a foreign pointer is never touched */
@@ -146,7 +146,7 @@ int main(void)
         theirs[i] = t_malloc(100);
     uint32_t mine = mag(100)->n;
     in_thread(other_thread, theirs);
-    CHECK(mag(100)->n == mine);         /* not in this thread's */
+    CHECK(mag(100)->n == mine); /* not in this thread's */
     for (int i = 0; i < 4; i++)
         CHECK(below_free(theirs[i]));
     CHECK(theirs[4] != NULL && below_free(theirs[4]));

@@ -53,15 +53,26 @@ static void test_syntax(void)
     size_t s[8];
     CHECK(mt_cpu_cache_parse("0-3:512K,4-7:2M", s, 8));
     CHECK(s[0] == 512 << 10 && s[3] == 512 << 10 && s[4] == 2 << 20 && s[7] == 2 << 20);
-    CHECK(mt_cpu_cache_parse("1:256k", s, 8));         /* unlisted: the largest listed */
+    CHECK(mt_cpu_cache_parse("1:256k", s, 8)); /* unlisted: the largest listed */
     CHECK(s[1] == 256 << 10 && s[0] == 256 << 10 && s[7] == 256 << 10);
     CHECK(mt_cpu_cache_parse("0:1M,2:1048576,3:1G", s, 4));
     CHECK(s[0] == 1 << 20 && s[1] == 1 << 30 && s[2] == 1 << 20 && s[3] == 1 << 30);
-    CHECK(mt_cpu_cache_parse("0-7:1M,2:64K", s, 8));   /* later entries win */
+    CHECK(mt_cpu_cache_parse("0-7:1M,2:64K", s, 8)); /* later entries win */
     CHECK(s[2] == 64 << 10 && s[3] == 1 << 20);
     CHECK(mt_cpu_cache_parse("6-300:2M", s, 8) && s[7] == 2 << 20 && s[0] == 2 << 20);
-    const char *bad[] = {"", "0", "0:", ":1M", "a:1M", "3-1:1K", "0:1K,", "0:1X", "0:0",
-                         "0-:1K", "0:1K;1:2K", " 0:1K", "0:99999999999999999999"};
+    const char *bad[] = {"",
+                         "0",
+                         "0:",
+                         ":1M",
+                         "a:1M",
+                         "3-1:1K",
+                         "0:1K,",
+                         "0:1X",
+                         "0:0",
+                         "0-:1K",
+                         "0:1K;1:2K",
+                         " 0:1K",
+                         "0:99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(!mt_cpu_cache_parse(bad[i], s, 8));
 }
@@ -121,7 +132,7 @@ int main(void)
     CHECK(mt_cpu_cache_scaled(65536, 1000) == 65536); /* unknown CPU: whole budget */
     CHECK(share(16384, C100) == 5 && share(65536, C100) == 20);
 
-    if (pin_to(0) ) {
+    if (pin_to(0)) {
         /* starts on CPU 0: a quarter of the budget */
         k_cmalloc_free(k_cmalloc(100, -1), -1);
         CHECK(thread_cache_tl.cpu == 0 && thread_cache_tl.budget == 16384);

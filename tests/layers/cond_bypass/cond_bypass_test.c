@@ -79,7 +79,7 @@ int main(void)
     /* realloc moves a block between owners as the new size decides */
     char *moved = y_realloc(even, 1001); /* odd and beyond its class: lower */
     CHECK(moved && owner(moved) == (uintptr_t)lower_id);
-    moved = y_realloc(moved, 4000);      /* even: upper */
+    moved = y_realloc(moved, 4000); /* even: upper */
     CHECK(moved && owner(moved) == (uintptr_t)upper_id);
     y_free(moved);
     y_free(odd);

@@ -103,7 +103,7 @@ static void test_errors_and_threads(void)
 {
     errno = 0;
     CHECK(t_malloc((size_t)1 << 46) == NULL && errno == ENOMEM); /* 64 TiB: the break cannot move */
-    check_errno_and_threads(holds); /* free: madvise, sbrk */
+    check_errno_and_threads(holds);                              /* free: madvise, sbrk */
 }
 
 int main(void)

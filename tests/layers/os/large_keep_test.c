@@ -83,7 +83,7 @@ static void test_reuse(void)
     size_t m = mapped(), out = handed_out(), rss = rss_bytes();
     t_free(p);
     CHECK(kept() == 6 * MIB);
-    CHECK(handed_out() == out - 6 * MIB); /* kept bytes are not in use */
+    CHECK(handed_out() == out - 6 * MIB);                    /* kept bytes are not in use */
     CHECK(owner_of(p) == 0 && t_malloc_usable_size(p) == 0); /* no longer a block */
     CHECK(rss_bytes() + MIB > rss);                          /* its pages stay */
     char *q = t_malloc(6 * MIB - 100);
@@ -214,9 +214,9 @@ static void test_bound_scales(void)
         CHECK(kept() <= bound_now() && kept() <= CAP && t_check() == NULL);
         most = kept() > most ? kept() : most;
     }
-    CHECK(most > BOUND);                /* above large_keep while 48+ MiB were in use */
-    CHECK(most <= CAP);                /* never above the cap */
-    CHECK(kept() <= BOUND);             /* all freed: back to large_keep */
+    CHECK(most > BOUND);    /* above large_keep while 48+ MiB were in use */
+    CHECK(most <= CAP);     /* never above the cap */
+    CHECK(kept() <= BOUND); /* all freed: back to large_keep */
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
 

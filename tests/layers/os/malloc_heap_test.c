@@ -142,10 +142,7 @@ static void *churn(void *arg)
     return (void *)bad;
 }
 
-static void test_threads(void)
-{
-    CHECK(on_two_threads(churn, 11));
-}
+static void test_threads(void) { CHECK(on_two_threads(churn, 11)); }
 
 int main(void)
 {

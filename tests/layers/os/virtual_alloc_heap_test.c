@@ -148,7 +148,7 @@ static void test_errors_and_threads(void)
 {
     errno = 0;
     CHECK(t_malloc((size_t)1 << 62) == NULL && errno == ENOMEM); /* no such address space */
-    check_errno_and_threads(holds); /* free: decommit */
+    check_errno_and_threads(holds);                              /* free: decommit */
     CHECK(committed() == 0);
 }
 

@@ -239,7 +239,8 @@ static void aligned_blocks(void)
         size_t align = aligns[a];
         unsigned char *p = t_memalign(align, 100), *q = NULL;
         CHECK(t_posix_memalign((void **)&q, align, 5000) == 0);
-        CHECKF(p && ((uintptr_t)p & (align - 1)) == 0 && ((uintptr_t)q & (align - 1)) == 0, "align %zu", align);
+        CHECKF(p && ((uintptr_t)p & (align - 1)) == 0 && ((uintptr_t)q & (align - 1)) == 0, "align %zu",
+               align);
         CHECK(t_malloc_usable_size(p) == 100 && t_malloc_usable_size(q) == 5000);
         memset(p, 1, 100);
         memset(q, 2, 5000);
@@ -252,9 +253,10 @@ static void aligned_blocks(void)
         if (align + 5000 <= ((size_t)64 << 10)) {
             expect_one(MORTISE_BUG_DOUBLE_FREE, q, "double free of an aligned block");
         } else { /* too large for the quarantine: freed below at once, maybe to the OS */
-            CHECKF(seen.count == 1 && seen.last.ptr == q &&
-                       (seen.last.kind == MORTISE_BUG_DOUBLE_FREE || seen.last.kind == MORTISE_BUG_INVALID_FREE),
-                   "double free of a large aligned block: %d reports", seen.count);
+            CHECKF(
+                seen.count == 1 && seen.last.ptr == q &&
+                    (seen.last.kind == MORTISE_BUG_DOUBLE_FREE || seen.last.kind == MORTISE_BUG_INVALID_FREE),
+                "double free of a large aligned block: %d reports", seen.count);
             seen.count = 0;
         }
     }

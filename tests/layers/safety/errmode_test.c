@@ -26,8 +26,10 @@
 enum { MODE_DEFAULT, MODE_FATAL, MODE_TOLERATE, MODE_CALLBACK };
 static int mode(void)
 {
-    return !strcmp(MODE_STR, "fatal") ? MODE_FATAL : !strcmp(MODE_STR, "tolerate") ? MODE_TOLERATE
-         : !strcmp(MODE_STR, "callback") ? MODE_CALLBACK : MODE_DEFAULT;
+    return !strcmp(MODE_STR, "fatal")      ? MODE_FATAL
+           : !strcmp(MODE_STR, "tolerate") ? MODE_TOLERATE
+           : !strcmp(MODE_STR, "callback") ? MODE_CALLBACK
+                                           : MODE_DEFAULT;
 }
 
 /* One bug; announces the block the report must name before the operation
@@ -91,7 +93,8 @@ static const struct {
 } bugs[] = {
     {"overflow", "heap-buffer-overflow", "tail_chksum", MORTISE_BUG_HEAP_BUFFER_OVERFLOW, bug_overflow},
     {"double_free", "double-free", "delayed_free", MORTISE_BUG_DOUBLE_FREE, bug_double_free},
-    {"write_after_free", "write-after-free", "delayed_free", MORTISE_BUG_WRITE_AFTER_FREE, bug_write_after_free},
+    {"write_after_free", "write-after-free", "delayed_free", MORTISE_BUG_WRITE_AFTER_FREE,
+     bug_write_after_free},
     {"invalid_free", "invalid-free", "pagemap", MORTISE_BUG_INVALID_FREE, bug_invalid_free},
     {"interior_free", "invalid-free", "delayed_free", MORTISE_BUG_INVALID_FREE, bug_interior_free},
     {"underflow", "heap-buffer-underflow", "delayed_free", MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, bug_underflow},
@@ -175,8 +178,7 @@ static int run_child(size_t b, bool handler, char *out, char *err, size_t cap)
 int main(void)
 {
     regex_t line;
-    CHECK(regcomp(&line,
-                  "^mortise: ([a-z-]+) at 0x([0-9a-f]+) size ([0-9]+) \\(([a-z_]+), ([a-z_]+)\\)$",
+    CHECK(regcomp(&line, "^mortise: ([a-z-]+) at 0x([0-9a-f]+) size ([0-9]+) \\(([a-z_]+), ([a-z_]+)\\)$",
                   REG_EXTENDED | REG_NEWLINE) == 0);
     static char out[8192], err[8192];
     for (size_t b = 0; b < NBUGS; b++) {

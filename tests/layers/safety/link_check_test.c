@@ -108,13 +108,14 @@ static void forged_link(void *forged, const char *what)
     reports = 0;
     for (int i = 0; i < M; i++) {
         got[i] = t_malloc(SIZE);
-        CHECK_MSG(got[i] != NULL && got[i] != forged && got[i] != (void *)forged_target, "%s: block %d", what, i);
+        CHECK_MSG(got[i] != NULL && got[i] != forged && got[i] != (void *)forged_target, "%s: block %d", what,
+                  i);
     }
     CHECK_MSG(reports == 1, "%s: %d reports, expected one", what, reports);
     CHECK_MSG(last.kind == MORTISE_BUG_CORRUPTED_METADATA && strstr(LINK_LAYERS, last.layer) &&
-               (uintptr_t)run[5] - (uintptr_t)last.ptr <= 32,
-           "%s: report %s by %s at %p (block %p)", what, mt_bug_class_name(last.kind), last.layer, last.ptr,
-           run[5]);
+                  (uintptr_t)run[5] - (uintptr_t)last.ptr <= 32,
+              "%s: report %s by %s at %p (block %p)", what, mt_bug_class_name(last.kind), last.layer,
+              last.ptr, run[5]);
     for (int i = 0; i < M; i++)
         t_free(got[i]);
     for (int i = 0; i < N; i++)
@@ -148,8 +149,9 @@ static mt_tlsf_block *damage_heap_end(const char *what)
     bool next_to_a = adjacent(a, b);
     t_free(b);
     mt_tlsf_block *end = heap_last_free();
-    CHECK_MSG(next_to_a && end == mt_tlsf_of(b), "%s: b (%p) is not right after a (%p) and the heap's last free block (%p)",
-              what, b, a, (void *)end);
+    CHECK_MSG(next_to_a && end == mt_tlsf_of(b),
+              "%s: b (%p) is not right after a (%p) and the heap's last free block (%p)", what, b, a,
+              (void *)end);
     if (!next_to_a || end != mt_tlsf_of(b))
         return NULL;
     memset((char *)a + 40, 0x41, 64);
@@ -170,8 +172,9 @@ static void after_damage(mt_tlsf_block *damaged, uintptr_t end, const char *op, 
                   "%s: block %zu at %p inside the damaged block [%p, %#lx)", what, i, got[i], (void *)damaged,
                   (unsigned long)end);
     }
-    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "tlsf_glk") &&
-                  last.ptr == mt_tlsf_user(damaged) && !strcmp(last.operation, op),
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA &&
+                  !strcmp(last.layer, "tlsf_glk") && last.ptr == mt_tlsf_user(damaged) &&
+                  !strcmp(last.operation, op),
               "%s: %d reports, the last %s by %s at %p in %s (damaged block %p, %s)", what, reports,
               mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, mt_tlsf_user(damaged), op);
     for (size_t i = 0; i < n; i++)
@@ -186,7 +189,7 @@ static void grow_after_alloc(void)
     mt_tlsf_block *b = damage_heap_end("grow after alloc");
     if (!b)
         return;
-    uintptr_t end = (uintptr_t)tlsf_glk_state.regions; /* its sentinel */
+    uintptr_t end = (uintptr_t)tlsf_glk_state.regions;            /* its sentinel */
     after_damage(b, end, "alloc", 30000, 40, "grow after alloc"); /* 1.4 MiB: one growth or more */
 }
 
@@ -199,7 +202,8 @@ static void grow_first(void)
         return;
     uintptr_t end = (uintptr_t)tlsf_glk_state.regions;
     void *big = t_malloc((size_t)2 << 20);
-    CHECK_MSG(big && ((uintptr_t)big < (uintptr_t)b || (uintptr_t)big >= end), "grow first: 2 MiB at %p", big);
+    CHECK_MSG(big && ((uintptr_t)big < (uintptr_t)b || (uintptr_t)big >= end), "grow first: 2 MiB at %p",
+              big);
     after_damage(b, end, "grow", 30000, 40, "grow first");
     t_free(big);
 }
@@ -236,8 +240,8 @@ static void damaged_own_header(void)
     memset((char *)a + 40, 0x41, 32); /* b's header, not past b */
     reports = 0;
     t_free(b);
-    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "tlsf_glk") &&
-                  last.ptr == b && !strcmp(last.operation, "free"),
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA &&
+                  !strcmp(last.layer, "tlsf_glk") && last.ptr == b && !strcmp(last.operation, "free"),
               "damaged own header: %d reports, the last %s by %s at %p in %s (block %p)", reports,
               mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, b);
     t_free(b); /* condemned: not reported again */
@@ -263,8 +267,8 @@ static void purge_walk(void)
     ((void **)x[3])[1] = (void *)(uintptr_t)0x4141414141414140ull;
     reports = 0;
     t_malloc_trim(0);
-    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA && !strcmp(last.layer, "buddy_glk") &&
-                  last.ptr == x[3] && !strcmp(last.operation, "purge"),
+    CHECK_MSG(reports == 1 && last.kind == MORTISE_BUG_CORRUPTED_METADATA &&
+                  !strcmp(last.layer, "buddy_glk") && last.ptr == x[3] && !strcmp(last.operation, "purge"),
               "purge walk: %d reports, the last %s by %s at %p in %s (block %p)", reports,
               mt_bug_class_name(last.kind), last.layer, last.ptr, last.operation, x[3]);
     void *again[2] = {t_malloc(SIZE), t_malloc(SIZE)}; /* x[3] and x[1], from the rebuilt list */

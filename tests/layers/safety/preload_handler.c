@@ -36,16 +36,19 @@ int main(void)
     void *volatile p = malloc(40);
     free(p);
     free(p);
-    if (calls != 1 || last.kind != MORTISE_BUG_DOUBLE_FREE || last.ptr != p || strcmp(last.layer, "delayed_free")) {
-        fprintf(stderr, "double free: %d calls, kind %d ptr %p (%s)\n", calls, last.kind, last.ptr, last.layer);
+    if (calls != 1 || last.kind != MORTISE_BUG_DOUBLE_FREE || last.ptr != p ||
+        strcmp(last.layer, "delayed_free")) {
+        fprintf(stderr, "double free: %d calls, kind %d ptr %p (%s)\n", calls, last.kind, last.ptr,
+                last.layer);
         failed = 1;
     }
     char local[32];
     void *volatile bad = local;
     free(bad);
-    if (calls != 2 || last.kind != MORTISE_BUG_INVALID_FREE || last.ptr != bad || strcmp(last.layer, "pagemap") ||
-        strcmp(last.operation, "free")) {
-        fprintf(stderr, "stack free: %d calls, kind %d (%s, %s)\n", calls, last.kind, last.layer, last.operation);
+    if (calls != 2 || last.kind != MORTISE_BUG_INVALID_FREE || last.ptr != bad ||
+        strcmp(last.layer, "pagemap") || strcmp(last.operation, "free")) {
+        fprintf(stderr, "stack free: %d calls, kind %d (%s, %s)\n", calls, last.kind, last.layer,
+                last.operation);
         failed = 1;
     }
     printf("preload_handler: %s\n", failed ? "FAILED" : "ok");

@@ -35,8 +35,8 @@ MT_UNUSED static void expect_one(int kind, const void *p, const char *what)
 {
     CHECKF(seen.count == 1, "%s: %d reports, wanted 1 %s", what, seen.count, mt_bug_class_name(kind));
     if (seen.count)
-        CHECKF(seen.last.kind == kind && seen.last.ptr == p, "%s: got %s at %p (%s, %s), wanted %s at %p", what,
-               mt_bug_class_name(seen.last.kind), seen.last.ptr, seen.last.layer, seen.last.operation,
+        CHECKF(seen.last.kind == kind && seen.last.ptr == p, "%s: got %s at %p (%s, %s), wanted %s at %p",
+               what, mt_bug_class_name(seen.last.kind), seen.last.ptr, seen.last.layer, seen.last.operation,
                mt_bug_class_name(kind), p);
     seen.count = 0;
 }
@@ -53,9 +53,22 @@ MT_UNUSED static void invalid_frees(void)
     memset(local, 7, sizeof local);
     unsigned char *live = t_malloc(1000);
     unsigned char *big = t_malloc(300000);
-    void *bad[] = {local, local + 16, global_block, global_block + 64, page, page + 4096 + 16,
-                   (void *)(uintptr_t)16, (void *)(uintptr_t)0x10000, (void *)(uintptr_t)0xffff800000000000ull,
-                   live + 1, live + 8, live + 16, live + 512, big + 16, big + 4096, big + 200000};
+    void *bad[] = {local,
+                   local + 16,
+                   global_block,
+                   global_block + 64,
+                   page,
+                   page + 4096 + 16,
+                   (void *)(uintptr_t)16,
+                   (void *)(uintptr_t)0x10000,
+                   (void *)(uintptr_t)0xffff800000000000ull,
+                   live + 1,
+                   live + 8,
+                   live + 16,
+                   live + 512,
+                   big + 16,
+                   big + 4096,
+                   big + 200000};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         t_free(bad[i]);
         expect_one(MORTISE_BUG_INVALID_FREE, bad[i], "invalid free");

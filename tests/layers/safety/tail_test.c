@@ -61,7 +61,8 @@ static void overflow_by_one_everywhere(void)
         expect_one(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, "1 byte, free");
         CHECKF(seen.last.size == size && !strcmp(seen.last.operation, "free") &&
                    !strcmp(seen.last.layer, "tail_chksum"),
-               "report of %zu: size %zu (%s, %s)", size, seen.last.size, seen.last.layer, seen.last.operation);
+               "report of %zu: size %zu (%s, %s)", size, seen.last.size, seen.last.layer,
+               seen.last.operation);
         /* usable size: reported once, then the block is resealed */
         p = t_malloc(size);
         p[size] ^= 0xff;
@@ -95,7 +96,8 @@ static void shrink_and_aligned(void)
         unsigned char *p = t_malloc(size);
         unsigned char *q = t_realloc(p, smaller);
         CHECK(q != NULL);
-        CHECKF(t_malloc_usable_size(q) == smaller, "usable %zu after realloc to %zu", t_malloc_usable_size(q), smaller);
+        CHECKF(t_malloc_usable_size(q) == smaller, "usable %zu after realloc to %zu", t_malloc_usable_size(q),
+               smaller);
         memset(q, 1, smaller);
         t_free(q);
         expect_none("free after shrink");

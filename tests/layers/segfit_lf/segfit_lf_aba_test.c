@@ -18,10 +18,10 @@
 #include <sched.h>
 
 static _Thread_local unsigned pop_count;
-#define MT_SEGFIT_LF_POP_HOOK(stage)                                               \
-    do {                                                                           \
-        if ((stage) == 1 && (++pop_count & 7) == 0)                                \
-            sched_yield();                                                         \
+#define MT_SEGFIT_LF_POP_HOOK(stage)                \
+    do {                                            \
+        if ((stage) == 1 && (++pop_count & 7) == 0) \
+            sched_yield();                          \
     } while (0)
 #if defined(ABA_UNTAGGED)
 #define MT_SEGFIT_LF_TAG_STEP 0
@@ -46,8 +46,8 @@ MT_COMPOSE(mmap_heap, segfit_lf, custom_socket)
 
 enum { THREADS = 8, HELD = 4, ROUNDS = 150000, BLOCK = 64 };
 
-static _Atomic(uint64_t) twice;   /* pops that found the block already owned */
-static _Atomic(uint64_t) stolen;  /* pushes that found another owner */
+static _Atomic(uint64_t) twice;  /* pops that found the block already owned */
+static _Atomic(uint64_t) stolen; /* pushes that found another owner */
 static _Atomic(int) stop;
 
 static _Atomic(uint64_t) *owner_word(void *block) { return (_Atomic(uint64_t) *)((char *)block + 8); }

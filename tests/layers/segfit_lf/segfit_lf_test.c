@@ -250,7 +250,8 @@ static void test_purge_races_pops(void)
     for (int i = 0; i < 4; i++)
         CHECK(pthread_create(&t[i], NULL, churn, (void *)(uintptr_t)(i ? 1 << 20 : 100000)) == 0);
     int released = 0; /* purge for about a second */
-    for (struct timespec t0 = now(), t1 = t0; t1.tv_sec - t0.tv_sec < 1 || t1.tv_nsec < t0.tv_nsec; t1 = now()) {
+    for (struct timespec t0 = now(), t1 = t0; t1.tv_sec - t0.tv_sec < 1 || t1.tv_nsec < t0.tv_nsec;
+         t1 = now()) {
         released += t_malloc_trim(0);
         sched_yield();
     }

@@ -22,7 +22,10 @@ MT_COMPOSE(mmap_heap, slab_lk, custom_socket)
 
 static size_t check(void) { return tsb_check(); }
 static slab_lk_class *class_of_size(size_t size) { return &slab_lk_state.cls[mt_szcls_tc_index(size)]; }
-static slab_lk_slab *slab_of(void *p) { return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p))); }
+static slab_lk_slab *slab_of(void *p)
+{
+    return (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
+}
 
 /* Every class empty: nothing partial, full or cached. */
 static bool all_empty(void)
@@ -177,8 +180,8 @@ static void test_foreign(void)
     char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     memset(local, 0x11, sizeof local);
     memset(page, 0x22, 4096);
-    void *foreign[] = {local, static_block + 32, page, page + 100, (void *)(uintptr_t)16,
-                       (void *)(uintptr_t)0xffff800000000000ull};
+    void *foreign[] = {local,      static_block + 32,     page,
+                       page + 100, (void *)(uintptr_t)16, (void *)(uintptr_t)0xffff800000000000ull};
     size_t bad = 0;
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
         bad += t_malloc_usable_size(foreign[i]) != 0;

@@ -236,7 +236,10 @@ static void case_reclaim(void)
 
 /* ---- random ---- */
 enum { RT_THREADS = 4, RT_PHASES = 12, RT_OPS = 8000, RT_LIVE = 256, RT_SHARED = 128 };
-typedef struct { void *p; uint64_t id; } rt_block;
+typedef struct {
+    void *p;
+    uint64_t id;
+} rt_block;
 static _Atomic(rt_block *) rt_shared[RT_SHARED];
 static pthread_barrier_t rt_barrier;
 static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -255,15 +258,16 @@ static void rt_step(wf_rng *r, rt_block *live, size_t nlive, uint64_t *ids)
             w_free(b->p);
         size_t size = wf_next(r) % 50 ? wf_size(r) : 0;
         size_t kind = wf_next(r) % 10;
-        b->p = kind < 7 ? w_malloc(size) : kind < 9 ? w_calloc(1, size)
-                                                    : w_aligned_alloc((size_t)32 << wf_range(r, 0, 7), size);
+        b->p = kind < 7   ? w_malloc(size)
+               : kind < 9 ? w_calloc(1, size)
+                          : w_aligned_alloc((size_t)32 << wf_range(r, 0, 7), size);
         b->id = ++*ids;
         if (!b->p) {
             rt_bad++;
             return;
         }
         wf_fill(b->p, size < sizeof(wf_stamp) ? sizeof(wf_stamp) : size, b->id); /* every block has 16 */
-    } else if (roll < 70) { /* free */
+    } else if (roll < 70) {                                                      /* free */
         w_free(b->p);
         b->p = NULL;
     } else if (roll < 80 && b->p) { /* realloc, the stamp moves along */
@@ -435,8 +439,7 @@ static void case_remote(void)
         pthread_create(&t[i], NULL, rm_producer, (void *)i);
     for (int i = 0; i < RM_PROD + RM_CONS; i++)
         pthread_join(t[i], NULL);
-    printf("remote: %zu blocks freed by their thread, %zu by another\n", (size_t)rm_local,
-           (size_t)rm_remote);
+    printf("remote: %zu blocks freed by their thread, %zu by another\n", (size_t)rm_local, (size_t)rm_remote);
     CHECK(rm_bad == 0);
     CHECK(rm_local + rm_remote == (size_t)RM_PROD * RM_BLOCKS);
     CHECK(!wf_inconsistent("remote"));
@@ -579,8 +582,8 @@ static void case_twice(void)
         if (p)
             tw_give(p);
     }
-    printf("twice: %zu hand-outs, %zu while live, %zu corrupted\n", (size_t)tw_handouts,
-           (size_t)tw_twice, (size_t)tw_corrupt);
+    printf("twice: %zu hand-outs, %zu while live, %zu corrupted\n", (size_t)tw_handouts, (size_t)tw_twice,
+           (size_t)tw_corrupt);
     CHECK(tw_twice == 0);
     CHECK(tw_corrupt == 0);
     CHECK(tw_handouts == (size_t)TW_THREADS * TW_ROUNDS * TW_BATCH);
@@ -702,8 +705,8 @@ static void case_collect(void)
     }
     atomic_store(&cl_done, 1);
     CHECK(pthread_join(t, NULL) == 0);
-    printf("collect: %zu hand-outs, %zu while live, %zu corrupted\n", (size_t)tw_handouts,
-           (size_t)tw_twice, (size_t)tw_corrupt);
+    printf("collect: %zu hand-outs, %zu while live, %zu corrupted\n", (size_t)tw_handouts, (size_t)tw_twice,
+           (size_t)tw_corrupt);
     CHECK(tw_twice == 0 && tw_corrupt == 0);
     CHECK(tw_handouts == (size_t)CL_ROUNDS * CL_BATCH);
     check_all_returned("collect", base, heaps0);
@@ -923,11 +926,14 @@ static void case_fork(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*run)(void); } cases[] = {
-        {"basic", case_basic},   {"tllabs", case_tllabs}, {"reclaim", case_reclaim}, {"random", case_random},
-        {"remote", case_remote}, {"exit", case_exit},     {"twice", case_twice},
-        {"late", case_late},     {"repair", case_repair}, {"fork", case_fork},
-        {"own", case_own},       {"collect", case_collect},
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"basic", case_basic},   {"tllabs", case_tllabs}, {"reclaim", case_reclaim},
+        {"random", case_random}, {"remote", case_remote}, {"exit", case_exit},
+        {"twice", case_twice},   {"late", case_late},     {"repair", case_repair},
+        {"fork", case_fork},     {"own", case_own},       {"collect", case_collect},
     };
     alarm(120); /* a hang is a failure */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

@@ -31,7 +31,9 @@ MT_COMPOSE(mmap_heap, slab_wf, custom_socket)
 
 enum { WF_TLLABS = 4 };
 
-typedef struct { uint64_t s; } wf_rng;
+typedef struct {
+    uint64_t s;
+} wf_rng;
 static inline uint64_t wf_next(wf_rng *r)
 {
     r->s ^= r->s << 13;
@@ -49,7 +51,10 @@ static inline size_t wf_size(wf_rng *r)
 
 /* A stamped block: its id and size in the first 16 bytes, a pattern of the id
  * after them (only the first 64 bytes: verification stays cheap). */
-typedef struct { uint64_t id; uint64_t size; } wf_stamp;
+typedef struct {
+    uint64_t id;
+    uint64_t size;
+} wf_stamp;
 static inline void wf_fill(void *p, size_t size, uint64_t id)
 {
     wf_stamp st = {id, size};

@@ -25,7 +25,7 @@ static void test_cpu_reaches_layers(void)
     t_cmalloc_free(p, 5);
     CHECK(probe_seen.free_cpu == 5);
     p = t_cmalloc(100, -7);
-    CHECK(p && probe_seen.alloc_cpu == -1); /* any negative id: no preference */
+    CHECK(p && probe_seen.alloc_cpu == -1);  /* any negative id: no preference */
     char *q = t_cmalloc_realloc(p, 5000, 2); /* leaves its class: resize, then a move */
     CHECK(q && probe_seen.resize_cpu == 2 && probe_seen.alloc_cpu == 2 && probe_seen.free_cpu == 2);
     t_cmalloc_free(q, 0);

@@ -22,15 +22,15 @@ static void test_buckets(void)
         uint64_t lo = mt_hist_low(i), hi = mt_hist_high(i);
         CHECK_MSG(mt_hist_low(i + 1) == hi + 1, "bucket %u ends where %u starts", i, i + 1);
         CHECK_MSG(hi - lo + 1 <= (lo / MT_HIST_SUB > 1 ? lo / MT_HIST_SUB : 1),
-              "bucket %u [%llu, %llu] wider than 1/32", i, (unsigned long long)lo,
-              (unsigned long long)hi);
+                  "bucket %u [%llu, %llu] wider than 1/32", i, (unsigned long long)lo,
+                  (unsigned long long)hi);
         CHECK_MSG(mt_hist_index(lo) == i && mt_hist_index(hi) == i, "bucket %u edges map back", i);
     }
     CHECK_MSG(mt_hist_index(UINT64_MAX) == MT_HIST_BUCKETS - 1, "top value in last bucket");
     CHECK_MSG(mt_hist_index((uint64_t)1 << MT_HIST_TOP_BITS) == MT_HIST_BUCKETS - 1,
-          "2^40 in the last bucket");
+              "2^40 in the last bucket");
     CHECK_MSG(mt_hist_index(((uint64_t)1 << MT_HIST_TOP_BITS) - 1) == MT_HIST_BUCKETS - 1,
-          "2^40-1 in the last bucket");
+              "2^40-1 in the last bucket");
 }
 
 /* The reported quantile is the upper edge of the true value's bucket (at
@@ -53,12 +53,10 @@ static void check_distribution(const char *name, uint64_t *v, size_t n)
         uint64_t want = mt_hist_high(mt_hist_index(truth));
         want = want < max ? want : max;
         uint64_t got = mt_hist_quantile(hist, n, max, q);
-        CHECK_MSG(got == want, "%s %s: got %llu, true %llu, want %llu", name,
-              mt_stats_quantiles[k].name, (unsigned long long)got, (unsigned long long)truth,
-              (unsigned long long)want);
-        CHECK_MSG(got >= truth && got - truth <= truth / 32 + 1, "%s %s: %llu not within 1/32 of %llu",
-              name, mt_stats_quantiles[k].name, (unsigned long long)got,
-              (unsigned long long)truth);
+        CHECK_MSG(got == want, "%s %s: got %llu, true %llu, want %llu", name, mt_stats_quantiles[k].name,
+                  (unsigned long long)got, (unsigned long long)truth, (unsigned long long)want);
+        CHECK_MSG(got >= truth && got - truth <= truth / 32 + 1, "%s %s: %llu not within 1/32 of %llu", name,
+                  mt_stats_quantiles[k].name, (unsigned long long)got, (unsigned long long)truth);
     }
 }
 
@@ -86,9 +84,9 @@ static void test_quantiles(void)
      * preemptions whose ranks land on the 99.99 .. 99.9999 percentiles. */
     for (size_t i = 0; i < N; i++) {
         uint64_t r = next_random() % 1000000;
-        v[i] = r < 999000 ? 50 + next_random() % 30
-             : r < 999990 ? 2000 + next_random() % 100000
-                          : 1000000 + next_random() % 50000000;
+        v[i] = r < 999000   ? 50 + next_random() % 30
+               : r < 999990 ? 2000 + next_random() % 100000
+                            : 1000000 + next_random() % 50000000;
     }
     check_distribution("tail", v, N);
 
@@ -129,8 +127,8 @@ static void test_format(void)
     CHECK_MSG(!strcmp(mt_so_fmt(b, 1000, 3), "1.000"), "%s", b);
     CHECK_MSG(!strcmp(mt_so_fmt(b, UINT64_MAX, 0), "18446744073709551615"), "%s", b);
     CHECK_MSG(mt_stats_mean10(10, 3) == 33 && mt_stats_mean10(20, 3) == 67 && mt_stats_mean10(5, 0) == 0,
-          "means %llu %llu", (unsigned long long)mt_stats_mean10(10, 3),
-          (unsigned long long)mt_stats_mean10(20, 3));
+              "means %llu %llu", (unsigned long long)mt_stats_mean10(10, 3),
+              (unsigned long long)mt_stats_mean10(20, 3));
     CHECK_MSG(mt_stats_to_ns(3000, 3000) == 1000, "3000 cycles at 3 GHz are 1000 ns");
 }
 

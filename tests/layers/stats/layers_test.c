@@ -71,7 +71,10 @@ static uint64_t wcet_count(unsigned kind, uint64_t *samples)
     }
     return n;
 }
-typedef struct { uint64_t acquisitions, contended, wait; unsigned locks; } lock_sum;
+typedef struct {
+    uint64_t acquisitions, contended, wait;
+    unsigned locks;
+} lock_sum;
 static lock_sum segfit_locks(void)
 {
     lock_sum s = {0, 0, 0, 0};
@@ -96,8 +99,8 @@ static void test_sequence(void)
     uint64_t before_allocs[MT_SZCLS_CLASSES(log2b) + 1], samples0;
     for (size_t c = 0; c <= classes; c++)
         before_allocs[c] = szcls_allocs(c);
-    uint64_t frees0 = szcls_frees(), palloc0 = perf_count(MT_PERF_ALLOC),
-             pfree0 = perf_count(MT_PERF_FREE), presize0 = perf_count(MT_PERF_RESIZE);
+    uint64_t frees0 = szcls_frees(), palloc0 = perf_count(MT_PERF_ALLOC), pfree0 = perf_count(MT_PERF_FREE),
+             presize0 = perf_count(MT_PERF_RESIZE);
     uint64_t walloc0 = wcet_count(MT_WCET_ALLOC, &samples0);
     lock_sum l0 = segfit_locks();
 
@@ -115,13 +118,13 @@ static void test_sequence(void)
         want[mt_szcls_log2b_index(sizes[i])] += ROUNDS;
     for (size_t c = 0; c <= classes; c++)
         CHECK_MSG(szcls_allocs(c) - before_allocs[c] == want[c], "class %zu: %llu allocs, want %llu", c,
-              ULL(szcls_allocs(c) - before_allocs[c]), ULL(want[c]));
+                  ULL(szcls_allocs(c) - before_allocs[c]), ULL(want[c]));
     /* spot checks of the policy itself: 1 and 16 bytes share a class, 17 does not */
     CHECK_MSG(want[mt_szcls_log2b_index(16)] == 3 * ROUNDS && want[mt_szcls_log2b_index(17)] == ROUNDS,
-          "class bookkeeping of the test");
+              "class bookkeeping of the test");
     CHECK_MSG(szcls_frees() - frees0 == NSIZES * ROUNDS, "frees %llu", ULL(szcls_frees() - frees0));
     CHECK_MSG(perf_count(MT_PERF_ALLOC) - palloc0 == NSIZES * ROUNDS, "perf allocs %llu",
-          ULL(perf_count(MT_PERF_ALLOC) - palloc0));
+              ULL(perf_count(MT_PERF_ALLOC) - palloc0));
     CHECK_MSG(perf_count(MT_PERF_FREE) - pfree0 == NSIZES * ROUNDS, "perf frees");
     CHECK_MSG(perf_count(MT_PERF_RESIZE) == presize0, "no resizes yet");
     uint64_t samples1, walloc1 = wcet_count(MT_WCET_ALLOC, &samples1);
@@ -129,11 +132,9 @@ static void test_sequence(void)
     /* one thread, one slot: every 8th of its requests of a kind is timed */
     CHECK_MSG(samples1 == walloc1 / 8, "wcet samples %llu of %llu", ULL(samples1), ULL(walloc1));
     lock_sum l1 = segfit_locks();
-    CHECK_MSG(l1.acquisitions - l0.acquisitions == 2 * NSIZES * ROUNDS,
-          "lock acquisitions %llu, want %llu", ULL(l1.acquisitions - l0.acquisitions),
-          ULL(2 * NSIZES * ROUNDS));
-    CHECK_MSG(l1.contended == 0 && l1.wait == 0, "single thread: %llu contended",
-          ULL(l1.contended));
+    CHECK_MSG(l1.acquisitions - l0.acquisitions == 2 * NSIZES * ROUNDS, "lock acquisitions %llu, want %llu",
+              ULL(l1.acquisitions - l0.acquisitions), ULL(2 * NSIZES * ROUNDS));
+    CHECK_MSG(l1.contended == 0 && l1.wait == 0, "single thread: %llu contended", ULL(l1.contended));
 
     /* realloc that cannot stay: one resize request (class of the new size),
      * then the socket moves the block: one more alloc and free */
@@ -143,7 +144,7 @@ static void test_sequence(void)
     CHECK_MSG(q != NULL, "realloc");
     CHECK_MSG(szcls_resizes(mt_szcls_log2b_index(100000)) - rs0 == 1, "resize counted in its class");
     CHECK_MSG(perf_count(MT_PERF_RESIZE) - presize0 == 1, "perf resize %llu",
-          ULL(perf_count(MT_PERF_RESIZE) - presize0));
+              ULL(perf_count(MT_PERF_RESIZE) - presize0));
     st_free(q);
 }
 
@@ -180,12 +181,12 @@ static void test_contention(void)
 
     lock_sum l1 = segfit_locks();
     CHECK_MSG(lock->stat.contended - c0 == 1, "one contended acquisition, got %llu",
-          ULL(lock->stat.contended - c0));
+              ULL(lock->stat.contended - c0));
     CHECK_MSG(l1.contended - l0.contended == 1, "one contended in the layer");
     CHECK_MSG(l1.wait > l0.wait && lock->stat.wait_max > 0, "the wait was measured");
     /* ours + its malloc + its free */
     CHECK_MSG(l1.acquisitions - l0.acquisitions == 3, "acquisitions %llu",
-          ULL(l1.acquisitions - l0.acquisitions));
+              ULL(l1.acquisitions - l0.acquisitions));
     CHECK_MSG(atomic_load(&lock->stat.inside) == 0, "nobody inside");
 }
 
@@ -209,9 +210,9 @@ static void test_exec(void)
 {
     for (int i = 0; i < 10; i++)
         CHECK_MSG((intptr_t)mt_lockstat_ccsynch_exec("cc_test", &cc, bump, (void *)1) == i + 1,
-              "exec result");
+                  "exec result");
     CHECK_MSG(cc.stat.acquisitions == 10 && cc.stat.contended == 0, "exec: %llu acquisitions",
-          ULL(cc.stat.acquisitions));
+              ULL(cc.stat.acquisitions));
     mt_lockstat_ccsynch_lock("cc_test", &cc);
     pthread_t t;
     CHECK_MSG(pthread_create(&t, NULL, exec_once, NULL) == 0, "thread");
@@ -221,7 +222,7 @@ static void test_exec(void)
     pthread_join(t, NULL);
     CHECK_MSG(counter == 11, "the waiting exec ran");
     CHECK_MSG(cc.stat.acquisitions == 12 && cc.stat.contended == 1, "exec contended: %llu of %llu",
-          ULL(cc.stat.contended), ULL(cc.stat.acquisitions));
+              ULL(cc.stat.contended), ULL(cc.stat.acquisitions));
 }
 
 /* ---- threads: one slot each, counts merged ---- */
@@ -273,8 +274,10 @@ int main(int argc, char **argv)
     text[n > 0 ? n : 0] = 0;
     close(fd);
     unlink(path);
-    CHECK_MSG(strstr(text, "Mortise statistics: mmap_heap::segfit_lk::szcls_stat::perf_stat::wcet_stat::custom_socket"),
-          "table title:\n%s", text);
+    CHECK_MSG(
+        strstr(text,
+               "Mortise statistics: mmap_heap::segfit_lk::szcls_stat::perf_stat::wcet_stat::custom_socket"),
+        "table title:\n%s", text);
     CHECK_MSG(strstr(text, "wcet_stat wcet_stat: latency in ns"), "wcet table");
     CHECK_MSG(strstr(text, "perf_stat perf_stat: every request timed"), "perf table");
     CHECK_MSG(strstr(text, "szcls_stat szcls_stat (sizeclass=log2b)"), "szcls table");

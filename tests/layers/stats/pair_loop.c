@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     long n = argc > 1 ? atol(argv[1]) : 10000000;
     void *keep[64] = {0};
     struct timespec a, b;

@@ -67,10 +67,27 @@ static void *measure(result *r, int kind, void *(*op)(void *, size_t, size_t), v
         r->max[kind] = steps;
     return q;
 }
-static void *op_malloc(void *p, size_t size, size_t unused) { (void)p, (void)unused; return t_malloc(size); }
-static void *op_aligned(void *p, size_t size, size_t align) { (void)p; return t_aligned_alloc(align, size); }
-static void *op_free(void *p, size_t a, size_t b) { (void)a, (void)b; t_free(p); return NULL; }
-static void *op_realloc(void *p, size_t size, size_t unused) { (void)unused; return t_realloc(p, size); }
+static void *op_malloc(void *p, size_t size, size_t unused)
+{
+    (void)p, (void)unused;
+    return t_malloc(size);
+}
+static void *op_aligned(void *p, size_t size, size_t align)
+{
+    (void)p;
+    return t_aligned_alloc(align, size);
+}
+static void *op_free(void *p, size_t a, size_t b)
+{
+    (void)a, (void)b;
+    t_free(p);
+    return NULL;
+}
+static void *op_realloc(void *p, size_t size, size_t unused)
+{
+    (void)unused;
+    return t_realloc(p, size);
+}
 
 static void run(size_t heap, result *r, void **slot, size_t *len, size_t slots)
 {
@@ -148,7 +165,8 @@ int main(void)
     run((size_t)1 << 20, &small, slot, len, SLOTS);
     run((size_t)256 << 20, &large, slot, len, SLOTS);
 
-    printf("%-8s %12s %12s %12s %12s %6s\n", "op", "ops 1MiB", "max 1MiB", "ops 256MiB", "max 256MiB", "bound");
+    printf("%-8s %12s %12s %12s %12s %6s\n", "op", "ops 1MiB", "max 1MiB", "ops 256MiB", "max 256MiB",
+           "bound");
     for (int k = 0; k < KINDS; k++) {
         printf("%-8s %12llu %12llu %12llu %12llu %6llu\n", kind_name[k], (unsigned long long)small.ops[k],
                (unsigned long long)small.max[k], (unsigned long long)large.ops[k],
@@ -157,8 +175,9 @@ int main(void)
         CHECK(large.max[k] <= bound[k]);
         CHECK(small.ops[k] > 1000 && large.ops[k] > 1000);
     }
-    printf("free blocks at most: %zu (1 MiB heap), %zu (256 MiB heap); growth while measuring: %zu, %zu bytes\n",
-           small.free_blocks_peak, large.free_blocks_peak, small.grew, large.grew);
+    printf(
+        "free blocks at most: %zu (1 MiB heap), %zu (256 MiB heap); growth while measuring: %zu, %zu bytes\n",
+        small.free_blocks_peak, large.free_blocks_peak, small.grew, large.grew);
     CHECK(large.free_blocks_peak > 10000);
     CHECK(small.grew == 0 && large.grew == 0);
     return check_report("tlsf_steps_test");

@@ -29,7 +29,8 @@
 
 #define POOL (256 << 10)
 #define MT_POOL_SIZE POOL
-static const char *const test_name = OS_LAYER_BRK ? "tlsf_brk_test sync=" MT_STR(MT_SYNC) : "tlsf_test sync=" MT_STR(MT_SYNC);
+static const char *const test_name =
+    OS_LAYER_BRK ? "tlsf_brk_test sync=" MT_STR(MT_SYNC) : "tlsf_test sync=" MT_STR(MT_SYNC);
 #include <mortise/layers/tlsf_glk.h>
 
 #define MT_PREFIX t_
@@ -88,7 +89,11 @@ static bool all_free_merged(mt_tlsf_stats *s)
 /* ---- random sequence against the checker ---- */
 
 #define LIVE 1500
-static struct { unsigned char *p; size_t len; uint64_t id; } live[LIVE];
+static struct {
+    unsigned char *p;
+    size_t len;
+    uint64_t id;
+} live[LIVE];
 
 static void test_random_sequence(void)
 {
@@ -141,8 +146,8 @@ static void test_random_sequence(void)
     mt_tlsf_stats s;
     CHECK(all_free_merged(&s));
     if (!all_free_merged(&s))
-        fprintf(stderr, "after freeing all: %zu regions, %zu free blocks, %zu used\n",
-                s.regions, s.free_blocks, s.used_blocks);
+        fprintf(stderr, "after freeing all: %zu regions, %zu free blocks, %zu used\n", s.regions,
+                s.free_blocks, s.used_blocks);
 }
 
 /* ---- merging back to a single free block ---- */

@@ -15,47 +15,46 @@
 
 #define MT_SIZECLASS_STEP 48
 
-#define PROPERTIES(policy, limit)                                                  \
-    do {                                                                           \
-        int ok_mono = 1, ok_cover = 1, ok_round = 1, ok_align = 1;                 \
-        size_t prev = 0;                                                           \
-        for (size_t s = 1; s <= (limit); s += (s < (1u << 20) ? 1 : s / 7)) {      \
-            size_t i = MT_SZCLS_FN(policy, index)(s);                              \
-            size_t cs = MT_SZCLS_FN(policy, size)(i);                              \
-            ok_mono &= i >= prev;                                                  \
-            ok_cover &= cs >= s;                                                   \
-            ok_round &= MT_SZCLS_FN(policy, index)(cs) == i;                       \
-            ok_align &= cs % 16 == 0;                                              \
-            ok_cover &= i == 0 || MT_SZCLS_FN(policy, size)(i - 1) < s;            \
-            prev = i;                                                              \
-        }                                                                          \
-        CHECK(ok_mono);                                                            \
-        CHECK(ok_cover);                                                           \
-        CHECK(ok_round);                                                           \
-        CHECK(ok_align);                                                           \
-        CHECK(MT_SZCLS_FN(policy, index)(0) == 0);                                 \
+#define PROPERTIES(policy, limit)                                             \
+    do {                                                                      \
+        int ok_mono = 1, ok_cover = 1, ok_round = 1, ok_align = 1;            \
+        size_t prev = 0;                                                      \
+        for (size_t s = 1; s <= (limit); s += (s < (1u << 20) ? 1 : s / 7)) { \
+            size_t i = MT_SZCLS_FN(policy, index)(s);                         \
+            size_t cs = MT_SZCLS_FN(policy, size)(i);                         \
+            ok_mono &= i >= prev;                                             \
+            ok_cover &= cs >= s;                                              \
+            ok_round &= MT_SZCLS_FN(policy, index)(cs) == i;                  \
+            ok_align &= cs % 16 == 0;                                         \
+            ok_cover &= i == 0 || MT_SZCLS_FN(policy, size)(i - 1) < s;       \
+            prev = i;                                                         \
+        }                                                                     \
+        CHECK(ok_mono);                                                       \
+        CHECK(ok_cover);                                                      \
+        CHECK(ok_round);                                                      \
+        CHECK(ok_align);                                                      \
+        CHECK(MT_SZCLS_FN(policy, index)(0) == 0);                            \
     } while (0)
 
 /* Worst internal fragmentation of sizes in [from, to]: the largest
  * (usable - size) / size in permille; printed with the size where it is. */
 static size_t worst_at;
-#define WORST(policy, from, to, what)                                              \
-    __extension__({                                                                \
-        size_t w_ = 0;                                                             \
-        for (size_t s = (from); s <= (to); s++) {                                  \
-            size_t cs = MT_SZCLS_FN(policy, size)(MT_SZCLS_FN(policy, index)(s));  \
-            size_t pm = (cs - s) * 1000 / s;                                       \
-            if (pm > w_)                                                           \
-                w_ = pm, worst_at = s;                                             \
-        }                                                                          \
-        printf("%s: worst %zu.%zu %% %s, at %zu B\n", #policy, w_ / 10, w_ % 10,   \
-               what, worst_at);                                                    \
-        w_;                                                                        \
+#define WORST(policy, from, to, what)                                                             \
+    __extension__({                                                                               \
+        size_t w_ = 0;                                                                            \
+        for (size_t s = (from); s <= (to); s++) {                                                 \
+            size_t cs = MT_SZCLS_FN(policy, size)(MT_SZCLS_FN(policy, index)(s));                 \
+            size_t pm = (cs - s) * 1000 / s;                                                      \
+            if (pm > w_)                                                                          \
+                w_ = pm, worst_at = s;                                                            \
+        }                                                                                         \
+        printf("%s: worst %zu.%zu %% %s, at %zu B\n", #policy, w_ / 10, w_ % 10, what, worst_at); \
+        w_;                                                                                       \
     })
-#define EXPECT_WORST(policy, from, to, what, permille, at)                         \
-    do {                                                                           \
-        size_t w_ = WORST(policy, (size_t)(from), (size_t)(to), what);             \
-        CHECK(w_ == (permille) && worst_at == (at));                               \
+#define EXPECT_WORST(policy, from, to, what, permille, at)             \
+    do {                                                               \
+        size_t w_ = WORST(policy, (size_t)(from), (size_t)(to), what); \
+        CHECK(w_ == (permille) && worst_at == (at));                   \
     } while (0)
 
 /* A table policy: its class sizes and the classes count. */
@@ -66,9 +65,9 @@ typedef struct {
     size_t (*index)(size_t);
 } policy_view;
 
-#define VIEW(p)                                                                    \
-    static size_t p##_size(size_t i) { return mt_szcls_##p##_size(i); }            \
-    static size_t p##_index(size_t s) { return mt_szcls_##p##_index(s); }          \
+#define VIEW(p)                                                           \
+    static size_t p##_size(size_t i) { return mt_szcls_##p##_size(i); }   \
+    static size_t p##_index(size_t s) { return mt_szcls_##p##_index(s); } \
     static const policy_view view_##p = {#p, MT_SZCLS_##p##_CLASSES, p##_size, p##_index};
 VIEW(tc)
 VIEW(supermalloc)

@@ -67,7 +67,7 @@ static void *make(size_t size, uint32_t seed)
         atomic_fetch_add(&failed_allocs, 1);
         return NULL;
     }
-    block_head h = { size, seed };
+    block_head h = {size, seed};
     memcpy(p, &h, sizeof h);
     for (size_t i = sizeof h; i < size; i++)
         p[i] = (unsigned char)(seed + i);
@@ -93,7 +93,7 @@ static void *stress(void *arg)
 {
     unsigned id = (unsigned)(intptr_t)arg;
     uint32_t rnd = 0x9e3779b9u * (id + 1);
-    void *live[LIVE] = { 0 };
+    void *live[LIVE] = {0};
     for (unsigned i = 0; i < OPS; i++) {
         uint32_t r = next_rand(&rnd);
         size_t size = sizeof(block_head) + (r % 32 == 0 ? r % 98304 : r % 2048);
@@ -145,7 +145,7 @@ int main(void)
     CHECK(atomic_load(&corrupt) == 0);
     CHECK(atomic_load(&failed_allocs) == 0);
     CHECK(t_malloc_trim(0) >= 0);
-    printf("%s(sync=%s): %d threads x %d ops, 6 forks, %.2f s\n", TRUNK, MT_STR(TEST_SYNC),
-           THREADS, OPS, now_s() - t0);
+    printf("%s(sync=%s): %d threads x %d ops, 6 forks, %.2f s\n", TRUNK, MT_STR(TEST_SYNC), THREADS, OPS,
+           now_s() - t0);
     return check_report("layer_sync(" TRUNK ", " MT_STR(TEST_SYNC) ")");
 }

@@ -67,7 +67,7 @@ typedef struct {
     volatile int inside;
 } guarded;
 
-static guarded g[4];            /* static, zero-filled: never initialised */
+static guarded g[4]; /* static, zero-filled: never initialised */
 static lock_t many[200];
 static _Atomic long violations;
 
@@ -100,7 +100,7 @@ static void *cs_body(void *arg)
  * must be this call's own and increase along the thread. */
 static void one_op(guarded *x, unsigned how, long *last)
 {
-    call c = { .g = x };
+    call c = {.g = x};
     if (how & 1) {
         LOCK(&x->lock);
         cs_body(&c);
@@ -122,7 +122,7 @@ typedef struct {
 static void *worker(void *p)
 {
     worker_arg *w = p;
-    long last[4] = { 0, 0, 0, 0 };
+    long last[4] = {0, 0, 0, 0};
     for (unsigned i = 0; i < w->ops; i++) {
         unsigned k = (i + w->id) % w->locks;
         one_op(&g[k], w->id + i / 64, &last[k]);
@@ -140,7 +140,7 @@ static void run_workers_holding(unsigned threads, unsigned ops, unsigned locks, 
     if (hold_ms)
         LOCK(&g[0].lock);
     for (unsigned i = 0; i < threads; i++) {
-        a[i] = (worker_arg){ i, ops, locks };
+        a[i] = (worker_arg){i, ops, locks};
         CHECK(pthread_create(&t[i], NULL, worker, &a[i]) == 0);
     }
     if (hold_ms) {
@@ -178,7 +178,7 @@ static void case_result(void)
 {
     static char buf[4];
     CHECK(EXEC(&g[1].lock, cs_plus_one, buf) == buf + 1);
-    call c = { .g = &g[1] };
+    call c = {.g = &g[1]};
     CHECK((long)(intptr_t)EXEC(&g[1].lock, cs_body, &c) == 1 && c.seen == 1);
     if (SYNC_EXCLUSIVE) { /* every result checked against its own call in one_op */
         run_workers(4, 5000, 1);
@@ -203,7 +203,7 @@ static void *blocked_helper(void *arg)
 
 static void hold_all_then_release(bool reverse)
 {
-    static const int probe[4] = { 0, 57, 123, 199 };
+    static const int probe[4] = {0, 57, 123, 199};
     for (int i = 0; i < 200; i++)
         LOCK(&many[i]);
     pthread_t t[4];
@@ -244,7 +244,7 @@ static void *cs_outer(void *arg)
 {
     call *c = arg;
     cs_body(c);
-    call inner = { .g = &g[1] };
+    call inner = {.g = &g[1]};
     long r = (long)(intptr_t)EXEC(&g[1].lock, cs_body, &inner);
     if (r != inner.seen)
         atomic_fetch_add(&violations, 1);
@@ -256,7 +256,7 @@ static void *nest_worker(void *p)
     long last0 = 0, last1 = 0;
     for (unsigned i = 0; i < 5000; i++) {
         if ((i + id) % 3 == 0) {
-            call c = { .g = &g[0] };
+            call c = {.g = &g[0]};
             long r = (long)(intptr_t)EXEC(&g[0].lock, cs_outer, &c);
             if (r != c.seen || r <= last0)
                 atomic_fetch_add(&violations, 1);
@@ -304,7 +304,7 @@ static _Atomic int stop_hammer;
 static void *hammer(void *p)
 {
     unsigned id = (unsigned)(intptr_t)p;
-    long last[4] = { 0, 0, 0, 0 };
+    long last[4] = {0, 0, 0, 0};
     for (unsigned i = 0; !atomic_load(&stop_hammer); i++)
         one_op(&g[(i + id) % 4], id + i, &last[(i + id) % 4]);
     return NULL;
@@ -317,7 +317,7 @@ static int child_body(void)
         bad += g[k].inside != 0;
     long before = total(4);
     for (int k = 0; k < 4; k++) {
-        call c = { .g = &g[k] };
+        call c = {.g = &g[k]};
         LOCK(&g[k].lock);
         UNLOCK(&g[k].lock);
         bad += (long)(intptr_t)EXEC(&g[k].lock, cs_body, &c) != c.seen;
@@ -378,7 +378,7 @@ typedef struct {
 static void *cs_count(void *arg)
 {
     bypass_call *b = arg;
-    call c = { .g = b->g };
+    call c = {.g = b->g};
     cs_body(&c);
     b->bypass = atomic_fetch_add_explicit(&entries, 1, memory_order_relaxed) - b->before;
     return NULL;
@@ -396,7 +396,7 @@ static void *bypass_worker(void *p)
     unsigned id = (unsigned)(intptr_t)p;
     for (unsigned i = 0; i < 4000; i++) {
         long sw = involuntary_switches();
-        bypass_call b = { &g[0], atomic_load_explicit(&entries, memory_order_relaxed), 0 };
+        bypass_call b = {&g[0], atomic_load_explicit(&entries, memory_order_relaxed), 0};
         if ((i + id) & 1) {
             LOCK(&g[0].lock);
             cs_count(&b);
@@ -486,7 +486,7 @@ static void *exec_worker(void *p)
 
 static void *hog(void *p)
 {
-    call c = { .g = &g[0] };
+    call c = {.g = &g[0]};
     (void)p;
     while (!atomic_load_explicit(&hog_stop, memory_order_relaxed)) {
         LOCK(&g[0].lock);
@@ -523,8 +523,8 @@ static void parked_round(void)
     double t0 = now_s();
     UNLOCK(&g[0].lock);
     double dt = join_all(t, PARKED_THREADS, t0);
-    printf("parked: %d sleeping waiters x %d execs done %.3f s after the release\n",
-           PARKED_THREADS, PARKED_OPS, dt);
+    printf("parked: %d sleeping waiters x %d execs done %.3f s after the release\n", PARKED_THREADS,
+           PARKED_OPS, dt);
     CHECK(dt < OVERSUB_BOUND_S);
     CHECK(g[0].counter == PARKED_THREADS * PARKED_OPS);
 
@@ -599,7 +599,6 @@ static void case_zero(void)
         first_use_race();
 }
 
-
 #if defined(SYNC_RCL)
 /* ---- rcl: the server's life ------------------------------------------- */
 
@@ -610,21 +609,20 @@ static unsigned rcl_state(int k) { return mt_sync_rcl_state(&g[k].lock); }
 static void case_rcl_server(void)
 {
     CHECK(rcl_state(0) == MT_RCL_NONE);
-    call c = { .g = &g[0] };
+    call c = {.g = &g[0]};
     EXEC(&g[0].lock, cs_body, &c); /* uncontended: local, no server */
     CHECK(rcl_state(0) == MT_RCL_NONE && pthread_equal(c.by, pthread_self()));
     for (int round = 0; round < 2; round++) {
         atomic_store(&remote_runs, 0);
         run_workers_holding(4, 20000, 1, 20);
         long remote = atomic_load(&remote_runs);
-        printf("rcl round %d: %ld of %d exec calls ran on the server; state %u\n", round,
-               remote, 4 * 20000 / 2, rcl_state(0));
+        printf("rcl round %d: %ld of %d exec calls ran on the server; state %u\n", round, remote,
+               4 * 20000 / 2, rcl_state(0));
         CHECK(remote > 0);
         double t0 = now_s();
         while (rcl_state(0) != MT_RCL_NONE && now_s() - t0 < 2)
             usleep(5000);
-        printf("rcl round %d: server stopped %.0f ms after the last request\n", round,
-               (now_s() - t0) * 1000);
+        printf("rcl round %d: server stopped %.0f ms after the last request\n", round, (now_s() - t0) * 1000);
         CHECK(rcl_state(0) == MT_RCL_NONE);
     }
     CHECK(g[0].counter == 1 + 2 * 4 * 20000);
@@ -678,7 +676,8 @@ static void case_rcl_exit(void)
     printf("rcl exit(): process gone %.0f ms after start\n", took * 1000);
     CHECK(in_child(pthread_exit_main, 10, &took));
     printf("rcl pthread_exit(main): process gone %.0f ms after start "
-           "(workers, then MT_RCL_IDLE_MS = %d)\n", took * 1000, MT_RCL_IDLE_MS);
+           "(workers, then MT_RCL_IDLE_MS = %d)\n",
+           took * 1000, MT_RCL_IDLE_MS);
 }
 
 /* The server cannot be created (address-space limit below its stack): the
@@ -702,7 +701,7 @@ static int no_server(void)
     if (!f || fscanf(f, "%ld", &pages) != 1)
         return 3;
     fclose(f);
-    struct rlimit lim = { (rlim_t)pages * 4096 + 65536, RLIM_INFINITY };
+    struct rlimit lim = {(rlim_t)pages * 4096 + 65536, RLIM_INFINITY};
     lim.rlim_max = lim.rlim_cur;
     if (setrlimit(RLIMIT_AS, &lim))
         return 4;
@@ -786,14 +785,20 @@ int main(int argc, char **argv)
         void (*run)(void);
         bool threads;
     } cases[] = {
-        { "exclusion", case_exclusion, true }, { "result", case_result, false },
-        { "nested", case_nested, false },       { "nested_exec", case_nested_exec, true },
-        { "fork", case_fork, false },           { "bypass", case_bypass, true },
-        { "oversub", case_oversub, true },      { "zero", case_zero, false },
-        { "parked", case_parked, true },
+        {"exclusion", case_exclusion, true},
+        {"result", case_result, false},
+        {"nested", case_nested, false},
+        {"nested_exec", case_nested_exec, true},
+        {"fork", case_fork, false},
+        {"bypass", case_bypass, true},
+        {"oversub", case_oversub, true},
+        {"zero", case_zero, false},
+        {"parked", case_parked, true},
 #if defined(SYNC_RCL)
-        { "rcl_server", case_rcl_server, true }, { "rcl_exit", case_rcl_exit, true },
-        { "rcl_nospawn", case_rcl_nospawn, true }, { "rcl_fork", case_rcl_fork, true },
+        {"rcl_server", case_rcl_server, true},
+        {"rcl_exit", case_rcl_exit, true},
+        {"rcl_nospawn", case_rcl_nospawn, true},
+        {"rcl_fork", case_rcl_fork, true},
 #endif
     };
     const char *want = argc > 1 ? argv[1] : "all";

@@ -2,18 +2,20 @@
  * the shadow-model test walks. */
 #include "selftest.h"
 
-#define BM_DECLARE_FAMILY(p)                                                     \
-    void *p##malloc(size_t size);                                                \
-    void *p##calloc(size_t n, size_t each);                                      \
-    void *p##aligned_alloc(size_t align, size_t size);                           \
-    void *p##realloc(void *ptr, size_t size);                                    \
-    void p##free(void *ptr);                                                     \
-    size_t p##malloc_usable_size(void *ptr);                                     \
-    int p##malloc_trim(size_t pad);                                              \
+#define BM_DECLARE_FAMILY(p)                           \
+    void *p##malloc(size_t size);                      \
+    void *p##calloc(size_t n, size_t each);            \
+    void *p##aligned_alloc(size_t align, size_t size); \
+    void *p##realloc(void *ptr, size_t size);          \
+    void p##free(void *ptr);                           \
+    size_t p##malloc_usable_size(void *ptr);           \
+    int p##malloc_trim(size_t pad);                    \
     const char *p##check(void);
-#define BM_FAMILY(p, pool, max, budget)                                          \
-    {#p, p##malloc, p##calloc, p##aligned_alloc, p##realloc, p##free,           \
-     p##malloc_usable_size, p##malloc_trim, p##check, pool, max, budget}
+#define BM_FAMILY(p, pool, max, budget)                                                         \
+    {                                                                                           \
+#p, p##malloc, p##calloc, p##aligned_alloc, p##realloc, p##free, p##malloc_usable_size, \
+            p##malloc_trim, p##check, pool, max, budget                                         \
+    }
 
 BM_DECLARE_FAMILY(bm_tlsf_)
 BM_DECLARE_FAMILY(bm_slab_)

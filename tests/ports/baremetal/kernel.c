@@ -45,7 +45,8 @@ void bm_kernel_test(void)
         block[i] = bm_kmalloc(size, MT_GFP_KERNEL);
         if (!BM_CHECK(block[i] != NULL))
             break;
-        BM_CHECK(((uintptr_t)block[i] & (size < 4096 ? size - 1 : 4095)) == 0); /* power of two up to a page: self-aligned */
+        BM_CHECK(((uintptr_t)block[i] & (size < 4096 ? size - 1 : 4095)) ==
+                 0); /* power of two up to a page: self-aligned */
         BM_CHECK(bm_ksize(block[i]) >= size);
         BM_CHECK(filled_and_intact(block[i], size, (unsigned char)i));
     }
@@ -97,6 +98,7 @@ void bm_kernel_test(void)
     bm_print_num("again", second);
     bm_print_line("");
 
-    bm_print_line(bm_failures == before_failures ? "ok   kernel_socket kmalloc, kzalloc, pages, caches, exhaustion"
-                                                 : "FAIL kernel_socket");
+    bm_print_line(bm_failures == before_failures
+                      ? "ok   kernel_socket kmalloc, kzalloc, pages, caches, exhaustion"
+                      : "FAIL kernel_socket");
 }

@@ -50,14 +50,14 @@ const char *mortise_check(void);
 #endif
 
 static int failures;
-#define CHECK(cond, ...)                                                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            failures++;                                                           \
-            printf("FAIL %s:%d: ", __func__, __LINE__);                           \
-            printf(__VA_ARGS__);                                                  \
-            printf("\n");                                                         \
-        }                                                                         \
+#define CHECK(cond, ...)                                \
+    do {                                                \
+        if (!(cond)) {                                  \
+            failures++;                                 \
+            printf("FAIL %s:%d: ", __func__, __LINE__); \
+            printf(__VA_ARGS__);                        \
+            printf("\n");                               \
+        }                                               \
     } while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15u;
@@ -138,7 +138,8 @@ static void case_pal(void)
         memset(r + 2 * page, 0x5c, 3 * page);
         /* decommit keeps the reservation; committed again, the pages read zeros */
         mt_pal_decommit(r + 3 * page, page);
-        CHECK(!mt_pal_page_mapped(r + 3 * page) && mt_pal_page_mapped(r + 2 * page), "decommit: that page only");
+        CHECK(!mt_pal_page_mapped(r + 3 * page) && mt_pal_page_mapped(r + 2 * page),
+              "decommit: that page only");
         CHECK(VirtualQuery(r, &mi_reserved, sizeof mi_reserved) && mi_reserved.State != MEM_FREE,
               "decommit keeps the reservation");
         CHECK(mt_pal_commit(r + 3 * page, page) && all_bytes(r + 3 * page, page, 0), "recommitted: zeros");
@@ -157,7 +158,8 @@ static void case_pal(void)
         CHECK(mt_pal_brk(-2 * (intptr_t)page) == brk0 + 3 * page, "brk down");
         CHECK(mt_pal_brk(2 * (intptr_t)page) == brk0 + page, "brk up again");
         CHECK(all_bytes((unsigned char *)brk0 + page, 2 * page, 0) &&
-              all_bytes((unsigned char *)brk0, page, 0x5a), "the pages given back read zeros, the kept one its bytes");
+                  all_bytes((unsigned char *)brk0, page, 0x5a),
+              "the pages given back read zeros, the kept one its bytes");
         CHECK(mt_pal_brk(-(intptr_t)(64 * ((size_t)1 << 30))) == NULL, "brk below its start is refused");
     }
     CHECK(!mt_pal_atfork(NULL, NULL, NULL), "no fork");
@@ -324,7 +326,9 @@ static size_t resident(void)
  * the working set returns to within 16 MiB of the start. */
 static void case_trim(void)
 {
-    typedef struct node { struct node *next; } node;
+    typedef struct node {
+        struct node *next;
+    } node;
     const size_t goal = (size_t)128 << 20, slack = (size_t)16 << 20;
     /* the start is measured with the allocator already set up, as on Linux,
      * where it has served the C library's start-up (a DLL's has not) */
@@ -365,7 +369,8 @@ static size_t committed(void)
 {
     size_t total = 0;
     MEMORY_BASIC_INFORMATION mi;
-    for (char *at = NULL; VirtualQuery(at, &mi, sizeof mi) == sizeof mi; at = (char *)mi.BaseAddress + mi.RegionSize) {
+    for (char *at = NULL; VirtualQuery(at, &mi, sizeof mi) == sizeof mi;
+         at = (char *)mi.BaseAddress + mi.RegionSize) {
         if (mi.State == MEM_COMMIT && mi.Type == MEM_PRIVATE)
             total += mi.RegionSize;
         if ((char *)mi.BaseAddress + mi.RegionSize <= at)
@@ -404,8 +409,9 @@ static void case_commit(void)
         A_FREE(block[i]);
     A_TRIM(0);
     size_t after = committed();
-    CHECK(after <= start + slack, "commit charge %zu KiB at start, %zu KiB at peak, %zu KiB after malloc_trim",
-          start >> 10, peak >> 10, after >> 10);
+    CHECK(after <= start + slack,
+          "commit charge %zu KiB at start, %zu KiB at peak, %zu KiB after malloc_trim", start >> 10,
+          peak >> 10, after >> 10);
     printf("commit: charge %zu KiB -> %zu KiB -> %zu KiB\n", start >> 10, peak >> 10, after >> 10);
 }
 
@@ -447,10 +453,12 @@ static void case_order(void)
 
 int main(int argc, char **argv)
 {
-    static const struct { const char *name; void (*run)(void); } cases[] = {
-        {"pal", case_pal}, {"api", case_api}, {"threads", case_threads},
-        {"churn", case_churn}, {"trim", case_trim}, {"order", case_order},
-        {"commit", case_commit},
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"pal", case_pal},   {"api", case_api},     {"threads", case_threads}, {"churn", case_churn},
+        {"trim", case_trim}, {"order", case_order}, {"commit", case_commit},
     };
     setvbuf(stdout, NULL, _IONBF, 0);
     if (argc != 2) {

@@ -35,7 +35,6 @@ static inline void *bi_hide(void *p)
 
 static volatile size_t bi_size_max = SIZE_MAX;
 
-
 /* mingw-w64 checks formats against msvcrt's printf unless told otherwise */
 #if defined(__MINGW_PRINTF_FORMAT)
 #define BI_PRINTF_FORMAT __MINGW_PRINTF_FORMAT
@@ -78,11 +77,11 @@ static inline const char *bi_errno_name(int e)
 /* The answer of an allocation call that must fail: "result NULL ENOMEM".
  * BI_RESULT reads errno after the call (an argument list would not order
  * the two). */
-#define BI_RESULT(call)                                                                            \
-    __extension__({                                                                                \
-        errno = 0;                                                                                 \
-        void *bi_answer = (call);                                                                  \
-        bi_result_ptr(bi_answer, errno);                                                           \
+#define BI_RESULT(call)                  \
+    __extension__({                      \
+        errno = 0;                       \
+        void *bi_answer = (call);        \
+        bi_result_ptr(bi_answer, errno); \
     })
 
 static inline void *bi_result_ptr(void *p, int err)

@@ -19,10 +19,10 @@ typedef void conf_free3_fn(void *, size_t, size_t);
 /* Sizes crossing every class boundary of the ready instances: tiny, slab,
  * segregated fit, the OS layer's cached chunks and its unmapped large blocks. */
 static const size_t conf_sizes[] = {
-    0, 1, 7, 8, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 100, 127, 128, 129,
-    255, 256, 257, 511, 512, 1000, 1024, 4095, 4096, 4097, 8191, 10000, 32768,
-    65535, 65536, 65537, 100000, 262143, 262144, 262145, 1048575, 1048576,
-    1048577, 3145733, 4194304, 5242880, 34603008,
+    0,      1,      7,      8,       15,      16,      17,      24,      31,      32,       33,    48,
+    63,     64,     65,     100,     127,     128,     129,     255,     256,     257,      511,   512,
+    1000,   1024,   4095,   4096,    4097,    8191,    10000,   32768,   65535,   65536,    65537, 100000,
+    262143, 262144, 262145, 1048575, 1048576, 1048577, 3145733, 4194304, 5242880, 34603008,
 };
 #define CONF_NSIZES (sizeof conf_sizes / sizeof conf_sizes[0])
 
@@ -114,8 +114,8 @@ static void conf_api_calloc(void)
 static void conf_api_realloc(void)
 {
     static const size_t path[] = {
-        10, 20, 100, 1000, 5000, 70000, 300000, 2097152, 9437184, 41943040,
-        9437184, 300000, 1000, 20, 1, 4000, 3900, 2000, 1500, 600000, 500000, 64,
+        10,     20,   100, 1000, 5000, 70000, 300000, 2097152, 9437184, 41943040, 9437184,
+        300000, 1000, 20,  1,    4000, 3900,  2000,   1500,    600000,  500000,   64,
     };
     uint64_t id = conf_api_ids++;
     size_t old = 10;
@@ -183,7 +183,8 @@ static void conf_api_aligned_family(void)
     long page = sysconf(_SC_PAGESIZE);
     static const size_t sizes[] = {0, 1, 100, 4095, 4096, 4097, 70000, 1048577};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        size_t n = sizes[i], rounded = n ? (n + (size_t)page - 1) / (size_t)page * (size_t)page : (size_t)page;
+        size_t n = sizes[i],
+               rounded = n ? (n + (size_t)page - 1) / (size_t)page * (size_t)page : (size_t)page;
         p = valloc(n);
         conf_take(p, n, (size_t)page, &id, "valloc");
         free(p);
@@ -226,8 +227,8 @@ static void conf_api_free_variant(const char *name, int kind)
             ((conf_free3_fn *)sym)(p, 64, 64);
     }
     struct mallinfo2 after = mallinfo2();
-    CHECKF(after.uordblks < before.uordblks + 64 * CONF_MIB,
-           "%s does not free: in use %zu -> %zu", name, before.uordblks, after.uordblks);
+    CHECKF(after.uordblks < before.uordblks + 64 * CONF_MIB, "%s does not free: in use %zu -> %zu", name,
+           before.uordblks, after.uordblks);
 }
 
 static void conf_api_info(void)
@@ -246,17 +247,15 @@ static void conf_api_info(void)
     CHECKF(m1.arena + m1.hblkhd >= m0.arena + m0.hblkhd + big,
            "mallinfo2 arena+hblkhd %zu -> %zu after a 32 MiB malloc", m0.arena + m0.hblkhd,
            m1.arena + m1.hblkhd);
-    CHECKF(m1.uordblks >= m0.uordblks + big, "mallinfo2 uordblks %zu -> %zu", m0.uordblks,
-           m1.uordblks);
+    CHECKF(m1.uordblks >= m0.uordblks + big, "mallinfo2 uordblks %zu -> %zu", m0.uordblks, m1.uordblks);
     free(p);
     int trimmed = malloc_trim(0);
     CHECK(trimmed == 0 || trimmed == 1);
     struct mallinfo2 m2 = mallinfo2();
-    CHECKF(m2.uordblks + big <= m1.uordblks, "mallinfo2 uordblks %zu -> %zu after free",
-           m1.uordblks, m2.uordblks);
-    CHECKF(m2.arena + m2.hblkhd + big <= m1.arena + m1.hblkhd,
-           "mallinfo2 arena+hblkhd %zu -> %zu after free", m1.arena + m1.hblkhd,
-           m2.arena + m2.hblkhd);
+    CHECKF(m2.uordblks + big <= m1.uordblks, "mallinfo2 uordblks %zu -> %zu after free", m1.uordblks,
+           m2.uordblks);
+    CHECKF(m2.arena + m2.hblkhd + big <= m1.arena + m1.hblkhd, "mallinfo2 arena+hblkhd %zu -> %zu after free",
+           m1.arena + m1.hblkhd, m2.arena + m2.hblkhd);
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -295,8 +294,8 @@ static void conf_api_info(void)
     size_t len = strlen(xml), open = 0, close_ = 0;
     for (size_t i = 0; i < len; i++)
         open += xml[i] == '<', close_ += xml[i] == '>';
-    CHECKF(!strncmp(xml, "<malloc version=", 16) && len > 10 &&
-               !strcmp(xml + len - 10, "</malloc>\n") && open == close_,
+    CHECKF(!strncmp(xml, "<malloc version=", 16) && len > 10 && !strcmp(xml + len - 10, "</malloc>\n") &&
+               open == close_,
            "malloc_info wrote '%.200s'", xml);
     char none[64] = "";
     FILE *f = fmemopen(none, sizeof none - 1, "w");
@@ -423,8 +422,9 @@ void conf_case_errno(void)
     CONF_EXPECT(test_family.malloc(huge), ENOMEM);
     CONF_EXPECT(test_family.malloc(half + 1), ENOMEM);
     CONF_EXPECT(test_family.malloc(pd), ENOMEM);
-    CONF_EXPECT(test_family.calloc(half, 3), ENOMEM);                       /* overflows */
-    CONF_EXPECT(test_family.calloc((size_t)1 << (half_bits + 1), (size_t)1 << (half_bits - 1)), ENOMEM); /* overflows */
+    CONF_EXPECT(test_family.calloc(half, 3), ENOMEM); /* overflows */
+    CONF_EXPECT(test_family.calloc((size_t)1 << (half_bits + 1), (size_t)1 << (half_bits - 1)),
+                ENOMEM); /* overflows */
     CONF_EXPECT(test_family.calloc(1, huge), ENOMEM);
     size_t three = conf_bad_align[0], a48 = conf_bad_align[1], a96 = conf_bad_align[2];
     CONF_EXPECT(test_family.memalign(three, 16), EINVAL);
@@ -448,7 +448,8 @@ void conf_case_errno(void)
         CONF_EXPECT(test_family.realloc(p, huge), ENOMEM);
         CONF_EXPECT(test_family.realloc(p, pd), ENOMEM);
         CONF_EXPECT(test_family.reallocarray(p, half, 3), ENOMEM);
-        CONF_EXPECT(test_family.reallocarray(p, (size_t)1 << (half_bits + 8), (size_t)1 << (half_bits + 8)), ENOMEM);
+        CONF_EXPECT(test_family.reallocarray(p, (size_t)1 << (half_bits + 8), (size_t)1 << (half_bits + 8)),
+                    ENOMEM);
         conf_intact(p, usable, id, "after failed realloc");
         free(p);
     }
@@ -456,10 +457,17 @@ void conf_case_errno(void)
 
     /* posix_memalign: the error is the result, errno and *out untouched */
     void *const sentinel = (void *)&conf_api_ids;
-    static const struct { size_t align, size; int err; } pm[] = {
-        {3, 16, EINVAL}, {sizeof(void *) / 2, 16, EINVAL}, /* a power of two, not a multiple of a pointer */
-        {24, 16, EINVAL}, {0, 16, EINVAL},
-        {64, SIZE_MAX, ENOMEM}, {64, PTRDIFF_MAX, ENOMEM}, {4096, SIZE_MAX - 4096, ENOMEM},
+    static const struct {
+        size_t align, size;
+        int err;
+    } pm[] = {
+        {3, 16, EINVAL},
+        {sizeof(void *) / 2, 16, EINVAL}, /* a power of two, not a multiple of a pointer */
+        {24, 16, EINVAL},
+        {0, 16, EINVAL},
+        {64, SIZE_MAX, ENOMEM},
+        {64, PTRDIFF_MAX, ENOMEM},
+        {4096, SIZE_MAX - 4096, ENOMEM},
     };
     for (size_t i = 0; i < sizeof pm / sizeof pm[0]; i++) {
         void *out = sentinel;
@@ -467,8 +475,8 @@ void conf_case_errno(void)
         size_t size = pm[i].size + (conf_size_max - SIZE_MAX); /* hidden from the compiler */
         int r = test_family.posix_memalign(&out, pm[i].align, size);
         CHECKF(r == pm[i].err && out == sentinel && errno == 4321,
-               "posix_memalign(align %zu, size %zu) = %d, out %s, errno %d", pm[i].align,
-               pm[i].size, r, out == sentinel ? "untouched" : "changed", errno);
+               "posix_memalign(align %zu, size %zu) = %d, out %s, errno %d", pm[i].align, pm[i].size, r,
+               out == sentinel ? "untouched" : "changed", errno);
     }
 
     /* free and its variants never change errno, whatever they release */
@@ -511,8 +519,15 @@ void conf_case_bad(void)
     char *page = conf_foreign_page();
     CHECK(page != NULL);
     void *foreign[] = {
-        local, local + 16, conf_static_block, conf_static_block + 64, page, page ? page + 2048 : NULL,
-        (void *)(uintptr_t)16, (void *)(uintptr_t)0x10000, (void *)(uintptr_t)0xffff800000000000ull,
+        local,
+        local + 16,
+        conf_static_block,
+        conf_static_block + 64,
+        page,
+        page ? page + 2048 : NULL,
+        (void *)(uintptr_t)16,
+        (void *)(uintptr_t)0x10000,
+        (void *)(uintptr_t)0xffff800000000000ull,
         (void *)(uintptr_t)0x00007ffffffff000ull,
     };
     memset(local, 0x11, sizeof local);

@@ -56,7 +56,10 @@ extern const char *mortise_check(void) __attribute__((weak));
 
 void *conf_symbol(const char *name)
 {
-    static const struct { const char *name; void *addr; } table[] = {
+    static const struct {
+        const char *name;
+        void *addr;
+    } table[] = {
         {"free", (void *)free},
         {"cfree", (void *)cfree},
         {"free_sized", (void *)free_sized},
@@ -88,17 +91,44 @@ const char *conf_object_of(const void *addr)
 
 /* ---- is this Mortise? ---- */
 static const char *const conf_family[] = {
-    "malloc", "free", "calloc", "realloc", "reallocarray", "memalign",
-    "posix_memalign", "aligned_alloc", "valloc", "pvalloc", "malloc_usable_size",
-    "cfree", "free_sized", "free_aligned_sized", "malloc_trim", "mallinfo",
-    "mallinfo2", "malloc_stats", "malloc_info", "mallopt",
+    "malloc",
+    "free",
+    "calloc",
+    "realloc",
+    "reallocarray",
+    "memalign",
+    "posix_memalign",
+    "aligned_alloc",
+    "valloc",
+    "pvalloc",
+    "malloc_usable_size",
+    "cfree",
+    "free_sized",
+    "free_aligned_sized",
+    "malloc_trim",
+    "mallinfo",
+    "mallinfo2",
+    "malloc_stats",
+    "malloc_info",
+    "mallopt",
 };
 static const char *const conf_cxx_family[] = {
-    "_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
-    "_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
-    "_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
-    "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvSt11align_val_t",
-    "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+    "_Znwm",
+    "_Znam",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZnwmSt11align_val_t",
+    "_ZnamSt11align_val_t",
+    "_ZnwmSt11align_val_tRKSt9nothrow_t",
+    "_ZnamSt11align_val_tRKSt9nothrow_t",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
 };
 
 int conf_in_mortise(const char *what, const void *addr)
@@ -131,8 +161,8 @@ int conf_require_mortise(int cxx)
     int before = conf_failures();
     char info[512];
     CHECK(conf_malloc_info(info, sizeof info) == 0);
-    CHECKF(strstr(info, "<malloc version=\"mortise") != NULL,
-           "malloc_info does not report Mortise: %.80s", info);
+    CHECKF(strstr(info, "<malloc version=\"mortise") != NULL, "malloc_info does not report Mortise: %.80s",
+           info);
 #if !defined(CONF_STATIC)
     for (size_t i = 0; i < sizeof conf_family / sizeof conf_family[0]; i++)
         CHECKF(conf_in_library(conf_family[i]), "%s is not Mortise's", conf_family[i]);
@@ -147,8 +177,8 @@ int conf_require_mortise(int cxx)
     /* Mortise reports 0 for blocks it does not own: so a nonzero size proves
      * the C library's internal allocations reach Mortise too. */
     char *dup = strdup("mortise");
-    CHECKF(dup && malloc_usable_size(dup) >= 8,
-           "strdup's block is not a Mortise block (usable %zu)", dup ? malloc_usable_size(dup) : 0);
+    CHECKF(dup && malloc_usable_size(dup) >= 8, "strdup's block is not a Mortise block (usable %zu)",
+           dup ? malloc_usable_size(dup) : 0);
     free(dup);
     if (conf_failures() != before) {
         fprintf(stderr, "conformance: this process does not run on Mortise; stopping\n");
@@ -194,10 +224,7 @@ size_t conf_size(conf_rng *r, size_t max)
  * case's CPU time, which this cuts about fourfold; what is written and
  * compared is unchanged). */
 #define CONF_PATTERN_STEP 0xD6E8FEB86659FD93ull
-static inline uint64_t conf_base(uint64_t id)
-{
-    return id * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-}
+static inline uint64_t conf_base(uint64_t id) { return id * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull; }
 static inline uint64_t conf_word(uint64_t id, size_t k)
 {
     return conf_base(id) ^ ((uint64_t)k * CONF_PATTERN_STEP);

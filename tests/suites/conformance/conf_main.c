@@ -18,15 +18,9 @@ static const struct {
     conf_case_fn *run;
     unsigned watchdog; /* seconds before SIGALRM ends a hung case */
 } conf_cases[] = {
-    {"api", conf_case_api, 60},
-    {"align", conf_case_align, 60},
-    {"errno", conf_case_errno, 60},
-    {"bad", conf_case_bad, 60},
-    {"random", conf_case_random, 120},
-    {"threads", conf_case_threads, 120},
-    {"churn", conf_case_churn, 120},
-    {"fork", conf_case_fork, 120},
-    {"trim", conf_case_trim, 120},
+    {"api", conf_case_api, 60},      {"align", conf_case_align, 60},    {"errno", conf_case_errno, 60},
+    {"bad", conf_case_bad, 60},      {"random", conf_case_random, 120}, {"threads", conf_case_threads, 120},
+    {"churn", conf_case_churn, 120}, {"fork", conf_case_fork, 120},     {"trim", conf_case_trim, 120},
     {"order", conf_case_order, 60},
 };
 #define CONF_NCASES (sizeof conf_cases / sizeof conf_cases[0])
@@ -68,8 +62,8 @@ int main(int argc, char **argv)
         const char *broken = check ? check() : NULL;
         CHECKF(!broken, "after case %s: mortise_check(): %s", conf_cases[i].name, broken);
         alarm(0);
-        printf("case %s: %s (%.2f s)\n", conf_cases[i].name,
-               conf_failures() == before ? "ok" : "FAILED", conf_now() - t0);
+        printf("case %s: %s (%.2f s)\n", conf_cases[i].name, conf_failures() == before ? "ok" : "FAILED",
+               conf_now() - t0);
         ran++;
     }
     if (!ran) {

@@ -20,8 +20,14 @@ enum {
 #define MODEL_LIVE_CAP (96 * CONF_MIB)
 #define MODEL_SEED 0x5EEDC0FFEEull
 
-typedef struct { char *p; size_t size, usable; uint64_t id; } model_block;
-typedef struct { uintptr_t lo, hi; } model_range;
+typedef struct {
+    char *p;
+    size_t size, usable;
+    uint64_t id;
+} model_block;
+typedef struct {
+    uintptr_t lo, hi;
+} model_range;
 
 static model_block model_slot[MODEL_SLOTS];
 static model_range model_live[MODEL_SLOTS]; /* sorted by lo, disjoint */

@@ -36,7 +36,10 @@
 #include <unistd.h>
 
 /* ---- stamped blocks ---- */
-typedef struct { uint64_t id; size_t size; } stamp;
+typedef struct {
+    uint64_t id;
+    size_t size;
+} stamp;
 #define STAMP_MIN sizeof(stamp)
 
 /* A new stamped block of 16 + [0, max] bytes from malloc, calloc or an
@@ -108,7 +111,7 @@ static atomic_int xbad_reported;
 
 typedef struct {
     int index;
-    double until;          /* stop at this time, or when xstop is set */
+    double until; /* stop at this time, or when xstop is set */
     size_t max_size;
     pthread_mutex_t *publish; /* held while filling and publishing (fork) */
     unsigned pause_every;     /* nap after this many operations (0: never) */
@@ -128,8 +131,8 @@ static void *xworker_run(void *arg)
     char *stash[XSTASH] = {0};
     uint64_t serial = 0;
     while (!atomic_load_explicit(&xstop, memory_order_relaxed)) {
-        if ((w->ops & 255) == 0 && (conf_now() > w->until ||
-                                    atomic_fetch_sub_explicit(&xops_left, 256, memory_order_relaxed) <= 0))
+        if ((w->ops & 255) == 0 &&
+            (conf_now() > w->until || atomic_fetch_sub_explicit(&xops_left, 256, memory_order_relaxed) <= 0))
             break;
         w->ops++;
         if (w->pause_every && w->ops % w->pause_every == 0)
@@ -201,8 +204,11 @@ static int xworkers_start(pthread_t *t, xworker *w, int n, double seconds, int64
     atomic_store(&xstop, false);
     atomic_store(&xops_left, ops);
     for (int i = 0; i < n; i++) {
-        w[i] = (xworker){.index = i, .until = conf_now() + seconds, .max_size = max_size,
-                         .publish = publish ? &publish[i] : NULL, .pause_every = publish ? 32 : 0};
+        w[i] = (xworker){.index = i,
+                         .until = conf_now() + seconds,
+                         .max_size = max_size,
+                         .publish = publish ? &publish[i] : NULL,
+                         .pause_every = publish ? 32 : 0};
         if (pthread_create(&t[i], NULL, xworker_run, &w[i]) != 0)
             return i;
     }
@@ -262,8 +268,9 @@ void conf_case_threads(void)
 /* ---- churn ---- */
 enum { CHURN_THREADS = 2000, CHURN_WAVE = 8, CHURN_SMALL = 64, CHURN_WARMUP = 250 };
 /* whole waves, at least one */
-#define churn_threads ((size_t)(conf_count(CHURN_THREADS) < CHURN_WAVE ? CHURN_WAVE                 \
-                                : conf_count(CHURN_THREADS) / CHURN_WAVE * CHURN_WAVE))
+#define churn_threads                                             \
+    ((size_t)(conf_count(CHURN_THREADS) < CHURN_WAVE ? CHURN_WAVE \
+                                                     : conf_count(CHURN_THREADS) / CHURN_WAVE * CHURN_WAVE))
 #define churn_warmup ((size_t)conf_count(CHURN_WARMUP))
 static _Atomic(char *) churn_handoff;
 static atomic_int churn_failures;
@@ -334,8 +341,8 @@ void conf_case_churn(void)
     if (conf_emulated())
         printf("churn: RSS bound not checked under emulation\n");
     else
-        CHECKF(peak <= base + 16 * CONF_MIB, "RSS grew from %zu KiB after %zu threads to %zu KiB",
-               base >> 10, churn_warmup, peak >> 10);
+        CHECKF(peak <= base + 16 * CONF_MIB, "RSS grew from %zu KiB after %zu threads to %zu KiB", base >> 10,
+               churn_warmup, peak >> 10);
     printf("churn: %zu threads, RSS %zu KiB after %zu, peak %zu KiB after\n", created, base >> 10,
            churn_warmup, peak >> 10);
 }
@@ -345,7 +352,7 @@ enum { FORKS = 1000, FORK_WORKERS = 4, FORK_INFLIGHT = 8, FORK_PARENT_BLOCKS = 6
 #define FORK_CHILD_STALL conf_seconds(2.0)  /* seconds without a step: hung if not starved */
 #define FORK_CHILD_LIMIT conf_seconds(30.0) /* seconds without a step: hung in any state */
 #define FORK_CHILD_SPIN 0.25                /* CPU seconds burnt without a step: spinning */
-#define FORK_DEADLINE 90.0 /* seconds for FORKS forks */
+#define FORK_DEADLINE 90.0                  /* seconds for FORKS forks */
 
 static pthread_mutex_t fork_publish[FORK_WORKERS];
 static atomic_bool fork_case_active;
@@ -432,9 +439,9 @@ static int fork_child_work(char **parent_blocks, uint64_t seed, _Atomic(unsigned
 
 typedef struct {
     pid_t pid;
-    unsigned beat;    /* the child's steps when last seen */
-    double stepped;   /* when its step count last moved */
-    double cpu;       /* its CPU seconds then */
+    unsigned beat;  /* the child's steps when last seen */
+    double stepped; /* when its step count last moved */
+    double cpu;     /* its CPU seconds then */
 } fork_child_slot;
 
 /* A child's CPU seconds and whether it is waiting for a CPU ('R'), from
@@ -452,8 +459,7 @@ static double fork_child_cpu(pid_t pid, bool *runnable)
     const char *e = strrchr(buf, ')'); /* the command name may hold spaces */
     unsigned long long ut, st;
     char state;
-    if (!e || sscanf(e + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ut,
-                     &st) != 3)
+    if (!e || sscanf(e + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &state, &ut, &st) != 3)
         return -1;
     *runnable = state == 'R';
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
@@ -512,8 +518,8 @@ void conf_case_fork(void)
     int inject_fail = conf_env_count("MORTISE_CONFORMANCE_FORK_FAIL", 0);
 
     fork_child_slot inflight[FORK_INFLIGHT] = {{0}};
-    _Atomic(unsigned) *beats = mmap(NULL, FORK_INFLIGHT * sizeof *beats, PROT_READ | PROT_WRITE,
-                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    _Atomic(unsigned) *beats =
+        mmap(NULL, FORK_INFLIGHT * sizeof *beats, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(beats != MAP_FAILED);
     int forks = 0, ok = 0, failed = 0, hung = 0, fork_errors = 0, busy = 0;
     double deadline = conf_now() + conf_seconds(FORK_DEADLINE) * stretch;
@@ -536,8 +542,8 @@ void conf_case_fork(void)
                     kill(c->pid, SIGKILL);
                     waitpid(c->pid, &status, 0);
                     if (hung++ < 10)
-                        fprintf(stderr, "fork child %d: no step for %.1f s after %u, killed\n",
-                                (int)c->pid, conf_now() - c->stepped, c->beat);
+                        fprintf(stderr, "fork child %d: no step for %.1f s after %u, killed\n", (int)c->pid,
+                                conf_now() - c->stepped, c->beat);
                     c->pid = 0, busy--, progress = 1;
                 }
             }
@@ -594,7 +600,10 @@ enum { TRIM_THREADS = 4 };
 #define TRIM_TOTAL (256 * CONF_MIB)
 #define TRIM_SLACK (16 * CONF_MIB)
 
-typedef struct trim_node { struct trim_node *next; uint64_t tag; } trim_node;
+typedef struct trim_node {
+    struct trim_node *next;
+    uint64_t tag;
+} trim_node;
 typedef struct {
     int index;
     trim_node *newer, *older; /* the two halves of this thread's blocks */
@@ -640,8 +649,7 @@ static void *trim_run(void *arg)
     pthread_barrier_wait(&trim_barrier);
     /* own older half here; the newer half of the neighbour's blocks */
     trim_free_chain(l->older, NULL, tag, &l->bad);
-    trim_free_chain(neighbour->newer, neighbour->older, 0x7A6000ull + (uint64_t)neighbour->index,
-                    &l->bad);
+    trim_free_chain(neighbour->newer, neighbour->older, 0x7A6000ull + (uint64_t)neighbour->index, &l->bad);
     return NULL;
 }
 
@@ -685,6 +693,6 @@ void conf_case_trim(void)
     CHECKF(rss <= start + slack, "RSS %zu KiB at start, %zu KiB at peak, %zu KiB %.2f s after malloc_trim",
            start >> 10, peak >> 10, rss >> 10, took);
     CHECK(trimmed == 0 || trimmed == 1);
-    printf("trim: RSS %zu KiB -> %zu KiB -> %zu KiB (%.3f s after malloc_trim)\n", start >> 10,
-           peak >> 10, rss >> 10, took);
+    printf("trim: RSS %zu KiB -> %zu KiB -> %zu KiB (%.3f s after malloc_trim)\n", start >> 10, peak >> 10,
+           rss >> 10, took);
 }

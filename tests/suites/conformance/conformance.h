@@ -25,8 +25,7 @@ extern "C" {
 /* ---- checks: thread-safe counters, a line on stderr per failure ---- */
 void conf_pass(void);
 void conf_fail(const char *file, int line, const char *what);
-void conf_failf(const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void conf_failf(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int conf_failures(void);
 
 #define CHECK(cond) ((cond) ? conf_pass() : conf_fail(__FILE__, __LINE__, #cond))
@@ -57,7 +56,9 @@ const char *conf_object_of(const void *addr);
 void *conf_symbol(const char *name);
 
 /* ---- deterministic randomness (splitmix64), one state per thread ---- */
-typedef struct { uint64_t s; } conf_rng;
+typedef struct {
+    uint64_t s;
+} conf_rng;
 uint64_t conf_next(conf_rng *r);
 /* uniform in [lo, hi] */
 size_t conf_range(conf_rng *r, size_t lo, size_t hi);
@@ -72,8 +73,8 @@ size_t conf_verify(const void *p, size_t from, size_t to, uint64_t id);
 size_t conf_first_nonzero(const void *p, size_t len);
 
 /* ---- process state ---- */
-size_t conf_rss(void);          /* resident bytes (/proc/self/statm) */
-double conf_now(void);          /* monotonic seconds */
+size_t conf_rss(void); /* resident bytes (/proc/self/statm) */
+double conf_now(void); /* monotonic seconds */
 /* scaled duration for time-bound stress: seconds * $MORTISE_CONFORMANCE_SCALE */
 double conf_seconds(double seconds);
 /* Under a CPU emulator (MORTISE_CONFORMANCE_EMULATED=D, qemu-user): n / D,

@@ -28,8 +28,19 @@
 #endif
 
 enum op_kind {
-    OP_MALLOC, OP_CALLOC, OP_REALLOC, OP_REALLOCARRAY, OP_ALIGNED_ALLOC, OP_MEMALIGN,
-    OP_POSIX_MEMALIGN, OP_VALLOC, OP_PVALLOC, OP_FREE, OP_FREE_SIZED, OP_USABLE, OP_TRIM,
+    OP_MALLOC,
+    OP_CALLOC,
+    OP_REALLOC,
+    OP_REALLOCARRAY,
+    OP_ALIGNED_ALLOC,
+    OP_MEMALIGN,
+    OP_POSIX_MEMALIGN,
+    OP_VALLOC,
+    OP_PVALLOC,
+    OP_FREE,
+    OP_FREE_SIZED,
+    OP_USABLE,
+    OP_TRIM,
     OP_COUNT
 };
 
@@ -132,8 +143,8 @@ OP_NO_COVERAGE static void op_verify_run(const op_block *b, size_t i, size_t to,
             goto bad;
     return;
 bad:
-    op_fail("%s: block %p (size %zu, tag %u) byte %zu is 0x%02x, expected 0x%02x", when,
-            (void *)b->p, b->size, b->tag, i, b->p[i], op_pattern(b->tag, i));
+    op_fail("%s: block %p (size %zu, tag %u) byte %zu is 0x%02x, expected 0x%02x", when, (void *)b->p,
+            b->size, b->tag, i, b->p[i], op_pattern(b->tag, i));
 }
 
 OP_NO_COVERAGE static void op_fill(const op_block *b, size_t from, size_t to)
@@ -187,8 +198,8 @@ static void op_accept(op_table *t, op_block *b, void *p, size_t size, size_t ali
                 continue;
             uintptr_t olo = (uintptr_t)o->p, ohi = olo + (o->size ? o->size : 1);
             if (lo < ohi && olo < hi)
-                op_fail("%s(size %zu) returned %p, overlapping live block %p (size %zu)", what,
-                        size, p, (void *)o->p, o->size);
+                op_fail("%s(size %zu) returned %p, overlapping live block %p (size %zu)", what, size, p,
+                        (void *)o->p, o->size);
         }
     }
     b->p = p;
@@ -292,8 +303,7 @@ static void op_apply(op_table *t, unsigned kind, size_t slot, size_t size, unsig
     case OP_FREE:
         san_free(NULL); /* the slot was released above; free(NULL) is a no-op */
         break;
-    case OP_FREE_SIZED:
-        break; /* released above with free_sized */
+    case OP_FREE_SIZED: break; /* released above with free_sized */
     case OP_USABLE: {
         if (!b->p) {
             if (san_malloc_usable_size(NULL) != 0)

@@ -158,8 +158,8 @@ static void realloc_chains(op_table *t)
         op_apply(t, OP_REALLOC, 0, size, 0);
     for (size_t size = 300000; size > 0; size /= 2)
         op_apply(t, OP_REALLOC, 0, size, 0);
-    static const size_t big[] = {5u << 20, 9u << 20, 17u << 20, 33u << 20, 12u << 20, 4u << 20,
-                                 70000, 6u << 20, 100, 0};
+    static const size_t big[] = {5u << 20, 9u << 20, 17u << 20, 33u << 20, 12u << 20,
+                                 4u << 20, 70000,    6u << 20,  100,       0};
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         op_apply(t, OP_REALLOC, 1, big[i], 0);
         op_apply(t, OP_USABLE, 1, 0, 0);
@@ -266,8 +266,7 @@ static void threads_phase(unsigned nthreads, unsigned long ops, double seconds, 
     for (unsigned m = 0; m < MAILBOXES; m++)
         op_swap(&slots[m], &mailbox[m].block);
     op_table_clear(&rest);
-    printf("threads: %u threads, %lu ops, %lu hand-offs, %.1f s\n", nthreads, total, handoffs,
-           now() - start);
+    printf("threads: %u threads, %lu ops, %lu hand-offs, %.1f s\n", nthreads, total, handoffs, now() - start);
     CHECK(total > 0 && handoffs > 0);
     free(w);
 }
@@ -292,7 +291,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--foreign-fatal"))
             foreign_fatal = 1;
         else {
-            fprintf(stderr, "usage: %s [--threads N] [--seconds S] [--ops N] [--only-threads] [--no-fork]"
+            fprintf(stderr,
+                    "usage: %s [--threads N] [--seconds S] [--ops N] [--only-threads] [--no-fork]"
                     " [--foreign-fatal]\n",
                     argv[0]);
             return 2;

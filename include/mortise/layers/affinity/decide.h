@@ -93,7 +93,7 @@ MT_UNUSED static void MT_SELF(decide)(uint32_t g, mt_aff_site *direct)
  * address alone; memoize: a wrapper chain walked over classified frames,
  * whose decision the memo may keep). */
 MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *direct, bool memoize,
-                                       mt_lfunc *next)
+                                      mt_lfunc *next)
 {
     size_t size = ctx->size;
     MT_SELF(lock)();
@@ -138,8 +138,7 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
     return p;
 }
 
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
-                                   mt_lfunc *next)
+MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry, mt_lfunc *next)
 {
     if (MT_SELF(busy)) { /* inside the unwinder: never re-enter it */
         mt_faa(&MT_SELF(state).reentries, 1);
@@ -186,8 +185,9 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
             uint64_t code = e & MT_AFF_MEMO_CODE;
             if (code && !((e ^ h) & ~MT_AFF_MEMO_CODE)) {
                 MT_SELF(wt).hits++;
-                return code == MT_AFF_MEMO_BELOW ? next(ctx)
-                                                 : MT_SELF(pool_serve)(&MT_SELF(state).pool[code - 2], ctx, next);
+                return code == MT_AFF_MEMO_BELOW
+                           ? next(ctx)
+                           : MT_SELF(pool_serve)(&MT_SELF(state).pool[code - 2], ctx, next);
             }
             walked = true;
             MT_SELF(lock)();

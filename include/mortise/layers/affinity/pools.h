@@ -17,25 +17,24 @@
  * their pool: frees into them take the pool's lock, the last one gives the
  * segment back, and a thread that runs dry adopts them. */
 
-#define MT_AFF_SPAN_FULL                                                           \
+#define MT_AFF_SPAN_FULL \
     (MT_AFF_SEGS_PER_SPAN == 64 ? ~(uint64_t)0 : (((uint64_t)1 << MT_AFF_SEGS_PER_SPAN) - 1))
 _Static_assert(MT_GRANULE / MT_SEGMENT_SIZE <= 64, "a span's segments fit its bitmap");
 
 /* The header of the segment holding p, from its span's page-map payload. */
 MT_INLINE mt_aff_seg *MT_SELF(seg_at)(const void *p, uintptr_t meta)
 {
-    return (mt_aff_seg *)mt_payload_ptr(meta) + (((uintptr_t)p / MT_SEGMENT_SIZE) & (MT_AFF_SEGS_PER_SPAN - 1));
+    return (mt_aff_seg *)mt_payload_ptr(meta) +
+           (((uintptr_t)p / MT_SEGMENT_SIZE) & (MT_AFF_SEGS_PER_SPAN - 1));
 }
 
-MT_INLINE uint32_t MT_SELF(seg_index)(const mt_aff_seg *h)
-{
-    return (uint32_t)(h - &MT_SELF(segs)[0][0]);
-}
+MT_INLINE uint32_t MT_SELF(seg_index)(const mt_aff_seg *h) { return (uint32_t)(h - &MT_SELF(segs)[0][0]); }
 
 MT_INLINE char *MT_SELF(seg_base)(const mt_aff_seg *h)
 {
     uint32_t i = MT_SELF(seg_index)(h);
-    return MT_SELF(state).span[i / MT_AFF_SEGS_PER_SPAN].base + (size_t)(i % MT_AFF_SEGS_PER_SPAN) * MT_SEGMENT_SIZE;
+    return MT_SELF(state).span[i / MT_AFF_SEGS_PER_SPAN].base +
+           (size_t)(i % MT_AFF_SEGS_PER_SPAN) * MT_SEGMENT_SIZE;
 }
 
 MT_INLINE uint32_t MT_SELF(pool_index)(const mt_aff_pool *pool)
@@ -535,7 +534,8 @@ MT_UNUSED static void MT_SELF(mark_pooled)(mt_aff_site *s, mt_aff_pool *pool)
 #if MT_AFF_TP_REL
     word = (uintptr_t)&MT_SELF(tl).cur[word] - mt_aff_thread_pointer();
 #endif
-    if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra && mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)) == word)
+    if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra &&
+        mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)) == word)
         return;
     mt_store_relaxed(&MT_AFF_POOLED_RA_AT(slot), 0);
     mt_store_release(&MT_AFF_POOLED_POOL_AT(slot), word);

@@ -141,10 +141,7 @@ static void MT_SELF(report)(mt_stats_out *o)
 
 static mt_stats_entry MT_SELF(entry) = {.layer = MT_STR(MT_NAME), .report = MT_SELF(report)};
 
-__attribute__((constructor)) static void MT_SELF(register_stats)(void)
-{
-    mt_stats_register(&MT_SELF(entry));
-}
+__attribute__((constructor)) static void MT_SELF(register_stats)(void) { mt_stats_register(&MT_SELF(entry)); }
 
 /* The pool an object was served from (1, 2, ...), 0 if it came from below. */
 MT_UNUSED static uint32_t MT_SELF(pool_id)(void *p)
@@ -228,7 +225,8 @@ MT_UNUSED static const char *MT_SELF(check_pool)(mt_aff_pool *pool)
     mt_aff_seg *head = MT_SELF(tl).ring[k], *s = head;
     size_t n = 0;
     while (s && !broken) {
-        if (s->next->prev != s || s->prev->next != s || mt_load_relaxed(&s->owner) != MT_SELF(me)() || s->gen != MT_SELF(tl).id)
+        if (s->next->prev != s || s->prev->next != s || mt_load_relaxed(&s->owner) != MT_SELF(me)() ||
+            s->gen != MT_SELF(tl).id)
             return MT_STR(MT_NAME) ": segment ring links";
         if (s == cur)
             return MT_STR(MT_NAME) ": current segment on the ring";

@@ -15,9 +15,10 @@
 #define MORTISE_LAYERS_AFFINITY_KNOWN_WRAPPERS
 /* Substrings of the (mangled) names of common allocation wrappers. */
 static const char *const mt_aff_known_wrappers[] = {
-    "xmalloc", "xcalloc", "xrealloc", "xzalloc", "xmemdup", "safe_malloc", "emalloc", "ecalloc",
-    "g_malloc", "g_malloc0", "g_try_malloc", "g_realloc", "_Znwm", "_Znam",
-    "MemoryManagerImpl8allocate", "XMemorynw", "XalanMemMgr", NULL,
+    "xmalloc",      "xcalloc",     "xrealloc", "xzalloc",  "xmemdup",
+    "safe_malloc",  "emalloc",     "ecalloc",  "g_malloc", "g_malloc0",
+    "g_try_malloc", "g_realloc",   "_Znwm",    "_Znam",    "MemoryManagerImpl8allocate",
+    "XMemorynw",    "XalanMemMgr", NULL,
 };
 
 /* Is one of the names in list (separated by ':' or ',') a substring of name? */
@@ -348,7 +349,7 @@ MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
  * my_sp (taken in alloc_other, called from `entry`) to the first wrapper
  * frame and each wrapper's frame size, which the walk below relies on. */
 MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
-                                              bool learn)
+                                               bool learn)
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
@@ -420,7 +421,7 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
  * with stack pointers), 0 alone when something else is missing. Takes no
  * lock. x86-64 only. */
 MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn,
-                                             uintptr_t *chain)
+                                              uintptr_t *chain)
 {
     *learn = false;
     if (!my_sp)

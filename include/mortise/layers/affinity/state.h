@@ -6,8 +6,8 @@
 #define MT_AFF_SEGS_PER_SPAN (MT_GRANULE / MT_SEGMENT_SIZE)
 
 static struct {
-    mt_sync_spinlock lock;        /* sites' learning, groups, decisions, merges */
-    mt_sync_spinlock spans_lock;  /* span records and their free segments */
+    mt_sync_spinlock lock;       /* sites' learning, groups, decisions, merges */
+    mt_sync_spinlock spans_lock; /* span records and their free segments */
     mt_aff_site site[MT_AFF_SITES];
     /* a walked wrapper chain's decision by the chain's hash, so a decided
      * chain skips the group index, the state lock and the counting; cleared
@@ -19,8 +19,8 @@ static struct {
     mt_aff_pool pool[MT_AFF_POOLS];
     uint32_t pools;
     mt_aff_span span[MT_AFF_SPANS];
-    int32_t spans_free_head;      /* span with a free segment, index + 1 */
-    uint32_t spans_high;          /* records used so far */
+    int32_t spans_free_head; /* span with a free segment, index + 1 */
+    uint32_t spans_high;     /* records used so far */
     mt_aff_addr addr[1u << MT_AFF_ADDR_BITS];
     mt_aff_merge merge[MT_AFF_MERGE_LOG];
     uint32_t merges;
@@ -32,12 +32,12 @@ static struct {
      * wrapper frame's stack pointer minus alloc_other's; -1 if it varied */
     _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];
     _Atomic(intptr_t) entry_delta[MT_AFF_ENTRIES];
-    _Atomic(int) walk_off;        /* an entry's distance varied once */
-    uint64_t walks, walk_misses;  /* walks: chains walked that missed the memo */
-    _Atomic(uint64_t) memo_hits;  /* added up per thread at each recheck */
-    _Atomic(uint32_t) memo_gen;   /* memo cleared this many times: a thread's
+    _Atomic(int) walk_off;       /* an entry's distance varied once */
+    uint64_t walks, walk_misses; /* walks: chains walked that missed the memo */
+    _Atomic(uint64_t) memo_hits; /* added up per thread at each recheck */
+    _Atomic(uint32_t) memo_gen;  /* memo cleared this many times: a thread's
                                      wrapper cache from before is emptied */
-    char user_wrappers[256];      /* the slot and MORTISE_AFFINITY_WRAPPERS */
+    char user_wrappers[256];     /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
     _Atomic(uintptr_t) thread_ids; /* ids handed to threads so far */
 } MT_SELF(state);
@@ -87,9 +87,9 @@ static MT_TLS int MT_SELF(busy);
  * at its next recheck after a merge). */
 static MT_TLS struct {
     mt_aff_wc e[1u << MT_AFF_WCACHE_BITS];
-    unsigned tick;  /* walks: 1 in MT_AFF_RECHECK unwinds */
-    unsigned left;  /* cache hits before the next recheck */
-    unsigned hits;  /* memo and cache hits not yet in memo_hits */
+    unsigned tick; /* walks: 1 in MT_AFF_RECHECK unwinds */
+    unsigned left; /* cache hits before the next recheck */
+    unsigned hits; /* memo and cache hits not yet in memo_hits */
     uint32_t gen;
 } MT_SELF(wt) = {.left = MT_AFF_RECHECK};
 

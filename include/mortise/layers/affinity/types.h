@@ -6,35 +6,38 @@
 #include "../../core/platform.h"
 #include "../../policy/sync/spinlock.h"
 
-#define MT_AFF_SITE_BITS 14          /* return addresses: 16384 */
+#define MT_AFF_SITE_BITS 14 /* return addresses: 16384 */
 #define MT_AFF_SITES (1u << MT_AFF_SITE_BITS)
-#define MT_AFF_PROBES 16             /* linear probes of the slow path */
-#define MT_AFF_GROUPS 2048           /* groups */
-#define MT_AFF_POOLS 128             /* pools (one per merged class): each thread
+#define MT_AFF_PROBES 16   /* linear probes of the slow path */
+#define MT_AFF_GROUPS 2048 /* groups */
+#define MT_AFF_POOLS \
+    128 /* pools (one per merged class): each thread
                                         keeps two words per pool in TLS */
-#define MT_AFF_LOOK 4                /* a thread's other segments of a pool looked
+#define MT_AFF_LOOK \
+    4                        /* a thread's other segments of a pool looked
                                         at per refill before a fresh one */
-#define MT_AFF_CHAIN_CAP 16          /* max_chain's bound */
-#define MT_AFF_FIRST 8               /* a group's first objects in the address table */
-#define MT_AFF_ADDR_BITS 14          /* address table: 16384 object starts */
-#define MT_AFF_EDGES 8               /* edges kept per group */
-#define MT_AFF_SCAN_WORDS 16         /* words scanned per object: its first 128 bytes */
-#define MT_AFF_SCAN_SHARE 32         /* scanned bytes <= 64 KiB + bytes seen / 32 */
+#define MT_AFF_CHAIN_CAP 16  /* max_chain's bound */
+#define MT_AFF_FIRST 8       /* a group's first objects in the address table */
+#define MT_AFF_ADDR_BITS 14  /* address table: 16384 object starts */
+#define MT_AFF_EDGES 8       /* edges kept per group */
+#define MT_AFF_SCAN_WORDS 16 /* words scanned per object: its first 128 bytes */
+#define MT_AFF_SCAN_SHARE 32 /* scanned bytes <= 64 KiB + bytes seen / 32 */
 #define MT_AFF_SCAN_FLOOR 65536
-#define MT_AFF_LEARN 32              /* allocations a return address is watched */
-#define MT_AFF_FRAME_TRUST 4         /* unwinds agreeing on a wrapper's frame size */
-#define MT_AFF_ENTRIES 16            /* socket entry points with a known distance */
-#define MT_AFF_RECHECK 4096          /* a walked chain is re-unwound 1 time in this */
-#define MT_AFF_WRAP_CALLERS 2        /* distinct callers and sizes that make */
-#define MT_AFF_WRAP_SIZES 2          /*   a wrapper */
-#define MT_AFF_SPANS 4096            /* 64 KiB spans: 256 MiB of pools */
-#define MT_AFF_MERGE_LOG 64          /* merges kept for the report */
+#define MT_AFF_LEARN 32                  /* allocations a return address is watched */
+#define MT_AFF_FRAME_TRUST 4             /* unwinds agreeing on a wrapper's frame size */
+#define MT_AFF_ENTRIES 16                /* socket entry points with a known distance */
+#define MT_AFF_RECHECK 4096              /* a walked chain is re-unwound 1 time in this */
+#define MT_AFF_WRAP_CALLERS 2            /* distinct callers and sizes that make */
+#define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
+#define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
+#define MT_AFF_MERGE_LOG 64              /* merges kept for the report */
 #define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
-#define MT_AFF_PLAIN_BITS 14         /* unpooled return addresses: 16384 */
-#define MT_AFF_MEMO_BITS 12          /* wrapper chains' decisions: 4096 */
-#define MT_AFF_WRAP_BITS 14          /* trusted wrappers' frame sizes: 16384 (the
+#define MT_AFF_PLAIN_BITS 14             /* unpooled return addresses: 16384 */
+#define MT_AFF_MEMO_BITS 12              /* wrapper chains' decisions: 4096 */
+#define MT_AFF_WRAP_BITS \
+    14                       /* trusted wrappers' frame sizes: 16384 (the
                                         plain table's slot serves both) */
-#define MT_AFF_WCACHE_BITS 6         /* per thread: decided (wrapper, caller) pairs, 64 */
+#define MT_AFF_WCACHE_BITS 6 /* per thread: decided (wrapper, caller) pairs, 64 */
 
 /* Wrapper chains read straight off the stack (docs/affinity.md) need the
  * stack pointer and each return address in the word just below its
@@ -83,8 +86,8 @@ MT_INLINE void *mt_aff_tp_load(uintptr_t off)
 #endif
 
 /* site->fast: what the fast path does for a return address. */
-#define MT_AFF_SLOW ((uintptr_t)0)   /* learning, counting, or a wrapper */
-#define MT_AFF_PLAIN ((uintptr_t)1)  /* decided: never pooled, pass below */
+#define MT_AFF_SLOW ((uintptr_t)0)  /* learning, counting, or a wrapper */
+#define MT_AFF_PLAIN ((uintptr_t)1) /* decided: never pooled, pass below */
 /* anything else: the mt_aff_pool its group allocates from */
 
 enum { MT_AFF_LEARNING = 0, MT_AFF_DIRECT = 1, MT_AFF_WRAPPER = 2 };
@@ -97,10 +100,10 @@ typedef struct {
     _Atomic(uint8_t) kind;   /* learning, direct or wrapper */
     _Atomic(uint8_t) named;  /* set once its name was looked up */
     uint8_t ncallers, nsizes, why;
-    uint8_t frame_seen;      /* unwinds that found frame_size */
-    uint16_t seen;           /* learning: allocations watched */
-    uint32_t group;          /* direct: its group + 1 */
-    int32_t frame_size;      /* wrapper: its frame's size at this return
+    uint8_t frame_seen; /* unwinds that found frame_size */
+    uint16_t seen;      /* learning: allocations watched */
+    uint32_t group;     /* direct: its group + 1 */
+    int32_t frame_size; /* wrapper: its frame's size at this return
                                 address; 0 unknown, -1 not constant */
     uintptr_t callers[MT_AFF_WRAP_CALLERS];
     uint32_t sizes[MT_AFF_WRAP_SIZES];
@@ -109,16 +112,16 @@ _Static_assert(sizeof(mt_aff_site) <= 64, "a site fits a cache line");
 
 typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
-    mt_sync_spinlock lock;   /* abandoned, the counts below */
-    size_t size;             /* object size, a multiple of 16 */
-    uint64_t size_magic;     /* 2^64 / size rounded up: divisibility by a
+    mt_sync_spinlock lock;           /* abandoned, the counts below */
+    size_t size;                     /* object size, a multiple of 16 */
+    uint64_t size_magic;             /* 2^64 / size rounded up: divisibility by a
                                 multiply, not a divide, on every free */
     _Atomic(mt_aff_seg *) abandoned; /* segments of ended threads with live
                                 objects (written under lock, peeked without) */
-    uint32_t root;           /* the group whose class owns it, + 1 */
+    uint32_t root;                   /* the group whose class owns it, + 1 */
     uint64_t segments_taken, segments_given;
-    uint32_t segments;       /* held now, by every thread */
-    uint32_t scan_at;        /* rescan the class when segments reach this */
+    uint32_t segments; /* held now, by every thread */
+    uint32_t scan_at;  /* rescan the class when segments reach this */
 } mt_aff_pool;
 
 /* A segment's header, out of band: in the span record's table, one cache
@@ -127,32 +130,32 @@ typedef struct mt_aff_pool {
  * thread alone touches free, used and its ring links; other threads push
  * onto remote. */
 struct mt_aff_seg {
-    void *free;              /* owner: objects to hand out, and the owner's frees */
-    uint64_t magic;          /* its pool's size_magic: the owner's free tests
+    void *free;               /* owner: objects to hand out, and the owner's frees */
+    uint64_t magic;           /* its pool's size_magic: the owner's free tests
                                 for an object start without the pool's line */
-    uintptr_t gen;           /* the owning thread's unique id (its ring) */
+    uintptr_t gen;            /* the owning thread's unique id (its ring) */
     _Atomic(uintptr_t) owner; /* the owning thread's mark (its thread pointer
                                 on x86-64 Linux, else its id), or
                                 MT_AFF_OWNER_NONE */
-    _Atomic(void *) remote;  /* frees by other threads (multi-producer) */
-    uint16_t size;           /* object size; 0 while free (the fast path's
+    _Atomic(void *) remote;   /* frees by other threads (multi-producer) */
+    uint16_t size;            /* object size; 0 while free (the fast path's
                                 size check fails on it) */
-    uint16_t used;           /* owner: objects out of a segment that is not
+    uint16_t used;            /* owner: objects out of a segment that is not
                                 current (remote frees not yet taken
                                 included); set when it stops being current,
                                 while current only counted down (the malloc
                                 fast path keeps no count) */
-    uint16_t pool;           /* its pool's index + 1; 0: free in its span */
-    mt_aff_seg *next, *prev; /* the owner's ring of the pool's other
+    uint16_t pool;            /* its pool's index + 1; 0: free in its span */
+    mt_aff_seg *next, *prev;  /* the owner's ring of the pool's other
                                 segments, or the pool's abandoned list */
 };
 _Static_assert(sizeof(mt_aff_seg) <= 64, "a segment header fits a cache line");
 
 typedef struct {
-    uintptr_t prev_entry;    /* the page-map entry to restore */
-    char *base;              /* NULL: unused record */
-    uint64_t used;           /* one bit per segment */
-    int32_t next, prev;      /* the list of spans with a free segment */
+    uintptr_t prev_entry; /* the page-map entry to restore */
+    char *base;           /* NULL: unused record */
+    uint64_t used;        /* one bit per segment */
+    int32_t next, prev;   /* the list of spans with a free segment */
     bool listed;
 } mt_aff_span;
 
@@ -162,24 +165,24 @@ typedef struct {
 
 typedef struct {
     uint64_t hash;
-    uint32_t depth, parent;  /* parent: union-find, index + 1; self when root */
+    uint32_t depth, parent; /* parent: union-find, index + 1; self when root */
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint64_t allocs, pooled, bytes;
     uint32_t min_size, max_size;
     uint32_t state, nfirst, nedges;
     void *first[MT_AFF_FIRST];
     mt_aff_edge edge[MT_AFF_EDGES];
-    mt_aff_pool *pool;       /* roots only */
+    mt_aff_pool *pool; /* roots only */
 } mt_aff_group;
 
 typedef struct {
-    uint8_t type;            /* I or II */
+    uint8_t type; /* I or II */
     uint32_t a, b, via, offset;
 } mt_aff_merge;
 
 typedef struct {
     _Atomic(uintptr_t) addr;
-    uint32_t group;          /* + 1 */
+    uint32_t group; /* + 1 */
 } mt_aff_addr;
 
 MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
@@ -190,10 +193,7 @@ MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
  * bits alone, so the malloc fast path spends an `and` on it, not a
  * multiply (call instructions are 5 bytes or more apart, so sites within
  * 16 KiB of code never share a slot). */
-MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra)
-{
-    return ra & (((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1);
-}
+MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra) { return ra & (((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1); }
 
 /* The three parts of an instance's fast-path array (layers/affinity/state.h). */
 #define MT_AFF_POOLED_RA ((uintptr_t)1 << MT_AFF_PLAIN_BITS)

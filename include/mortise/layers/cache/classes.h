@@ -40,8 +40,7 @@
  *                            slots to allocate)
  */
 #ifndef MT_CACHE_BINS
-#define MT_CACHE_BINS                                                              \
-    (MT_SZCLS_CLASSES(MT_SIZECLASS) < 256 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 256)
+#define MT_CACHE_BINS (MT_SZCLS_CLASSES(MT_SIZECLASS) < 256 ? MT_SZCLS_CLASSES(MT_SIZECLASS) : 256)
 #endif
 
 _Static_assert(MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE) != SIZE_MAX,
@@ -79,10 +78,7 @@ MT_INLINE size_t MT_SELF(aligned_class)(size_t size, size_t align)
     return c < MT_SELF(end)() && c >= MT_SELF(first)() ? c : SIZE_MAX;
 }
 
-MT_INLINE bool MT_SELF(covers)(size_t c)
-{
-    return c - MT_SELF(first)() < MT_SELF(end)() - MT_SELF(first)();
-}
+MT_INLINE bool MT_SELF(covers)(size_t c) { return c - MT_SELF(first)() < MT_SELF(end)() - MT_SELF(first)(); }
 
 MT_INLINE size_t MT_SELF(class_of)(const mt_ctx *ctx)
 {

@@ -49,8 +49,8 @@
 #endif
 
 static struct {
-    mt_once state;                      /* 0 unread, being read, MT_ONCE_DONE (platform.h) */
-    size_t size[MT_CPU_CACHE_CPUS];     /* bytes, 0 unknown */
+    mt_once state;                  /* 0 unread, being read, MT_ONCE_DONE (platform.h) */
+    size_t size[MT_CPU_CACHE_CPUS]; /* bytes, 0 unknown */
     size_t max;
 } mt_cpu_caches;
 
@@ -68,8 +68,10 @@ MT_UNUSED static const char *mt_cpu_parse_size(const char *s, size_t *out)
             return NULL;
         v = v * 10 + (size_t)(*s - '0');
     }
-    unsigned shift = *s == 'K' || *s == 'k' ? 10 : *s == 'M' || *s == 'm' ? 20
-                   : *s == 'G' || *s == 'g' ? 30 : 0;
+    unsigned shift = *s == 'K' || *s == 'k'   ? 10
+                     : *s == 'M' || *s == 'm' ? 20
+                     : *s == 'G' || *s == 'g' ? 30
+                                              : 0;
     if (shift) {
         if (v > SIZE_MAX >> shift)
             return NULL;
@@ -140,12 +142,16 @@ MT_UNUSED static void mt_cpu_sysfs_path(char *buf, unsigned cpu, unsigned index,
     for (const char *s = head; *s; s++)
         buf[n++] = *s;
     d = 0;
-    do digits[d++] = (char)('0' + cpu % 10); while ((cpu /= 10));
+    do
+        digits[d++] = (char)('0' + cpu % 10);
+    while ((cpu /= 10));
     while (d)
         buf[n++] = digits[--d];
     for (const char *s = mid; *s; s++)
         buf[n++] = *s;
-    do digits[d++] = (char)('0' + index % 10); while ((index /= 10));
+    do
+        digits[d++] = (char)('0' + index % 10);
+    while ((index /= 10));
     while (d)
         buf[n++] = digits[--d];
     buf[n++] = '/';
@@ -155,8 +161,7 @@ MT_UNUSED static void mt_cpu_sysfs_path(char *buf, unsigned cpu, unsigned index,
 }
 
 /* The first line of a small sysfs file; false if it cannot be read. */
-MT_UNUSED static bool mt_cpu_sysfs_read(unsigned cpu, unsigned index, const char *file,
-                                        char *out, size_t cap)
+MT_UNUSED static bool mt_cpu_sysfs_read(unsigned cpu, unsigned index, const char *file, char *out, size_t cap)
 {
     char path[96];
     mt_cpu_sysfs_path(path, cpu, index, file);
@@ -179,8 +184,7 @@ MT_UNUSED static size_t mt_cpu_sysfs_size(unsigned cpu)
         size_t bytes = 0;
         if ((level[0] != '1' && level[0] != '2') || level[1] ||
             !mt_cpu_sysfs_read(cpu, i, "type", type, sizeof type) || type[0] == 'I' ||
-            !mt_cpu_sysfs_read(cpu, i, "size", text, sizeof text) ||
-            !mt_cpu_parse_size(text, &bytes))
+            !mt_cpu_sysfs_read(cpu, i, "size", text, sizeof text) || !mt_cpu_parse_size(text, &bytes))
             continue;
         if (level[0] == '2')
             return bytes;

@@ -33,9 +33,9 @@
 #include "../../core/pagemap.h"
 
 typedef struct {
-    void **slot;   /* cap entries; NULL while the magazine has none */
-    uint32_t n;    /* blocks held: slot[0 .. n) */
-    uint32_t cap;  /* bound; 0 while the cache is not set up (every free misses) */
+    void **slot;  /* cap entries; NULL while the magazine has none */
+    uint32_t n;   /* blocks held: slot[0 .. n) */
+    uint32_t cap; /* bound; 0 while the cache is not set up (every free misses) */
 } mt_magazine;
 
 /* The fast paths' pop and push; n is m->n, already read and checked

@@ -69,4 +69,3 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     bool any = MT_SELF(flush_all)();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
-

@@ -23,8 +23,8 @@
 
 typedef struct mt_record_pool {
     mt_sync_spinlock lock;
-    void *free;          /* records given back; the next one in the first word */
-    uintptr_t cur, end;  /* the granule being carved (integers: no arithmetic on NULL) */
+    void *free;         /* records given back; the next one in the first word */
+    uintptr_t cur, end; /* the granule being carved (integers: no arithmetic on NULL) */
 } mt_record_pool;
 
 /* A record of `size` bytes (a multiple of 16, at most MT_GRANULE / 4),

@@ -16,7 +16,10 @@
 #define MORTISE_POLICY_CHKSUM_CRC32_H
 
 #if defined(__SSE4_2__)
-MT_INLINE uint32_t mt_crc32c_u64(uint32_t crc, uint64_t v) { return (uint32_t)__builtin_ia32_crc32di(crc, v); }
+MT_INLINE uint32_t mt_crc32c_u64(uint32_t crc, uint64_t v)
+{
+    return (uint32_t)__builtin_ia32_crc32di(crc, v);
+}
 #elif defined(__ARM_FEATURE_CRC32)
 MT_INLINE uint32_t mt_crc32c_u64(uint32_t crc, uint64_t v) { return __builtin_arm_crc32cd(crc, v); }
 #else

@@ -22,6 +22,9 @@ MT_INLINE uint64_t mt_chksum_magic_keyed(uint64_t key, uintptr_t addr, uint64_t 
     return MT_CHKSUM_MAGIC ^ value;
 }
 
-MT_INLINE uint64_t mt_chksum_magic_calc(uintptr_t addr, uint64_t value) { return mt_chksum_magic_keyed(0, addr, value); }
+MT_INLINE uint64_t mt_chksum_magic_calc(uintptr_t addr, uint64_t value)
+{
+    return mt_chksum_magic_keyed(0, addr, value);
+}
 
 #endif

@@ -15,10 +15,7 @@ MT_INLINE size_t mt_szcls_interval_index_step(size_t size, size_t step)
 {
     return size <= step ? 0 : (size - 1) / step;
 }
-MT_INLINE size_t mt_szcls_interval_size_step(size_t index, size_t step)
-{
-    return (index + 1) * step;
-}
+MT_INLINE size_t mt_szcls_interval_size_step(size_t index, size_t step) { return (index + 1) * step; }
 /* Uniform names, expanded inside the layer instance where the slots are defined. */
 #define mt_szcls_interval_index(s) mt_szcls_interval_index_step((s), MT_SIZECLASS_STEP)
 #define mt_szcls_interval_size(i) mt_szcls_interval_size_step((i), MT_SIZECLASS_STEP)

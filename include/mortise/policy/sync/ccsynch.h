@@ -135,8 +135,7 @@ MT_INLINE void mt_ccsynch_let_go(mt_sync_ccsynch *l, mt_sync_rec *last)
  * and the caller holds it, its spare `*linked` now the tail. Otherwise waits
  * for the node it wrote the request into to be released, and returns it; the
  * caller's spare is linked behind it (*linked). */
-MT_INLINE mt_sync_rec *mt_ccsynch_enqueue(mt_sync_ccsynch *l, mt_sync_cs *cs, void *arg,
-                                          mt_sync_rec **linked)
+MT_INLINE mt_sync_rec *mt_ccsynch_enqueue(mt_sync_ccsynch *l, mt_sync_cs *cs, void *arg, mt_sync_rec **linked)
 {
     mt_sync_rec *n = mt_ccsynch_spare;
     if (MT_UNLIKELY(!n))
@@ -164,7 +163,7 @@ MT_INLINE mt_sync_rec *mt_ccsynch_enqueue(mt_sync_ccsynch *l, mt_sync_cs *cs, vo
  * went to sleep are woken last (wait.h, mt_sync_wakes). */
 MT_SLOW void mt_ccsynch_combine(mt_sync_ccsynch *l, mt_sync_rec *tmp, unsigned budget)
 {
-    mt_sync_wakes sleepers = { .count = 0 };
+    mt_sync_wakes sleepers = {.count = 0};
     mt_sync_rec *next;
     while (budget && (next = mt_load_acquire(&tmp->next))) {
         mt_sync_cs *cs = mt_load_relaxed(&tmp->cs);
@@ -205,8 +204,5 @@ MT_INLINE void mt_sync_ccsynch_lock(mt_sync_ccsynch *l)
     l->resume = linked;
 }
 
-MT_INLINE void mt_sync_ccsynch_unlock(mt_sync_ccsynch *l)
-{
-    mt_ccsynch_let_go(l, l->resume);
-}
+MT_INLINE void mt_sync_ccsynch_unlock(mt_sync_ccsynch *l) { mt_ccsynch_let_go(l, l->resume); }
 #endif

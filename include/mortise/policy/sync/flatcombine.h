@@ -95,10 +95,14 @@ typedef struct {
  * owner; FC_HANDOFF by a releaser that woke the owner to take over (it
  * stays through the answer, so the owner always sees that it was chosen). */
 enum {
-    MT_FC_IDLE = 0, MT_FC_PENDING = 1, MT_FC_CLAIMED = 2, MT_FC_DONE = 3,
-    MT_FC_SLEEP = 4, MT_FC_HANDOFF = 8
+    MT_FC_IDLE = 0,
+    MT_FC_PENDING = 1,
+    MT_FC_CLAIMED = 2,
+    MT_FC_DONE = 3,
+    MT_FC_SLEEP = 4,
+    MT_FC_HANDOFF = 8
 };
-#define MT_FC_PHASE(s) ((s) & 3u)
+#define MT_FC_PHASE(s) ((s)&3u)
 
 static mt_sync_pool mt_fc_pool;
 static MT_TLS mt_sync_rec *mt_fc_mine;
@@ -127,10 +131,7 @@ MT_INLINE void mt_sync_flatcombine_init(mt_sync_flatcombine *l)
     mt_fc_forget(l);
 }
 
-MT_INLINE void mt_sync_flatcombine_lock(mt_sync_flatcombine *l)
-{
-    mt_sync_futex_lock_acquire(&l->combiner);
-}
+MT_INLINE void mt_sync_flatcombine_lock(mt_sync_flatcombine *l) { mt_sync_futex_lock_acquire(&l->combiner); }
 
 /* After a release, with parked waiters and no hand-off under way: wake one
  * parked waiter whose request nobody has run; it tries the lock (mt_fc_wait).
@@ -330,7 +331,7 @@ MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
             if (!mt_cas(&mine->state, &s, next))
                 continue;
             if (next & MT_FC_HANDOFF)
-                continue; /* keeps the hand-off until a combiner answers it */
+                continue;                 /* keeps the hand-off until a combiner answers it */
             atomic_store(&l->handoff, 0); /* park again; the holder's release hands off anew */
         }
         if (spins < rounds || MT_FC_PHASE(s) != MT_FC_PENDING) {

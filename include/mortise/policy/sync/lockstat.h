@@ -171,8 +171,7 @@ MT_UNUSED static void mt_lockstat_thread_end(void)
         return;
     uint64_t now = mt_stats_ns_now();
     if (mt_lockstat_row_shared(row))
-        atomic_fetch_add_explicit(&row->lifetime_ns, now - mt_lockstat_self.start_ns,
-                                  memory_order_relaxed);
+        atomic_fetch_add_explicit(&row->lifetime_ns, now - mt_lockstat_self.start_ns, memory_order_relaxed);
     else
         mt_store_release(&row->end_ns, now);
     mt_lockstat_self.row = &mt_lockstat_threads.rows[MT_LOCKSTAT_THREADS + 1];
@@ -188,8 +187,7 @@ MT_UNUSED static void mt_lockstat_fork_child(void)
     unsigned n = mt_load_relaxed(&mt_lockstat_threads.claimed);
     for (unsigned i = 0; i < n && i < MT_LOCKSTAT_THREADS; i++) {
         mt_lockstat_thread *row = &mt_lockstat_threads.rows[i];
-        if (row != mt_lockstat_self.row && mt_load_relaxed(&row->start_ns) &&
-            !mt_load_relaxed(&row->end_ns))
+        if (row != mt_lockstat_self.row && mt_load_relaxed(&row->start_ns) && !mt_load_relaxed(&row->end_ns))
             mt_store_relaxed(&row->end_ns, now);
     }
 }
@@ -214,8 +212,8 @@ MT_SLOW MT_UNUSED void mt_lockstat_join(mt_lockstat_rec *r, const char *layer, c
 
 /* The four counts of one acquisition (in the critical section). */
 MT_INLINE void mt_lockstat_count(_Atomic(uint64_t) *acquisitions, _Atomic(uint64_t) *contended,
-                                 _Atomic(uint64_t) *wait, _Atomic(uint64_t) *wait_max,
-                                 bool was_contended, uint64_t waited)
+                                 _Atomic(uint64_t) *wait, _Atomic(uint64_t) *wait_max, bool was_contended,
+                                 uint64_t waited)
 {
     mt_stats_add(acquisitions, 1, false);
     if (MT_UNLIKELY(was_contended)) {
@@ -241,16 +239,15 @@ MT_UNUSED static mt_lockstat_counts *mt_lockstat_caller_row(mt_lockstat_rec *r, 
     return &r->callers[MT_LOCKSTAT_CALLERS];
 }
 
-MT_UNUSED static void mt_lockstat_count_caller(mt_lockstat_rec *r, mt_lockstat_arrival a,
-                                               uint64_t waited)
+MT_UNUSED static void mt_lockstat_count_caller(mt_lockstat_rec *r, mt_lockstat_arrival a, uint64_t waited)
 {
     mt_lockstat_counts *c = mt_lockstat_caller_row(r, a.site);
     mt_lockstat_count(&c->acquisitions, &c->contended, &c->wait, &c->wait_max, a.contended, waited);
 }
 
 /* In the critical section: one writer at a time. Returns the wait. */
-MT_INLINE uint64_t mt_lockstat_enter(mt_lockstat_rec *r, mt_lockstat_arrival a,
-                                     const char *layer, const char *sync)
+MT_INLINE uint64_t mt_lockstat_enter(mt_lockstat_rec *r, mt_lockstat_arrival a, const char *layer,
+                                     const char *sync)
 {
     if (MT_UNLIKELY(!r->layer))
         mt_lockstat_join(r, layer, sync);
@@ -300,36 +297,36 @@ MT_UNUSED static void *mt_lockstat_run(void *p)
 
 /* mt_lockstat_POLICY: the policy's lock with a record, and its four calls
  * taking the layer's name first (sync.h passes MT_NAME). */
-#define MT_LOCKSTAT_POLICY(policy)                                                 \
-    typedef struct {                                                               \
-        mt_sync_##policy lock;                                                     \
-        mt_lockstat_rec stat;                                                      \
-    } mt_lockstat_##policy;                                                        \
-    MT_INLINE void mt_lockstat_##policy##_init(const char *layer, mt_lockstat_##policy *l) \
-    {                                                                              \
-        (void)layer;                                                               \
-        mt_sync_##policy##_init(&l->lock);                                         \
-        atomic_store_explicit(&l->stat.inside, 0, memory_order_relaxed);           \
-    }                                                                              \
-    MT_INLINE void mt_lockstat_##policy##_lock(const char *layer, mt_lockstat_##policy *l) \
-    {                                                                              \
-        mt_lockstat_arrival a = mt_lockstat_arrive(&l->stat);                      \
-        mt_sync_##policy##_lock(&l->lock);                                         \
-        mt_lockstat_count_thread(a.contended, mt_lockstat_enter(&l->stat, a, layer, #policy)); \
-    }                                                                              \
-    MT_INLINE void mt_lockstat_##policy##_unlock(const char *layer, mt_lockstat_##policy *l) \
-    {                                                                              \
-        (void)layer;                                                               \
-        mt_lockstat_leave(&l->stat);                                               \
-        mt_sync_##policy##_unlock(&l->lock);                                       \
-    }                                                                              \
-    MT_INLINE void *mt_lockstat_##policy##_exec(const char *layer, mt_lockstat_##policy *l, \
-                                                void *(*cs)(void *), void *arg)    \
-    {                                                                              \
+#define MT_LOCKSTAT_POLICY(policy)                                                                 \
+    typedef struct {                                                                               \
+        mt_sync_##policy lock;                                                                     \
+        mt_lockstat_rec stat;                                                                      \
+    } mt_lockstat_##policy;                                                                        \
+    MT_INLINE void mt_lockstat_##policy##_init(const char *layer, mt_lockstat_##policy *l)         \
+    {                                                                                              \
+        (void)layer;                                                                               \
+        mt_sync_##policy##_init(&l->lock);                                                         \
+        atomic_store_explicit(&l->stat.inside, 0, memory_order_relaxed);                           \
+    }                                                                                              \
+    MT_INLINE void mt_lockstat_##policy##_lock(const char *layer, mt_lockstat_##policy *l)         \
+    {                                                                                              \
+        mt_lockstat_arrival a = mt_lockstat_arrive(&l->stat);                                      \
+        mt_sync_##policy##_lock(&l->lock);                                                         \
+        mt_lockstat_count_thread(a.contended, mt_lockstat_enter(&l->stat, a, layer, #policy));     \
+    }                                                                                              \
+    MT_INLINE void mt_lockstat_##policy##_unlock(const char *layer, mt_lockstat_##policy *l)       \
+    {                                                                                              \
+        (void)layer;                                                                               \
+        mt_lockstat_leave(&l->stat);                                                               \
+        mt_sync_##policy##_unlock(&l->lock);                                                       \
+    }                                                                                              \
+    MT_INLINE void *mt_lockstat_##policy##_exec(const char *layer, mt_lockstat_##policy *l,        \
+                                                void *(*cs)(void *), void *arg)                    \
+    {                                                                                              \
         mt_lockstat_call c = {cs, arg, &l->stat, layer, #policy, mt_lockstat_arrive(&l->stat), 0}; \
-        void *result = mt_sync_##policy##_exec(&l->lock, mt_lockstat_run, &c);     \
-        mt_lockstat_count_thread(c.arrival.contended, c.waited);                   \
-        return result;                                                             \
+        void *result = mt_sync_##policy##_exec(&l->lock, mt_lockstat_run, &c);                     \
+        mt_lockstat_count_thread(c.arrival.contended, c.waited);                                   \
+        return result;                                                                             \
     }
 
 MT_LOCKSTAT_POLICY(none)
@@ -348,8 +345,7 @@ typedef struct {
     uint64_t locks, acquisitions, contended, wait, wait_max;
 } mt_lockstat_sum;
 
-MT_UNUSED static void mt_lockstat_report_lock(mt_stats_out *o, const mt_lockstat_sum *s,
-                                              bool with_locks)
+MT_UNUSED static void mt_lockstat_report_lock(mt_stats_out *o, const mt_lockstat_sum *s, bool with_locks)
 {
     uint64_t rate = o->ticks_per_us;
     if (o->json) {
@@ -437,8 +433,7 @@ MT_UNUSED static unsigned mt_lockstat_keep_pair(mt_lockstat_pair *top, unsigned 
 /* A call site as the program names it: "function+0xoffset" in the object,
  * or the object's name and the offset in it; NULL when dladdr knows
  * neither (the caller then prints the address). */
-MT_UNUSED static const char *mt_lockstat_site_name(uintptr_t site, char *buf, size_t cap,
-                                                   const char **object)
+MT_UNUSED static const char *mt_lockstat_site_name(uintptr_t site, char *buf, size_t cap, const char **object)
 {
     mt_pal_symbol_info info;
     *object = "";
@@ -727,8 +722,8 @@ MT_SLOW MT_UNUSED void mt_lockstat_join(mt_lockstat_rec *r, const char *layer, c
     mt_lockstat_rec *head = mt_load_relaxed(&mt_lockstat_locks);
     do
         r->next = head;
-    while (!atomic_compare_exchange_weak_explicit(&mt_lockstat_locks, &head, r,
-                                                  memory_order_release, memory_order_relaxed));
+    while (!atomic_compare_exchange_weak_explicit(&mt_lockstat_locks, &head, r, memory_order_release,
+                                                  memory_order_relaxed));
     mt_stats_register(&mt_lockstat_entry);
 }
 

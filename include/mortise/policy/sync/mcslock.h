@@ -80,8 +80,8 @@ MT_SLOW void mt_sync_mcslock_wait(mt_sync_mcslock *l)
             mt_sync_mcslock *expect = &me;
             if (mt_cas(&l->tail, &expect, l))
                 return;
-            mt_sync_backoff b = MT_SYNC_BACKOFF_INIT; /* the newcomer is between */
-            while (!(succ = mt_load_acquire(&me.next)))   /* its swap and its link */
+            mt_sync_backoff b = MT_SYNC_BACKOFF_INIT;   /* the newcomer is between */
+            while (!(succ = mt_load_acquire(&me.next))) /* its swap and its link */
                 mt_sync_backoff_wait(&b);
         }
         mt_store_release(&l->next, succ);
@@ -102,8 +102,8 @@ MT_SLOW void mt_sync_mcslock_handover(mt_sync_mcslock *l)
         mt_sync_mcslock *expect = l;
         if (mt_cas(&l->tail, &expect, NULL))
             return;
-        mt_sync_backoff b = MT_SYNC_BACKOFF_INIT; /* a waiter swapped the tail */
-        while (!(succ = mt_load_acquire(&l->next)))  /* and is linking itself */
+        mt_sync_backoff b = MT_SYNC_BACKOFF_INIT;   /* a waiter swapped the tail */
+        while (!(succ = mt_load_acquire(&l->next))) /* and is linking itself */
             mt_sync_backoff_wait(&b);
     }
     mt_sync_signal(&succ->wait, 0);
@@ -112,8 +112,7 @@ MT_SLOW void mt_sync_mcslock_handover(mt_sync_mcslock *l)
 MT_INLINE void mt_sync_mcslock_unlock(mt_sync_mcslock *l)
 {
     mt_sync_mcslock *expect = l;
-    if (MT_UNLIKELY(!atomic_compare_exchange_strong_explicit(&l->tail, &expect, NULL,
-                                                             memory_order_release,
+    if (MT_UNLIKELY(!atomic_compare_exchange_strong_explicit(&l->tail, &expect, NULL, memory_order_release,
                                                              memory_order_relaxed)))
         mt_sync_mcslock_handover(l);
 }

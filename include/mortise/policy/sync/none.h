@@ -17,7 +17,9 @@
 #define MORTISE_POLICY_SYNC_NONE_H
 #include "../../core/platform.h"
 
-typedef struct { char unused; } mt_sync_none;
+typedef struct {
+    char unused;
+} mt_sync_none;
 MT_INLINE void mt_sync_none_init(mt_sync_none *l) { (void)l; }
 MT_INLINE void mt_sync_none_lock(mt_sync_none *l) { (void)l; }
 MT_INLINE void mt_sync_none_unlock(mt_sync_none *l) { (void)l; }

@@ -23,7 +23,9 @@
 #include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */
 
 /* The lock is the port layer's mutex (pal.h: pthread_mutex_t on Linux). */
-typedef struct { mt_pal_mutex m; } mt_sync_posix_mutex;
+typedef struct {
+    mt_pal_mutex m;
+} mt_sync_posix_mutex;
 
 MT_INLINE void mt_sync_posix_mutex_init(mt_sync_posix_mutex *l) { mt_pal_mutex_init(&l->m); }
 MT_INLINE void mt_sync_posix_mutex_lock(mt_sync_posix_mutex *l) { mt_pal_mutex_lock(&l->m); }

@@ -100,8 +100,7 @@ typedef struct mt_sync_rcl_req {
 } mt_sync_rcl_req;
 
 /* Server states, kept with the process id: (pid << 8) | state. */
-enum { MT_RCL_NONE = 0, MT_RCL_STARTING = 1, MT_RCL_RUNNING = 2, MT_RCL_STOPPING = 3,
-       MT_RCL_FAILED = 4 };
+enum { MT_RCL_NONE = 0, MT_RCL_STARTING = 1, MT_RCL_RUNNING = 2, MT_RCL_STOPPING = 3, MT_RCL_FAILED = 4 };
 
 typedef struct {
     mt_sync_futex_lock m;              /* the exclusive path: lock(), local runs, server runs */
@@ -261,7 +260,7 @@ MT_SLOW bool mt_rcl_delegate(mt_sync_rcl *l, void *(*cs)(void *), void *arg, voi
         atomic_fetch_sub(&l->clients, 1);
         return false;
     }
-    mt_sync_rcl_req req = { .cs = cs, .arg = arg };
+    mt_sync_rcl_req req = {.cs = cs, .arg = arg};
     atomic_init(&req.state, MT_SYNC_WAITING);
     req.next = mt_load_relaxed(&l->posted);
     while (!atomic_compare_exchange_weak(&l->posted, &req.next, &req))

@@ -39,21 +39,21 @@ typedef struct MT_CACHE_ALIGNED mt_sync_rec {
     _Atomic(struct mt_sync_rec *) next; /* ccsynch: queue successor */
     _Atomic(mt_sync_cs *) cs;           /* the request: cs(arg) */
     _Atomic(void *) arg;
-    _Atomic(void *) lock;               /* flatcombine: the lock it is for */
-    void *ret;                          /* the answer */
-    _Atomic(uint32_t) state;            /* the policy's hand-over word (futex) */
-    uint32_t completed;                 /* ccsynch: answered by a combiner */
-    _Atomic(uint32_t) free_next;        /* pool: index + 1 of the next free record */
-    uint32_t index;                     /* pool: this record's index */
+    _Atomic(void *) lock;        /* flatcombine: the lock it is for */
+    void *ret;                   /* the answer */
+    _Atomic(uint32_t) state;     /* the policy's hand-over word (futex) */
+    uint32_t completed;          /* ccsynch: answered by a combiner */
+    _Atomic(uint32_t) free_next; /* pool: index + 1 of the next free record */
+    uint32_t index;              /* pool: this record's index */
 } mt_sync_rec;
 
 typedef struct {
-    _Atomic(uint64_t) free;   /* (version << 32) | (index + 1) of the first free record */
-    _Atomic(uint32_t) count;  /* records handed out fresh so far */
+    _Atomic(uint64_t) free;  /* (version << 32) | (index + 1) of the first free record */
+    _Atomic(uint32_t) count; /* records handed out fresh so far */
     _Atomic(mt_sync_rec *) chunk[MT_SYNC_POOL_CHUNKS];
-    mt_once key_state;        /* 0 none, being created, MT_ONCE_DONE, MT_ONCE_FAILED */
+    mt_once key_state; /* 0 none, being created, MT_ONCE_DONE, MT_ONCE_FAILED */
     mt_pal_key key;
-} mt_sync_pool;               /* zero-filled = empty and ready */
+} mt_sync_pool; /* zero-filled = empty and ready */
 
 /* Record i, or NULL if its chunk is not mapped (yet). */
 MT_INLINE mt_sync_rec *mt_sync_pool_at(mt_sync_pool *p, uint32_t i)
@@ -112,8 +112,7 @@ MT_INLINE void mt_sync_pool_put(mt_sync_pool *p, mt_sync_rec *r)
     uint64_t head = mt_load_relaxed(&p->free);
     do
         mt_store_relaxed(&r->free_next, (uint32_t)head);
-    while (!atomic_compare_exchange_weak_explicit(&p->free, &head,
-                                                  ((head >> 32) + 1) << 32 | (r->index + 1),
+    while (!atomic_compare_exchange_weak_explicit(&p->free, &head, ((head >> 32) + 1) << 32 | (r->index + 1),
                                                   memory_order_release, memory_order_relaxed));
 }
 

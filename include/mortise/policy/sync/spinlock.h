@@ -23,7 +23,9 @@
 #define MORTISE_POLICY_SYNC_SPINLOCK_H
 #include "wait.h" /* MT_SPIN_LIMIT, the backoff */
 
-typedef struct { _Atomic(int) held; } mt_sync_spinlock;
+typedef struct {
+    _Atomic(int) held;
+} mt_sync_spinlock;
 
 MT_INLINE void mt_sync_spinlock_init(mt_sync_spinlock *l) { atomic_init(&l->held, 0); }
 

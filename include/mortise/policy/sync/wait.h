@@ -42,8 +42,13 @@
 
 /* ---- bounded exponential backoff, then yield ---------------------------- */
 
-typedef struct { unsigned pauses, rounds; } mt_sync_backoff;
-#define MT_SYNC_BACKOFF_INIT { 1, 0 }
+typedef struct {
+    unsigned pauses, rounds;
+} mt_sync_backoff;
+#define MT_SYNC_BACKOFF_INIT \
+    {                        \
+        1, 0                 \
+    }
 
 MT_INLINE void mt_sync_backoff_wait(mt_sync_backoff *b)
 {
@@ -71,7 +76,7 @@ MT_INLINE void mt_sync_futex_wait(_Atomic(uint32_t) *addr, uint32_t val)
 /* Same, for at most ns nanoseconds; true if the time ran out. */
 MT_INLINE bool mt_sync_futex_wait_for(_Atomic(uint32_t) *addr, uint32_t val, long ns)
 {
-    mt_pal_timeout t = { ns / 1000000000L, ns % 1000000000L };
+    mt_pal_timeout t = {ns / 1000000000L, ns % 1000000000L};
     return mt_pal_futex(addr, MT_PAL_FUTEX_WAIT, val, &t, 0) == -MT_PAL_ETIMEDOUT;
 }
 MT_INLINE void mt_sync_futex_wake(_Atomic(uint32_t) *addr, uint32_t count)
@@ -198,18 +203,20 @@ MT_INLINE void mt_sync_wake_now(mt_sync_wakes *k)
 
 /* exec of a policy whose critical sections run on the caller: lock, cs,
  * unlock (spinlock, ticket, mcslock, posix_mutex, posix_spin). */
-#define MT_SYNC_EXEC_BY_LOCKING(name)                                              \
+#define MT_SYNC_EXEC_BY_LOCKING(name)                                                        \
     MT_INLINE void *mt_sync_##name##_exec(mt_sync_##name *l, void *(*cs)(void *), void *arg) \
-    {                                                                              \
-        mt_sync_##name##_lock(l);                                                  \
-        void *r = cs(arg);                                                         \
-        mt_sync_##name##_unlock(l);                                                \
-        return r;                                                                  \
+    {                                                                                        \
+        mt_sync_##name##_lock(l);                                                            \
+        void *r = cs(arg);                                                                   \
+        mt_sync_##name##_unlock(l);                                                          \
+        return r;                                                                            \
     }
 
 /* ---- the futex mutex ---------------------------------------------------- */
 
-typedef struct { _Atomic(uint32_t) state; } mt_sync_futex_lock; /* 0 free, 1 held, 2 contended */
+typedef struct {
+    _Atomic(uint32_t) state;
+} mt_sync_futex_lock; /* 0 free, 1 held, 2 contended */
 
 MT_INLINE bool mt_sync_futex_trylock(mt_sync_futex_lock *l)
 {
@@ -241,9 +248,6 @@ MT_INLINE void mt_sync_futex_lock_release(mt_sync_futex_lock *l)
     if (MT_UNLIKELY(atomic_exchange(&l->state, 0) == 2))
         mt_sync_futex_lock_wake(l);
 }
-MT_INLINE bool mt_sync_futex_lock_held(mt_sync_futex_lock *l)
-{
-    return atomic_load(&l->state) != 0;
-}
+MT_INLINE bool mt_sync_futex_lock_held(mt_sync_futex_lock *l) { return atomic_load(&l->state) != 0; }
 
 #endif

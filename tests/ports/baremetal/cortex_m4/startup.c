@@ -50,6 +50,11 @@ __attribute__((noreturn)) static void fault_handler(void)
 /* Initial stack pointer, reset, then NMI, HardFault, MemManage, BusFault,
  * UsageFault; the rest of the exceptions are never enabled here. */
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
-    (void (*)(void))__stack_top, reset_handler, fault_handler, fault_handler,
-    fault_handler,               fault_handler, fault_handler,
+    (void (*)(void))__stack_top,
+    reset_handler,
+    fault_handler,
+    fault_handler,
+    fault_handler,
+    fault_handler,
+    fault_handler,
 };

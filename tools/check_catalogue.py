@@ -8,9 +8,10 @@ trunk if the header has a size_handle slot and a page-map id, MT_SELF_ID,
 else add-on), and every slot
 the contract lists ("slot=... → MT_SLOT (default)") must appear in the row's
 slots column with the same default. Every row must name a header that exists.
-Every slot macro a header names is forgotten by that header right after
-its `#include "../core/layer_end.h"` (an #undef there), and so is every
-default it sets with `#ifndef MT_X`; a composition file never defines a
+Every slot macro a header names is forgotten by that header (an #undef;
+the headers put them right after `#include "../core/layer_end.h"`), and so
+is every per-instance default it sets with `#ifndef MT_X`; a composition
+file (instances/, tests/) never defines a
 slot macro that the header included next does not forget: otherwise a
 later instance would inherit the value (the core forgets only the
 instance's name and id).
@@ -159,7 +160,7 @@ def forgetting_problems(reg: Registry) -> list[str]:
         slot_macros |= own
         text = header.read_text()
         for macro in sorted(own - gone):
-            problems.append(f"{name}: slot macro {macro} not forgotten after core/layer_end.h")
+            problems.append(f"{name}: slot macro {macro} never forgotten (#undef)")
         # (a socket is the last instance: what it leaves defined is API the
         # program may use, as kernel_socket's MT_KERNEL_MAX_ORDER)
         for macro in sorted(instance_defaults(text) - gone if layer.folder != "sockets" else ()):

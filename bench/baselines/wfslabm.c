@@ -6,9 +6,12 @@
  *     :: segfit_lf(sizeclass=log2b, size_handle=[65536, SIZE_MAX])
  *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
  *     :: malloc_socket
- * in one self-contained file, with no Mortise header: no request context, no
- * layer chain, no owner ids compared one layer at a time. Measured against
- * wfslab in docs/zero_overhead.md (tools/zero_overhead.sh).
+ * in one file, with no Mortise layer: no request context, no layer chain, no
+ * owner ids compared one layer at a time. Its only Mortise headers are the
+ * two size-class policies the composition names (policy/sizeclass/log2b.h,
+ * prime.h: tables and index functions, no layer code), so both index the
+ * same classes. Measured against wfslab in docs/zero_overhead.md
+ * (tools/zero_overhead.sh).
  *
  * What it mirrors, part by part (keep them in step with the headers):
  *   page map    core/pagemap_radix.h: two-level radix over 48-bit addresses,
@@ -72,6 +75,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The size classes are the composition's own policies, tables and index
+ * functions (no layer): wfslabm and wfslab cannot disagree on a class. */
+#include <mortise/policy/sizeclass/log2b.h>
+#include <mortise/policy/sizeclass/prime.h>
+
 #ifndef WFSLABM_AS_SOCKET
 #define WFSLABM_AS_SOCKET 0
 #endif
@@ -100,7 +108,6 @@
 
 INLINE size_t align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 INLINE bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
-INLINE unsigned log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 
 /* ---- page map: who owns a granule ---- */
 
@@ -426,27 +433,9 @@ static void os_thread_exit(void)
 
 /* ==== large: lock-free segregated fit, 64 KiB .. 1 MiB (segfit_lf) ==== */
 
-/* log2b: 16-byte steps to 128 B, then four bins per power of two. */
-INLINE size_t log2b_index(size_t size)
-{
-    if (size <= 128)
-        return size <= 16 ? 0 : (size - 1) >> 4;
-    unsigned k = log2_floor(size - 1);
-    return 8 + (size_t)(k - 7) * 4 + (((size - 1) >> (k - 2)) & 3);
-}
-INLINE size_t log2b_size(size_t index)
-{
-    if (index < 8)
-        return (index + 1) << 4;
-    size_t i = index - 8;
-    unsigned k = 7 + (unsigned)(i >> 2);
-    return ((size_t)1 << k) + ((i & 3) + 1) * ((size_t)1 << (k - 2));
-}
-
 #define LARGE_MIN ((size_t)65536)
 #define LARGE_MAX ((size_t)1 << 20)
-#define LARGE_CLASSES 60        /* log2b_index(LARGE_MAX) + 1 */
-#define LARGE_LOG2B_CLASSES 168 /* log2b's table ends at 2^47 */
+#define LARGE_CLASSES 60 /* mt_szcls_log2b_index(LARGE_MAX) + 1 */
 #define LARGE_READERS 128
 #define LARGE_PATIENCE 1000
 #define SPAN_HDR ((size_t)64)
@@ -524,13 +513,13 @@ INLINE size_t large_class_for(size_t size, size_t align)
 {
     if (size < LARGE_MIN || size > LARGE_MAX)
         return NO_CLASS;
-    size_t index = log2b_index(size);
+    size_t index = mt_szcls_log2b_index(size);
     if (UNLIKELY(align > MIN_ALIGN)) {
         if (align > GRANULE)
             return NO_CLASS;
-        while (index < LARGE_LOG2B_CLASSES && (log2b_size(index) & (align - 1)))
+        while (index < MT_SZCLS_log2b_CLASSES && (mt_szcls_log2b_size(index) & (align - 1)))
             index++;
-        if (index >= LARGE_LOG2B_CLASSES || log2b_size(index) > LARGE_MAX)
+        if (index >= MT_SZCLS_log2b_CLASSES || mt_szcls_log2b_size(index) > LARGE_MAX)
             return NO_CLASS;
     }
     return index;
@@ -602,7 +591,7 @@ static void span_release(void *base, size_t len, uintptr_t prev)
 SLOW void *large_refill(size_t index, void **zeroed)
 {
     large_class *c = &large.cls[index];
-    size_t csize = log2b_size(index);
+    size_t csize = mt_szcls_log2b_size(index);
     for (;;) {
         void *p = large_carve(c, csize);
         if (p) {
@@ -696,7 +685,7 @@ SLOW bool large_quiesce(void)
 
 SLOW void large_restore_span(span *s, size_t cls)
 {
-    size_t csize = log2b_size(cls);
+    size_t csize = mt_szcls_log2b_size(cls);
     char *first = (char *)s + s->first, *last = first + (s->blocks - 1) * csize;
     for (char *b = first; b < last; b += csize)
         link_set(b, b + csize);
@@ -736,67 +725,14 @@ static void large_thread_exit(void)
 
 /* ==== slab: wait-free thread-local slabs below 64 KiB (slab_wf) ==== */
 
-/* prime classes: a prime number of 16-byte units (policy/sizeclass/prime.h) */
-#define PRIME_CLASSES 78
-/* clang-format off */
-static const uint32_t prime_sizes[PRIME_CLASSES] = {
-    16, 32, 48, 64, 80, 96, 112, 128,
-    144, 176, 208, 240, 272, 304, 368, 464,
-    496, 592, 656, 688, 752, 848, 944, 976,
-    1072, 1168, 1264, 1328, 1424, 1552, 1744, 1808,
-    2032, 2224, 2416, 2672, 2896, 3184, 3568, 3856,
-    4336, 4688, 5072, 5648, 6352, 7088, 7856, 8752,
-    9808, 10928, 12176, 13648, 15248, 17104, 19216, 21232,
-    23824, 26704, 30032, 33776, 37936, 42608, 47536, 53296,
-    59824, 67216, 75568, 84944, 95248, 107056, 120368, 135376,
-    152176, 171056, 192176, 215984, 242768, 272848,
-};
-/* per fine bin (16-byte steps to 128 B, then 8 per power of two) the first
- * class that can hold its smallest size */
-static const uint8_t prime_first[97] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11, 12,
-    12, 13, 14, 14, 15, 15, 15, 16, 17, 17, 18, 20, 21, 21, 22, 23,
-    24, 25, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 39,
-    40, 41, 43, 43, 44, 45, 46, 46, 47, 48, 49, 50, 51, 51, 52, 53,
-    53, 54, 55, 56, 57, 57, 58, 59, 59, 60, 61, 62, 63, 63, 64, 65,
-    65, 66, 67, 68, 69, 69, 70, 71, 71, 72, 73, 74, 75, 75, 76, 77,
-    77,
-};
-
-/* the class of every size up to SMALL_MAX in 16-byte units: one load, no
- * branch that depends on the size (policy/sizeclass/table.h) */
-#define SMALL_MAX ((size_t)1024)
-static const uint8_t prime_small[SMALL_MAX / 16 + 1] = {
-    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11,
-    12, 12, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 16, 16,
-    17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 20,
-    21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
-    24,
-};
-/* clang-format on */
-
-INLINE size_t prime_index(size_t size)
-{
-    if (LIKELY(size <= SMALL_MAX))
-        return prime_small[(size + 15) >> 4];
-    if (UNLIKELY(size > prime_sizes[PRIME_CLASSES - 1]))
-        return PRIME_CLASSES;
-    unsigned k = log2_floor(size - 1);
-    size_t i = prime_first[8 + (size_t)(k - 7) * 8 + (((size - 1) >> (k - 3)) & 7)];
-    while (prime_sizes[i] < size)
-        i++;
-    return i;
-}
-INLINE size_t prime_size(size_t index) { return prime_sizes[index]; }
-
 #define SLAB_TOP ((size_t)65536) /* size_handle=[0, 65536] */
 #define SLAB_SIZE ((size_t)64 << 10)
 #define TLLABS 40
 #define COLLECT 16 /* K: remote-freed blocks one refill takes */
 #define TRIES 2    /* retained slabs one refill examines */
 #define MIN_BLOCKS 8
-#define BINS PRIME_CLASSES
-#define CLASS_END 66 /* prime_index(SLAB_TOP - 1) + 1 */
+#define BINS MT_SZCLS_prime_CLASSES
+#define CLASS_END 66 /* mt_szcls_prime_index(SLAB_TOP - 1) + 1 */
 
 #define PENDING ((void *)1) /* a remote free's link between its XCHG and its store */
 #define MARK ((void *)2)    /* the owner retired the slab full: notify it */
@@ -880,7 +816,7 @@ INLINE uint32_t slab_in_use(slab *s, uint32_t used)
 }
 INLINE size_t slab_len(size_t c)
 {
-    size_t need = align_up(MIN_BLOCKS * prime_size(c) + SLAB_RESERVE, GRANULE);
+    size_t need = align_up(MIN_BLOCKS * mt_szcls_prime_size(c) + SLAB_RESERVE, GRANULE);
     return need > SLAB_SIZE ? need : SLAB_SIZE;
 }
 
@@ -890,7 +826,7 @@ static void slab_format(heap *h, slab *s, size_t c, size_t granules)
     store_rlx(&s->ostate, (uintptr_t)h | S_EMPTY);
     s->used = 0;
     s->cls = (uint32_t)c;
-    s->csize = (uint32_t)prime_size(c);
+    s->csize = (uint32_t)mt_szcls_prime_size(c);
     s->granules = (uint32_t)granules;
     s->capacity = (uint32_t)(((uintptr_t)s - slab_base(s)) / s->csize);
     s->carved = 0;
@@ -1080,7 +1016,7 @@ static void *take_own(slab *s, size_t c)
 /* Take up to K remote-freed blocks of s into its empty bin; pop one. The
  * blocks taken leave the slab's count for `spliced`, so that the count
  * reaching 0 in the owner's free means every block came back. */
-static void *splice(slab *s, size_t c)
+static void *take_remote(slab *s, size_t c)
 {
     void *n = s->rchain;
     if (!n) {
@@ -1140,7 +1076,7 @@ static void *refill(slab *s, size_t c, void **zeroed)
 {
     void *p = take_own(s, c);
     if (!p)
-        p = splice(s, c);
+        p = take_remote(s, c);
     return p ? p : carve(s, c, zeroed);
 }
 
@@ -1496,11 +1432,12 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
     void *p;
     if (size > MAX_REQUEST)
         return fail(ENOMEM);
-    size_t c = prime_index(size);
-    if (size < SLAB_TOP && align > MIN_ALIGN && align <= GRANULE / 2 && (prime_size(c) & (align - 1))) {
+    size_t c = mt_szcls_prime_index(size);
+    if (size < SLAB_TOP && align > MIN_ALIGN && align <= GRANULE / 2 &&
+        (mt_szcls_prime_size(c) & (align - 1))) {
         /* shift inside a block of the class of size + align - 16 */
         size_t want = (size ? size : 1) + align - MIN_ALIGN;
-        c = want < SLAB_TOP ? prime_index(want) : BINS;
+        c = want < SLAB_TOP ? mt_szcls_prime_index(want) : BINS;
     }
     if (size < SLAB_TOP && align <= GRANULE / 2 && c < BINS)
         p = slab_alloc(c, align, zeroed);
@@ -1518,7 +1455,7 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
 INLINE void *alloc_hit(size_t size, size_t align, void **zeroed)
 {
     if (LIKELY(size < SLAB_TOP && align <= MIN_ALIGN)) {
-        size_t c = prime_index(size);
+        size_t c = mt_szcls_prime_index(size);
         void *p = tl.free[c];
         slab *s;
         if (UNLIKELY(!p) && (s = tl.cur[c]) && (p = s->free)) {
@@ -1535,9 +1472,9 @@ INLINE void *alloc_hit(size_t size, size_t align, void **zeroed)
 }
 
 /* Above INLINE_MAX the same hit path runs out of line, so that the inline
- * one compares the size once: prime_index's one-load range and the slab
+ * one compares the size once: mt_szcls_prime_index's one-load range and the slab
  * range fold into that compare (sockets/socket_core.h, MT_SOCKET_INLINE_MAX). */
-#define INLINE_MAX SMALL_MAX
+#define INLINE_MAX ((size_t)MT_SZCLS_SMALL_MAX)
 SLOW void *alloc_above_inline(size_t size, size_t align, void **zeroed)
 {
     return alloc_hit(size, align, zeroed);
@@ -1599,7 +1536,7 @@ static size_t usable_of(void *p, uintptr_t e)
             return (uintptr_t)slab_unalign(s, p) + s->csize - (uintptr_t)p;
         return s->csize;
     }
-    case OWNER_LARGE: return log2b_size(entry_payload(e) & 0xffff);
+    case OWNER_LARGE: return mt_szcls_log2b_size(entry_payload(e) & 0xffff);
     default: return os_is_block(p, e) ? entry_payload(e) << GRANULE_SHIFT : 0;
     }
 }

@@ -177,21 +177,8 @@ MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
     return r;
 }
 
-#define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_ALLOC, ctx, next);
-}
-#define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_FREE, ctx, next);
-}
-#define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_RESIZE, ctx, next);
-}
+#define MT_STAT_OP MT_WCET_
+#include "../stats/measure_ops.h"
 
 #undef MT_STAT_SLOT_T
 #include "../core/layer_end.h"

@@ -15,7 +15,8 @@
  * threads share when all others are taken: update it with atomic adds),
  * thread_exit and fork_child, and forwards the operations a statistics
  * layer never acts on (create, getmeta, fork_prepare, fork_parent, purge);
- * the layer defines alloc, free and resize. The layer #undefs
+ * the layer defines alloc, free and resize (stats/measure_ops.h where it
+ * measures the three alike). The layer #undefs
  * MT_STAT_SLOT_T at its end.
  */
 

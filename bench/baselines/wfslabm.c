@@ -7,10 +7,11 @@
  *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
  *     :: malloc_socket
  * in one file, with no Mortise layer: no request context, no layer chain, no
- * owner ids compared one layer at a time. Its only Mortise headers are the
- * two size-class policies the composition names (policy/sizeclass/log2b.h,
- * prime.h: tables and index functions, no layer code), so both index the
- * same classes. Measured against wfslab in docs/zero_overhead.md
+ * owner ids compared one layer at a time. Its only Mortise headers hold no
+ * layer code: the two size-class policies the composition names
+ * (policy/sizeclass/log2b.h, prime.h: tables and index functions), so both
+ * index the same classes, and the mmap helpers of the OS layers
+ * (os/os_mmap.h). Measured against wfslab in docs/zero_overhead.md
  * (tools/zero_overhead.sh).
  *
  * What it mirrors, part by part (keep them in step with the headers):
@@ -75,8 +76,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The size classes are the composition's own policies, tables and index
- * functions (no layer): wfslabm and wfslab cannot disagree on a class. */
+/* The composition's own size-class policies (wfslabm and wfslab cannot
+ * disagree on a class) and the errno-keeping mmap calls of its OS layer. */
+#include <mortise/os/os_mmap.h>
 #include <mortise/policy/sizeclass/log2b.h>
 #include <mortise/policy/sizeclass/prime.h>
 
@@ -133,47 +135,9 @@ INLINE uintptr_t pm_get(const void *p)
     return load_rlx(&leaf->e[(a >> GRANULE_SHIFT) & (PM_LEAF_LEN - 1)]);
 }
 
-/* ---- the OS: mmap calls that keep errno ---- */
-
-static void *os_map_aligned(size_t len, size_t align, bool huge)
-{
-    int saved = errno;
-    size_t span = len + (align > PAGE ? align : 0);
-    if (span < len)
-        return NULL;
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED) {
-        errno = saved;
-        return NULL;
-    }
-    char *p = (char *)align_up((uintptr_t)raw, align);
-    if (p > raw)
-        munmap(raw, (size_t)(p - raw));
-    if (raw + span > p + len)
-        munmap(p + len, (size_t)(raw + span - (p + len)));
-    if (huge)
-        madvise(p, len, MADV_HUGEPAGE);
-    errno = saved;
-    return p;
-}
-
-static void os_unmap(void *p, size_t len)
-{
-    int saved = errno;
-    munmap(p, len);
-    errno = saved;
-}
-
-static void os_discard(void *p, size_t len)
-{
-    int saved = errno;
-    madvise(p, len, MADV_DONTNEED);
-    errno = saved;
-}
-
 SLOW pm_leaf *pm_leaf_install(size_t root_index)
 {
-    pm_leaf *fresh = os_map_aligned(align_up(sizeof(pm_leaf), PAGE), PAGE, false), *expected = NULL;
+    pm_leaf *fresh = mt_os_map_aligned(align_up(sizeof(pm_leaf), PAGE), PAGE, false), *expected = NULL;
     if (!fresh)
         return NULL;
     if (!cas(&pm_root[root_index], &expected, fresh))
@@ -277,7 +241,7 @@ static char *os_reserve(size_t len)
             spin_lock(&os.lock);
             char *cur = load_rlx(&os.arena_cur);
             if (!cur || cur + len > os.arena_end) {
-                char *arena = os_map_aligned(OS_ARENA_SIZE, GRANULE, false);
+                char *arena = mt_os_map_aligned(OS_ARENA_SIZE, GRANULE, false);
                 if (!arena) {
                     spin_unlock(&os.lock);
                     return NULL;
@@ -288,7 +252,7 @@ static char *os_reserve(size_t len)
             spin_unlock(&os.lock);
         }
     }
-    return os_map_aligned(len, GRANULE, false);
+    return mt_os_map_aligned(len, GRANULE, false);
 }
 
 SLOW char *os_carve_local(size_t len)
@@ -338,7 +302,7 @@ SLOW void *os_alloc(size_t size, size_t align, void **zeroed)
             p = os_carve_local(len);
     }
     if (!p) {
-        p = os_map_aligned(len, align > GRANULE ? align : GRANULE, false);
+        p = mt_os_map_aligned(len, align > GRANULE ? align : GRANULE, false);
         if (p)
             atomic_fetch_add(&os_count.mapped, len);
     }
@@ -361,10 +325,10 @@ SLOW void os_free(char *p, size_t granules)
         atomic_fetch_sub(&os_count.large, len);
         atomic_fetch_sub(&os_count.mapped, len);
         pm_set(p, GRANULE, 0);
-        os_unmap(p, len);
+        mt_os_unmap(p, len);
         return;
     }
-    os_discard(p, len);
+    mt_os_discard(p, len);
     spin_lock(&os.lock);
     pm_set(p, GRANULE, entry(OWNER_NONE, (uintptr_t)os.cache[granules] >> GRANULE_SHIFT));
     os.cache[granules] = p;
@@ -393,7 +357,7 @@ SLOW void *os_resize(char *p, size_t old_granules, size_t size)
     } else {
         char *q = mremap(p, old_len, new_len, 0);
         if (q == MAP_FAILED) {
-            char *room = os_map_aligned(new_len, GRANULE, false);
+            char *room = mt_os_map_aligned(new_len, GRANULE, false);
             if (!room) {
                 errno = saved;
                 return NULL;
@@ -425,7 +389,7 @@ static void os_thread_exit(void)
         if (os.leftovers < sizeof os.leftover / sizeof os.leftover[0])
             os.leftover[os.leftovers++] = *r;
         else
-            os_unmap(r->cur, (size_t)(r->end - r->cur));
+            mt_os_unmap(r->cur, (size_t)(r->end - r->cur));
         spin_unlock(&os.lock);
     }
     r->cur = r->end = NULL;

@@ -3,12 +3,7 @@
  */
 #include <mortise/mortise.h>
 
-#include <mortise/os/mmap_heap.h>
-
-#define MT_SYNC posix_mutex
-#define MT_SIZECLASS log2b
-#define MT_SIZE_HANDLE 0, 262144
-#include <mortise/layers/segfit_lk.h>
+#include "segfit_trunk.h"
 
 #define MT_BATCH_SIZE 32
 #define MT_SIZE_HANDLE 0, 65536

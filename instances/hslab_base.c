@@ -14,21 +14,10 @@
 #define MT_THREADLOCAL_HEAP_SIZE ((size_t)2 << 20)
 #include <mortise/os/mmap_heap.h>
 
-#define MT_SYNC spinlock
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 32768, SIZE_MAX
-#include <mortise/layers/buddy_glk.h>
-
-#define MT_SYNC spinlock
-#define MT_SLAB_SIZE ((size_t)64 << 10)
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 0, 32768
-#include <mortise/layers/slab_lk.h>
-
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 0, 32768
-#define MT_CACHE_SIZE ((size_t)2 << 20)
-#include <mortise/layers/thread_cache.h>
+#define HSLAB_BUDDY_SYNC spinlock
+#define HSLAB_SLAB_SYNC spinlock
+#define HSLAB_COREAWARE 0
+#include "hslab_chain.h"
 
 #include <mortise/sockets/malloc_socket.h>
 

@@ -8,20 +8,7 @@
  */
 #include <mortise/mortise.h>
 
-#define MT_FAA_HEAP_GROWTH 1
-#define MT_THREADLOCAL_HEAP_SIZE ((size_t)256 << 20)
-#define MT_HUGE_PAGE 1
-#include <mortise/os/mmap_heap.h>
-
-#define MT_SIZECLASS log2b
-#define MT_SIZE_HANDLE 65536, SIZE_MAX
-#include <mortise/layers/segfit_lf.h>
-
-#define MT_SIZECLASS prime
-#define MT_SLAB_SIZE ((size_t)64 << 10)
-#define MT_TLLABS 40
-#define MT_SIZE_HANDLE 0, 65536
-#include <mortise/layers/slab_wf.h>
+#include "wfslab_chain.h"
 
 #include <mortise/sockets/malloc_socket.h>
 

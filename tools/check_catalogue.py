@@ -11,7 +11,8 @@ slots column with the same default. Every row must name a header that exists.
 Every slot macro a header names is forgotten by that header (an #undef;
 the headers put them right after `#include "../core/layer_end.h"`), and so
 is every per-instance default it sets with `#ifndef MT_X`; a composition
-file (instances/, tests/) never defines a
+file (instances/, tests/, and the chains instances/*.h hold for several
+compositions) never defines a
 slot macro that the header included next does not forget: otherwise a
 later instance would inherit the value (the core forgets only the
 instance's name and id).
@@ -167,7 +168,7 @@ def forgetting_problems(reg: Registry) -> list[str]:
             problems.append(f"{name}: default {macro} (#ifndef) never forgotten")
     include = re.compile(r"^#include [<\"](?:mortise/|(?:\.\./)*)((?:layers|os|sockets)/[a-z0-9_/]+\.h)[>\"]", re.M)
     define = re.compile(r"^#define (MT_[A-Z0-9_]+)\b", re.M)
-    files = sorted((ROOT / "instances").glob("*.c")) + sorted((ROOT / "tests").rglob("*.[ch]"))
+    files = sorted((ROOT / "instances").glob("*.[ch]")) + sorted((ROOT / "tests").rglob("*.[ch]"))
     for f in files:
         text = f.read_text(errors="replace")
         pending: dict[str, int] = {}

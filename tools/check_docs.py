@@ -262,7 +262,7 @@ def design_table_problems(root: pathlib.Path) -> List[str]:
 
 def dated_problems(root: pathlib.Path) -> List[str]:
     problems: List[str] = []
-    sources = sorted((root / "include").rglob("*.h")) + sorted((root / "instances").glob("*.c"))
+    sources = sorted((root / "include").rglob("*.h")) + sorted((root / "instances").glob("*.[ch]"))
     for src in sources:
         for n, line in enumerate(src.read_text().splitlines(), 1):
             if DATED.search(line):

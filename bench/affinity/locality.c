@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../../tests/common/xorshift.h"
 
 #define NOINLINE __attribute__((noinline))
 /* p is used after the call: not a tail call, each wrapper keeps a frame;
@@ -46,13 +47,7 @@ struct node {
 };
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_random(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_random(void) { return xorshift(&rng); }
 
 NOINLINE static struct node *list_a_node(void) { return ALLOC(sizeof(struct node)); }
 NOINLINE static struct node *list_b_node(void) { return ALLOC(sizeof(struct node)); }

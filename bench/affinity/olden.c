@@ -19,15 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../../tests/common/xorshift.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t rnd(void) { return xorshift(&rng); }
 static void *must(void *p)
 {
     if (!p) {

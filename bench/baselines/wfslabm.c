@@ -6,9 +6,13 @@
  *     :: segfit_lf(sizeclass=log2b, size_handle=[65536, SIZE_MAX])
  *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
  *     :: malloc_socket
- * in one self-contained file, with no Mortise header: no request context, no
- * layer chain, no owner ids compared one layer at a time. Measured against
- * wfslab in docs/zero_overhead.md (tools/zero_overhead.sh).
+ * in one file, with no Mortise layer: no request context, no layer chain, no
+ * owner ids compared one layer at a time. Its only Mortise headers hold no
+ * layer code: the two size-class policies the composition names
+ * (policy/sizeclass/log2b.h, prime.h: tables and index functions), so both
+ * index the same classes, and the mmap helpers of the OS layers
+ * (os/os_mmap.h). Measured against wfslab in docs/zero_overhead.md
+ * (tools/zero_overhead.sh).
  *
  * What it mirrors, part by part (keep them in step with the headers):
  *   page map    core/pagemap_radix.h: two-level radix over 48-bit addresses,
@@ -72,6 +76,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* The composition's own size-class policies (wfslabm and wfslab cannot
+ * disagree on a class) and the errno-keeping mmap calls of its OS layer. */
+#include <mortise/os/os_mmap.h>
+#include <mortise/policy/sizeclass/log2b.h>
+#include <mortise/policy/sizeclass/prime.h>
+
 #ifndef WFSLABM_AS_SOCKET
 #define WFSLABM_AS_SOCKET 0
 #endif
@@ -100,7 +110,6 @@
 
 INLINE size_t align_up(size_t n, size_t a) { return (n + a - 1) & ~(a - 1); }
 INLINE bool is_pow2(size_t n) { return n && !(n & (n - 1)); }
-INLINE unsigned log2_floor(size_t n) { return (unsigned)(63 - __builtin_clzll(n)); }
 
 /* ---- page map: who owns a granule ---- */
 
@@ -126,47 +135,9 @@ INLINE uintptr_t pm_get(const void *p)
     return load_rlx(&leaf->e[(a >> GRANULE_SHIFT) & (PM_LEAF_LEN - 1)]);
 }
 
-/* ---- the OS: mmap calls that keep errno ---- */
-
-static void *os_map_aligned(size_t len, size_t align, bool huge)
-{
-    int saved = errno;
-    size_t span = len + (align > PAGE ? align : 0);
-    if (span < len)
-        return NULL;
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED) {
-        errno = saved;
-        return NULL;
-    }
-    char *p = (char *)align_up((uintptr_t)raw, align);
-    if (p > raw)
-        munmap(raw, (size_t)(p - raw));
-    if (raw + span > p + len)
-        munmap(p + len, (size_t)(raw + span - (p + len)));
-    if (huge)
-        madvise(p, len, MADV_HUGEPAGE);
-    errno = saved;
-    return p;
-}
-
-static void os_unmap(void *p, size_t len)
-{
-    int saved = errno;
-    munmap(p, len);
-    errno = saved;
-}
-
-static void os_discard(void *p, size_t len)
-{
-    int saved = errno;
-    madvise(p, len, MADV_DONTNEED);
-    errno = saved;
-}
-
 SLOW pm_leaf *pm_leaf_install(size_t root_index)
 {
-    pm_leaf *fresh = os_map_aligned(align_up(sizeof(pm_leaf), PAGE), PAGE, false), *expected = NULL;
+    pm_leaf *fresh = mt_os_map_aligned(align_up(sizeof(pm_leaf), PAGE), PAGE, false), *expected = NULL;
     if (!fresh)
         return NULL;
     if (!cas(&pm_root[root_index], &expected, fresh))
@@ -270,7 +241,7 @@ static char *os_reserve(size_t len)
             spin_lock(&os.lock);
             char *cur = load_rlx(&os.arena_cur);
             if (!cur || cur + len > os.arena_end) {
-                char *arena = os_map_aligned(OS_ARENA_SIZE, GRANULE, false);
+                char *arena = mt_os_map_aligned(OS_ARENA_SIZE, GRANULE, false);
                 if (!arena) {
                     spin_unlock(&os.lock);
                     return NULL;
@@ -281,7 +252,7 @@ static char *os_reserve(size_t len)
             spin_unlock(&os.lock);
         }
     }
-    return os_map_aligned(len, GRANULE, false);
+    return mt_os_map_aligned(len, GRANULE, false);
 }
 
 SLOW char *os_carve_local(size_t len)
@@ -331,7 +302,7 @@ SLOW void *os_alloc(size_t size, size_t align, void **zeroed)
             p = os_carve_local(len);
     }
     if (!p) {
-        p = os_map_aligned(len, align > GRANULE ? align : GRANULE, false);
+        p = mt_os_map_aligned(len, align > GRANULE ? align : GRANULE, false);
         if (p)
             atomic_fetch_add(&os_count.mapped, len);
     }
@@ -354,10 +325,10 @@ SLOW void os_free(char *p, size_t granules)
         atomic_fetch_sub(&os_count.large, len);
         atomic_fetch_sub(&os_count.mapped, len);
         pm_set(p, GRANULE, 0);
-        os_unmap(p, len);
+        mt_os_unmap(p, len);
         return;
     }
-    os_discard(p, len);
+    mt_os_discard(p, len);
     spin_lock(&os.lock);
     pm_set(p, GRANULE, entry(OWNER_NONE, (uintptr_t)os.cache[granules] >> GRANULE_SHIFT));
     os.cache[granules] = p;
@@ -386,7 +357,7 @@ SLOW void *os_resize(char *p, size_t old_granules, size_t size)
     } else {
         char *q = mremap(p, old_len, new_len, 0);
         if (q == MAP_FAILED) {
-            char *room = os_map_aligned(new_len, GRANULE, false);
+            char *room = mt_os_map_aligned(new_len, GRANULE, false);
             if (!room) {
                 errno = saved;
                 return NULL;
@@ -418,7 +389,7 @@ static void os_thread_exit(void)
         if (os.leftovers < sizeof os.leftover / sizeof os.leftover[0])
             os.leftover[os.leftovers++] = *r;
         else
-            os_unmap(r->cur, (size_t)(r->end - r->cur));
+            mt_os_unmap(r->cur, (size_t)(r->end - r->cur));
         spin_unlock(&os.lock);
     }
     r->cur = r->end = NULL;
@@ -426,27 +397,9 @@ static void os_thread_exit(void)
 
 /* ==== large: lock-free segregated fit, 64 KiB .. 1 MiB (segfit_lf) ==== */
 
-/* log2b: 16-byte steps to 128 B, then four bins per power of two. */
-INLINE size_t log2b_index(size_t size)
-{
-    if (size <= 128)
-        return size <= 16 ? 0 : (size - 1) >> 4;
-    unsigned k = log2_floor(size - 1);
-    return 8 + (size_t)(k - 7) * 4 + (((size - 1) >> (k - 2)) & 3);
-}
-INLINE size_t log2b_size(size_t index)
-{
-    if (index < 8)
-        return (index + 1) << 4;
-    size_t i = index - 8;
-    unsigned k = 7 + (unsigned)(i >> 2);
-    return ((size_t)1 << k) + ((i & 3) + 1) * ((size_t)1 << (k - 2));
-}
-
 #define LARGE_MIN ((size_t)65536)
 #define LARGE_MAX ((size_t)1 << 20)
-#define LARGE_CLASSES 60        /* log2b_index(LARGE_MAX) + 1 */
-#define LARGE_LOG2B_CLASSES 168 /* log2b's table ends at 2^47 */
+#define LARGE_CLASSES 60 /* mt_szcls_log2b_index(LARGE_MAX) + 1 */
 #define LARGE_READERS 128
 #define LARGE_PATIENCE 1000
 #define SPAN_HDR ((size_t)64)
@@ -524,13 +477,13 @@ INLINE size_t large_class_for(size_t size, size_t align)
 {
     if (size < LARGE_MIN || size > LARGE_MAX)
         return NO_CLASS;
-    size_t index = log2b_index(size);
+    size_t index = mt_szcls_log2b_index(size);
     if (UNLIKELY(align > MIN_ALIGN)) {
         if (align > GRANULE)
             return NO_CLASS;
-        while (index < LARGE_LOG2B_CLASSES && (log2b_size(index) & (align - 1)))
+        while (index < MT_SZCLS_log2b_CLASSES && (mt_szcls_log2b_size(index) & (align - 1)))
             index++;
-        if (index >= LARGE_LOG2B_CLASSES || log2b_size(index) > LARGE_MAX)
+        if (index >= MT_SZCLS_log2b_CLASSES || mt_szcls_log2b_size(index) > LARGE_MAX)
             return NO_CLASS;
     }
     return index;
@@ -602,7 +555,7 @@ static void span_release(void *base, size_t len, uintptr_t prev)
 SLOW void *large_refill(size_t index, void **zeroed)
 {
     large_class *c = &large.cls[index];
-    size_t csize = log2b_size(index);
+    size_t csize = mt_szcls_log2b_size(index);
     for (;;) {
         void *p = large_carve(c, csize);
         if (p) {
@@ -696,7 +649,7 @@ SLOW bool large_quiesce(void)
 
 SLOW void large_restore_span(span *s, size_t cls)
 {
-    size_t csize = log2b_size(cls);
+    size_t csize = mt_szcls_log2b_size(cls);
     char *first = (char *)s + s->first, *last = first + (s->blocks - 1) * csize;
     for (char *b = first; b < last; b += csize)
         link_set(b, b + csize);
@@ -736,67 +689,14 @@ static void large_thread_exit(void)
 
 /* ==== slab: wait-free thread-local slabs below 64 KiB (slab_wf) ==== */
 
-/* prime classes: a prime number of 16-byte units (policy/sizeclass/prime.h) */
-#define PRIME_CLASSES 78
-/* clang-format off */
-static const uint32_t prime_sizes[PRIME_CLASSES] = {
-    16, 32, 48, 64, 80, 96, 112, 128,
-    144, 176, 208, 240, 272, 304, 368, 464,
-    496, 592, 656, 688, 752, 848, 944, 976,
-    1072, 1168, 1264, 1328, 1424, 1552, 1744, 1808,
-    2032, 2224, 2416, 2672, 2896, 3184, 3568, 3856,
-    4336, 4688, 5072, 5648, 6352, 7088, 7856, 8752,
-    9808, 10928, 12176, 13648, 15248, 17104, 19216, 21232,
-    23824, 26704, 30032, 33776, 37936, 42608, 47536, 53296,
-    59824, 67216, 75568, 84944, 95248, 107056, 120368, 135376,
-    152176, 171056, 192176, 215984, 242768, 272848,
-};
-/* per fine bin (16-byte steps to 128 B, then 8 per power of two) the first
- * class that can hold its smallest size */
-static const uint8_t prime_first[97] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11, 12,
-    12, 13, 14, 14, 15, 15, 15, 16, 17, 17, 18, 20, 21, 21, 22, 23,
-    24, 25, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 39,
-    40, 41, 43, 43, 44, 45, 46, 46, 47, 48, 49, 50, 51, 51, 52, 53,
-    53, 54, 55, 56, 57, 57, 58, 59, 59, 60, 61, 62, 63, 63, 64, 65,
-    65, 66, 67, 68, 69, 69, 70, 71, 71, 72, 73, 74, 75, 75, 76, 77,
-    77,
-};
-
-/* the class of every size up to SMALL_MAX in 16-byte units: one load, no
- * branch that depends on the size (policy/sizeclass/table.h) */
-#define SMALL_MAX ((size_t)1024)
-static const uint8_t prime_small[SMALL_MAX / 16 + 1] = {
-    0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 10, 10, 11, 11,
-    12, 12, 13, 13, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 16, 16,
-    17, 17, 17, 17, 17, 17, 18, 18, 18, 18, 19, 19, 20, 20, 20, 20,
-    21, 21, 21, 21, 21, 21, 22, 22, 22, 22, 22, 22, 23, 23, 24, 24,
-    24,
-};
-/* clang-format on */
-
-INLINE size_t prime_index(size_t size)
-{
-    if (LIKELY(size <= SMALL_MAX))
-        return prime_small[(size + 15) >> 4];
-    if (UNLIKELY(size > prime_sizes[PRIME_CLASSES - 1]))
-        return PRIME_CLASSES;
-    unsigned k = log2_floor(size - 1);
-    size_t i = prime_first[8 + (size_t)(k - 7) * 8 + (((size - 1) >> (k - 3)) & 7)];
-    while (prime_sizes[i] < size)
-        i++;
-    return i;
-}
-INLINE size_t prime_size(size_t index) { return prime_sizes[index]; }
-
 #define SLAB_TOP ((size_t)65536) /* size_handle=[0, 65536] */
 #define SLAB_SIZE ((size_t)64 << 10)
 #define TLLABS 40
 #define COLLECT 16 /* K: remote-freed blocks one refill takes */
 #define TRIES 2    /* retained slabs one refill examines */
 #define MIN_BLOCKS 8
-#define BINS PRIME_CLASSES
-#define CLASS_END 66 /* prime_index(SLAB_TOP - 1) + 1 */
+#define BINS MT_SZCLS_prime_CLASSES
+#define CLASS_END 66 /* mt_szcls_prime_index(SLAB_TOP - 1) + 1 */
 
 #define PENDING ((void *)1) /* a remote free's link between its XCHG and its store */
 #define MARK ((void *)2)    /* the owner retired the slab full: notify it */
@@ -880,7 +780,7 @@ INLINE uint32_t slab_in_use(slab *s, uint32_t used)
 }
 INLINE size_t slab_len(size_t c)
 {
-    size_t need = align_up(MIN_BLOCKS * prime_size(c) + SLAB_RESERVE, GRANULE);
+    size_t need = align_up(MIN_BLOCKS * mt_szcls_prime_size(c) + SLAB_RESERVE, GRANULE);
     return need > SLAB_SIZE ? need : SLAB_SIZE;
 }
 
@@ -890,7 +790,7 @@ static void slab_format(heap *h, slab *s, size_t c, size_t granules)
     store_rlx(&s->ostate, (uintptr_t)h | S_EMPTY);
     s->used = 0;
     s->cls = (uint32_t)c;
-    s->csize = (uint32_t)prime_size(c);
+    s->csize = (uint32_t)mt_szcls_prime_size(c);
     s->granules = (uint32_t)granules;
     s->capacity = (uint32_t)(((uintptr_t)s - slab_base(s)) / s->csize);
     s->carved = 0;
@@ -1080,7 +980,7 @@ static void *take_own(slab *s, size_t c)
 /* Take up to K remote-freed blocks of s into its empty bin; pop one. The
  * blocks taken leave the slab's count for `spliced`, so that the count
  * reaching 0 in the owner's free means every block came back. */
-static void *splice(slab *s, size_t c)
+static void *take_remote(slab *s, size_t c)
 {
     void *n = s->rchain;
     if (!n) {
@@ -1140,7 +1040,7 @@ static void *refill(slab *s, size_t c, void **zeroed)
 {
     void *p = take_own(s, c);
     if (!p)
-        p = splice(s, c);
+        p = take_remote(s, c);
     return p ? p : carve(s, c, zeroed);
 }
 
@@ -1496,11 +1396,12 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
     void *p;
     if (size > MAX_REQUEST)
         return fail(ENOMEM);
-    size_t c = prime_index(size);
-    if (size < SLAB_TOP && align > MIN_ALIGN && align <= GRANULE / 2 && (prime_size(c) & (align - 1))) {
+    size_t c = mt_szcls_prime_index(size);
+    if (size < SLAB_TOP && align > MIN_ALIGN && align <= GRANULE / 2 &&
+        (mt_szcls_prime_size(c) & (align - 1))) {
         /* shift inside a block of the class of size + align - 16 */
         size_t want = (size ? size : 1) + align - MIN_ALIGN;
-        c = want < SLAB_TOP ? prime_index(want) : BINS;
+        c = want < SLAB_TOP ? mt_szcls_prime_index(want) : BINS;
     }
     if (size < SLAB_TOP && align <= GRANULE / 2 && c < BINS)
         p = slab_alloc(c, align, zeroed);
@@ -1518,7 +1419,7 @@ SLOW void *alloc_slow(size_t size, size_t align, void **zeroed)
 INLINE void *alloc_hit(size_t size, size_t align, void **zeroed)
 {
     if (LIKELY(size < SLAB_TOP && align <= MIN_ALIGN)) {
-        size_t c = prime_index(size);
+        size_t c = mt_szcls_prime_index(size);
         void *p = tl.free[c];
         slab *s;
         if (UNLIKELY(!p) && (s = tl.cur[c]) && (p = s->free)) {
@@ -1535,9 +1436,9 @@ INLINE void *alloc_hit(size_t size, size_t align, void **zeroed)
 }
 
 /* Above INLINE_MAX the same hit path runs out of line, so that the inline
- * one compares the size once: prime_index's one-load range and the slab
+ * one compares the size once: mt_szcls_prime_index's one-load range and the slab
  * range fold into that compare (sockets/socket_core.h, MT_SOCKET_INLINE_MAX). */
-#define INLINE_MAX SMALL_MAX
+#define INLINE_MAX ((size_t)MT_SZCLS_SMALL_MAX)
 SLOW void *alloc_above_inline(size_t size, size_t align, void **zeroed)
 {
     return alloc_hit(size, align, zeroed);
@@ -1599,7 +1500,7 @@ static size_t usable_of(void *p, uintptr_t e)
             return (uintptr_t)slab_unalign(s, p) + s->csize - (uintptr_t)p;
         return s->csize;
     }
-    case OWNER_LARGE: return log2b_size(entry_payload(e) & 0xffff);
+    case OWNER_LARGE: return mt_szcls_log2b_size(entry_payload(e) & 0xffff);
     default: return os_is_block(p, e) ? entry_payload(e) << GRANULE_SHIFT : 0;
     }
 }

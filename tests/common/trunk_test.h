@@ -4,15 +4,8 @@
  * map. Included after the composition (the page map is the composition's). */
 #ifndef MORTISE_TEST_TRUNK_TEST_H
 #define MORTISE_TEST_TRUNK_TEST_H
+#include "xorshift.h"
 #include <stdio.h>
-
-static inline uint64_t xorshift(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return *state;
-}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static inline uint64_t rng(void) { return xorshift(&rng_state); }

@@ -59,9 +59,15 @@ class CheckCatalogue(unittest.TestCase):
         self.fails_with(r, "slab_wf: default MT_SLAB_WF_SWEEP")
 
     def test_composition_defines_a_foreign_slot(self):
-        r = self.changed("instances/hslab.c", "#include <mortise/layers/thread_cache.h>",
+        r = self.changed("instances/tcache.c", "#include <mortise/layers/thread_cache.h>",
                          "#define MT_TLLABS 4\n#include <mortise/layers/thread_cache.h>")
-        self.fails_with(r, "instances/hslab.c:", "MT_TLLABS is not a slot of layers/thread_cache.h")
+        self.fails_with(r, "instances/tcache.c:", "MT_TLLABS is not a slot of layers/thread_cache.h")
+
+    def test_shared_chain_defines_a_foreign_slot(self):
+        """instances/*.h (a chain several compositions include) is checked too."""
+        r = self.changed("instances/hslab_chain.h", "#include <mortise/layers/thread_cache.h>",
+                         "#define MT_TLLABS 4\n#include <mortise/layers/thread_cache.h>")
+        self.fails_with(r, "instances/hslab_chain.h:", "MT_TLLABS is not a slot of layers/thread_cache.h")
 
 
 if __name__ == "__main__":

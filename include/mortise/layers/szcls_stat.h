@@ -99,13 +99,9 @@ typedef struct {
     _Atomic(uint64_t) allocs[MT__SZ_CLASSES + 1], resizes[MT__SZ_CLASSES + 1], frees;
 } MT_CACHE_ALIGNED MT_SELF(slot_t);
 
-static struct {
-    _Atomic(unsigned char) used[MT_STATS_THREADS];
-    _Atomic(unsigned) pinned;
-    MT_SELF(slot_t) slot[MT_STATS_THREADS];
-} MT_SELF(state);
-
 #define MT_STAT_SLOT_T MT_SELF(slot_t)
+#include "../stats/slots.h"
+
 static void MT_SELF(report)(mt_stats_out *o)
 {
     uint64_t allocs = 0, resizes = 0, frees = 0;
@@ -130,7 +126,6 @@ static void MT_SELF(report)(mt_stats_out *o)
     }
     mt_so_end_layer(o);
 }
-#include "../stats/slots.h"
 
 /* The class of a request size; MT__SZ_CLASSES above the last class. */
 MT_INLINE size_t MT_SELF(class_of)(size_t size)

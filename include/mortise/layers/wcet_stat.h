@@ -149,19 +149,14 @@ MT_UNUSED static void mt_wcet_report(mt_stats_out *o, const char *layer, const m
 }
 #endif
 
-static struct {
-    _Atomic(unsigned char) used[MT_STATS_THREADS];
-    _Atomic(unsigned) pinned;
-    mt_wcet_slot slot[MT_STATS_THREADS];
-} MT_SELF(state);
-
 #define MT_STAT_SLOT_T mt_wcet_slot
+#include "../stats/slots.h"
+
 static void MT_SELF(report)(mt_stats_out *o)
 {
     mt_wcet_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS, MT_SAMPLE_EVERY,
                    mt_load_relaxed(&MT_SELF(state).pinned));
 }
-#include "../stats/slots.h"
 
 /* Count the request; time it if it is the thread's sample_every-th. */
 MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
@@ -177,21 +172,8 @@ MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
     return r;
 }
 
-#define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_ALLOC, ctx, next);
-}
-#define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_FREE, ctx, next);
-}
-#define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
-{
-    return MT_SELF(measure)(MT_WCET_RESIZE, ctx, next);
-}
+#define MT_STAT_OP MT_WCET_
+#include "../stats/measure_ops.h"
 
 #undef MT_STAT_SLOT_T
 #include "../core/layer_end.h"

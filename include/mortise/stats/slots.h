@@ -4,20 +4,27 @@
  * the stats registry (stats/registry.h).
  *
  * A template fragment, included inside the layer's header (MT_NAME defined)
- * after it has declared
- *     MT_STAT_SLOT_T                the slot type (one thread's counters)
- *     static struct { _Atomic(unsigned char) used[MT_STATS_THREADS];
- *                     _Atomic(unsigned) pinned;
- *                     MT_STAT_SLOT_T slot[MT_STATS_THREADS]; } MT_SELF(state);
- *     static void MT_SELF(report)(mt_stats_out *o);
- * and, if it pins threads, MT_PIN_THREADS (1). It defines MT_SELF(slot)()
+ * after it has defined MT_STAT_SLOT_T, the slot type (one thread's
+ * counters), and, if it pins threads, MT_PIN_THREADS (1). It declares the
+ * layer's state, MT_SELF(state): .used (a slot claimed), .pinned (threads
+ * pinned) and .slot[MT_STATS_THREADS], and MT_SELF(report)(mt_stats_out *),
+ * which the layer defines after it. It defines MT_SELF(slot)()
  * (the calling thread's slot), MT_SELF(shared)(slot) (true for the slot
  * threads share when all others are taken: update it with atomic adds),
  * thread_exit and fork_child, and forwards the operations a statistics
  * layer never acts on (create, getmeta, fork_prepare, fork_parent, purge);
- * the layer defines alloc, free and resize. The layer #undefs
+ * the layer defines alloc, free and resize (stats/measure_ops.h where it
+ * measures the three alike). The layer #undefs
  * MT_STAT_SLOT_T at its end.
  */
+
+static struct {
+    _Atomic(unsigned char) used[MT_STATS_THREADS];
+    _Atomic(unsigned) pinned;
+    MT_STAT_SLOT_T slot[MT_STATS_THREADS];
+} MT_SELF(state);
+
+static void MT_SELF(report)(mt_stats_out *o);
 
 static MT_TLS MT_STAT_SLOT_T *MT_SELF(mine);
 

@@ -1,4 +1,4 @@
-/* wfslab's memory: the instance's composition (instances/wfslab.c) under the
+/* wfslab's memory: the instance's chain (instances/wfslab_chain.h) under the
  * prefix x_, beside the system malloc. One case per run:
  *   sparse  64 KiB blocks (segfit_lf spans) touched only at their start: no
  *           huge-page advice on their memory, and only their first page
@@ -13,20 +13,7 @@
  *           layer after the first span (mmap_heap's handed_out) */
 #include <mortise/mortise.h>
 
-#define MT_FAA_HEAP_GROWTH 1
-#define MT_THREADLOCAL_HEAP_SIZE ((size_t)256 << 20)
-#define MT_HUGE_PAGE 1
-#include <mortise/os/mmap_heap.h>
-
-#define MT_SIZECLASS log2b
-#define MT_SIZE_HANDLE 65536, SIZE_MAX
-#include <mortise/layers/segfit_lf.h>
-
-#define MT_SIZECLASS prime
-#define MT_SLAB_SIZE ((size_t)64 << 10)
-#define MT_TLLABS 40
-#define MT_SIZE_HANDLE 0, 65536
-#include <mortise/layers/slab_wf.h>
+#include "../../../instances/wfslab_chain.h"
 
 #define MT_PREFIX x_
 #include <mortise/sockets/custom_socket.h>

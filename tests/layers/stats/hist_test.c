@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "stats_check.h"
+#include "../../common/xorshift.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -61,13 +62,7 @@ static void check_distribution(const char *name, uint64_t *v, size_t n)
 }
 
 static uint64_t rng = 88172645463325252ull;
-static uint64_t next_random(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_random(void) { return xorshift(&rng); }
 
 static void test_quantiles(void)
 {

@@ -33,43 +33,25 @@ MT_COMPOSE(mmap_heap, segfit_lk, szcls_stat, perf_stat, wcet_stat, custom_socket
 
 /* ---- sums over the slots ---- */
 
-static uint64_t szcls_allocs(size_t cls)
+/* One counter summed over every thread's slot of a statistics layer (the
+ * counter's address in slot 0, the slots' size). */
+static uint64_t slots_sum(const _Atomic(uint64_t) *first, size_t slot_size)
 {
     uint64_t n = 0;
     for (unsigned s = 0; s < MT_STATS_THREADS; s++)
-        n += szcls_stat_state.slot[s].allocs[cls];
+        n += *(const _Atomic(uint64_t) *)((const char *)first + s * slot_size);
     return n;
 }
-static uint64_t szcls_resizes(size_t cls)
-{
-    uint64_t n = 0;
-    for (unsigned s = 0; s < MT_STATS_THREADS; s++)
-        n += szcls_stat_state.slot[s].resizes[cls];
-    return n;
-}
-static uint64_t szcls_frees(void)
-{
-    uint64_t n = 0;
-    for (unsigned s = 0; s < MT_STATS_THREADS; s++)
-        n += szcls_stat_state.slot[s].frees;
-    return n;
-}
-static uint64_t perf_count(unsigned kind)
-{
-    uint64_t n = 0;
-    for (unsigned s = 0; s < MT_STATS_THREADS; s++)
-        n += perf_stat_state.slot[s].count[kind];
-    return n;
-}
+#define SLOTS_SUM(state, counter) slots_sum(&(state).slot[0].counter, sizeof(state).slot[0])
+
+static uint64_t szcls_allocs(size_t cls) { return SLOTS_SUM(szcls_stat_state, allocs[cls]); }
+static uint64_t szcls_resizes(size_t cls) { return SLOTS_SUM(szcls_stat_state, resizes[cls]); }
+static uint64_t szcls_frees(void) { return SLOTS_SUM(szcls_stat_state, frees); }
+static uint64_t perf_count(unsigned kind) { return SLOTS_SUM(perf_stat_state, count[kind]); }
 static uint64_t wcet_count(unsigned kind, uint64_t *samples)
 {
-    uint64_t n = 0;
-    *samples = 0;
-    for (unsigned s = 0; s < MT_STATS_THREADS; s++) {
-        n += wcet_stat_state.slot[s].op[kind].count;
-        *samples += wcet_stat_state.slot[s].op[kind].samples;
-    }
-    return n;
+    *samples = SLOTS_SUM(wcet_stat_state, op[kind].samples);
+    return SLOTS_SUM(wcet_stat_state, op[kind].count);
 }
 typedef struct {
     uint64_t acquisitions, contended, wait;

@@ -1,0 +1,26 @@
+/* mortise/stats/measure_ops.h — alloc, free and resize of a statistics layer
+ * that measures the three alike (wcet_stat, perf_stat): each passes its
+ * kind to the layer's MT_SELF(measure)(kind, ctx, next).
+ *
+ * A template fragment, included inside the layer's header after
+ * MT_SELF(measure), with MT_STAT_OP defined as the prefix of the layer's
+ * kinds (MT_STAT_OP ## ALLOC, FREE, RESIZE); it #undefs MT_STAT_OP.
+ */
+
+#define MT_IMPLEMENTS_alloc
+MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_SELF(measure)(MT_CAT(MT_STAT_OP, ALLOC), ctx, next);
+}
+#define MT_IMPLEMENTS_free
+MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_SELF(measure)(MT_CAT(MT_STAT_OP, FREE), ctx, next);
+}
+#define MT_IMPLEMENTS_resize
+MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+{
+    return MT_SELF(measure)(MT_CAT(MT_STAT_OP, RESIZE), ctx, next);
+}
+
+#undef MT_STAT_OP

@@ -5,7 +5,8 @@
 #   lib/libmortise-NAME.so, .a       every instance library that was built
 #   bin/mortise                      the command (tools/mortise), its modules in
 #   share/mortise/mortise_lib/       share/mortise/, and the instances' composition
-#   share/mortise/instances/*.c      files it lists (and users copy)
+#   share/mortise/instances/*.c, *.h files it lists (and users copy), with the
+#                                    chains some of them share
 #   share/mortise/bench_lib/svg.py   the SVG writer `mortise tune` plots with
 #   lib/pkgconfig/mortise.pc         pkg-config: cflags a composition needs, libs
 #   lib/cmake/Mortise/               find_package(Mortise): Mortise::headers,
@@ -30,7 +31,7 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/mortise DESTINATION ${CMAKE_INSTALL
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/mortise_lib DESTINATION ${mortise_share}
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/instances/ DESTINATION ${mortise_share}/instances
-        FILES_MATCHING PATTERN "*.c")
+        FILES_MATCHING PATTERN "*.c" PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/tools/bench_lib/__init__.py
               ${PROJECT_SOURCE_DIR}/tools/bench_lib/svg.py
         DESTINATION ${mortise_share}/bench_lib)

@@ -3,7 +3,8 @@
 # then use it as a project would (README "Use Mortise in your project"):
 #   1. the installed mortise command lists the installed instances and builds
 #      a prefixed allocator from the installed headers;
-#   2. a program compiled with `pkg-config --cflags --libs mortise` that
+#   2. an installed composition file compiles with `pkg-config --cflags`;
+#      a program compiled with `pkg-config --cflags --libs mortise` that
 #      composes its own allocator (custom_socket, prefix app_) beside the
 #      system malloc, linked with a ready allocator (-lmortise-segfit) as its
 #      malloc, and with the command's prefixed static library;
@@ -40,8 +41,10 @@ grep -q ' T cmd_malloc$' nm.txt || { echo "no cmd_malloc in libcmd.a"; exit 1; }
 grep -q "$prefix/lib/libmortise-segfit.so" run.txt || { cat run.txt; exit 1; }
 
 # 2. pkg-config: a composition of the program's own, a ready malloc, the
-#    command's prefixed library.
+#    command's prefixed library; an installed composition file that includes
+#    a chain it shares with others (hslab.c: hslab_chain.h) compiles as copied.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cc -std=c11 $(pkg-config --cflags mortise) -c "$prefix/share/mortise/instances/hslab.c" -o hslab.o
 cat > composition.c <<'C'
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>

@@ -2,9 +2,10 @@
  * affinity (dynamic pool allocation).                  [model: affinity_pool]
  *
  * Serves: small requests (below max_pooled_size, alignment ≤ 16) from pools
- *   of 4 KiB segments, one pool per group of affine objects, so objects a
- *   program reaches one after another lie next to each other whatever order
- *   the program allocated them in; everything else, and every group until it
+ *   of 4 KiB segments, one pool per group of affine objects (each thread
+ *   allocating from segments of its own), so objects a program reaches one
+ *   after another lie next to each other whatever order the program
+ *   allocated them in; everything else, and every group until it
  *   has made min_objects allocations, goes to the layer below. docs/affinity.md
  *   describes the method; in short:
  *   - a group is the allocation's variable-length call chain: the return
@@ -49,31 +50,75 @@
  *   operation here is inlined into it).
  * Time: a direct call site decided not pooled: one compare of its return
  *   address with a direct-mapped word, then the call below; decided
- *   pooled: a hash probe in an out-of-line call, the pool's pop under the
- *   pool's spinlock; a wrapper site whose chain is decided: a walk of the
- *   trusted wrapper frames' sizes (one word per frame), the chain's hash and
- *   one memo word, then the pool's pop or the call below; a chain not yet
- *   decided adds a probe per frame and the group's table under the layer's
- *   lock (an unwind by libunwind while frame sizes are learned, 1 walk in
- *   4096 after, and for frames whose size varies); docs/affinity.md counts
- *   the instructions. A group's first min_objects allocations: the slow
- *   path under the layer's lock. A scan: at most 8 objects × 128 bytes, each word one hash probe.
- *   Free of a pooled object: a page-map compare, a push under the pool lock.
- * Space: fixed tables (16384 return addresses, 2048 groups and pools, 4096
- *   spans, 16384 address-table entries, the unpooled sites', trusted frame
- *   sizes' and chain memo's words: zero-filled BSS of which only the used
- *   part is resident); a pool wastes at most its segments'
- *   free room; an empty segment goes back to its span at once, an empty span
- *   to the layer below. When a table is full, requests go below.
- * Thread safety: every operation. Lock order: the layer's state lock, then
- *   a pool's lock, then the spans lock, then the layers below; no lock is
- *   held while unwinding or naming symbols. fork_prepare first waits until
- *   no thread is inside the unwinder or dladdr (the port layer's fork gate,
- *   pal/callchain.h: their own locks would stay held in the child), then
- *   takes the layer's locks in that order (docs/fork.md). A malloc made while this thread
- *   is inside the unwinder (by libunwind itself, or a signal handler) goes
- *   straight below and is counted (NAME_reentries(), expected 0).
+ *   pooled: the same word missed, a compare with its twin (return address
+ *   and pool), inline, then a pop of the thread's current segment of that
+ *   pool (no lock, no atomic operation); a wrapper site whose chain is
+ *   decided and in the thread's wrapper cache: the wrapper's trusted frame
+ *   size (one word), its caller's return address read above that frame,
+ *   one cache entry keyed by the two, then the same pop (inline on gcc
+ *   for a chain of two frames, a wrapper called from a direct site:
+ *   xmalloc's or operator new's caller; out of line for deeper chains,
+ *   one word per frame, and for chains served below). The key is exact:
+ *   an entry holds a whole chain the memo decided, which ends at a
+ *   decided direct site (whose kind never changes, so no chain through it
+ *   goes further) or at max_chain, and matches only when every frame it
+ *   holds is read again, as deep. A decided chain not in the cache: a
+ *   walk of the trusted wrapper frames' sizes (one word per frame), the
+ *   chain's hash and one memo word, then the same pop or the call below,
+ *   and the cache filled; a chain not yet decided adds a probe per frame and the
+ *   group's table under the layer's lock (an unwind by libunwind while
+ *   frame sizes are learned, 1 walk or cache hit in 4096 after, and for
+ *   frames whose size varies); docs/affinity.md counts the instructions. A group's
+ *   first min_objects allocations: the slow path under the layer's lock. A
+ *   scan: at most 8 objects × 128 bytes, each word one hash probe. A
+ *   thread's current segment running dry: its remote frees taken (one
+ *   exchange, a walk of what it took), else at most MT_AFF_LOOK of the
+ *   thread's other segments of the pool looked at, then as many abandoned
+ *   ones (the pool's lock), then a fresh segment (the spans lock) threaded
+ *   into a free list.
+ *   Free of a pooled object: a page-map compare, the segment's header at a
+ *   fixed place in its span's record; by the segment's owner a push on its
+ *   free list and a count (a call when the segment empties or had no free
+ *   object); by another thread a compare-and-swap push on its remote
+ *   stack; into a segment abandoned by an ended thread, under the pool's
+ *   lock. thread_exit: O(the thread's segments).
+ * Space: fixed tables (16384 return addresses, 2048 groups, 128 pools,
+ *   4096 spans and their segments' 64-byte headers, 16384 address-table
+ *   entries, the unpooled and pooled sites', trusted frame sizes' and chain
+ *   memo's words: zero-filled BSS of which only the used part is
+ *   resident); 6 KiB of TLS per thread (two words per pool, 64 wrapper
+ *   cache entries of a cache line each); a pool wastes
+ *   at most its segments' free room, in each thread that allocates from
+ *   it; a segment's objects fill it (its header is out of band); a segment
+ *   that is not its thread's current one goes back to its span when its
+ *   owner empties it, an abandoned one when its last object is freed, an
+ *   empty span to the layer below. Objects freed by other threads wait on
+ *   their segment's remote stack until the owner looks at it. When a table
+ *   is full, requests go below.
+ * Thread safety: every operation. A segment belongs to one thread at a
+ *   time: it alone touches its free list and count; other threads push
+ *   onto its remote stack with a compare-and-swap. At thread_exit the
+ *   thread's empty segments go back and the others are abandoned to their
+ *   pools (frees into them take the pool's lock; a thread that runs dry
+ *   adopts them, first come first served). Lock order: the layer's state
+ *   lock, then a pool's lock, then the spans lock, then the layers below;
+ *   no lock is held while unwinding or naming symbols. fork_prepare first
+ *   waits until no thread is inside the unwinder or dladdr (the port
+ *   layer's fork gate, pal/callchain.h: their own locks would stay held in
+ *   the child), then takes the layer's locks in that order (docs/fork.md);
+ *   the child keeps the other threads' segments as they were (frees into
+ *   them go on their remote stacks, their room is not reused). A malloc
+ *   made while this thread is inside the unwinder (by libunwind itself, or
+ *   a signal handler) goes straight below and is counted
+ *   (NAME_reentries(), expected 0). A thread's wrapper cache is its own:
+ *   an entry's address is cleared first and written last, so a signal
+ *   handler's malloc on the thread never matches half an entry; a fork
+ *   child keeps the forking thread's entries (the pools and frame sizes
+ *   they rely on are the parent's as well).
  * Fails: never itself; a wrong grouping costs locality, never correctness.
+ *   A pointer into a pooled segment that is not an object start is
+ *   ignored by free, whichever thread frees it (one multiply on the owner's
+ *   path), and has no usable size (realloc and malloc_usable_size refuse it).
  * Example: mmap_heap::buddy_glk(size_handle=[32768,SIZE_MAX])::slab_lk(size_handle=[0,32768])::thread_cache(size_handle=[0,32768])::affinity_pool::malloc_socket
  */
 #include "../core/layer.h"
@@ -124,29 +169,29 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
 #include "affinity/decide.h"   /* a group's first objects, its pool */
 #include "affinity/report.h"   /* MORTISE_STATS, invariants */
 
-/* Everything but a decided unpooled site runs out of line with its three
- * scalars in registers: the hit path of the layers below keeps running
- * without a stack frame (docs/affinity.md counts the instructions). A NULL
- * from there is ENOMEM, and calloc clears pooled and fresh blocks alike. */
-MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t ra)
+/* Everything but a decided unpooled site (and a wrapper chain in the
+ * thread's cache, on gcc) runs out of line with its scalars in registers:
+ * the hit path of the layers below keeps running without a stack frame
+ * (docs/affinity.md counts the instructions). A NULL from there is ENOMEM,
+ * and calloc clears pooled and fresh blocks alike. alloc_walk: what the
+ * wrapper cache missed; my_sp and entry are alloc_other's stack pointer
+ * and return address (the walk of wrapper frames starts at a fixed
+ * distance from them), cfa the socket entry point's frame address when
+ * its caller looked the cache up with it (0 else). */
+MT_NOINLINE_HOT void *MT_SELF(alloc_walk)(size_t size, size_t align, uintptr_t ra, uintptr_t my_sp,
+                                          uintptr_t entry, uintptr_t cfa)
 {
     mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
     uintptr_t fast = mt_load_acquire(&s->fast);
     if (MT_LIKELY(fast > MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra)) {
         mt_aff_pool *pool = (mt_aff_pool *)fast;
         if (MT_LIKELY(size <= pool->size && align <= MT_MIN_ALIGN)) {
+            MT_SELF(mark_pooled)(s, pool); /* its fast-path entry was taken */
             void *p = MT_SELF(pool_pop)(pool);
             if (MT_LIKELY(p != NULL))
                 return p;
         }
     }
-    /* where the walk of wrapper frames starts: this frame's stack pointer,
-     * at a fixed distance from the caller's caller for each call site */
-    uintptr_t my_sp = 0; /* 0: no walk, the slow path unwinds */
-#if MT_AFF_FRAME_WALK
-    __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
-#endif
-    uintptr_t entry = (uintptr_t)__builtin_return_address(0);
     if (fast == MT_AFF_SLOW && my_sp && size < MT_MAX_POOLED_SIZE && align <= MT_MIN_ALIGN &&
         mt_load_relaxed(&s->kind) == MT_AFF_WRAPPER && mt_load_relaxed(&s->ra) == ra) {
         /* a wrapper: its decided chains need neither the slow path nor its
@@ -155,12 +200,18 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
         _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
         intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
         uint64_t code = 0;
-        if (delta > 0 && ++MT_SELF(walk_tick) % MT_AFF_RECHECK)
-            code = MT_SELF(memo_walk)(ra, my_sp + (uintptr_t)delta);
+        uintptr_t chain[MT_AFF_CHAIN_CAP];
+        uint32_t depth = 0;
+        if (delta > 0 && ++MT_SELF(wt).tick % MT_AFF_RECHECK)
+            code = MT_SELF(memo_walk)(ra, my_sp + (uintptr_t)delta, chain, &depth);
         else if (delta > 0)
-            MT_SELF(walk_tick)--;
+            MT_SELF(wt).tick--;
         if (code) {
-            MT_SELF(memo_hits_here)++;
+            MT_SELF(wt).hits++;
+            /* the inline lookup reads from the entry point's frame
+             * address: keep the chain only where it is the walk's start */
+            if (!MT_AFF_WC_INLINE || cfa == my_sp + (uintptr_t)delta)
+                MT_SELF(wc_fill)(chain, depth, code);
             if (code == MT_AFF_MEMO_BELOW) {
                 mt_ctx below = mt_ctx_for_alloc(size, align);
                 return MT_BELOW(alloc)(&below);
@@ -175,13 +226,112 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
     return MT_SELF(alloc_slow)(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
 }
 
+#if MT_AFF_FRAME_WALK
+/* A wrapper chain the cache sends below. */
+MT_NOINLINE_HOT void *MT_SELF(alloc_below)(size_t size, size_t align)
+{
+    mt_ctx below = mt_ctx_for_alloc(size, align);
+    return MT_BELOW(alloc)(&below);
+}
+#endif
+
+/* The object a wrapper cache entry's decision gives, or NULL (a segment
+ * run dry, a request that does not fit: the walk's path). A hit counts
+ * down to the next recheck: the one that reaches it takes the walk's path
+ * (alloc_other), so one chain in MT_AFF_RECHECK is still unwound and
+ * compared. */
+MT_INLINE void *MT_SELF(wc_pop)(const mt_aff_wc *c, size_t size, size_t align)
+{
+    mt_aff_seg *h = MT_SELF(cur_of)(c->word);
+    void *p = h->free;
+    if (MT_LIKELY(p != NULL && size <= h->size && align <= MT_MIN_ALIGN && --MT_SELF(wt).left)) {
+        h->free = *(void **)p;
+        return p;
+    }
+    return NULL;
+}
+
+/* The miss of the inline lookup (or, without it, the lookup): a wrapper
+ * whose frame size is trusted has its caller's return address in the word
+ * just below its stack pointer plus that size (the walk's rule); the
+ * thread's wrapper cache, keyed by the two, holds chains the memo decided
+ * (layers/affinity/sites.h), so a hit skips the walk, the chain's hash and
+ * the memo. Without the entry point's frame address (cfa 0) the wrapper's
+ * stack pointer is found at the distance learned for the socket entry
+ * point that called here. Everything else: alloc_walk. */
+MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t ra, uintptr_t cfa)
+{
+    uintptr_t my_sp = 0; /* 0: no walk, the slow path unwinds */
+    uintptr_t entry = (uintptr_t)__builtin_return_address(0);
+#if MT_AFF_FRAME_WALK
+    __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
+    uintptr_t sp = cfa;
+    for (unsigned k = 0; !MT_AFF_WC_INLINE && k < MT_AFF_ENTRIES; k++) {
+        uintptr_t e = mt_load_relaxed(&MT_SELF(state).entry[k]);
+        if (e == entry) {
+            intptr_t delta = mt_load_relaxed(&MT_SELF(state).entry_delta[k]);
+            sp = delta > 0 ? my_sp + (uintptr_t)delta : 0;
+        }
+        if (!e || e == entry)
+            break;
+    }
+    if (MT_UNLIKELY(!MT_SELF(wt).left)) {
+        /* RECHECK cache hits since the last: this walk is the recheck
+         * (the walk's tick lands on the multiple) */
+        MT_SELF(wt).left = MT_AFF_RECHECK;
+        MT_SELF(wt).hits += MT_AFF_RECHECK;
+        MT_SELF(wt).tick |= MT_AFF_RECHECK - 1;
+        sp = 0;
+    }
+    if (sp) {
+        const mt_aff_wc *c = MT_SELF(wc_find)(ra, sp);
+        if (c && c->word == MT_AFF_WC_BELOW && --MT_SELF(wt).left)
+            return MT_SELF(alloc_below)(size, align);
+        void *p = c && c->word != MT_AFF_WC_BELOW ? MT_SELF(wc_pop)(c, size, align) : NULL;
+        if (p)
+            return p;
+    }
+#endif
+    return MT_SELF(alloc_walk)(size, align, ra, my_sp, entry, cfa);
+}
+
+/* The fast path, inlined into the socket's entry point: a return address
+ * decided unpooled is one compare; one decided pooled finds its pool in
+ * the twin table and pops the thread's current segment of that pool (the
+ * size check against the segment also refuses the empty `none`); with
+ * gcc on x86-64, a trusted wrapper's two-frame pooled chain in the
+ * thread's wrapper cache pops its pool's segment the same way. */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-    if (MT_LIKELY(mt_load_relaxed(&MT_SELF(plain)[mt_aff_plain_slot(ra)]) == ra))
+    uintptr_t slot = mt_aff_plain_slot(ra);
+    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_PLAIN_AT(slot)) == ra))
         return next(ctx);
-    return MT_SELF(alloc_other)(ctx->size, ctx->align, ra);
+    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra && ctx->align <= MT_MIN_ALIGN)) {
+        mt_aff_seg *h = MT_SELF(cur_of)(mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)));
+        void *p = h->free;
+        if (MT_LIKELY(p != NULL && ctx->size <= h->size)) {
+            h->free = *(void **)p;
+            return p;
+        }
+    }
+    uintptr_t cfa = 0;
+#if MT_AFF_WC_INLINE
+    _Static_assert(MT_AFF_WRAP_BITS == MT_AFF_PLAIN_BITS, "one slot for the plain and the walk's tables");
+    cfa = (uintptr_t)__builtin_dwarf_cfa();
+    uint64_t w = mt_load_relaxed(&MT_SELF(wrap)[slot]);
+    if (w >> 16 == (uint64_t)ra) {
+        uintptr_t caller = *(const uintptr_t *)(cfa + (uintptr_t)(w & 0xffff) - sizeof(uintptr_t));
+        const mt_aff_wc *c = &MT_SELF(wt).e[mt_aff_wc_slot(ra, caller)];
+        if (c->ra == ra && c->caller == caller) {
+            void *p = MT_SELF(wc_pop)(c, ctx->size, ctx->align);
+            if (MT_LIKELY(p != NULL))
+                return p;
+        }
+    }
+#endif
+    return MT_SELF(alloc_other)(ctx->size, ctx->align, ra, cfa);
 }
 
 #define MT_IMPLEMENTS_free
@@ -189,7 +339,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(pool_free)(ctx->ptr);
+    MT_SELF(pool_free)(ctx->ptr, ctx->meta);
     return NULL;
 }
 
@@ -198,7 +348,7 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr);
+    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
     if (!usable)
         return NULL;
     ctx->usable = usable;
@@ -213,8 +363,23 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr);
+    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
     return usable && ctx->size <= usable ? ctx->ptr : NULL;
+}
+
+#define MT_IMPLEMENTS_create
+MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+{
+    if (MT_SELF(tl).state == MT_SELF(tl_new))
+        MT_SELF(begin)();
+    return next(ctx);
+}
+
+#define MT_IMPLEMENTS_thread_exit
+MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+{
+    MT_SELF(abandon_all)();
+    return next(ctx);
 }
 
 /* Fork: first no thread inside the unwinder (its locks are not ours to

@@ -1,9 +1,14 @@
 /* affinity_pool from the inside: call-chain identity through 0, 1 and 2
- * wrappers, type I and type II merges and no merge of unrelated groups,
+ * wrappers, the same through each thread's wrapper cache (a wrapper and
+ * C++ operator new called from two sites each, and a chain through two
+ * wrappers), type I and type II merges and no merge of unrelated groups,
  * the min_objects and max_pooled_size thresholds, empty segments and
  * spans given back below, the invariant checker (and a broken free link
- * named), and the unwinder neither allocating nor deadlocking under a
- * signal handler and across fork (also with a thread held inside it).
+ * named), frees from another thread into a thread's segments (a producer
+ * and a consumer), a thread ending with live pooled objects (its segments
+ * abandoned, freed from elsewhere, adopted), and the unwinder neither
+ * allocating nor deadlocking under a signal handler and across fork (also
+ * with a thread held inside it).
  *
  * Built three ways (CMakeLists.txt): as the process's malloc with the
  * paper's thresholds, with min_objects=20 and max_pooled_size=64, and
@@ -58,6 +63,7 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 
 #include "../../common/check.h"
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -94,12 +100,24 @@ static inline void *fresh(void *p, size_t n)
 NOINLINE static void *wrap1(size_t n) { return keep(A_MALLOC(n)); }
 NOINLINE static void *wrap2(size_t n) { return keep(wrap1(n)); }
 
+/* operator new as the socket exports it, called from a wrapper (a C++
+ * allocator's allocate): its callers' chains go through the same cache. */
+#ifndef AFF_PREFIXED
+void *_Znwm(size_t n);
+#define A_NEW _Znwm
+#else
+#define A_NEW A_MALLOC
+#endif
+NOINLINE static void *wrap_new(size_t n) { return keep(A_NEW(n)); }
+
 /* Two callers and two sizes each: wrap1's call of malloc and wrap2's call
- * of wrap1 become wrappers by use. */
+ * of wrap1 become wrappers by use, and wrap_new's call of operator new. */
 NOINLINE static void *train_a(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *train_b(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *train_c(size_t n) { return keep(wrap2(n)); }
 NOINLINE static void *train_d(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *train_e(size_t n) { return keep(wrap_new(n)); }
+NOINLINE static void *train_f(size_t n) { return keep(wrap_new(n)); }
 static void train(void)
 {
     for (int i = 0; i < 40; i++) {
@@ -107,6 +125,8 @@ static void train(void)
         A_FREE(train_b(40));
         A_FREE(train_c(24));
         A_FREE(train_d(40));
+        A_FREE(train_e(24));
+        A_FREE(train_f(40));
     }
 }
 
@@ -117,6 +137,8 @@ NOINLINE static void *x1(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *y1(size_t n) { return keep(wrap1(n)); }
 NOINLINE static void *x2(size_t n) { return keep(wrap2(n)); }
 NOINLINE static void *y2(size_t n) { return keep(wrap2(n)); }
+NOINLINE static void *xn(size_t n) { return keep(wrap_new(n)); }
+NOINLINE static void *yn(size_t n) { return keep(wrap_new(n)); }
 typedef void *site_fn(size_t);
 
 static int adjacent(void **p, int from, int to, size_t step)
@@ -162,6 +184,49 @@ static void case_identity(void)
 #else /* ASan's frames may vary in size: the walk may have switched itself off */
     CHECK_MSG(affinity_pool_walks() > 0 || affinity_pool_walk_off(), "no chain walked");
 #endif
+}
+
+/* Decided wrapper chains again, now served by the thread's wrapper cache
+ * (keyed by the wrapper's return address and its caller's, deeper chains
+ * by all their frames): two callers of one wrapper (of malloc, of operator
+ * new) land in two pools, each the pool the walk gave, and two chains
+ * through two wrappers likewise; the cache served them (its count down to
+ * the next recheck moved). */
+static void case_wrapper_cache(void)
+{
+    site_fn *xs[3] = {x1, xn, x2}, *ys[3] = {y1, yn, y2};
+    static void *x[N], *y[N];
+    for (int d = 0; d < 3; d++) {
+        uint32_t px = 0, py = 0;
+        for (int round = 0; round < 3; round++) {
+            unsigned before = affinity_pool_wc_left();
+            for (int i = 0; i < N; i++) {
+                x[i] = fresh(xs[d](48), 48);
+                y[i] = fresh(ys[d](48), 48);
+            }
+            unsigned served = (before - affinity_pool_wc_left()) % MT_AFF_RECHECK;
+            if (round == 0) {
+                px = affinity_pool_pool_id(x[N - 1]);
+                py = affinity_pool_pool_id(y[N - 1]);
+                CHECK_MSG(px && py && px != py, "cache %d: pools %u and %u", d, px, py);
+            } else {
+#if MT_AFF_FRAME_WALK && !defined(AFF_PREFIXED)
+                CHECK_MSG(served >= N, "cache %d, round %d: %u allocations from the cache", d, round, served);
+#else
+                (void)served;
+#endif
+            }
+            int same = 0;
+            for (int i = round ? 0 : 200; i < N; i++)
+                same += affinity_pool_pool_id(x[i]) == px && affinity_pool_pool_id(y[i]) == py;
+            CHECK_MSG(same == N - (round ? 0 : 200), "cache %d, round %d: %d in their pools", d, round, same);
+            for (int i = 0; i < N; i++) {
+                A_FREE(x[i]);
+                A_FREE(y[i]);
+            }
+        }
+        CHECK(A_CHECK() == NULL);
+    }
 }
 
 struct node1 {
@@ -310,6 +375,175 @@ static void case_checker(void)
             A_FREE(a[i]);
 }
 
+/* Producer and consumer: every object of a pooled site is freed by another
+ * thread (onto its segment's remote stack); the producer takes them back
+ * when its segments run dry, so the pool stays a few segments large. */
+NOINLINE static void *pc_site(void) { return keep(A_MALLOC(48)); }
+enum { PC_QUEUE = 1024, PC_TOTAL = 200000 };
+static void *pc_queue[PC_QUEUE];
+static _Atomic(size_t) pc_head, pc_tail; /* head: next to fill, tail: next to take */
+static _Atomic(int) pc_pooled;
+static const char *pc_broken;
+
+static void *producer(void *arg)
+{
+    (void)arg;
+    int pooled = 0;
+    for (size_t i = 0; i < PC_TOTAL; i++) {
+        void *p = pc_site();
+        memset(p, 0x5a, 48);
+        pooled += affinity_pool_pool_id(p) != 0;
+        while (atomic_load_explicit(&pc_head, memory_order_relaxed) -
+                   atomic_load_explicit(&pc_tail, memory_order_acquire) ==
+               PC_QUEUE)
+            sched_yield();
+        size_t h = atomic_load_explicit(&pc_head, memory_order_relaxed);
+        pc_queue[h % PC_QUEUE] = p;
+        atomic_store_explicit(&pc_head, h + 1, memory_order_release);
+    }
+    atomic_store(&pc_pooled, pooled);
+    while (atomic_load_explicit(&pc_tail, memory_order_acquire) != PC_TOTAL)
+        sched_yield();
+    pc_broken = A_CHECK(); /* this thread's segments, their remote stacks full */
+    return NULL;
+}
+
+static void *consumer(void *arg)
+{
+    (void)arg;
+    for (size_t i = 0; i < PC_TOTAL; i++) {
+        while (atomic_load_explicit(&pc_head, memory_order_acquire) == i)
+            sched_yield();
+        void *p = pc_queue[i % PC_QUEUE];
+        atomic_store_explicit(&pc_tail, i + 1, memory_order_release);
+        if (((unsigned char *)p)[47] != 0x5a)
+            atomic_store(&pc_pooled, -1);
+        A_FREE(p);
+    }
+    return NULL;
+}
+
+static void case_producer_consumer(void)
+{
+    uint64_t held0 = affinity_pool_spans_held();
+    pthread_t p, c;
+    CHECK(pthread_create(&p, NULL, producer, NULL) == 0);
+    CHECK(pthread_create(&c, NULL, consumer, NULL) == 0);
+    pthread_join(p, NULL);
+    pthread_join(c, NULL);
+    int pooled = atomic_load(&pc_pooled);
+    CHECK_MSG(pooled >= PC_TOTAL - 2 * M - 64, "%d of %d objects pooled", pooled, PC_TOTAL);
+    CHECK_MSG(pc_broken == NULL, "producer's check: %s", pc_broken ? pc_broken : "");
+    /* in flight at most the queue: 48 KiB, a few segments more for the
+     * remote frees not yet taken back, and the producer's segments go back
+     * (or are abandoned) when it ends */
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 <= held0 + 4, "spans held %llu, before %llu", (unsigned long long)held1,
+              (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
+/* A thread ends with live pooled objects: its segments are abandoned, frees
+ * from other threads go straight onto them, a later thread adopts them, and
+ * the last free of each gives it back. */
+NOINLINE static void *x_site(void) { return keep(A_MALLOC(40)); }
+enum { X_LIVE = 3000 };
+static void *x_obj[X_LIVE], *x_more[X_LIVE];
+static int x_count;
+static void *x_owner(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < x_count; i++)
+        out[i] = memset(x_site(), 0x33, 40);
+    return NULL; /* ends with all of them live */
+}
+
+static void case_thread_exit(void)
+{
+    for (int i = 0; i < M + 40; i++) /* the site is decided and pooled first */
+        A_FREE(x_site());
+    uint64_t held0 = affinity_pool_spans_held();
+    pthread_t t;
+    x_count = X_LIVE;
+    CHECK(pthread_create(&t, NULL, x_owner, x_obj) == 0);
+    pthread_join(t, NULL);
+    int pooled = 0;
+    for (int i = 0; i < X_LIVE; i++)
+        pooled += affinity_pool_pool_id(x_obj[i]) != 0;
+    CHECK_MSG(pooled == X_LIVE, "%d of %d pooled", pooled, X_LIVE);
+    CHECK(A_CHECK() == NULL);        /* the abandoned segments are consistent */
+    for (int i = 0; i < X_LIVE; i++) /* three in four, from this thread */
+        if (i % 4 != 3)
+            A_FREE(x_obj[i]);
+    CHECK(A_CHECK() == NULL);
+    uint64_t held1 = affinity_pool_spans_held();
+    x_count = X_LIVE / 2; /* fits the abandoned segments' free room */
+    CHECK(pthread_create(&t, NULL, x_owner, x_more) == 0);
+    pthread_join(t, NULL);
+    uint64_t held2 = affinity_pool_spans_held();
+    CHECK_MSG(held2 <= held1, "a new thread took %llu spans, not the abandoned room",
+              (unsigned long long)(held2 - held1));
+    int intact = 0;
+    for (int i = 3; i < X_LIVE; i += 4)
+        intact += ((unsigned char *)x_obj[i])[39] == 0x33;
+    CHECK_MSG(intact == X_LIVE / 4, "%d of %d live objects intact", intact, X_LIVE / 4);
+    for (int i = 3; i < X_LIVE; i += 4)
+        A_FREE(x_obj[i]);
+    for (int i = 0; i < X_LIVE / 2; i++)
+        A_FREE(x_more[i]);
+    uint64_t held3 = affinity_pool_spans_held();
+    CHECK_MSG(held3 <= held0 + 1, "spans held %llu after every free (before %llu)", (unsigned long long)held3,
+              (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
+/* Threads that end with live objects while others free the objects of the
+ * previous ones: frees into abandoned segments, adoption and abandoning
+ * race (the TSan build's point); no object is handed out twice. */
+NOINLINE static void *ch_site(void) { return keep(A_MALLOC(32)); }
+enum { CH_ROUNDS = 6, CH_N = 4000 };
+static void *ch_obj[2][CH_N];
+static _Atomic(int) ch_bad;
+static void *ch_alloc(void *arg)
+{
+    void **out = arg;
+    for (int i = 0; i < CH_N; i++)
+        out[i] = memset(ch_site(), 0x80 | (i & 0x7f), 32);
+    return NULL;
+}
+static void *ch_free(void *arg)
+{
+    void **in = arg;
+    for (int i = 0; i < CH_N; i++) {
+        if (((unsigned char *)in[i])[31] != (0x80 | (i & 0x7f)))
+            atomic_fetch_add(&ch_bad, 1);
+        A_FREE(in[i]);
+    }
+    return NULL;
+}
+
+static void case_thread_churn(void)
+{
+    for (int i = 0; i < M + 40; i++)
+        A_FREE(ch_site());
+    uint64_t held0 = affinity_pool_spans_held();
+    for (int r = 0; r < CH_ROUNDS; r++) {
+        pthread_t a, f;
+        CHECK(pthread_create(&a, NULL, ch_alloc, ch_obj[r & 1]) == 0);
+        if (r)
+            CHECK(pthread_create(&f, NULL, ch_free, ch_obj[(r - 1) & 1]) == 0);
+        pthread_join(a, NULL);
+        if (r)
+            pthread_join(f, NULL);
+    }
+    ch_free(ch_obj[(CH_ROUNDS - 1) & 1]);
+    CHECK_MSG(atomic_load(&ch_bad) == 0, "%d objects changed while live", atomic_load(&ch_bad));
+    uint64_t held1 = affinity_pool_spans_held();
+    CHECK_MSG(held1 <= held0 + 1, "spans held %llu after every free (before %llu)", (unsigned long long)held1,
+              (unsigned long long)held0);
+    CHECK(A_CHECK() == NULL);
+}
+
 #ifndef AFF_PREFIXED
 /* A signal handler unwinds while the program is (often) inside the
  * unwinder itself: neither may allocate, both must finish. */
@@ -447,11 +681,15 @@ int main(void)
 {
     train();
     case_identity();
+    case_wrapper_cache();
     case_type1();
     case_type2();
     case_thresholds();
     case_give_back();
     case_checker();
+    case_producer_consumer();
+    case_thread_exit();
+    case_thread_churn();
 #ifndef AFF_PREFIXED
     case_signal();
     case_fork();

@@ -79,14 +79,17 @@ MT_UNUSED static void MT_SELF(merge)(uint32_t a, uint32_t b, uint8_t type, uint3
     if (!A->pool || !B->pool)
         return;
     /* both had pools: direct sites of b's class move to a's pool, and the
-     * memo forgets every wrapper chain (b's among them) */
+     * memo forgets every wrapper chain (b's among them), each thread's
+     * wrapper cache at its next recheck (until then a stale entry costs
+     * locality only: its pool still exists, its segment checks the size) */
     for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS); i++)
         mt_store_relaxed(&MT_SELF(state).memo[i], 0);
+    mt_faa(&MT_SELF(state).memo_gen, 1);
     for (uint32_t i = 0; i < MT_AFF_SITES; i++) {
         mt_aff_site *s = &MT_SELF(state).site[i];
         uintptr_t fast = mt_load_relaxed(&s->fast);
         if (fast == (uintptr_t)B->pool && A->pool->size >= B->pool->size)
-            mt_store_release(&s->fast, (uintptr_t)A->pool);
+            MT_SELF(mark_pooled)(s, A->pool);
     }
 }
 

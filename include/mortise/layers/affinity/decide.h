@@ -8,7 +8,7 @@
 MT_SLOW void MT_SELF(rescan)(mt_aff_pool *pool)
 {
     MT_SELF(lock)();
-    if (pool->segments >= pool->scan_at) {
+    if (MT_SELF(pool_segments)(pool) >= pool->scan_at) {
         /* the bytes handed out since the last mark count as seen */
         MT_SELF(state).bytes_seen += (uint64_t)(pool->scan_at / 2) * MT_SEGMENT_SIZE;
         pool->scan_at *= 2;
@@ -29,7 +29,7 @@ MT_UNUSED static void MT_SELF(mark_plain)(mt_aff_site *s)
 {
     mt_store_release(&s->fast, MT_AFF_PLAIN);
     uintptr_t ra = mt_load_relaxed(&s->ra);
-    mt_store_relaxed(&MT_SELF(plain)[mt_aff_plain_slot(ra)], ra);
+    mt_store_relaxed(&MT_AFF_PLAIN_AT(mt_aff_plain_slot(ra)), ra);
 }
 
 /* state lock held: a wrapper chain's group is decided, pooled or not; the
@@ -55,7 +55,7 @@ MT_UNUSED static void *MT_SELF(pool_serve)(mt_aff_pool *pool, mt_ctx *ctx, mt_lf
         return next(ctx);
     bool grown;
     void *p = MT_SELF(pool_alloc)(pool, &grown);
-    if (grown && pool->segments >= pool->scan_at)
+    if (grown && MT_SELF(pool_segments)(pool) >= pool->scan_at)
         MT_SELF(rescan)(pool);
     return p ? p : next(ctx);
 }
@@ -86,7 +86,7 @@ MT_UNUSED static void MT_SELF(decide)(uint32_t g, mt_aff_site *direct)
         return; /* no pool left: stays counting, served below */
     x->state = MT_AFF_POOLED;
     if (direct && x->max_size <= r->pool->size)
-        mt_store_release(&direct->fast, (uintptr_t)r->pool);
+        MT_SELF(mark_pooled)(direct, r->pool);
 }
 
 /* The request of group g (direct: the site, if its chain is its return
@@ -104,7 +104,7 @@ MT_UNUSED static void *MT_SELF(serve)(mt_ctx *ctx, uint32_t g, mt_aff_site *dire
         if (x->state == MT_AFF_COUNTING) /* joined a pooled class by a merge */
             x->state = MT_AFF_POOLED;
         if (direct && x->max_size <= pool->size) /* pooled while it was learning */
-            mt_store_release(&direct->fast, (uintptr_t)pool);
+            MT_SELF(mark_pooled)(direct, pool);
         if (memoize)
             MT_SELF(memo_note)(g);
         MT_SELF(unlock)();
@@ -168,18 +168,23 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, ui
         bool learn = true; /* a recheck re-learns: the walk must agree */
         uintptr_t chain[MT_AFF_CHAIN_CAP];
         uint32_t depth = 0;
-        if (++MT_SELF(walk_tick) % MT_AFF_RECHECK)
+        if (++MT_SELF(wt).tick % MT_AFF_RECHECK)
             depth = MT_SELF(walk_chain)(ra, my_sp, entry, &learn, chain);
         else { /* the shared count is updated this seldom: no line bouncing */
-            mt_faa(&MT_SELF(state).memo_hits, MT_SELF(memo_hits_here));
-            MT_SELF(memo_hits_here) = 0;
+            mt_faa(&MT_SELF(state).memo_hits, MT_SELF(wt).hits);
+            MT_SELF(wt).hits = 0;
+            uint32_t gen = mt_load_relaxed(&MT_SELF(state).memo_gen);
+            if (MT_SELF(wt).gen != gen) { /* a merge cleared the memo */
+                MT_SELF(wc_clear)();
+                MT_SELF(wt).gen = gen;
+            }
         }
         if (depth) {
             uint64_t h = mt_aff_chain_hash(chain, depth);
             uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
             uint64_t code = e & MT_AFF_MEMO_CODE;
             if (code && !((e ^ h) & ~MT_AFF_MEMO_CODE)) {
-                MT_SELF(memo_hits_here)++;
+                MT_SELF(wt).hits++;
                 return code == MT_AFF_MEMO_BELOW
                            ? next(ctx)
                            : MT_SELF(pool_serve)(&MT_SELF(state).pool[code - 2], ctx, next);

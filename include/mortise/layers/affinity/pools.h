@@ -1,21 +1,73 @@
 /* mortise/layers/affinity/pools.h — affinity_pool's pools: 64 KiB spans
- * from the layer below cut into segments, a segment per pool at a time,
- * objects carved by a bump pointer and recycled through a free list in the
- * segment (a template fragment of layers/affinity_pool.h).
+ * from the layer below cut into segments, each segment owned by one thread
+ * and one pool at a time (a template fragment of layers/affinity_pool.h).
  *
- * A pool bumps through its current segment; when that is used up it takes
- * a segment of its own that has free objects (the partial list), else a
- * fresh one. A segment that is not current and holds no live object goes
- * back to its span at once, a span with no segment in use back below. */
+ * A thread allocates from its current segment of a pool: a pop of the
+ * segment's free list, threaded through the whole segment in address order
+ * when the segment is taken (so a group's consecutive objects lie side by
+ * side). The owner's frees push onto the same list; other threads' frees
+ * push onto the segment's remote stack (a compare-and-swap loop), which the
+ * owner takes whole with one exchange when it looks at the segment. When
+ * the current segment runs dry the thread looks at a few of its other
+ * segments of the pool (a ring, fronted by those the owner freed into),
+ * then at segments abandoned by exited threads, then takes a fresh one. A
+ * segment the owner empties goes back to its span at once unless it is
+ * current; a span with no segment in use goes back below. At thread exit
+ * the thread's empty segments go back and the others are abandoned to
+ * their pool: frees into them take the pool's lock, the last one gives the
+ * segment back, and a thread that runs dry adopts them. */
 
-#define MT_AFF_SEGS_PER_SPAN (MT_GRANULE / MT_SEGMENT_SIZE)
 #define MT_AFF_SPAN_FULL \
     (MT_AFF_SEGS_PER_SPAN == 64 ? ~(uint64_t)0 : (((uint64_t)1 << MT_AFF_SEGS_PER_SPAN) - 1))
 _Static_assert(MT_GRANULE / MT_SEGMENT_SIZE <= 64, "a span's segments fit its bitmap");
 
-MT_INLINE mt_aff_seg *MT_SELF(seg_of)(const void *p)
+/* The header of the segment holding p, from its span's page-map payload. */
+MT_INLINE mt_aff_seg *MT_SELF(seg_at)(const void *p, uintptr_t meta)
 {
-    return (mt_aff_seg *)mt_align_down_ptr((uintptr_t)p, MT_SEGMENT_SIZE);
+    return (mt_aff_seg *)mt_payload_ptr(meta) +
+           (((uintptr_t)p / MT_SEGMENT_SIZE) & (MT_AFF_SEGS_PER_SPAN - 1));
+}
+
+MT_INLINE uint32_t MT_SELF(seg_index)(const mt_aff_seg *h) { return (uint32_t)(h - &MT_SELF(segs)[0][0]); }
+
+MT_INLINE char *MT_SELF(seg_base)(const mt_aff_seg *h)
+{
+    uint32_t i = MT_SELF(seg_index)(h);
+    return MT_SELF(state).span[i / MT_AFF_SEGS_PER_SPAN].base +
+           (size_t)(i % MT_AFF_SEGS_PER_SPAN) * MT_SEGMENT_SIZE;
+}
+
+MT_INLINE uint32_t MT_SELF(pool_index)(const mt_aff_pool *pool)
+{
+    return (uint32_t)(pool - MT_SELF(state).pool);
+}
+
+/* A segment's pool, NULL while it is free. */
+MT_INLINE mt_aff_pool *MT_SELF(seg_pool)(const mt_aff_seg *h)
+{
+    return h->pool ? &MT_SELF(state).pool[h->pool - 1] : NULL;
+}
+
+/* Is p an object start of a segment of the pool with this magic? Its
+ * offset is a multiple of the size iff offset * ceil(2^64 / size), wrapped,
+ * is below the magic (exact for offsets and sizes below 2^32). */
+MT_INLINE bool MT_SELF(object_ok)(const void *p, uint64_t magic)
+{
+    return (uint64_t)((uintptr_t)p & (MT_SEGMENT_SIZE - 1)) * magic < magic;
+}
+
+/* The calling thread's owner mark: on x86-64 Linux its thread pointer,
+ * one load with no TLS offset from the GOT (a thread that ended without
+ * thread_exit leaves its segments marked with an address a later thread
+ * may get: that thread's frees into them stay plain list operations, and
+ * their ring links are never touched, as gen differs); else its id. */
+MT_INLINE uintptr_t MT_SELF(me)(void)
+{
+#if MT_AFF_TP_REL
+    return mt_aff_thread_pointer();
+#else
+    return MT_SELF(tl).id;
+#endif
 }
 
 /* spans_lock held: unlink span i from the list of spans with a free segment */
@@ -61,16 +113,19 @@ MT_UNUSED static int32_t MT_SELF(span_new)(void)
         return -1;
     if ((uint32_t)i == MT_SELF(state).spans_high)
         MT_SELF(state).spans_high++;
+    for (uint32_t k = 0; k < MT_AFF_SEGS_PER_SPAN; k++)
+        mt_store_relaxed(&MT_SELF(segs)[i][k].owner, MT_AFF_OWNER_NONE);
     mt_aff_span *s = &MT_SELF(state).span[i];
     s->base = base;
     s->used = 0;
-    s->prev_entry = mt_span_claim(base, MT_GRANULE, MT_SELF_ID, (uintptr_t)i + 1);
+    s->prev_entry = mt_span_claim(base, MT_GRANULE, MT_SELF_ID, mt_payload_of(&MT_SELF(segs)[i][0]));
     MT_SELF(state).spans_taken++;
     MT_SELF(span_list)(i);
     return i;
 }
 
-/* A free segment for `pool`, initialised; NULL when the layer below refuses. */
+/* A free segment for `pool`, owned by the calling thread, its objects all on
+ * its free list; NULL when the layer below refuses. */
 MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
 {
     mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
@@ -86,28 +141,51 @@ MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
     s->used |= (uint64_t)1 << k;
     if (s->used == MT_AFF_SPAN_FULL)
         MT_SELF(span_unlist)(i);
+    char *base = s->base + (size_t)k * MT_SEGMENT_SIZE;
     mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
 
-    mt_aff_seg *seg = (mt_aff_seg *)(s->base + (size_t)k * MT_SEGMENT_SIZE);
-    seg->free = NULL;
-    seg->bump = (char *)seg + MT_AFF_SEG_HEADER;
-    seg->end = seg->bump + (MT_SEGMENT_SIZE - MT_AFF_SEG_HEADER) / pool->size * pool->size;
-    seg->live = 0;
-    seg->listed = false;
-    seg->next = seg->prev = NULL;
-    mt_store_release((_Atomic(mt_aff_pool *) *)&seg->pool, pool);
-    return seg;
+    mt_aff_seg *h = &MT_SELF(segs)[i][k];
+    size_t n = MT_SEGMENT_SIZE / pool->size;
+    for (size_t j = 0; j + 1 < n; j++)
+        *(void **)(base + j * pool->size) = base + (j + 1) * pool->size;
+    *(void **)(base + (n - 1) * pool->size) = NULL;
+    h->free = base;
+    h->used = 0;
+    h->size = (uint16_t)pool->size;
+    h->magic = pool->size_magic;
+    h->gen = MT_SELF(tl).id;
+    mt_store_relaxed(&h->remote, NULL);
+    h->pool = (uint16_t)(MT_SELF(pool_index)(pool) + 1);
+    h->next = h->prev = NULL;
+    mt_store_release(&h->owner, MT_SELF(me)());
+    mt_sync_spinlock_lock(&pool->lock);
+    pool->segments++;
+    pool->segments_taken++;
+    mt_sync_spinlock_unlock(&pool->lock);
+    return h;
 }
 
 /* An empty segment back to its span; the span back below when all of its
- * segments are free. */
-MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *seg)
+ * segments are free. Pool lock not held. */
+MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *h)
 {
-    uintptr_t e = mt_pagemap_get(seg);
-    int32_t i = (int32_t)mt_entry_payload(e) - 1;
+    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
+    mt_sync_spinlock_lock(&pool->lock);
+    pool->segments--;
+    pool->segments_given++;
+    mt_sync_spinlock_unlock(&pool->lock);
+    h->pool = 0;
+    h->size = 0;
+    h->magic = 0;
+    h->gen = 0;
+    h->free = NULL;
+    mt_store_relaxed(&h->remote, NULL);
+    mt_store_release(&h->owner, MT_AFF_OWNER_NONE);
+    uint32_t idx = MT_SELF(seg_index)(h);
+    int32_t i = (int32_t)(idx / MT_AFF_SEGS_PER_SPAN);
+    unsigned k = idx % MT_AFF_SEGS_PER_SPAN;
     mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
     mt_aff_span *s = &MT_SELF(state).span[i];
-    unsigned k = (unsigned)(((char *)seg - s->base) / MT_SEGMENT_SIZE);
     bool was_full = s->used == MT_AFF_SPAN_FULL;
     s->used &= ~((uint64_t)1 << k);
     if (was_full)
@@ -122,171 +200,310 @@ MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *seg)
     mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
 }
 
-/* pool lock held: pop an object of the current segment, or NULL */
-MT_INLINE void *MT_SELF(seg_pop)(mt_aff_pool *pool, mt_aff_seg *s)
+/* The current segment stops being current other than by running dry: its
+ * count, from the objects on its free list. */
+MT_SLOW void MT_SELF(recount)(mt_aff_seg *h)
 {
-    void *p = s->free;
-    if (p)
-        s->free = *(void **)p;
-    else if (s->bump < s->end) {
-        p = s->bump;
-        s->bump += pool->size;
-    } else
-        return NULL;
-    s->live++;
-    return p;
+    uint32_t n = 0;
+    for (void *f = h->free; f; f = *(void **)f)
+        n++;
+    h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size - n);
 }
 
-/* The fast path: an object of the current segment, NULL if it has none. */
+/* The owner (or, for an abandoned segment, the holder of its pool's lock)
+ * takes the remote frees: one exchange, then a walk to count them. */
+MT_INLINE void MT_SELF(collect)(mt_aff_seg *h)
+{
+    if (!mt_load_relaxed(&h->remote))
+        return;
+    void *r = atomic_exchange_explicit(&h->remote, NULL, memory_order_acquire);
+    if (!r)
+        return;
+    uint32_t n = 1;
+    void *tail = r;
+    while (*(void **)tail) {
+        tail = *(void **)tail;
+        n++;
+    }
+    *(void **)tail = h->free;
+    h->free = r;
+    h->used -= n;
+}
+
+/* The thread's ring of a pool's other segments (circular, doubly linked). */
+MT_INLINE void MT_SELF(ring_push_back)(uint32_t k, mt_aff_seg *s)
+{
+    mt_aff_seg *head = MT_SELF(tl).ring[k];
+    if (!head) {
+        s->next = s->prev = s;
+        MT_SELF(tl).ring[k] = s;
+        return;
+    }
+    s->next = head;
+    s->prev = head->prev;
+    head->prev->next = s;
+    head->prev = s;
+}
+MT_INLINE void MT_SELF(ring_remove)(uint32_t k, mt_aff_seg *s)
+{
+    if (s->next == s) {
+        MT_SELF(tl).ring[k] = NULL;
+    } else {
+        s->prev->next = s->next;
+        s->next->prev = s->prev;
+        if (MT_SELF(tl).ring[k] == s)
+            MT_SELF(tl).ring[k] = s->next;
+    }
+    s->next = s->prev = NULL;
+}
+
+/* The thread's start: its owner id (create runs it; a socket without
+ * threads starts the thread on its first refill). */
+MT_UNUSED static void MT_SELF(begin)(void)
+{
+    MT_SELF(tl).id = mt_faa(&MT_SELF(state).thread_ids, 1) + 2; /* never 0 or OWNER_NONE */
+    MT_SELF(tl).state = MT_SELF(tl_on);
+}
+MT_SLOW bool MT_SELF(start)(void)
+{
+    if (MT_SELF(tl).state == MT_SELF(tl_new)) {
+        mt_thread_attach(); /* runs create, which begins the thread */
+        if (MT_SELF(tl).state == MT_SELF(tl_new))
+            MT_SELF(begin)();
+    }
+    return MT_SELF(tl).state == MT_SELF(tl_on);
+}
+
+/* The fast path: an object of the thread's current segment, NULL if none. */
 MT_INLINE void *MT_SELF(pool_pop)(mt_aff_pool *pool)
 {
-    mt_sync_spinlock_lock(&pool->lock);
-    mt_aff_seg *s = pool->cur;
-    void *p = MT_LIKELY(s != NULL) ? MT_SELF(seg_pop)(pool, s) : NULL;
-    mt_sync_spinlock_unlock(&pool->lock);
+    mt_aff_seg *h = MT_SELF(tl).cur[MT_SELF(pool_index)(pool)];
+    void *p = h->free;
+    if (MT_LIKELY(p != NULL))
+        h->free = *(void **)p;
     return p;
 }
 
-/* The current segment is used up: move to a partial one or a new one.
- * Sets *grown when the pool took a new segment. */
-MT_SLOW void *MT_SELF(pool_alloc_slow)(mt_aff_pool *pool, bool *grown)
+/* An abandoned segment of pool for the calling thread, or NULL. */
+MT_SLOW mt_aff_seg *MT_SELF(adopt)(mt_aff_pool *pool)
+{
+    if (!mt_load_relaxed(&pool->abandoned)) /* a peek: a miss only takes a fresh segment */
+        return NULL;
+    mt_sync_spinlock_lock(&pool->lock);
+    mt_aff_seg *s = mt_load_relaxed(&pool->abandoned);
+    if (s) {
+        mt_store_relaxed(&pool->abandoned, s->next);
+        if (s->next)
+            s->next->prev = NULL;
+        s->next = s->prev = NULL;
+        s->gen = MT_SELF(tl).id;
+        mt_store_release(&s->owner, MT_SELF(me)());
+    }
+    mt_sync_spinlock_unlock(&pool->lock);
+    if (s)
+        MT_SELF(collect)(s);
+    return s;
+}
+
+/* The current segment ran dry: its remote frees, else another segment of
+ * the thread's with free objects, else an abandoned one, else a fresh one
+ * (*grown set). NULL when the thread has ended or the layer below refuses. */
+MT_SLOW void *MT_SELF(pool_refill)(mt_aff_pool *pool, bool *grown)
 {
     *grown = false;
-    mt_sync_spinlock_lock(&pool->lock);
-    for (;;) {
-        void *p = pool->cur ? MT_SELF(seg_pop)(pool, pool->cur) : NULL;
-        if (p) {
-            mt_sync_spinlock_unlock(&pool->lock);
-            return p;
-        }
-        mt_aff_seg *s = pool->partial;
-        if (s) {
-            pool->partial = s->next;
-            if (s->next)
-                s->next->prev = NULL;
-            s->listed = false;
-            pool->cur = s;
-            continue;
-        }
-        mt_sync_spinlock_unlock(&pool->lock);
+    if (MT_UNLIKELY(MT_SELF(tl).state != MT_SELF(tl_on)) && !MT_SELF(start)())
+        return NULL;
+    uint32_t k = MT_SELF(pool_index)(pool);
+    mt_aff_seg *h = MT_SELF(tl).cur[k], *s = NULL;
+    if (h != &MT_SELF(none)) {
+        MT_SELF(collect)(h);
+        if (h->free)
+            return MT_SELF(pool_pop)(pool);
+    }
+    for (unsigned i = 0; i < MT_AFF_LOOK && !s && MT_SELF(tl).ring[k]; i++) {
+        mt_aff_seg *t = MT_SELF(tl).ring[k];
+        MT_SELF(collect)(t);
+        if (t->free) {
+            MT_SELF(ring_remove)(k, t);
+            s = t;
+        } else
+            MT_SELF(tl).ring[k] = t->next; /* to the back */
+    }
+    for (unsigned i = 0; i < MT_AFF_LOOK && !s; i++) {
+        mt_aff_seg *t = MT_SELF(adopt)(pool);
+        if (!t)
+            break;
+        if (t->free)
+            s = t;
+        else
+            MT_SELF(ring_push_back)(k, t);
+    }
+    if (!s) {
         s = MT_SELF(segment_take)(pool);
         if (!s)
             return NULL;
-        mt_sync_spinlock_lock(&pool->lock);
-        void *q = pool->cur ? MT_SELF(seg_pop)(pool, pool->cur) : NULL;
-        if (q) { /* another thread gave the pool a segment meanwhile */
-            mt_sync_spinlock_unlock(&pool->lock);
-            mt_store_relaxed((_Atomic(mt_aff_pool *) *)&s->pool, NULL);
-            MT_SELF(segment_give)(s);
-            return q;
-        }
-        pool->segments++;
-        pool->segments_taken++;
         *grown = true;
-        mt_aff_seg *old = pool->cur;
-        pool->cur = s;
-        /* the old current segment is used up; objects freed into it while
-         * it was current left it off the partial list */
-        if (old && (old->free || !old->live)) {
-            if (!old->live) {
-                mt_store_relaxed((_Atomic(mt_aff_pool *) *)&old->pool, NULL);
-                pool->segments--;
-                pool->segments_given++;
-                mt_sync_spinlock_unlock(&pool->lock);
-                MT_SELF(segment_give)(old);
-                mt_sync_spinlock_lock(&pool->lock);
-            } else {
-                old->next = pool->partial;
-                old->prev = NULL;
-                if (old->next)
-                    old->next->prev = old;
-                pool->partial = old;
-                old->listed = true;
-            }
-        }
     }
+    if (h != &MT_SELF(none)) {
+        h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
+        MT_SELF(ring_push_back)(k, h);
+    }
+    MT_SELF(tl).cur[k] = s;
+    return MT_SELF(pool_pop)(pool);
 }
 
 MT_INLINE void *MT_SELF(pool_alloc)(mt_aff_pool *pool, bool *grown)
 {
     *grown = false;
     void *p = MT_SELF(pool_pop)(pool);
-    return p ? p : MT_SELF(pool_alloc_slow)(pool, grown);
+    return p ? p : MT_SELF(pool_refill)(pool, grown);
 }
 
-/* Is p an object start handed out by its segment? (A pointer into a span of
- * ours that is not one is bad input: ignored, never followed.) */
-MT_INLINE mt_aff_pool *MT_SELF(pool_of)(void *p)
+/* The pool of an object start handed out by a live segment, else NULL (a
+ * pointer into a span of ours that is not one is bad input: ignored). */
+MT_INLINE mt_aff_pool *MT_SELF(pool_of)(void *p, uintptr_t meta)
 {
-    mt_aff_seg *seg = MT_SELF(seg_of)(p);
-    mt_aff_pool *pool = mt_load_acquire((_Atomic(mt_aff_pool *) *)&seg->pool);
-    char *first = (char *)seg + MT_AFF_SEG_HEADER;
-    /* off is a multiple of size iff off * ceil(2^64 / size), wrapped, is
-     * below the magic (exact for offsets and sizes below 2^32) */
-    if (MT_UNLIKELY(!pool || (char *)p < first ||
-                    (uint64_t)((char *)p - first) * pool->size_magic >= pool->size_magic))
-        return NULL;
-    return pool;
+    mt_aff_seg *h = MT_SELF(seg_at)(p, meta);
+    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
+    return pool && MT_SELF(object_ok)(p, pool->size_magic) ? pool : NULL;
 }
 
-MT_INLINE size_t MT_SELF(pool_usable)(void *p)
+MT_INLINE size_t MT_SELF(pool_usable)(void *p, uintptr_t meta)
 {
-    mt_aff_pool *pool = MT_SELF(pool_of)(p);
+    mt_aff_pool *pool = MT_SELF(pool_of)(p, meta);
     return pool ? pool->size : 0;
 }
 
-MT_SLOW void MT_SELF(pool_free_slow)(mt_aff_pool *pool, mt_aff_seg *seg)
+/* The owner freed into h, which just became empty or had no free object:
+ * a segment other than the current one goes back when empty, else to the
+ * front of the ring, where the next refill finds it. */
+MT_SLOW void MT_SELF(free_note)(mt_aff_seg *h)
 {
-    /* pool lock held; seg is not current and just had an object freed */
-    mt_aff_seg *give = NULL;
-    if (seg->live == 0) {
-        if (seg->listed) {
-            if (seg->prev)
-                seg->prev->next = seg->next;
-            else
-                pool->partial = seg->next;
-            if (seg->next)
-                seg->next->prev = seg->prev;
-            seg->listed = false;
-        }
-        mt_store_relaxed((_Atomic(mt_aff_pool *) *)&seg->pool, NULL);
-        pool->segments--;
-        pool->segments_given++;
-        give = seg;
-    } else if (!seg->listed) {
-        seg->prev = NULL;
-        seg->next = pool->partial;
-        if (seg->next)
-            seg->next->prev = seg;
-        pool->partial = seg;
-        seg->listed = true;
+    uint32_t k = h->pool - 1;
+    if (h == MT_SELF(tl).cur[k] || h->gen != MT_SELF(tl).id)
+        return; /* current, or left by an ended thread whose mark this thread has */
+    MT_SELF(ring_remove)(k, h);
+    if (!h->used) {
+        MT_SELF(segment_give)(h);
+        return;
     }
-    mt_sync_spinlock_unlock(&pool->lock);
-    if (give)
-        MT_SELF(segment_give)(give);
+    MT_SELF(ring_push_back)(k, h);
+    MT_SELF(tl).ring[k] = h;
 }
 
-static __attribute__((noinline)) void MT_SELF(pool_free)(void *p)
+/* A free by a thread that does not own the segment: a push onto its remote
+ * stack; into an abandoned segment, under its pool's lock, straight onto its
+ * free list, and the last one gives the segment back. */
+MT_NOINLINE_HOT void MT_SELF(free_other)(mt_aff_seg *h, void *p)
 {
-    mt_aff_pool *pool = MT_SELF(pool_of)(p);
-    if (MT_UNLIKELY(!pool))
+    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
+    if (MT_UNLIKELY(!pool || !MT_SELF(object_ok)(p, pool->size_magic)))
         return;
-    mt_aff_seg *seg = MT_SELF(seg_of)(p);
-    mt_sync_spinlock_lock(&pool->lock);
-    *(void **)p = seg->free;
-    seg->free = p;
-    seg->live--;
-    if (MT_UNLIKELY(seg != pool->cur) && (seg->live == 0 || !seg->listed)) {
-        MT_SELF(pool_free_slow)(pool, seg);
+    if (mt_load_acquire(&h->owner) == MT_AFF_OWNER_NONE) {
+        mt_sync_spinlock_lock(&pool->lock);
+        if (mt_load_relaxed(&h->owner) == MT_AFF_OWNER_NONE) {
+            *(void **)p = h->free;
+            h->free = p;
+            h->used--;
+            MT_SELF(collect)(h);
+            bool empty = !h->used;
+            if (empty) {
+                if (h->prev)
+                    h->prev->next = h->next;
+                else
+                    mt_store_relaxed(&pool->abandoned, h->next);
+                if (h->next)
+                    h->next->prev = h->prev;
+                h->next = h->prev = NULL;
+            }
+            mt_sync_spinlock_unlock(&pool->lock);
+            if (empty)
+                MT_SELF(segment_give)(h);
+            return;
+        }
+        mt_sync_spinlock_unlock(&pool->lock);
+    }
+    void *old = mt_load_relaxed(&h->remote);
+    do
+        *(void **)p = old;
+    while (!atomic_compare_exchange_weak_explicit(&h->remote, &old, p, memory_order_release,
+                                                  memory_order_relaxed));
+}
+
+/* The free fast path: an object of a segment the calling thread owns goes
+ * on the segment's free list, no atomic operation. */
+MT_INLINE void MT_SELF(pool_free)(void *p, uintptr_t meta)
+{
+    mt_aff_seg *h = MT_SELF(seg_at)(p, meta);
+#if MT_AFF_TP_REL
+    bool mine = mt_aff_is_thread_pointer(mt_load_relaxed(&h->owner));
+#else
+    bool mine = mt_load_relaxed(&h->owner) == MT_SELF(me)();
+#endif
+    if (MT_UNLIKELY(!mine)) {
+        MT_SELF(free_other)(h, p);
         return;
     }
-    mt_sync_spinlock_unlock(&pool->lock);
+    if (MT_UNLIKELY(!MT_SELF(object_ok)(p, h->magic)))
+        return; /* inside an object: ignored, as every trunk's free does */
+    void *old = h->free;
+    *(void **)p = old;
+    h->free = p;
+    if (MT_UNLIKELY(--h->used == 0 || !old))
+        MT_SELF(free_note)(h);
+}
+
+/* thread_exit: the thread's empty segments go back, the others are
+ * abandoned to their pools (frees into them take the pool's lock; a thread
+ * that runs dry adopts them). Later requests of the thread go below. */
+MT_SLOW void MT_SELF(abandon_all)(void)
+{
+    int was = MT_SELF(tl).state;
+    MT_SELF(tl).state = MT_SELF(tl_off);
+    if (was != MT_SELF(tl_on))
+        return;
+    for (uint32_t k = 0; k < MT_AFF_POOLS; k++) {
+        mt_aff_seg *h = MT_SELF(tl).cur[k];
+        MT_SELF(tl).cur[k] = &MT_SELF(none);
+        if (h != &MT_SELF(none)) {
+            MT_SELF(collect)(h);
+            MT_SELF(recount)(h);
+        }
+        if (h == &MT_SELF(none))
+            h = MT_SELF(tl).ring[k];
+        else if (MT_SELF(tl).ring[k])
+            MT_SELF(ring_push_back)(k, h), h = MT_SELF(tl).ring[k];
+        else
+            h->next = NULL;
+        if (h && h->prev)
+            h->prev->next = NULL; /* the ring as a list */
+        MT_SELF(tl).ring[k] = NULL;
+        while (h) {
+            mt_aff_seg *next = h->next;
+            mt_aff_pool *pool = MT_SELF(seg_pool)(h);
+            MT_SELF(collect)(h);
+            if (!h->used) {
+                MT_SELF(segment_give)(h);
+            } else {
+                mt_sync_spinlock_lock(&pool->lock);
+                mt_store_release(&h->owner, MT_AFF_OWNER_NONE);
+                MT_SELF(collect)(h); /* frees pushed before they saw NONE */
+                h->prev = NULL;
+                h->next = mt_load_relaxed(&pool->abandoned);
+                if (h->next)
+                    h->next->prev = h;
+                mt_store_relaxed(&pool->abandoned, h);
+                mt_sync_spinlock_unlock(&pool->lock);
+            }
+            h = next;
+        }
+    }
 }
 
 /* state lock held: a new pool for objects of `size` bytes, or NULL */
 MT_UNUSED static mt_aff_pool *MT_SELF(pool_new)(size_t size, uint32_t root)
 {
-    if (MT_SELF(state).pools == MT_AFF_GROUPS)
+    if (MT_SELF(state).pools == MT_AFF_POOLS)
         return NULL;
     mt_aff_pool *pool = &MT_SELF(state).pool[MT_SELF(state).pools++];
     pool->size = mt_align_up(size ? size : 1, MT_MIN_ALIGN);
@@ -294,4 +511,43 @@ MT_UNUSED static mt_aff_pool *MT_SELF(pool_new)(size_t size, uint32_t root)
     pool->root = root;
     pool->scan_at = 2;
     return pool;
+}
+
+/* A pool's segments held now (its lock orders the read). */
+MT_UNUSED static uint32_t MT_SELF(pool_segments)(mt_aff_pool *pool)
+{
+    mt_sync_spinlock_lock(&pool->lock);
+    uint32_t n = pool->segments;
+    mt_sync_spinlock_unlock(&pool->lock);
+    return n;
+}
+
+/* A direct site decided "pooled, into pool": the site's word, and the fast
+ * path's entry at its return address's low bits (again, after an eviction,
+ * or when a merge moves the site to another pool). */
+MT_UNUSED static void MT_SELF(mark_pooled)(mt_aff_site *s, mt_aff_pool *pool)
+{
+    mt_store_release(&s->fast, (uintptr_t)pool);
+    uintptr_t ra = mt_load_relaxed(&s->ra);
+    uintptr_t slot = mt_aff_plain_slot(ra);
+    uintptr_t word = MT_SELF(pool_index)(pool);
+#if MT_AFF_TP_REL
+    word = (uintptr_t)&MT_SELF(tl).cur[word] - mt_aff_thread_pointer();
+#endif
+    if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra &&
+        mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)) == word)
+        return;
+    mt_store_relaxed(&MT_AFF_POOLED_RA_AT(slot), 0);
+    mt_store_release(&MT_AFF_POOLED_POOL_AT(slot), word);
+    mt_store_release(&MT_AFF_POOLED_RA_AT(slot), ra);
+}
+
+/* The thread's current segment of the pool a fast-path entry names. */
+MT_INLINE mt_aff_seg *MT_SELF(cur_of)(uintptr_t word)
+{
+#if MT_AFF_TP_REL
+    return (mt_aff_seg *)mt_aff_tp_load(word);
+#else
+    return MT_SELF(tl).cur[word];
+#endif
 }

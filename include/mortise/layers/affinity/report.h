@@ -146,9 +146,10 @@ __attribute__((constructor)) static void MT_SELF(register_stats)(void) { mt_stat
 /* The pool an object was served from (1, 2, ...), 0 if it came from below. */
 MT_UNUSED static uint32_t MT_SELF(pool_id)(void *p)
 {
-    if (mt_entry_owner(mt_pagemap_get(p)) != MT_SELF_ID)
+    uintptr_t e = mt_pagemap_get(p);
+    if (mt_entry_owner(e) != MT_SELF_ID)
         return 0;
-    mt_aff_pool *pool = MT_SELF(pool_of)(p);
+    mt_aff_pool *pool = MT_SELF(pool_of)(p, mt_entry_payload(e));
     return pool ? (uint32_t)(pool - MT_SELF(state).pool) + 1 : 0;
 }
 
@@ -171,6 +172,9 @@ MT_UNUSED static uint64_t MT_SELF(walks)(void)
     return MT_SELF(state).walks + mt_load_relaxed(&MT_SELF(state).memo_hits);
 }
 MT_UNUSED static bool MT_SELF(walk_off)(void) { return mt_load_relaxed(&MT_SELF(state).walk_off); }
+/* The calling thread's wrapper-cache hits left before its next recheck
+ * (each hit counts it down). */
+MT_UNUSED static unsigned MT_SELF(wc_left)(void) { return MT_SELF(wt).left; }
 
 /* Spans held from below now. */
 MT_UNUSED static uint64_t MT_SELF(spans_held)(void)
@@ -178,34 +182,66 @@ MT_UNUSED static uint64_t MT_SELF(spans_held)(void)
     return MT_SELF(state).spans_taken - MT_SELF(state).spans_given;
 }
 
-/* A pool's segments: every free link inside the segment at an object
- * start, live + free + unbumped = capacity, partial segments listed both
- * ways; every span's page-map entry ours; span bitmaps and list agree. */
+/* One segment of pool: every link of its free list and remote stack at an
+ * object start inside it, no cycle, and unless it is current (whose count
+ * is not kept) used + free = capacity (remote frees are still counted in
+ * used). */
+MT_UNUSED static const char *MT_SELF(check_seg)(mt_aff_pool *pool, mt_aff_seg *h, bool current)
+{
+    if (MT_SELF(seg_pool)(h) != pool || h->size != pool->size)
+        return MT_STR(MT_NAME) ": segment header does not match its pool";
+    char *first = MT_SELF(seg_base)(h);
+    size_t cap = MT_SEGMENT_SIZE / pool->size, nfree = 0, nremote = 0;
+    for (char *f = h->free; f; f = *(char **)f) {
+        if (f < first || f >= first + cap * pool->size || (size_t)(f - first) % pool->size)
+            return MT_STR(MT_NAME) ": free link outside its segment";
+        if (++nfree > cap)
+            return MT_STR(MT_NAME) ": free list longer than the segment (a cycle)";
+    }
+    for (char *f = mt_load_acquire(&h->remote); f; f = *(char **)f) {
+        if (f < first || f >= first + cap * pool->size || (size_t)(f - first) % pool->size)
+            return MT_STR(MT_NAME) ": remote free link outside its segment";
+        if (++nremote > cap - nfree)
+            return MT_STR(MT_NAME) ": more remote frees than objects out";
+    }
+    if (!current && h->used + nfree != cap)
+        return MT_STR(MT_NAME) ": segment counts do not add up";
+    return NULL;
+}
+
+/* The calling thread's segments of pool (current, then its ring, linked
+ * both ways and all its own) and the pool's abandoned segments (pool lock
+ * held). Other threads' segments are theirs: check them from their thread. */
 MT_UNUSED static const char *MT_SELF(check_pool)(mt_aff_pool *pool)
 {
-    mt_aff_seg *prev = NULL;
-    for (mt_aff_seg *s = pool->partial; s; prev = s, s = s->next) {
-        if (s->prev != prev || !s->listed || s->pool != pool)
-            return MT_STR(MT_NAME) ": partial segment list links";
-        if (s == pool->cur)
-            return MT_STR(MT_NAME) ": current segment on the partial list";
+    uint32_t k = MT_SELF(pool_index)(pool);
+    const char *broken = NULL;
+    mt_aff_seg *cur = MT_SELF(tl).cur[k];
+    if (cur != &MT_SELF(none)) {
+        if (mt_load_relaxed(&cur->owner) != MT_SELF(me)() || cur->gen != MT_SELF(tl).id)
+            return MT_STR(MT_NAME) ": current segment not the thread's";
+        broken = MT_SELF(check_seg)(pool, cur, true);
     }
-    mt_aff_seg *segs[2] = {pool->cur, pool->partial};
-    for (int k = 0; k < 2; k++)
-        for (mt_aff_seg *s = segs[k]; s; s = k ? s->next : NULL) {
-            char *first = (char *)s + MT_AFF_SEG_HEADER;
-            size_t cap = (MT_SEGMENT_SIZE - MT_AFF_SEG_HEADER) / pool->size, nfree = 0;
-            for (char *f = s->free; f; f = *(char **)f) {
-                if (f < first || f >= s->bump || (size_t)(f - first) % pool->size)
-                    return MT_STR(MT_NAME) ": free link outside its segment";
-                if (++nfree > cap)
-                    return MT_STR(MT_NAME) ": free list longer than the segment (a cycle)";
-            }
-            size_t bumped = (size_t)(s->bump - first) / pool->size;
-            if (s->live + nfree != bumped || s->end != first + cap * pool->size)
-                return MT_STR(MT_NAME) ": segment counts do not add up";
-        }
-    return NULL;
+    mt_aff_seg *head = MT_SELF(tl).ring[k], *s = head;
+    size_t n = 0;
+    while (s && !broken) {
+        if (s->next->prev != s || s->prev->next != s || mt_load_relaxed(&s->owner) != MT_SELF(me)() ||
+            s->gen != MT_SELF(tl).id)
+            return MT_STR(MT_NAME) ": segment ring links";
+        if (s == cur)
+            return MT_STR(MT_NAME) ": current segment on the ring";
+        if (++n > MT_AFF_SPANS * MT_AFF_SEGS_PER_SPAN)
+            return MT_STR(MT_NAME) ": segment ring does not close";
+        broken = MT_SELF(check_seg)(pool, s, false);
+        s = s->next == head ? NULL : s->next;
+    }
+    mt_aff_seg *prev = NULL;
+    for (s = mt_load_relaxed(&pool->abandoned); s && !broken; prev = s, s = s->next) {
+        if (s->prev != prev || mt_load_relaxed(&s->owner) != MT_AFF_OWNER_NONE)
+            return MT_STR(MT_NAME) ": abandoned segment list links";
+        broken = MT_SELF(check_seg)(pool, s, false);
+    }
+    return broken;
 }
 
 MT_UNUSED static const char *MT_SELF(invariants)(void)
@@ -222,7 +258,7 @@ MT_UNUSED static const char *MT_SELF(invariants)(void)
         if (MT_SELF(state).group[i - 1].parent > MT_SELF(state).groups)
             broken = MT_STR(MT_NAME) ": group parent out of range";
     for (uint32_t i = 0; i < (1u << MT_AFF_PLAIN_BITS) && !broken; i++) {
-        uintptr_t ra = mt_load_relaxed(&MT_SELF(plain)[i]);
+        uintptr_t ra = mt_load_relaxed(&MT_AFF_PLAIN_AT(i));
         if (ra && mt_aff_plain_slot(ra) != i)
             broken = MT_STR(MT_NAME) ": an unpooled return address in another's slot";
     }

@@ -205,10 +205,23 @@ MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
 {
     uintptr_t ra = mt_load_relaxed(&w->ra);
     _Atomic(uint64_t) *slot = &MT_SELF(wrap)[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
-    if (w->frame_size > 0 && w->frame_seen >= MT_AFF_FRAME_TRUST)
+    if (w->frame_size > 0 && w->frame_size <= MT_AFF_WRAP_FRAME_MAX && w->frame_seen >= MT_AFF_FRAME_TRUST)
         mt_store_release(slot, mt_aff_wrap_entry(ra, w->frame_size));
     else if (w->frame_size < 0 && mt_load_relaxed(slot) >> 16 == (uint64_t)ra)
         mt_store_release(slot, 0);
+}
+
+/* One frame up from trusted wrapper *at whose frame starts at *sp: its
+ * caller's return address, in the word just below the frame's end, and
+ * the caller's frame start; false when *at's frame size is not trusted. */
+MT_INLINE bool MT_SELF(wrap_up)(uintptr_t *at, uintptr_t *sp)
+{
+    uint64_t e = mt_load_acquire(&MT_SELF(wrap)[*at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
+    if (e >> 16 != (uint64_t)*at)
+        return false;
+    *sp += (uintptr_t)(e & 0xffff);
+    *at = *(const uintptr_t *)(*sp - sizeof(uintptr_t));
+    return true;
 }
 
 /* The decision the memo holds for the chain from ra, walked by the trusted
@@ -217,22 +230,104 @@ MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
  * ends the chain early; such a chain is never in the memo, whose entries
  * come from walks over classified frames (a site's kind never changes once
  * decided). */
-MT_INLINE uint64_t MT_SELF(memo_walk)(uintptr_t ra, uintptr_t sp)
+MT_INLINE uint64_t MT_SELF(memo_walk)(uintptr_t ra, uintptr_t sp, uintptr_t *chain, uint32_t *depth_out)
 {
-    uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
-    for (uintptr_t at = ra; depth < MT_MAX_CHAIN;) {
-        uint64_t e = mt_load_acquire(&MT_SELF(wrap)[at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
-        if (e >> 16 != (uint64_t)at)
-            break;
-        sp += (uintptr_t)(e & 0xffff) << 3;
-        at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
+    for (uintptr_t at = ra; depth < MT_MAX_CHAIN && MT_SELF(wrap_up)(&at, &sp);)
         chain[depth++] = at;
-    }
+    *depth_out = depth;
     uint64_t h = mt_aff_chain_hash(chain, depth);
     uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
     return (e ^ h) & ~MT_AFF_MEMO_CODE ? 0 : e & MT_AFF_MEMO_CODE;
+}
+
+/* Empty the calling thread's wrapper cache. */
+MT_UNUSED static void MT_SELF(wc_clear)(void)
+{
+    for (uint32_t i = 0; i < (1u << MT_AFF_WCACHE_BITS); i++)
+        MT_SELF(wt).e[i].ra = 0;
+}
+
+/* The memo decided a walked wrapper chain (code): the thread's wrapper
+ * cache keeps it when it is the whole chain, so a cache entry matching
+ * every frame it holds is exact: its last frame is a decided direct site
+ * (a site's kind never changes once decided, so no chain through it goes
+ * further), or the chain is max_chain deep. A chain that ends at a
+ * wrapper whose frame size is not trusted is not kept (the walk stopped
+ * short of its end). The address is cleared first and written last, so a
+ * signal handler's malloc on this thread never sees half an entry. */
+
+MT_UNUSED static void MT_SELF(wc_fill)(const uintptr_t *chain, uint32_t depth, uint64_t code)
+{
+    if (depth < 2 || depth > 2 + MT_AFF_WC_UP)
+        return;
+    if (depth < MT_MAX_CHAIN) {
+        mt_aff_site *t = MT_SELF(site_get)(chain[depth - 1]);
+        if (!t || mt_load_acquire(&t->kind) != MT_AFF_DIRECT)
+            return;
+    }
+    uintptr_t word = MT_AFF_WC_BELOW;
+    if (code != MT_AFF_MEMO_BELOW) {
+        word = (uintptr_t)(code - 2);
+#if MT_AFF_TP_REL
+        word = (uintptr_t)&MT_SELF(tl).cur[word] - mt_aff_thread_pointer();
+#endif
+    }
+    uintptr_t key = 0;
+    for (uint32_t i = 0; i < depth; i++)
+        key ^= chain[i];
+    /* a deeper chain, looked up out of line, has two ways: the second
+     * when the first holds a two-frame chain (which the inline lookup
+     * finds only there) or another deep chain, alternately */
+    uintptr_t slot = mt_aff_wc_slot_of(key, depth);
+    if (depth > 2) {
+        uintptr_t a = MT_SELF(wt).e[slot].ra, b = MT_SELF(wt).e[slot ^ 1].ra;
+        bool a_free = !a, b_free = !b, a_two = a && !(a & MT_AFF_WC_OUT);
+        if (!a_free && (b_free || a_two || (MT_SELF(wt).tick & 1)))
+            slot ^= 1;
+    }
+    mt_aff_wc *c = &MT_SELF(wt).e[slot];
+    bool out = depth > 2 || word == MT_AFF_WC_BELOW;
+    c->ra = 0;
+    atomic_signal_fence(memory_order_seq_cst);
+    c->caller = chain[1];
+    c->word = word;
+    c->more = depth - 2;
+    for (uint32_t i = 2; i < depth; i++)
+        c->up[i - 2] = chain[i];
+    atomic_signal_fence(memory_order_seq_cst);
+    c->ra = chain[0] | (out ? MT_AFF_WC_OUT : 0);
+}
+
+/* The thread's cache entry for the chain from wrapper ra whose frame
+ * starts at sp (its caller's stack pointer), NULL if none: the frames
+ * above are read at the trusted frame sizes as the walk reads them, and
+ * the entry must hold the same chain, as deep (the walk stops at the
+ * first frame not in the trusted table, as at the entry's making). */
+MT_INLINE const mt_aff_wc *MT_SELF(wc_find)(uintptr_t ra, uintptr_t sp)
+{
+    uintptr_t chain[2 + MT_AFF_WC_UP];
+    uintptr_t depth = 0, at = ra, key = ra;
+    chain[depth++] = ra;
+    while (depth < 2 + MT_AFF_WC_UP && MT_SELF(wrap_up)(&at, &sp)) {
+        chain[depth++] = at;
+        key ^= at;
+    }
+    if (depth < 2)
+        return NULL;
+    uintptr_t slot = mt_aff_wc_slot_of(key, depth);
+    for (uintptr_t way = 0; way < (depth > 2 ? 2 : 1); way++) {
+        const mt_aff_wc *c = &MT_SELF(wt).e[slot ^ way];
+        if ((c->ra & ~MT_AFF_WC_OUT) != ra || c->caller != chain[1] || c->more != depth - 2)
+            continue;
+        uintptr_t k = 2;
+        while (k < depth && c->up[k - 2] == chain[k])
+            k++;
+        if (k == depth)
+            return c;
+    }
+    return NULL;
 }
 
 /* The slot of a call site of alloc_other (one per socket entry point). */

@@ -1,6 +1,9 @@
-/* mortise/layers/affinity/state.h — an affinity_pool instance's tables and
- * locks (a template fragment of layers/affinity_pool.h). Everything is
- * static and zero-filled: a zero spinlock is unlocked, a zero site empty. */
+/* mortise/layers/affinity/state.h — an affinity_pool instance's tables,
+ * locks and per-thread state (a template fragment of
+ * layers/affinity_pool.h). Everything shared is static and zero-filled: a
+ * zero spinlock is unlocked, a zero site empty. */
+
+#define MT_AFF_SEGS_PER_SPAN (MT_GRANULE / MT_SEGMENT_SIZE)
 
 static struct {
     mt_sync_spinlock lock;       /* sites' learning, groups, decisions, merges */
@@ -13,7 +16,7 @@ static struct {
     mt_aff_group group[MT_AFF_GROUPS];
     uint32_t groups;
     uint32_t group_index[MT_AFF_GROUPS * 2]; /* chain hash → group + 1 */
-    mt_aff_pool pool[MT_AFF_GROUPS];
+    mt_aff_pool pool[MT_AFF_POOLS];
     uint32_t pools;
     mt_aff_span span[MT_AFF_SPANS];
     int32_t spans_free_head; /* span with a free segment, index + 1 */
@@ -32,15 +35,39 @@ static struct {
     _Atomic(int) walk_off;       /* an entry's distance varied once */
     uint64_t walks, walk_misses; /* walks: chains walked that missed the memo */
     _Atomic(uint64_t) memo_hits; /* added up per thread at each recheck */
+    _Atomic(uint32_t) memo_gen;  /* memo cleared this many times: a thread's
+                                     wrapper cache from before is emptied */
     char user_wrappers[256];     /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
+    _Atomic(uintptr_t) thread_ids; /* ids handed to threads so far */
 } MT_SELF(state);
 
-/* The malloc fast path's one compare: a return address decided "never
- * pooled" sits at its low bits (direct-mapped; an evicted one finds its site
- * again in alloc_slow and comes back). Apart from the state, so its address
- * is one RIP-relative lea. */
-static _Atomic(uintptr_t) MT_SELF(plain)[1u << MT_AFF_PLAIN_BITS];
+/* The segment headers of span i: segs[i], named by the span's page-map
+ * payload (out of band: a segment is all objects). */
+static _Alignas(64) mt_aff_seg MT_SELF(segs)[MT_AFF_SPANS][MT_AFF_SEGS_PER_SPAN];
+
+/* A thread's pooled allocations: per pool, the segment it allocates from
+ * (the empty `none` until it has one, so the fast path needs no NULL test)
+ * and a ring of its other segments of that pool. */
+static mt_aff_seg MT_SELF(none);
+enum { MT_SELF(tl_new) = 0, MT_SELF(tl_on), MT_SELF(tl_off) };
+static MT_TLS struct {
+    mt_aff_seg *cur[MT_AFF_POOLS];
+    mt_aff_seg *ring[MT_AFF_POOLS];
+    uintptr_t id; /* a segment's owner mark; 0 before the thread starts */
+    int state;    /* new, on, or off after thread_exit (all goes below) */
+} MT_SELF(tl) = {.cur = {[0 ... MT_AFF_POOLS - 1] = &MT_SELF(none)}};
+
+/* The malloc fast path's tables, apart from the state so their address is
+ * one RIP-relative lea, and in three parts (MT_AFF_*_AT), so one lea serves all three:
+ * - plain: a return address decided "never pooled" sits at its low bits
+ *   (direct-mapped; an evicted one finds its site again in alloc_slow and
+ *   comes back);
+ * - pooled_ra, pooled_pool: a return address decided "pooled" and its
+ *   pool's index, set in that order after clearing the address (a reader
+ *   that sees a stale index still checks the size against the segment, so
+ *   a torn entry costs locality, never correctness). */
+static _Atomic(uintptr_t) MT_SELF(fast)[3u << MT_AFF_PLAIN_BITS];
 
 /* The walk's view of the wrappers whose frame size is trusted (seen
  * MT_AFF_FRAME_TRUST times, never varied), direct-mapped by the return
@@ -51,8 +78,20 @@ static _Atomic(uint64_t) MT_SELF(wrap)[1u << MT_AFF_WRAP_BITS];
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
 static MT_TLS int MT_SELF(busy);
-static MT_TLS unsigned MT_SELF(walk_tick);
-static MT_TLS unsigned MT_SELF(memo_hits_here); /* not yet in memo_hits */
+/* A thread's wrapper cache (x86-64): the wrapper chains the memo decided,
+ * direct-mapped by (wrapper's return address, caller's), so a hit skips
+ * the walk, the chain's hash and the memo; with the walk's counters, one
+ * TLS block. left: cache hits until the next one takes the walk's path
+ * and is re-unwound (a count down, so a hit spends one `sub` on it). gen:
+ * the memo generation the entries were made under (the thread empties them
+ * at its next recheck after a merge). */
+static MT_TLS struct {
+    mt_aff_wc e[1u << MT_AFF_WCACHE_BITS];
+    unsigned tick; /* walks: 1 in MT_AFF_RECHECK unwinds */
+    unsigned left; /* cache hits before the next recheck */
+    unsigned hits; /* memo and cache hits not yet in memo_hits */
+    uint32_t gen;
+} MT_SELF(wt) = {.left = MT_AFF_RECHECK};
 
 MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
 MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }
@@ -61,21 +100,21 @@ MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).l
 MT_UNUSED static void MT_SELF(lock_all)(void)
 {
     MT_SELF(lock)();
-    for (uint32_t i = 0; i < MT_AFF_GROUPS; i++)
+    for (uint32_t i = 0; i < MT_AFF_POOLS; i++)
         mt_sync_spinlock_lock(&MT_SELF(state).pool[i].lock);
     mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
 }
 MT_UNUSED static void MT_SELF(unlock_all)(void)
 {
     mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
-    for (uint32_t i = MT_AFF_GROUPS; i-- > 0;)
+    for (uint32_t i = MT_AFF_POOLS; i-- > 0;)
         mt_sync_spinlock_unlock(&MT_SELF(state).pool[i].lock);
     MT_SELF(unlock)();
 }
 MT_UNUSED static void MT_SELF(reset_locks)(void)
 {
     mt_sync_spinlock_init(&MT_SELF(state).spans_lock);
-    for (uint32_t i = 0; i < MT_AFF_GROUPS; i++)
+    for (uint32_t i = 0; i < MT_AFF_POOLS; i++)
         mt_sync_spinlock_init(&MT_SELF(state).pool[i].lock);
     mt_sync_spinlock_init(&MT_SELF(state).lock);
 }

@@ -8,8 +8,14 @@
 
 #define MT_AFF_SITE_BITS 14 /* return addresses: 16384 */
 #define MT_AFF_SITES (1u << MT_AFF_SITE_BITS)
-#define MT_AFF_PROBES 16     /* linear probes of the slow path */
-#define MT_AFF_GROUPS 2048   /* groups, and pools (one per merged class) */
+#define MT_AFF_PROBES 16   /* linear probes of the slow path */
+#define MT_AFF_GROUPS 2048 /* groups */
+#define MT_AFF_POOLS \
+    128 /* pools (one per merged class): each thread
+                                        keeps two words per pool in TLS */
+#define MT_AFF_LOOK \
+    4                        /* a thread's other segments of a pool looked
+                                        at per refill before a fresh one */
 #define MT_AFF_CHAIN_CAP 16  /* max_chain's bound */
 #define MT_AFF_FIRST 8       /* a group's first objects in the address table */
 #define MT_AFF_ADDR_BITS 14  /* address table: 16384 object starts */
@@ -17,18 +23,21 @@
 #define MT_AFF_SCAN_WORDS 16 /* words scanned per object: its first 128 bytes */
 #define MT_AFF_SCAN_SHARE 32 /* scanned bytes <= 64 KiB + bytes seen / 32 */
 #define MT_AFF_SCAN_FLOOR 65536
-#define MT_AFF_LEARN 32       /* allocations a return address is watched */
-#define MT_AFF_FRAME_TRUST 4  /* unwinds agreeing on a wrapper's frame size */
-#define MT_AFF_ENTRIES 16     /* socket entry points with a known distance */
-#define MT_AFF_RECHECK 4096   /* a walked chain is re-unwound 1 time in this */
-#define MT_AFF_WRAP_CALLERS 2 /* distinct callers and sizes that make */
-#define MT_AFF_WRAP_SIZES 2   /*   a wrapper */
-#define MT_AFF_SPANS 4096     /* 64 KiB spans: 256 MiB of pools */
-#define MT_AFF_MERGE_LOG 64   /* merges kept for the report */
-#define MT_AFF_SEG_HEADER 64  /* a segment's header; objects follow */
-#define MT_AFF_PLAIN_BITS 14  /* unpooled return addresses: 16384 */
-#define MT_AFF_MEMO_BITS 12   /* wrapper chains' decisions: 4096 */
-#define MT_AFF_WRAP_BITS 12   /* trusted wrappers' frame sizes: 4096 */
+#define MT_AFF_LEARN 32                  /* allocations a return address is watched */
+#define MT_AFF_FRAME_TRUST 4             /* unwinds agreeing on a wrapper's frame size */
+#define MT_AFF_ENTRIES 16                /* socket entry points with a known distance */
+#define MT_AFF_RECHECK 4096              /* a walked chain is re-unwound 1 time in this */
+#define MT_AFF_WRAP_CALLERS 2            /* distinct callers and sizes that make */
+#define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
+#define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
+#define MT_AFF_MERGE_LOG 64              /* merges kept for the report */
+#define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
+#define MT_AFF_PLAIN_BITS 14             /* unpooled return addresses: 16384 */
+#define MT_AFF_MEMO_BITS 12              /* wrapper chains' decisions: 4096 */
+#define MT_AFF_WRAP_BITS \
+    14                       /* trusted wrappers' frame sizes: 16384 (the
+                                        plain table's slot serves both) */
+#define MT_AFF_WCACHE_BITS 6 /* per thread: decided (wrapper, caller) pairs, 64 */
 
 /* Wrapper chains read straight off the stack (docs/affinity.md) need the
  * stack pointer and each return address in the word just below its
@@ -37,6 +46,43 @@
 #define MT_AFF_FRAME_WALK 1
 #else
 #define MT_AFF_FRAME_WALK 0
+#endif
+
+/* A pooled return address's entry names its pool by the offset of the
+ * thread's current-segment word from the thread pointer (the same for every
+ * thread: initial-exec TLS, platform.h), so the fast path reads it with
+ * one %fs-relative load, no TLS offset from the GOT. Elsewhere (and
+ * without threads, where %fs may not be set up) the pool's index. */
+#ifndef MT_AFF_TP_REL /* a test may set 0: the portable path on x86-64 */
+#if defined(__x86_64__) && defined(__linux__) && !defined(MT_NO_THREADS)
+#define MT_AFF_TP_REL 1
+#else
+#define MT_AFF_TP_REL 0
+#endif
+#endif
+#if MT_AFF_TP_REL
+MT_INLINE uintptr_t mt_aff_thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
+/* Is v the thread pointer? One compare with %fs:0 (flag output). */
+MT_INLINE bool mt_aff_is_thread_pointer(uintptr_t v)
+{
+    bool eq;
+    __asm__("cmp %%fs:0, %1" : "=@ccz"(eq) : "r"(v));
+    return eq;
+}
+/* The word at the thread pointer plus off. Volatile: the compiler sees no
+ * memory operand, so it must neither drop nor merge the read (the words
+ * change only in out-of-line calls). */
+MT_INLINE void *mt_aff_tp_load(uintptr_t off)
+{
+    void *v;
+    __asm__ volatile("mov %%fs:(%1), %0" : "=r"(v) : "r"(off));
+    return v;
+}
 #endif
 
 /* site->fast: what the fast path does for a return address. */
@@ -66,29 +112,44 @@ _Static_assert(sizeof(mt_aff_site) <= 64, "a site fits a cache line");
 
 typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
-    mt_sync_spinlock lock;
-    size_t size;         /* object size, a multiple of 16 */
-    uint64_t size_magic; /* 2^64 / size rounded up: divisibility by a
+    mt_sync_spinlock lock;           /* abandoned, the counts below */
+    size_t size;                     /* object size, a multiple of 16 */
+    uint64_t size_magic;             /* 2^64 / size rounded up: divisibility by a
                                 multiply, not a divide, on every free */
-    mt_aff_seg *cur;     /* the segment bumped from */
-    mt_aff_seg *partial; /* other segments with free objects */
-    uint32_t root;       /* the group whose class owns it, + 1 */
+    _Atomic(mt_aff_seg *) abandoned; /* segments of ended threads with live
+                                objects (written under lock, peeked without) */
+    uint32_t root;                   /* the group whose class owns it, + 1 */
     uint64_t segments_taken, segments_given;
-    uint32_t segments; /* held now */
+    uint32_t segments; /* held now, by every thread */
     uint32_t scan_at;  /* rescan the class when segments reach this */
 } mt_aff_pool;
 
-/* At the start of every segment: a pool's segment is carved by a bump
- * pointer, its freed objects form a list through their first words. */
+/* A segment's header, out of band: in the span record's table, one cache
+ * line per segment (headers of neighbouring segments are neighbouring
+ * lines, never one L1 set), found from the page map's payload. The owning
+ * thread alone touches free, used and its ring links; other threads push
+ * onto remote. */
 struct mt_aff_seg {
-    mt_aff_pool *pool; /* NULL: the segment is free in its span */
-    void *free;
-    char *bump, *end;
-    uint32_t live;
-    bool listed; /* on the pool's partial list */
-    mt_aff_seg *next, *prev;
+    void *free;               /* owner: objects to hand out, and the owner's frees */
+    uint64_t magic;           /* its pool's size_magic: the owner's free tests
+                                for an object start without the pool's line */
+    uintptr_t gen;            /* the owning thread's unique id (its ring) */
+    _Atomic(uintptr_t) owner; /* the owning thread's mark (its thread pointer
+                                on x86-64 Linux, else its id), or
+                                MT_AFF_OWNER_NONE */
+    _Atomic(void *) remote;   /* frees by other threads (multi-producer) */
+    uint16_t size;            /* object size; 0 while free (the fast path's
+                                size check fails on it) */
+    uint16_t used;            /* owner: objects out of a segment that is not
+                                current (remote frees not yet taken
+                                included); set when it stops being current,
+                                while current only counted down (the malloc
+                                fast path keeps no count) */
+    uint16_t pool;            /* its pool's index + 1; 0: free in its span */
+    mt_aff_seg *next, *prev;  /* the owner's ring of the pool's other
+                                segments, or the pool's abandoned list */
 };
-_Static_assert(sizeof(mt_aff_seg) <= MT_AFF_SEG_HEADER, "segment header fits");
+_Static_assert(sizeof(mt_aff_seg) <= 64, "a segment header fits a cache line");
 
 typedef struct {
     uintptr_t prev_entry; /* the page-map entry to restore */
@@ -132,7 +193,14 @@ MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
  * bits alone, so the malloc fast path spends an `and` on it, not a
  * multiply (call instructions are 5 bytes or more apart, so sites within
  * 16 KiB of code never share a slot). */
-MT_INLINE uint32_t mt_aff_plain_slot(uintptr_t ra) { return (uint32_t)ra & ((1u << MT_AFF_PLAIN_BITS) - 1); }
+MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra) { return ra & (((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1); }
+
+/* The three parts of an instance's fast-path array (layers/affinity/state.h). */
+#define MT_AFF_POOLED_RA ((uintptr_t)1 << MT_AFF_PLAIN_BITS)
+#define MT_AFF_POOLED_POOL ((uintptr_t)2 << MT_AFF_PLAIN_BITS)
+#define MT_AFF_PLAIN_AT(slot) (MT_SELF(fast)[(slot)])
+#define MT_AFF_POOLED_RA_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_RA + (slot)])
+#define MT_AFF_POOLED_POOL_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_POOL + (slot)])
 
 /* A call chain's hash: the group index's key and the memo's. */
 MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)
@@ -147,18 +215,63 @@ MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)
  * 0 empty, 1 served below, 2 + k pool k. */
 #define MT_AFF_MEMO_CODE ((uint64_t)0xfff)
 #define MT_AFF_MEMO_BELOW ((uint64_t)1)
-_Static_assert(MT_AFF_GROUPS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo code");
+_Static_assert(MT_AFF_POOLS + 2 <= MT_AFF_MEMO_CODE, "a pool index fits a memo code");
 MT_INLINE uint32_t mt_aff_memo_slot(uint64_t h)
 {
     return (uint32_t)(h >> 40) & ((1u << MT_AFF_MEMO_BITS) - 1);
 }
 
 /* A trusted wrapper in the walk's table: its return address above 16 bits
- * (user addresses have 47), its frame size in 8-byte words below. */
+ * (user addresses have 47), its frame size in bytes below (a frame of 64
+ * KiB or more is never in the table: its chains take the slow path). */
+#define MT_AFF_WRAP_FRAME_MAX 65535
 MT_INLINE uint64_t mt_aff_wrap_entry(uintptr_t ra, int32_t frame_size)
 {
-    return ((uint64_t)ra << 16) | (uint64_t)(frame_size >> 3);
+    return ((uint64_t)ra << 16) | (uint64_t)frame_size;
 }
+
+/* The wrapper cache's entry (per thread, layers/affinity/state.h): a
+ * wrapper chain the memo decided, keyed by its first two return addresses
+ * (the wrapper's and its caller's) and holding the rest (up to[more]),
+ * and what the chain's group does: the pool's fast-path word (as in the
+ * twin table) or MT_AFF_WC_BELOW. One cache line. */
+#define MT_AFF_WC_UP 4 /* frames kept beyond the first two */
+typedef struct {
+    uintptr_t ra, caller, word, more;
+    uintptr_t up[MT_AFF_WC_UP];
+} mt_aff_wc;
+_Static_assert(sizeof(mt_aff_wc) == 64, "a wrapper cache entry is a cache line");
+#define MT_AFF_WC_BELOW UINTPTR_MAX /* neither a thread-pointer offset nor an index */
+/* An entry the inline lookup must leave to alloc_other (a chain deeper
+ * than two frames, or one served below) has this bit set in its address
+ * (user addresses have 47 bits), so the inline path makes one compare. */
+#define MT_AFF_WC_OUT ((uintptr_t)1 << 63)
+/* The slot of a two-frame chain: the low bits of the two return addresses
+ * xored, an `xor` and an `and` inline (a wrapper's callers are distinct
+ * call instructions, so callers within 64 bytes of each other are all the
+ * slot's low bits tell apart). A deeper chain (looked up out of line),
+ * whose frames' xor can equal another's in its low bits where they differ
+ * in two frames: a multiplicative hash of the xor. */
+MT_INLINE uintptr_t mt_aff_wc_slot(uintptr_t ra, uintptr_t caller)
+{
+    return (ra ^ caller) & ((1u << MT_AFF_WCACHE_BITS) - 1);
+}
+MT_INLINE uintptr_t mt_aff_wc_slot_of(uintptr_t xored, uintptr_t depth)
+{
+    return depth == 2 ? mt_aff_wc_slot(xored, 0)
+                      : (uintptr_t)((xored * 0x9E3779B97F4A7C15ull) >> (64 - MT_AFF_WCACHE_BITS));
+}
+
+/* The malloc fast path looks the cache up inline where the compiler gives
+ * the entry point's canonical frame address (the wrapper's stack pointer)
+ * without a frame pointer: gcc's __builtin_dwarf_cfa (clang's sets one up,
+ * a cost every malloc would pay). Elsewhere alloc_other looks it up, at
+ * the learned distance from its own stack pointer. */
+#if MT_AFF_FRAME_WALK && defined(__GNUC__) && !defined(__clang__)
+#define MT_AFF_WC_INLINE 1
+#else
+#define MT_AFF_WC_INLINE 0
+#endif
 
 MT_INLINE uint32_t mt_aff_addr_hash(uintptr_t a)
 {

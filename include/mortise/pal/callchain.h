@@ -16,8 +16,11 @@
  *     the same frames with each one's stack pointer (the address just above
  *     its callee's return address), for a caller that learns frame sizes;
  *     slower than mt_pal_callers (no trace cache), but keeps no memory per
- *     thread. The process's first call runs alone (libunwind initialises
- *     itself then); a call made meanwhile answers 0. Freestanding: 0.
+ *     thread. Freestanding: 0.
+ *
+ * The process's first call of either runs alone (libunwind sets itself up
+ * then, for both); a call made meanwhile answers 0, so a signal handler
+ * that interrupts it cannot wait for it.
  *
  * Fork: both run inside the fork gate of pal/symbol.h (libunwind's
  * register-state cache lock is held inside them); the layer that unwinds
@@ -64,10 +67,31 @@ MT_INLINE int mt_pal_frames_stepped(uintptr_t *ips, uintptr_t *sps, int max)
     return n;
 }
 
-/* libunwind sets its globals up (a signal mask among them) on the process's
- * first unwind, unsynchronised: that unwind runs alone, and one asked for
- * meanwhile answers no frame (callers cope with 0 already). */
+/* The process's first unwind, by either entry point, runs alone and does
+ * both kinds: libunwind sets its globals up then (a signal mask among them,
+ * unsynchronised), and unw_backtrace's first call sets its trace cache up
+ * under a pthread_once, for which a signal handler unwinding on the same
+ * thread would wait forever. A call made meanwhile (on another thread, or
+ * in a handler that interrupted the first) answers no frame: callers cope
+ * with 0 already. */
 static _Atomic(int) mt_pal_unwinder_state; /* 0 unused, 1 first running, 2 ready */
+
+/* Whether the calling thread may unwind now; the process's first call
+ * runs libunwind's set-up before it answers yes. */
+MT_INLINE bool mt_pal_unwinder_ready(void)
+{
+    int state = mt_load_acquire(&mt_pal_unwinder_state);
+    if (MT_LIKELY(state == 2))
+        return true;
+    if (state != 0 || !mt_cas(&mt_pal_unwinder_state, &state, 1))
+        return false;
+    uintptr_t ips[2], sps[2];
+    void *callers[2];
+    mt_pal_frames_stepped(ips, sps, 2);
+    unw_backtrace(callers, 2);
+    mt_store_release(&mt_pal_unwinder_state, 2);
+    return true;
+}
 
 /* The return addresses and stack pointers of the calling thread's frames
  * (ips[0]/sps[0]: the caller of this function); how many. */
@@ -75,14 +99,7 @@ MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
 {
     if (!mt_pal_callchain_enter())
         return 0;
-    int n = 0;
-    int state = mt_load_acquire(&mt_pal_unwinder_state);
-    if (MT_LIKELY(state == 2)) {
-        n = mt_pal_frames_stepped(ips, sps, max);
-    } else if (state == 0 && mt_cas(&mt_pal_unwinder_state, &state, 1)) {
-        n = mt_pal_frames_stepped(ips, sps, max);
-        mt_store_release(&mt_pal_unwinder_state, 2);
-    }
+    int n = mt_pal_unwinder_ready() ? mt_pal_frames_stepped(ips, sps, max) : 0;
     mt_pal_callchain_leave();
     return n;
 }
@@ -93,7 +110,7 @@ MT_UNUSED static int mt_pal_callers(void **out, int max)
 {
     if (!mt_pal_callchain_enter())
         return 0;
-    int n = unw_backtrace(out, max);
+    int n = mt_pal_unwinder_ready() ? unw_backtrace(out, max) : 0;
     mt_pal_callchain_leave();
     return n < 0 ? 0 : n;
 }

@@ -677,23 +677,27 @@ static void case_fork_inside(void)
 }
 #endif
 
+/* Each case's name on stderr before it runs: a hung run (ctest's timeout)
+ * shows where it stopped. */
+#define RUN_CASE(c) (fprintf(stderr, "affinity_test: %s\n", #c), c())
+
 int main(void)
 {
-    train();
-    case_identity();
-    case_wrapper_cache();
-    case_type1();
-    case_type2();
-    case_thresholds();
-    case_give_back();
-    case_checker();
-    case_producer_consumer();
-    case_thread_exit();
-    case_thread_churn();
+    RUN_CASE(train);
+    RUN_CASE(case_identity);
+    RUN_CASE(case_wrapper_cache);
+    RUN_CASE(case_type1);
+    RUN_CASE(case_type2);
+    RUN_CASE(case_thresholds);
+    RUN_CASE(case_give_back);
+    RUN_CASE(case_checker);
+    RUN_CASE(case_producer_consumer);
+    RUN_CASE(case_thread_exit);
+    RUN_CASE(case_thread_churn);
 #ifndef AFF_PREFIXED
-    case_signal();
-    case_fork();
-    case_fork_inside();
+    RUN_CASE(case_signal);
+    RUN_CASE(case_fork);
+    RUN_CASE(case_fork_inside);
 #endif
     CHECK_MSG(affinity_pool_reentries() == 0, "malloc re-entered from the unwinder");
     printf("affinity_test: %d passed, %d failed\n", check_passed, check_failed);

@@ -13,22 +13,10 @@
 #define MT_THREADLOCAL_HEAP_SIZE ((size_t)2 << 20)
 #include <mortise/os/mmap_heap.h>
 
-#define MT_SYNC flatcombine
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 32768, SIZE_MAX
-#include <mortise/layers/buddy_glk.h>
-
-#define MT_SYNC posix_spin
-#define MT_SLAB_SIZE ((size_t)64 << 10)
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 0, 32768
-#include <mortise/layers/slab_lk.h>
-
-#define MT_SIZECLASS tc
-#define MT_SIZE_HANDLE 0, 32768
-#define MT_CACHE_SIZE ((size_t)2 << 20)
-#define MT_COREAWARE_CACHESIZE 1
-#include <mortise/layers/thread_cache.h>
+#define HSLAB_BUDDY_SYNC flatcombine
+#define HSLAB_SLAB_SYNC posix_spin
+#define HSLAB_COREAWARE 1
+#include "hslab_chain.h"
 
 #define MT_MIN_OBJECTS 100
 #define MT_MAX_POOLED_SIZE 128

@@ -1,8 +1,8 @@
-/* instances/hslab_chain.h — the chain hslab, hslab_base and hslabva share
- * above their OS layer: a global buddy system for blocks of 32 KiB and more,
- * slabs per tcmalloc size class below, and a 2 MiB per-thread cache in
- * front. The composition file includes it after its OS layer, having
- * defined
+/* instances/hslab_chain.h — the chain hslab, hslab_base, hslabva and
+ * affinity share above their OS layer: a global buddy system for blocks of
+ * 32 KiB and more, slabs per tcmalloc size class below, and a 2 MiB
+ * per-thread cache in front (affinity adds its pools above it). The
+ * composition file includes it after its OS layer, having defined
  *   HSLAB_BUDDY_SYNC  the buddy system's lock (buddy_glk's sync)
  *   HSLAB_SLAB_SYNC   the slabs' lock (slab_lk's sync)
  *   HSLAB_COREAWARE   1: the cache's budget follows the cache of the core

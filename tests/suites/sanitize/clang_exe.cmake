@@ -1,9 +1,11 @@
 # mortise_clang_executable(NAME SANITIZE <-fsanitize=...> SOURCES <files...>
 #                          [FLAGS <more flags>] [INCLUDES <dirs searched first>]
-#                          [LIBS <-lNAME...>])
+#                          [LIBS <-lNAME...>] [COMPOSITION <name>])
 # Builds tests/.../NAME with clang and the given sanitizers, outside the main
 # (unsanitized, any-compiler) build: one clang command compiles and links
-# the sources with the allocator flags (cmake/Mortise.cmake). Sets
+# the sources with the allocator flags (cmake/Mortise.cmake). COMPOSITION:
+# a composition of mortise_sanitized_compositions, linked as its shared
+# object (mortise_sanitized_object) instead of being compiled again. Sets
 # NAME_PATH in the caller to the executable, or NAME_PROBLEM to why it cannot
 # be built here (no clang, or no sanitizer runtime for these flags):
 # mortise_clang_test then registers a failing test with that message, so a
@@ -14,7 +16,7 @@ set(MORTISE_SANITIZE_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB_RECURSE MORTISE_ALL_HEADERS ${MORTISE_INCLUDE_DIR}/*.h)
 
 function(mortise_clang_executable name)
-  cmake_parse_arguments(A "" "SANITIZE" "SOURCES;FLAGS;INCLUDES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "" "SANITIZE;COMPOSITION" "SOURCES;FLAGS;INCLUDES;LIBS" ${ARGN})
   if(NOT MORTISE_CLANG)
     set(${name}_PROBLEM "clang not found (install clang and libclang-rt-14-dev)" PARENT_SCOPE)
     return()
@@ -43,6 +45,33 @@ function(mortise_clang_executable name)
     set(${name}_PROBLEM "clang cannot build with ${A_SANITIZE} (install libclang-rt-14-dev): ${probe_err}" PARENT_SCOPE)
     return()
   endif()
+  set(objects "")
+  if(A_COMPOSITION)
+    mortise_sanitized_object(${A_COMPOSITION})
+    set(objects ${${A_COMPOSITION}_SAN_OBJECT})
+  endif()
+  mortise_clang_flags(flags INCLUDES ${A_INCLUDES})
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  add_custom_command(OUTPUT ${out}
+    COMMAND ${MORTISE_CLANG} ${flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} ${objects} ${A_LIBS} -o ${out}
+    DEPENDS ${A_SOURCES} ${objects} ${MORTISE_ALL_HEADERS} ${flags_headers} ${MORTISE_SANITIZE_DIR}/ops.h
+            ${MORTISE_SANITIZE_DIR}/san_alloc.h
+    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
+    COMMENT "clang ${A_SANITIZE}: ${name}"
+    COMMAND_EXPAND_LISTS VERBATIM)
+  add_custom_target(${name} ALL DEPENDS ${out})
+  if(A_COMPOSITION)
+    add_dependencies(${name} san_object_${A_COMPOSITION})
+  endif()
+  set(${name}_PATH ${out} PARENT_SCOPE)
+endfunction()
+
+# mortise_clang_flags(VAR [INCLUDES <dirs searched first>]): clang's compile
+# flags for allocator code, the same for every program and object here; sets
+# VAR_headers to the headers of those directories (the command's
+# dependencies).
+function(mortise_clang_flags var)
+  cmake_parse_arguments(A "" "" "INCLUDES" ${ARGN})
   set(werror "")
   if(MORTISE_WERROR)
     set(werror -Werror)
@@ -58,18 +87,36 @@ function(mortise_clang_executable name)
     file(GLOB_RECURSE dir_headers ${dir}/*.h)
     list(APPEND include_headers ${dir_headers})
   endforeach()
-  set(out ${CMAKE_CURRENT_BINARY_DIR}/${name})
-  add_custom_command(OUTPUT ${out}
-    COMMAND ${MORTISE_CLANG} -std=c11 -D_GNU_SOURCE -Wall -Wextra ${werror}
-            ${includes} -I${MORTISE_INCLUDE_DIR} -O1 -g -fno-omit-frame-pointer -pthread
-            ${alloc_flags} ${A_SANITIZE} ${A_FLAGS} ${A_SOURCES} ${A_LIBS} -o ${out}
-    DEPENDS ${A_SOURCES} ${MORTISE_ALL_HEADERS} ${include_headers} ${MORTISE_SANITIZE_DIR}/ops.h
-            ${MORTISE_SANITIZE_DIR}/san_alloc.h
-    WORKING_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}
-    COMMENT "clang ${A_SANITIZE}: ${name}"
-    COMMAND_EXPAND_LISTS VERBATIM)
-  add_custom_target(${name} ALL DEPENDS ${out})
-  set(${name}_PATH ${out} PARENT_SCOPE)
+  set(${var} -std=c11 -D_GNU_SOURCE -Wall -Wextra ${werror} ${includes} -I${MORTISE_INCLUDE_DIR} -O1 -g
+      -fno-omit-frame-pointer -pthread ${alloc_flags} PARENT_SCOPE)
+  set(${var}_headers ${include_headers} PARENT_SCOPE)
+endfunction()
+
+# mortise_sanitized_object(NAME): the composition NAME (NAME_SAN_SOURCE of
+# mortise_sanitized_compositions, under the san_ prefix) compiled once, for
+# the ASan + UBSan stress program and the fuzzer both: ASan and UBSan with
+# the checks of both programs, plus the fuzzer's coverage hooks
+# (fuzzer-no-link), which the stress program, linked without libFuzzer,
+# leaves to the sanitizer runtime's empty defaults. Built by the target
+# san_object_NAME (made once, whichever suite asks first); sets
+# NAME_SAN_OBJECT in the caller.
+function(mortise_sanitized_object name)
+  set(obj ${CMAKE_BINARY_DIR}/sanitized-objects/${name}.o)
+  get_property(made GLOBAL PROPERTY MORTISE_SAN_OBJECT_${name})
+  if(NOT made)
+    set_property(GLOBAL PROPERTY MORTISE_SAN_OBJECT_${name} TRUE)
+    file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/sanitized-objects)
+    mortise_clang_flags(flags INCLUDES ${MORTISE_SANITIZE_PREFIXED})
+    add_custom_command(OUTPUT ${obj}
+      COMMAND ${MORTISE_CLANG} ${flags} -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all
+              -c ${${name}_SAN_SOURCE} -o ${obj}
+      DEPENDS ${${name}_SAN_SOURCE} ${MORTISE_ALL_HEADERS} ${flags_headers}
+      WORKING_DIRECTORY ${MORTISE_SANITIZE_DIR}
+      COMMENT "clang ASan+UBSan+coverage: ${name}.o"
+      COMMAND_EXPAND_LISTS VERBATIM)
+    add_custom_target(san_object_${name} DEPENDS ${obj})
+  endif()
+  set(${name}_SAN_OBJECT ${obj} PARENT_SCOPE)
 endfunction()
 
 # mortise_clang_test(TEST <ctest name> EXE <mortise_clang_executable name>

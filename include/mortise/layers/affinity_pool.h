@@ -19,7 +19,8 @@
  *     its function's name is a known allocation wrapper (xmalloc,
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the
  *     wrappers slot or MORTISE_AFFINITY_WRAPPERS (names separated by ':' or
- *     ',', substrings of the symbol name); the verdict is cached per return
+ *     ',', substrings of the symbol name; looked up with dladdr at the
+ *     return address's second allocation); the verdict is cached per return
  *     address, so a decided direct call site costs one compare;
  *   - when a group reaches min_objects allocations, all of them below
  *     max_pooled_size, its first objects (the address table) are scanned

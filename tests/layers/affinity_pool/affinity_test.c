@@ -1,7 +1,8 @@
 /* affinity_pool from the inside: call-chain identity through 0, 1 and 2
  * wrappers, the same through each thread's wrapper cache (a wrapper and
  * C++ operator new called from two sites each, and a chain through two
- * wrappers), type I and type II merges and no merge of unrelated groups,
+ * wrappers), a wrapper known by its name (one size, two callers: two
+ * groups), type I and type II merges and no merge of unrelated groups,
  * the min_objects and max_pooled_size thresholds, empty segments and
  * spans given back below, the invariant checker (and a broken free link
  * named), frees from another thread into a thread's segments (a producer
@@ -185,6 +186,37 @@ static void case_identity(void)
     CHECK_MSG(affinity_pool_walks() > 0 || affinity_pool_walk_off(), "no chain walked");
 #endif
 }
+
+#ifdef AFF_EXPORTED
+/* A wrapper known by its name ("xmalloc" is in the layer's list; the
+ * program exports its symbols, CMakeLists.txt, so dladdr names it) with one
+ * size only: by use it would stay a direct site (that takes two sizes), by
+ * name it is a wrapper from its second allocation on, so its two callers'
+ * objects go to two pools. */
+#define EXPORTED __attribute__((visibility("default"))) /* the flags hide the rest */
+NOINLINE EXPORTED void *aff_test_xmalloc(size_t n);
+NOINLINE EXPORTED void *aff_test_xmalloc(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *named_x(size_t n) { return keep(aff_test_xmalloc(n)); }
+NOINLINE static void *named_y(size_t n) { return keep(aff_test_xmalloc(n)); }
+
+static void case_named_wrapper(void)
+{
+    static void *x[N], *y[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = fresh(named_x(40), 40);
+        y[i] = fresh(named_y(40), 40);
+    }
+    uint32_t px = affinity_pool_pool_id(x[N - 1]), py = affinity_pool_pool_id(y[N - 1]);
+    CHECK_MSG(px && py && px != py, "a wrapper known by name: pools %u and %u", px, py);
+    int adj = adjacent(x, 200, N, 48);
+    CHECK_MSG(adj >= (N - 200) * 9 / 10, "named wrapper: %d of x's neighbours adjacent", adj);
+    for (int i = 0; i < N; i++) {
+        A_FREE(x[i]);
+        A_FREE(y[i]);
+    }
+    CHECK(A_CHECK() == NULL);
+}
+#endif
 
 /* Decided wrapper chains again, now served by the thread's wrapper cache
  * (keyed by the wrapper's return address and its caller's, deeper chains
@@ -686,6 +718,9 @@ int main(void)
     RUN_CASE(train);
     RUN_CASE(case_identity);
     RUN_CASE(case_wrapper_cache);
+#ifdef AFF_EXPORTED
+    RUN_CASE(case_named_wrapper);
+#endif
     RUN_CASE(case_type1);
     RUN_CASE(case_type2);
     RUN_CASE(case_thresholds);

@@ -3,8 +3,9 @@
  * layers/affinity_pool.h).
  *
  * Each return address seen by the slow path gets a site (insertion is a
- * compare-and-swap, lookups probe without a lock). A site is named once
- * (dladdr): a known or user-named wrapper is a wrapper at once. Otherwise
+ * compare-and-swap, lookups probe without a lock). A site is named once,
+ * at its second allocation (dladdr): a known or user-named wrapper is a
+ * wrapper from then on. Otherwise
  * it is watched for its first MT_AFF_LEARN allocations: the calling context
  * above it (the next 4 return addresses) and the sizes; two contexts and
  * two sizes make it a wrapper, else it is a direct site. A wrapper's allocations unwind the
@@ -110,11 +111,19 @@ MT_INLINE uintptr_t mt_aff_context(const uintptr_t *frames, int i, int n)
     return h;
 }
 
-/* Name a new site once; a known or user-named wrapper is one at once. */
+/* Name a site at its second allocation (named: 0 unseen, 1 seen once, 2
+ * named); a known or user-named wrapper is one from then on. dladdr scans
+ * the whole dynamic symbol table of the object that holds the address,
+ * hundreds of thousands of instructions in a large C++ library, and a
+ * program has many return addresses that allocate once (start-up, a
+ * wrapper's callers): those are never named. No site is decided before
+ * its second allocation (by use it takes two callers and two sizes), so a
+ * named wrapper's verdict still comes first; its first object is grouped
+ * by the wrapper's own return address. */
 MT_UNUSED static void MT_SELF(name_site)(mt_aff_site *s, uintptr_t ra)
 {
-    uint8_t expected = 0;
-    if (mt_load_relaxed(&s->named) || !mt_cas(&s->named, &expected, 1))
+    uint8_t expected = mt_load_relaxed(&s->named);
+    if (expected == 2 || !mt_cas(&s->named, &expected, expected + 1) || expected == 0)
         return;
     mt_pal_symbol_info info;
     MT_SELF(busy) = 1;

@@ -98,7 +98,7 @@ typedef struct {
     _Atomic(uintptr_t) ra;   /* the key; 0: empty */
     _Atomic(uintptr_t) fast; /* MT_AFF_SLOW, MT_AFF_PLAIN or the pool */
     _Atomic(uint8_t) kind;   /* learning, direct or wrapper */
-    _Atomic(uint8_t) named;  /* set once its name was looked up */
+    _Atomic(uint8_t) named;  /* 0 unseen, 1 seen once, 2 name looked up */
     uint8_t ncallers, nsizes, why;
     uint8_t frame_seen; /* unwinds that found frame_size */
     uint16_t seen;      /* learning: allocations watched */

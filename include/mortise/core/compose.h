@@ -21,7 +21,10 @@
  * mt_at_U__L__op, L's linked chain as U may reach it (MT_CHAIN_AT(L, op) in
  * U's header, core/layer.h: cond_bypass sends a request past the layers
  * between). Only those pairs exist, so naming a layer that is not below
- * does not compile.
+ * does not compile. Over the same pairs it checks the layers' traits
+ * (NAME_traits, core/layer_end.h): an upper layer that needs a trait of
+ * every layer below stops the compilation at a lower one without it, with
+ * both names in the message.
  * It also defines mt_chain_op (the top of the chain, used by the socket) and
  * mt_chain_layer_names(), the instance names in order, for reports.
  * Up to 16 instances; one composition per translation unit.
@@ -68,9 +71,16 @@
 #define MT__R14(P, a, ...) MT__LINK(P, a) MT__R13(a, __VA_ARGS__)
 #define MT__R15(P, a, ...) MT__LINK(P, a) MT__R14(a, __VA_ARGS__)
 
+/* Every (upper, lower) pair: an upper layer that needs a trait of every
+ * layer below (core/ctx.h, MT_TRAIT_NEEDS_*) gets it from each. */
+#define MT__NEEDS(U, L)                                                                               \
+    _Static_assert(!(U##_traits & MT_TRAIT_NEEDS_FRESH_HEADS) || (L##_traits & MT_TRAIT_FRESH_HEADS), \
+                   #U " needs every layer below to clear a fresh block's second word "                \
+                      "(MT_TRAIT_FRESH_HEADS, core/ctx.h); " #L " does not");
+
 /* MT__ATSn(a, u...): the reach of every u over a (a is below each), then the
  * same for the rest of the list: every (upper, lower) pair, in list order. */
-#define MT__AT(U, L) MT__FOR_OPS2(MT__AT_OP, U, L)
+#define MT__AT(U, L) MT__FOR_OPS2(MT__AT_OP, U, L) MT__NEEDS(U, L)
 #define MT__ABOVE1(a, u) MT__AT(u, a)
 #define MT__ABOVE2(a, u, ...) MT__AT(u, a) MT__ABOVE1(a, __VA_ARGS__)
 #define MT__ABOVE3(a, u, ...) MT__AT(u, a) MT__ABOVE2(a, __VA_ARGS__)

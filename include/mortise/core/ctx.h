@@ -137,6 +137,36 @@ struct mt_ctx {
  * machine code is what it was without the hint: tests/suites/zero_cost). */
 MT_UNUSED static const bool mt_chain_wants_usable;
 
+/* Layer traits: bits of a layer's MT_LAYER_TRAITS (core/layer_end.h).
+ * MT_COMPOSE rejects a chain where a layer needs of every layer below it a
+ * trait one of them lacks, naming both (core/compose.h).
+ *   MT_TRAIT_FRESH_HEADS        while mt_chain_wants_fresh_heads (below) is 1,
+ *                               the layer clears the second word (bytes 8 to
+ *                               15) of every block it hands out whose start
+ *                               it did not take back, as that same block,
+ *                               from a free (a block carved or split anew,
+ *                               or memory from the OS): the word then holds
+ *                               nothing from an earlier life at another place
+ *                               in the heap. A layer that only passes
+ *                               requests on needs it as well to sit under
+ *                               one that needs it.
+ *   MT_TRAIT_NEEDS_FRESH_HEADS  every layer below has MT_TRAIT_FRESH_HEADS
+ *                               (tail_chksum's freed_mark). */
+enum { MT_TRAIT_FRESH_HEADS = 1, MT_TRAIT_NEEDS_FRESH_HEADS = 2 };
+
+/* Does a layer of the composition need MT_TRAIT_FRESH_HEADS's clearing? A
+ * tentative definition, as mt_chain_wants_usable: 1 only where such a layer
+ * (tail_chksum with freed_mark=1) defines it, so the layers below spend no
+ * instruction on it otherwise. */
+MT_UNUSED static const bool mt_chain_wants_fresh_heads;
+
+/* A layer with MT_TRAIT_FRESH_HEADS: the block it hands out starts anew. */
+MT_INLINE void mt_fresh_head(void *block)
+{
+    if (mt_chain_wants_fresh_heads)
+        ((uintptr_t *)block)[1] = 0;
+}
+
 /* Every operation of the contract: MT_LAYER_OPS(X) / MT_FOR_EACH_OP(X, ...)
  * (core/ops.h, the one list). */
 

@@ -15,6 +15,14 @@ _Static_assert(
     MT_SELF_ID <= MT_OWNER_MASK,
     "more layers in this translation unit than the page map's owner field counts (15 on 32-bit targets)");
 #endif
+/* The layer's traits (core/ctx.h, MT_TRAIT_*), which MT_COMPOSE checks
+ * between every pair of layers; a layer that has some defines
+ * MT_LAYER_TRAITS before including this file. */
+#ifndef MT_LAYER_TRAITS
+#define MT_LAYER_TRAITS 0
+#endif
+enum { MT_SELF(traits) = MT_LAYER_TRAITS };
+#undef MT_LAYER_TRAITS
 #define MT__OPS_CLEAR_MARKERS
 #include "ops.h"
 MT_FOR_EACH_OP(MT__OP_CLEARED, ~)

@@ -75,6 +75,8 @@
  *            ::slab_wf(sizeclass=prime, slab_size=64KB, size_handle=[0, 65536])
  *            ::malloc_socket                                        (wfslab)
  *          mmap_heap::segfit_lf(sizeclass=log2b)::malloc_socket     (instance segfit_lf)
+ * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
+ *   freed_mark it clears the second word of every block it carves anew.
  */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
@@ -341,6 +343,7 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     for (;;) {
         void *p = MT_SELF(carve)(c, csize);
         if (p) {
+            mt_fresh_head(p);
             if (MT_SELF(span_of)(p)->zeroed)
                 ctx->zeroed = p;
             return p;
@@ -364,6 +367,7 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
         mt_lf_tagged b = mt_lf_load(&c->bump);
         while (!b.s.ptr || (uintptr_t)b.s.ptr + csize > b.s.tag) { /* still used up */
             if (mt_lf_cas(&c->bump, &b, base + first + csize, (uintptr_t)base + first + s->blocks * csize)) {
+                mt_fresh_head(base + first);
                 if (s->zeroed)
                     ctx->zeroed = base + first;
                 return base + first;
@@ -617,6 +621,7 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
     return mt_check_then(MT_SELF(walk)(NULL), ctx, next);
 }
 
+#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE

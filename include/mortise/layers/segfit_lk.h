@@ -34,6 +34,8 @@
  *   purge and fork take every class lock in index order.
  * Fails: only when the layer below fails (ctx->err from it).
  * Example: mmap_heap::segfit_lk(sync=spinlock, size_handle=[0, 65536])::malloc_socket
+ * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
+ *   freed_mark it clears the second word of every block it carves anew.
  */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
@@ -152,6 +154,7 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     void *p = c->bump;
     c->bump += csize;
     c->bump_span->carved++;
+    mt_fresh_head(p);
     if (c->bump_span->zeroed)
         ctx->zeroed = p;
     MT_ASSERT_HOLDS(MT_SELF(check_class_locked)(index)); /* its free list is empty: cheap */
@@ -343,6 +346,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
     return MT_SELF(check_classes)(MT_SELF(classes_used)());
 }
 
+#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE

@@ -107,6 +107,8 @@
  *   mmap_heap(threadlocal_heap_size=256MB)
  *     :: slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])
  *     :: malloc_socket
+ * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
+ *   freed_mark it clears the second word of every block it carves anew.
  */
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -659,8 +661,10 @@ static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
         MT_SELF(step)();
         uintptr_t block = first + (uintptr_t)i * s->csize;
         *(void **)block = rest;
+        mt_fresh_head((void *)block);
         rest = (void *)block;
     }
+    mt_fresh_head((void *)first);
     s->carved += n;
     MT_SELF(tl).free[c] = rest;
     MT_SELF(tl).used[c]++;
@@ -1351,6 +1355,7 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
     return mt_check_then(MT_SELF(check_heaps)(&why) ? why : NULL, ctx, next);
 }
 
+#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE

@@ -32,8 +32,8 @@
  * Reports (core/report.h), e.g.
  *   mortise: heap-buffer-overflow at 0x7f12a0 size 24 (tail_chksum, free)
  *   classes: heap-buffer-overflow (size 0 when the size word is destroyed
- *   too), heap-buffer-underflow (head_canary), double-free, invalid-free;
- *   operations free, getmeta, realloc.
+ *   too), heap-buffer-underflow (head_canary), double-free, invalid-free,
+ *   write-after-free (freed_mark); operations free, getmeta, realloc, alloc.
  *   Each bug is reported once: after a report in getmeta the block is
  *   resealed (default, callback) or condemned (tolerate: its later free
  *   leaks it silently).
@@ -77,6 +77,22 @@
  *     reports underflows); over tlsf_glk only with the risk that a wild
  *     free 16 bytes past a granule start makes tlsf_glk read the granule
  *     before (its boundary tag).
+ *   freed_mark=0|1 → MT_FREED_MARK (0; needs head_canary=1): free writes a
+ *     mark (the canary's word of the key and the address, inverted) into
+ *     the freed block's canary and into the program's first 8 bytes; when
+ *     the layer below hands the block out again, a canary that holds the
+ *     mark over a first word that does not is reported as write-after-free
+ *     (operation alloc, the block's former size) — the trunk's free-list
+ *     link lies in the head, out of reach of such a write, so without the
+ *     mark nothing would see it. The block is then handed out (default,
+ *     callback) or leaked and another taken (tolerate). Blocks of under 8
+ *     bytes (their check word covers the first word) and aligned blocks
+ *     are not marked. Every layer below must clear the canary's word of a
+ *     block it carves anew (MT_TRAIT_FRESH_HEADS, core/ctx.h: mmap_heap,
+ *     segfit_lf, segfit_lk, slab_wf), so a mark left at some place by an
+ *     earlier life of the memory is never taken for this block's;
+ *     MT_COMPOSE rejects the chain otherwise. Cost: two stores at free,
+ *     two loads and a compare at alloc.
  * Needs from below: getmeta answering the usable size of every block it
  *   handed out (every layer does), resize optional. An alloc below that
  *   hands back the usable size with the block (core/ctx.h's hint: slab_wf's
@@ -90,7 +106,9 @@
  *   the checked block. A safety layer below reports the blocks its getmeta
  *   refuses (double, invalid frees), so this layer then stays silent about
  *   them and leaves them alone: each bug is reported once.
- * Does not detect: writes in front of the block without head_canary (they
+ * Does not detect: writes after free (without freed_mark; with it, those
+ *   past the first 8 bytes, and any to a block not handed out again);
+ *   writes in front of the block without head_canary (they
  *   land in the previous block's size word, found only when that block is
  *   freed); reads past the end; writes that skip the check word and
  *   the size word (non-linear); overflows into the slack past the size word
@@ -139,6 +157,17 @@
 #endif
 #ifndef MT_HEAD_CANARY
 #define MT_HEAD_CANARY 0
+#endif
+#ifndef MT_FREED_MARK
+#define MT_FREED_MARK 0
+#endif
+#if MT_FREED_MARK && !MT_HEAD_CANARY
+#error "tail_chksum: freed_mark=1 needs head_canary=1 (the mark's state word is the head's canary)"
+#endif
+#if MT_FREED_MARK
+/* (core/ctx.h) the layers below clear a fresh block's second word, where
+ * a freed block's head keeps the mark */
+MT_UNUSED static const bool mt_chain_wants_fresh_heads = 1;
 #endif
 
 /* A safety layer below (included before this one) reports every block its
@@ -215,6 +244,11 @@ MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
 {
     return key ^ ((uint64_t)(uintptr_t)u >> 4);
 }
+
+/* freed_mark: the word a freed block keeps in its canary and in its
+ * program's first word until it is handed out again: the canary inverted,
+ * which names no head length (inspect_named). */
+MT_INLINE uint64_t MT_SELF(freed_mark)(uint64_t key, const void *u) { return ~MT_SELF(canary)(key, u); }
 
 /* The canary as stored: it names the head's length (log2 - 4, so 0 for
  * the common 16), so that the slow paths look for the block below at one
@@ -499,6 +533,61 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     return state;
 }
 
+/* freed_mark: the program's block u of size bytes (head bytes in front) is
+ * being freed: its canary and its first word get the mark, which alloc
+ * checks when the layer below hands the block out again. A block whose
+ * check word covers its first word (under 8 bytes) or with another head
+ * (aligned) keeps its canary and is not checked. */
+MT_INLINE void MT_SELF(mark_freed)(uint64_t key, char *u, size_t size, size_t head)
+{
+    if (MT_FREED_MARK && head == MT_SELF(head) &&size >= MT_TAIL_WORD) {
+        uint64_t mark = MT_SELF(freed_mark)(key, u);
+        mt_safety_store(u - MT_TAIL_WORD, mark);
+        mt_safety_store(u, mark);
+    }
+}
+
+/* freed_mark: is p from below a block this layer freed with the mark whose
+ * first word the program wrote after the free? The layers below clear the
+ * canary's word of a block they carve anew (MT_TRAIT_FRESH_HEADS), so a
+ * mark in it is this very block's. */
+MT_INLINE bool MT_SELF(mark_broken_at)(uint64_t key, const char *p)
+{
+    const char *u = p + MT_SELF(head);
+    uint64_t mark = MT_SELF(freed_mark)(key, u);
+    /* both loads, one branch: most blocks a slab hands out were freed here */
+    return (int)(mt_safety_load(u - MT_TAIL_WORD) == mark) & (int)(mt_safety_load(u) != mark);
+}
+
+/* freed_mark: report the block p (usable bytes) from below whose mark
+ * mark_broken_at found overwritten; under a policy that leaks damaged blocks
+ * take others until one is intact. Returns the block to seal (its usable
+ * size in ctx->usable) or NULL (ctx->err). want: what to ask below. */
+MT_SLOW MT_UNUSED char *MT_SELF(mark_broken)(mt_ctx *ctx, mt_lfunc *next, char *p, size_t usable, size_t want)
+{
+    for (;;) {
+        uint64_t key = mt_chksum_key();
+        /* the freed block's size word is still there, unless the write reached it too */
+        size_t size = (size_t)((mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p)) &
+                               MT_TAIL_SIZE_BITS);
+        size_t most = usable - MT_TAIL_OVERHEAD - MT_SELF(head);
+        MT_SELF(raise)(MORTISE_BUG_WRITE_AFTER_FREE, p + MT_SELF(head), size <= most ? size : most, "alloc");
+        ctx->usable = usable;
+        if (!MT_ERR_LEAKS(MT_ERR_HANDLE))
+            return p;
+        ctx->ptr = NULL;
+        ctx->size = want;
+        p = next(ctx);
+        if (!p)
+            return NULL;
+        usable = ctx->ptr == p ? ctx->usable : MT_SELF(usable_below)(p);
+        if (!MT_SELF(mark_broken_at)(key, p)) {
+            ctx->usable = usable;
+            return p;
+        }
+    }
+}
+
 /* Ask `next` (alloc, or the owner's resize of the block below at ctx->ptr)
  * for size bytes, the head and both words, and seal what it gives. The key
  * is loaded after the layers below ran (the caller fixed it): kept across
@@ -524,6 +613,14 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
             usable = size + head + MT_TAIL_OVERHEAD;
     }
     uint64_t key = mt_chksum_key_if_set();
+    if (MT_FREED_MARK && hinted && head == MT_SELF(head) &&MT_UNLIKELY(MT_SELF(mark_broken_at)(key, p))) {
+        p = MT_COLD_CALL(ctx, copy,
+                         MT_SELF(mark_broken)(&copy, next, p, usable, size + head + MT_TAIL_OVERHEAD));
+        ctx->size = size;
+        if (!p)
+            return NULL;
+        usable = ctx->usable;
+    }
 #if MT_HEAD_CANARY
     if (MT_UNLIKELY(head > MT_SELF(head)) && (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
         !mt_entry_owner(mt_pagemap_get(p + head)))
@@ -641,6 +738,7 @@ MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
         break;
     }
     mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
+    MT_SELF(mark_freed)(mt_chksum_key(), p, size, head);
     (void)MT_SELF(free_below)(ctx, next, head);
 }
 
@@ -658,6 +756,7 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         return NULL;
     }
     mt_safety_store(p + size, MT_SELF(check_word)(key, p, size) ^ MT_TAIL_FREED);
+    MT_SELF(mark_freed)(key, p, size, MT_SELF(head));
     return MT_SELF(free_below)(ctx, next, MT_SELF(head));
 }
 
@@ -758,8 +857,13 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
     return MT_SELF(reseal)(ctx, next, key, ctx->size, usable, MT_SELF(head));
 }
 
+#if MT_FREED_MARK
+#define MT_LAYER_TRAITS \
+    MT_TRAIT_NEEDS_FRESH_HEADS /* (core/ctx.h): mark_broken_at trusts a mark in the head */
+#endif
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_CHKSUM
 #undef MT_ERR_HANDLE
 #undef MT_HEAD_CANARY
+#undef MT_FREED_MARK

@@ -25,7 +25,10 @@
 MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_kept)(&copy));
+    void *p = MT_COLD_CALL(ctx, copy, MT_SELF(alloc_kept)(&copy));
+    if (mt_chain_wants_fresh_heads && p) /* kept blocks are split and merged: any may start anew */
+        mt_fresh_head(p);
+    return p;
 }
 
 MT_INLINE bool MT_SELF(is_block)(const mt_ctx *ctx)

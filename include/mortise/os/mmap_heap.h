@@ -63,6 +63,8 @@
  *   the keep does not serve.
  * Fails: returns NULL with ctx->err = ENOMEM when the OS refuses memory.
  * Example: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::segfit_lk::malloc_socket
+ * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
+ *   freed_mark it clears the second word of every block it hands out (kept blocks are split and merged).
  */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
@@ -371,6 +373,7 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #undef MT_SELF_HUGE_RESERVE
+#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block it hands out */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC

@@ -3,7 +3,7 @@
  * trunks of wfslab (SAFETY_TRUNK_WFSLAB) and hslab (SAFETY_TRUNK_HSLAB)),
  * the safety layers the test asks for (SAFETY_TAIL, SAFETY_DELAYED, with
  * their slots from SAFETY_CHKSUM, SAFETY_ERR, SAFETY_NODE_XOR,
- * SAFETY_HEAD_CANARY), and custom_socket(prefix=t_). */
+ * SAFETY_HEAD_CANARY, SAFETY_FREED_MARK), and custom_socket(prefix=t_). */
 #include <mortise/mortise.h>
 
 #ifndef SAFETY_CHKSUM
@@ -69,6 +69,9 @@
 #define MT_ERR_HANDLE SAFETY_ERR
 #if defined(SAFETY_HEAD_CANARY)
 #define MT_HEAD_CANARY 1
+#endif
+#if defined(SAFETY_FREED_MARK)
+#define MT_FREED_MARK 1
 #endif
 #include <mortise/layers/tail_chksum.h>
 #endif

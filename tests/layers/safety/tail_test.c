@@ -15,7 +15,10 @@
  *     realloc, once; also in front of far-aligned blocks (64 KiB and 1 MiB
  *     alignments, 100 bytes and 3 MiB), whose granule tail_chksum names
  *     while they live and gives back on free (a second free: invalid-free;
- *     a destroyed size word: heap-buffer-overflow of size 0). */
+ *     a destroyed size word: heap-buffer-overflow of size 0);
+ *   - with SAFETY_FREED_MARK (freed_mark=1): a byte of a freed block's first
+ *     8 written after free is reported as write-after-free when the block is
+ *     handed out again; memory carved again for other sizes never is. */
 #define SAFETY_TAIL 1
 #include "compose.h"
 #include "safety_check.h"
@@ -327,6 +330,75 @@ static void underflow_far_aligned(void)
 
 #endif
 
+#if defined(SAFETY_FREED_MARK)
+/* freed_mark: one byte of a freed block's first 8 flipped is reported when
+ * the trunk hands the block out again, once, with the block's size; a
+ * block freed intact comes back without a report. */
+static void write_after_free_on_reuse(void)
+{
+    /* (slab_wf alone leaves 70000 bytes to the OS layer, which clears the
+     * head of every block it hands out: not checked there) */
+#if defined(SAFETY_TRUNK_SLAB_WF)
+    static const size_t marked[] = {8, 15, 24, 100, 1000, 4000, 40000};
+#else
+    static const size_t marked[] = {8, 15, 24, 100, 1000, 4000, 40000, 70000};
+#endif
+    for (size_t i = 0; i < sizeof marked / sizeof marked[0]; i++)
+        for (size_t byte = 0; byte < 8; byte += 7) {
+            size_t size = marked[i];
+            unsigned char *p = t_malloc(size);
+            memset(p, 3, size);
+            t_free(p);
+            p[byte] ^= 0x20;
+            void *again[64];
+            size_t n = 0;
+            bool back = false;
+            while (n < 64 && !back) {
+                again[n] = t_malloc(size);
+                back = again[n++] == p;
+            }
+            CHECKF(back, "size %zu: the freed block was not handed out again in 64 allocations", size);
+            expect_one(MORTISE_BUG_WRITE_AFTER_FREE, p, "write after free, found on reuse");
+            CHECKF(seen.last.size == size && !strcmp(seen.last.layer, "tail_chksum"),
+                   "size %zu: reported %zu (%s)", size, seen.last.size, seen.last.layer);
+            for (size_t k = 0; k < n; k++)
+                t_free(again[k]);
+            /* the same block freed intact comes back silently */
+            unsigned char *q = t_malloc(size);
+            t_free(q);
+            q = t_malloc(size);
+            t_free(q);
+            expect_none("a block freed intact, handed out again");
+        }
+}
+
+/* No false report from a mark an earlier life of the memory left: blocks
+ * of one size are freed (marked) and the memory is carved again for other
+ * sizes, whose programs write every other word (so an old block's first
+ * word may be overwritten while its head is not), then for the first size
+ * again, many times over. The trunks clear a fresh block's head; without
+ * that, this reports writes after free that never happened. */
+static void no_stale_marks(void)
+{
+    enum { N = 2000 };
+    static void *blocks[N];
+    static const size_t sizes_by_round[] = {40, 72, 24, 136, 40, 56, 200, 40, 88, 24, 40};
+    for (int pass = 0; pass < 3; pass++)
+        for (size_t r = 0; r < sizeof sizes_by_round / sizeof sizes_by_round[0]; r++) {
+            size_t size = sizes_by_round[r];
+            for (size_t i = 0; i < N; i++) {
+                uint64_t *w = blocks[i] = t_malloc(size);
+                for (size_t k = 1 + (i & 1); k < size / 8; k += 2)
+                    w[k] = 0x5151515151515151ull * (k + r);
+            }
+            for (size_t i = 0; i < N; i++)
+                t_free(blocks[(i * 7) % N]);
+            t_malloc_trim(0);
+        }
+    expect_none("memory carved again for other sizes");
+}
+#endif
+
 static void ordinary_use(void)
 {
     void *blocks[500];
@@ -364,6 +436,10 @@ int main(void)
 #if defined(SAFETY_HEAD_CANARY)
     underflow_everywhere();
     underflow_far_aligned();
+#endif
+#if defined(SAFETY_FREED_MARK)
+    write_after_free_on_reuse();
+    no_stale_marks();
 #endif
     ordinary_use();
     return check_report("tail_test");

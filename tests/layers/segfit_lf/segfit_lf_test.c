@@ -53,6 +53,7 @@ MT_INLINE void *quarantine_free(mt_ctx *ctx, mt_lfunc *next)
 #define MT_IMPLEMENTS_free
 MT_LAYER_OPS_DEFAULTS(quarantine) /* forwards all but free */
 #undef MT_IMPLEMENTS_free
+enum { quarantine_traits = 0 }; /* (core/layer_end.h gives a layer's traits; this one has none) */
 
 #include <mortise/layers/segfit_lf.h>
 

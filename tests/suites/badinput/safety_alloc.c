@@ -3,7 +3,7 @@
  * tlsfccsd) do not use, so that the corpus meets every layer in both report
  * and fatal mode. BADINPUT_COMPOSITION picks one:
  *   1 tail_fatal      mmap_heap::slab_wf(sizeclass=prime, size_handle=[0, 65536], link_check=1, err_handle=fatal)
- *                       ::tail_chksum(chksum=magic, err_handle=fatal, head_canary=1)::malloc_socket
+ *                       ::tail_chksum(chksum=magic, err_handle=fatal, head_canary=1, freed_mark=1)::malloc_socket
  *   2 delayed_report  mmap_heap::segfit_lk(sync=spinlock, sizeclass=log2b, size_handle=[0, 262144], link_check=1)
  *                       ::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB,
  *                         err_handle=default)::malloc_socket
@@ -11,12 +11,12 @@
  *                       ::delayed_free(chksum=xor, node_xor=1, delayed_size=64KB, err_handle=default)
  *                       ::tail_chksum(chksum=crc32, err_handle=default)::malloc_socket
  *   4 tail_tolerate   mmap_heap::segfit_lk(sync=spinlock, sizeclass=log2b, size_handle=[0, 262144], link_check=1, err_handle=tolerate)
- *                       ::tail_chksum(chksum=crc32, err_handle=tolerate, head_canary=1)::malloc_socket
+ *                       ::tail_chksum(chksum=crc32, err_handle=tolerate, head_canary=1, freed_mark=1)::malloc_socket
  * tolerate looks like report mode from outside (report, go on); what it does
  * differently (damaged blocks never reused) shows in double_free_then_alloc.
  * Every trunk checks its free-list links (link_check=1), as in the ready
  * safety instances, in the composition's mode; the tail-only ones keep a
- * head canary as wfslabs does.
+ * head canary and the freed mark as wfslabs does.
  */
 #include <mortise/mortise.h>
 
@@ -30,6 +30,7 @@
 #define MT_CHKSUM magic
 #define MT_ERR_HANDLE fatal
 #define MT_HEAD_CANARY 1
+#define MT_FREED_MARK 1
 #include <mortise/layers/tail_chksum.h>
 #include <mortise/sockets/malloc_socket.h>
 MT_COMPOSE(mmap_heap, slab_wf, tail_chksum, malloc_socket)
@@ -74,6 +75,7 @@ MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
 #define MT_CHKSUM crc32
 #define MT_ERR_HANDLE tolerate
 #define MT_HEAD_CANARY 1
+#define MT_FREED_MARK 1
 #include <mortise/layers/tail_chksum.h>
 #include <mortise/sockets/malloc_socket.h>
 MT_COMPOSE(mmap_heap, segfit_lk, tail_chksum, malloc_socket)

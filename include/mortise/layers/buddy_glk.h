@@ -38,7 +38,9 @@
  *                          16 bytes is reported (corrupted-metadata, at the
  *                          block) and the level's list is rebuilt from the
  *                          state maps (nothing leaked, no link of the
- *                          program's followed). Cost: per removal two page
+ *                          program's followed); the check operation reports
+ *                          a list link outside its chunks instead of
+ *                          following it. Cost: per removal two page
  *                          map lookups, two state bytes and two link loads
  *                          under the lock (large blocks and spans only; no
  *                          fast path goes through this layer).
@@ -671,6 +673,8 @@ MT_SLOW const char *MT_SELF(check_locked)(void)
         MT_SELF(node) *p = NULL;
         for (MT_SELF(node) *b = MT_SELF(state).free[level]; b; p = b, b = b->next, n++) {
             MT__BUDDY_REQUIRE(n < counted[level], "free list longer than the free blocks of its level");
+            /* link_check: a link the program rewrote is reported, not followed */
+            MT__BUDDY_REQUIRE(!MT_LINK_CHECK || mt_link_far_ok(b, MT_SELF_ID), "free list links");
             MT_SELF(chunk) *ch = MT_SELF(chunk_of)(b);
             uintptr_t off = (uintptr_t)b - (uintptr_t)ch->base;
             MT__BUDDY_REQUIRE(b->prev == p, "free list links");

@@ -22,13 +22,16 @@
  *                          blocks in 128 KiB slabs, 26624 and 32768 in
  *                          256 KiB).
  *   link_check=0|1       → MT_LINK_CHECK (0): 1 checks every free-list link
- *                          before a pop follows it (NULL or a carved block
- *                          start of the same slab; safety/link_check.h): an
- *                          overflow into a free block or a write after free
- *                          is reported (corrupted-metadata) and the slab's
- *                          list ends there. Batched frees already check each
- *                          block of the chain in the page map. Cost: a
- *                          compare and the block test per pop, under the
+ *                          before a pop follows it, one alloc's or a batch
+ *                          refill's (NULL or a carved block start of the
+ *                          same slab; safety/link_check.h): an overflow into
+ *                          a free block or a write after free is reported
+ *                          (corrupted-metadata) and the slab's list ends
+ *                          there; the blocks after it count as in use for
+ *                          good, so the slab never carves past its last
+ *                          block. Batched frees check each block of the
+ *                          chain in the page map and the block test. Cost:
+ *                          a compare and the block test per pop, under the
  *                          class lock.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its report (policy/err).
@@ -278,21 +281,25 @@ static __attribute__((noinline)) MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) 
 /* link_check: the link in free block p of slab s, checked before it is
  * followed: NULL or a block start among the blocks of s handed out before
  * (below bump). A bad one is reported and the free list ends at p (the
- * blocks after it leak: the slab never counts them free again). */
-MT_SLOW void *MT_SELF(link_cut)(void *p)
+ * blocks after it leak: the slab counts them in use for good, so it never
+ * hands out more than its never-used blocks after the cut: a slab that
+ * still counted them free would carve past its end, into its record).
+ * `pending`: blocks popped off the list and not yet counted, p among them. */
+MT_SLOW void *MT_SELF(link_cut)(MT_SELF(slab) *s, void *p, size_t pending)
 {
     *(void **)p = NULL;
+    s->inuse = (uint32_t)(s->capacity - (size_t)(s->base + s->used - s->bump) / s->csize - pending);
     MT_SELF(link_broken)(p, "alloc");
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(next_of)(const MT_SELF(slab) *s, void *p)
+MT_INLINE void *MT_SELF(next_of)(MT_SELF(slab) *s, void *p, size_t pending)
 {
     void *link = *(void **)p;
     if (MT_LINK_CHECK && link &&
         MT_UNLIKELY((uintptr_t)link - (uintptr_t)s->base >= (uintptr_t)(s->bump - s->base) ||
                     !MT_SELF(is_block)(s, link)))
-        return MT_SELF(link_cut)(p);
+        return MT_SELF(link_cut)(s, p, pending);
     return link;
 }
 
@@ -311,7 +318,7 @@ MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
     void *p = s->free;
     if (MT_LIKELY(p)) {
         MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
-        s->free = MT_SELF(next_of)(s, p);
+        s->free = MT_SELF(next_of)(s, p, 1);
     } else {
         MT_ASSERT(s->bump + s->csize <= s->base + s->used);
         p = s->bump;
@@ -349,9 +356,13 @@ MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
             n = left;
         for (void *p; k < n && (p = s->free) != NULL; k++) {
             MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
-            s->free = MT_SELF(next_of)(s, p);
+            s->free = MT_SELF(next_of)(s, p, k + 1);
             *link = p;
             link = (void **)p;
+        }
+        if (MT_LINK_CHECK) { /* a cut list: only the never-used blocks are left */
+            size_t fresh = (size_t)(s->base + s->used - s->bump) / s->csize;
+            n = n - k > fresh ? k + fresh : n;
         }
         if (k < n) { /* the rest are never-used blocks: the free list is empty */
             size_t csize = s->csize;

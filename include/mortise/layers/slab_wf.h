@@ -32,9 +32,13 @@
  *                          (a link inside the popped block's granule, short
  *                          of a slab header; others exactly: a block start of
  *                          the same slab), the remote-free chains a refill
- *                          takes over — so an overflow into a free block or a
- *                          write after free never makes the layer read or
- *                          write outside its slabs (safety/link_check.h).
+ *                          takes over, the bin's walk when the heap is saved
+ *                          (purge, thread exit, fork) and the fork child's
+ *                          repair walk — so an overflow into a free block or
+ *                          a write after free never makes the layer read or
+ *                          write outside its slabs (safety/link_check.h); a
+ *                          bad link is cut where it was found, so no later
+ *                          walk meets it again.
  *                          Cost: a compare and the block test per link
  *                          followed, on the hit's path too.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
@@ -545,6 +549,7 @@ MT_SLOW void *MT_SELF(link_far)(void *p, void *link)
     uintptr_t off = (uintptr_t)link - mt_slab_wf_base(s);
     if (mt_pagemap_get(link) == e && off < (uintptr_t)s->capacity * s->csize && off % s->csize == 0)
         return link;
+    mt_store_relaxed(mt_slab_wf_link(p), NULL); /* cut: no later walk meets the link again */
     MT_SELF(link_broken)(p, "alloc");
     return NULL;
 }

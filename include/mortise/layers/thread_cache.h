@@ -39,7 +39,9 @@
  *                          hit; with 0 the code is that of no slot at all.
  *   link_check=0|1       → MT_LINK_CHECK (0): 1 checks every link of a
  *                          cached list before it is followed (a hit's pop,
- *                          cutting a list, a hand-off chain): NULL, inside
+ *                          cutting a list, a hand-off chain, and every link
+ *                          of a run a flush hands below first: a trunk's
+ *                          free_batch follows them too): NULL, inside
  *                          the block's granule, or a granule some layer owns
  *                          (safety/link_check.h). A bad one — an overflow
  *                          into a cached block, a write after free — is
@@ -229,6 +231,14 @@ MT_SLOW void MT_SELF(start)(void)
 MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
 {
     size_t k = 0;
+    /* link_check: a trunk's free_batch follows the run's links itself
+     * (slab_lk), with its own tests only; so every link of the run is
+     * checked here first (a bad one cuts the run there) */
+    if (MT_LINK_CHECK) {
+        size_t i = 0;
+        for (void *q = p; q && i < n; q = MT_SELF(next_of)(q))
+            i++;
+    }
     while (p && k < n) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&sub, p);

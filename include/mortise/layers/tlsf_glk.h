@@ -42,7 +42,9 @@
  *                          purge) and condemned: never merged, handed out
  *                          or reported again; the list it was found in ends
  *                          in front of it (a list head's whole list is
- *                          dropped), a neighbour is not merged. Cost: most
+ *                          dropped), a neighbour is not merged. The check
+ *                          operation reports a list link that names no
+ *                          header of ours instead of following it. Cost: most
  *                          checks follow a link or the next header into
  *                          another granule, a page-map lookup each.
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed check does
@@ -1003,7 +1005,10 @@ static void *MT_SELF(cs_check)(void *arg)
                 unsigned f, s;
                 mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &f, &s);
                 MT__TLSF_REQUIRE(mt_tlsf_is_free(b) && f == fl && s == sl, "block in the wrong list");
-                MT__TLSF_REQUIRE(!b->next_free || b->next_free->prev_free == b, "free list links");
+                /* link_check: a link the program rewrote is reported, not followed */
+                MT__TLSF_REQUIRE(!b->next_free || ((!MT_LINK_CHECK || MT_SELF(header_at)(b, b->next_free)) &&
+                                                   b->next_free->prev_free == b),
+                                 "free list links");
                 MT__TLSF_REQUIRE(++listed <= res->stats.free_blocks, "more listed than free blocks");
             }
         }

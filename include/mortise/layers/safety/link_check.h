@@ -1,6 +1,6 @@
 /* mortise/layers/safety/link_check.h — the link_check slot of the layers
- * that keep free-list links inside free blocks (slab_wf, slab_lk,
- * thread_cache, tlsf_glk).
+ * that keep free-list links inside free blocks (slab_wf, segfit_lf,
+ * slab_lk, thread_cache, tlsf_glk, segfit_lk, buddy_glk).
  *
  * A free block's first words are the program's memory as much as the
  * layer's: an overflow from the block before it or a write through a

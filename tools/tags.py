@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Write a vi/emacs-style `tags` file that finds a layer instance's functions.
 
-A layer header defines its functions through MT_SELF(x), so `small_alloc`
-appears nowhere in the sources under that name and neither grep nor a plain
-ctags run finds it. This tool preprocesses every composition (instances/*.c
-and any extra files given), lets ctags list the function definitions of the
+A layer header writes its own functions under their names (slab_lk_alloc),
+which grep and a plain ctags run find; what they cannot find is what the
+preprocessor writes: the operations a layer forwards (core/layer_end.h), the
+functions of fragments several layers share (MT_SELF(x) in layers/cache/,
+os/granule_owner.h, ...), the functions of an instance with another name
+(`small_alloc`), and the composition's glue (mt_link_*, mt_chain_*:
+MT_COMPOSE). This tool preprocesses every composition (instances/*.c and any
+extra files given), lets ctags list the function definitions of the
 preprocessed text, and maps each back through the compiler's line markers to
-the header line that defines it: `slab_lk_alloc` leads to the
-`MT_INLINE void *MT_SELF(alloc)(...)` line of include/mortise/layers/slab_lk.h.
+the line that defines it: `mmap_heap_alloc` leads to the
+`MT_INLINE void *MT_SELF(alloc)(...)` line of include/mortise/os/granule_owner.h.
 
     tools/tags.py [-o tags] [--cc gcc] [FILE.c ...]
 

@@ -2,7 +2,8 @@
 """tools/tags.py finds a layer instance's functions where their code is.
 
 Every `<layer>_<op>` tag of a layer header must point at a line that defines
-that operation (MT_SELF(op), or the forwarding the header generates for it),
+that operation (written under its own name, or MT_SELF(op) in a fragment
+several layers share, or the forwarding the header generates for it),
 and a few named functions must land on their known definitions.
 """
 import pathlib
@@ -31,7 +32,8 @@ def main():
                 if name == f"{layer}_{op}":
                     text = path.read_text().splitlines()[int(line.rstrip(';"')) - 1]
                     checked += 1
-                    if f"MT_SELF({op})" not in text and "FORWARD" not in text and "MT_LAYER_OPS" not in text:
+                    if (f"{name}(" not in text and f"MT_SELF({op})" not in text and "FORWARD" not in text
+                            and "MT_LAYER_OPS" not in text):
                         failures.append(f"{name} -> {file}:{line}: {text.strip()}")
         known = {"slab_lk_alloc": "layers/slab_lk.h", "thread_cache_free": "layers/thread_cache.h",
                  "tlsf_glk_alloc": "layers/tlsf_glk.h", "malloc": "sockets/family.h"}

@@ -127,7 +127,9 @@
 #include "../core/pagemap.h"
 #include "../stats/registry.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/affinity_pool.h"
+#else
 #define MT_NAME affinity_pool
 #endif
 #ifndef MT_MIN_OBJECTS
@@ -160,7 +162,7 @@ MT_DECLARE_BELOW(free)
 
 /* Pools' spans are claimed in the page map under this id, so a free finds
  * its pool with one compare, like a trunk's. */
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { affinity_pool_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 #include "affinity/state.h"    /* the tables and the locks */
@@ -179,16 +181,16 @@ enum { MT_SELF(id) = MT_NEW_LAYER_ID };
  * and return address (the walk of wrapper frames starts at a fixed
  * distance from them), cfa the socket entry point's frame address when
  * its caller looked the cache up with it (0 else). */
-MT_NOINLINE_HOT void *MT_SELF(alloc_walk)(size_t size, size_t align, uintptr_t ra, uintptr_t my_sp,
-                                          uintptr_t entry, uintptr_t cfa)
+MT_NOINLINE_HOT void *affinity_pool_alloc_walk(size_t size, size_t align, uintptr_t ra, uintptr_t my_sp,
+                                               uintptr_t entry, uintptr_t cfa)
 {
-    mt_aff_site *s = &MT_SELF(state).site[mt_aff_site_hash(ra)];
+    mt_aff_site *s = &affinity_pool_state.site[mt_aff_site_hash(ra)];
     uintptr_t fast = mt_load_acquire(&s->fast);
     if (MT_LIKELY(fast > MT_AFF_PLAIN && mt_load_relaxed(&s->ra) == ra)) {
         mt_aff_pool *pool = (mt_aff_pool *)fast;
         if (MT_LIKELY(size <= pool->size && align <= MT_MIN_ALIGN)) {
-            MT_SELF(mark_pooled)(s, pool); /* its fast-path entry was taken */
-            void *p = MT_SELF(pool_pop)(pool);
+            affinity_pool_mark_pooled(s, pool); /* its fast-path entry was taken */
+            void *p = affinity_pool_pool_pop(pool);
             if (MT_LIKELY(p != NULL))
                 return p;
         }
@@ -198,38 +200,38 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_walk)(size_t size, size_t align, uintptr_t r
         /* a wrapper: its decided chains need neither the slow path nor its
          * lock; one walk in MT_AFF_RECHECK takes the slow path, which
          * re-unwinds it (its own tick lands on the multiple) */
-        _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+        _Atomic(intptr_t) *slot = affinity_pool_entry_slot(entry);
         intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
         uint64_t code = 0;
         uintptr_t chain[MT_AFF_CHAIN_CAP];
         uint32_t depth = 0;
-        if (delta > 0 && ++MT_SELF(wt).tick % MT_AFF_RECHECK)
-            code = MT_SELF(memo_walk)(ra, my_sp + (uintptr_t)delta, chain, &depth);
+        if (delta > 0 && ++affinity_pool_wt.tick % MT_AFF_RECHECK)
+            code = affinity_pool_memo_walk(ra, my_sp + (uintptr_t)delta, chain, &depth);
         else if (delta > 0)
-            MT_SELF(wt).tick--;
+            affinity_pool_wt.tick--;
         if (code) {
-            MT_SELF(wt).hits++;
+            affinity_pool_wt.hits++;
             /* the inline lookup reads from the entry point's frame
              * address: keep the chain only where it is the walk's start */
             if (!MT_AFF_WC_INLINE || cfa == my_sp + (uintptr_t)delta)
-                MT_SELF(wc_fill)(chain, depth, code);
+                affinity_pool_wc_fill(chain, depth, code);
             if (code == MT_AFF_MEMO_BELOW) {
                 mt_ctx below = mt_ctx_for_alloc(size, align);
                 return MT_BELOW(alloc)(&below);
             }
-            mt_aff_pool *pool = &MT_SELF(state).pool[code - 2];
-            void *p = size <= pool->size ? MT_SELF(pool_pop)(pool) : NULL;
+            mt_aff_pool *pool = &affinity_pool_state.pool[code - 2];
+            void *p = size <= pool->size ? affinity_pool_pool_pop(pool) : NULL;
             if (MT_LIKELY(p != NULL))
                 return p;
         }
     }
     mt_ctx ctx = mt_ctx_for_alloc(size, align);
-    return MT_SELF(alloc_slow)(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
+    return affinity_pool_alloc_slow(&ctx, ra, my_sp, entry, MT_BELOW(alloc));
 }
 
 #if MT_AFF_FRAME_WALK
 /* A wrapper chain the cache sends below. */
-MT_NOINLINE_HOT void *MT_SELF(alloc_below)(size_t size, size_t align)
+MT_NOINLINE_HOT void *affinity_pool_alloc_below(size_t size, size_t align)
 {
     mt_ctx below = mt_ctx_for_alloc(size, align);
     return MT_BELOW(alloc)(&below);
@@ -241,11 +243,11 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_below)(size_t size, size_t align)
  * down to the next recheck: the one that reaches it takes the walk's path
  * (alloc_other), so one chain in MT_AFF_RECHECK is still unwound and
  * compared. */
-MT_INLINE void *MT_SELF(wc_pop)(const mt_aff_wc *c, size_t size, size_t align)
+MT_INLINE void *affinity_pool_wc_pop(const mt_aff_wc *c, size_t size, size_t align)
 {
-    mt_aff_seg *h = MT_SELF(cur_of)(c->word);
+    mt_aff_seg *h = affinity_pool_cur_of(c->word);
     void *p = h->free;
-    if (MT_LIKELY(p != NULL && size <= h->size && align <= MT_MIN_ALIGN && --MT_SELF(wt).left)) {
+    if (MT_LIKELY(p != NULL && size <= h->size && align <= MT_MIN_ALIGN && --affinity_pool_wt.left)) {
         h->free = *(void **)p;
         return p;
     }
@@ -260,7 +262,7 @@ MT_INLINE void *MT_SELF(wc_pop)(const mt_aff_wc *c, size_t size, size_t align)
  * the memo. Without the entry point's frame address (cfa 0) the wrapper's
  * stack pointer is found at the distance learned for the socket entry
  * point that called here. Everything else: alloc_walk. */
-MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t ra, uintptr_t cfa)
+MT_NOINLINE_HOT void *affinity_pool_alloc_other(size_t size, size_t align, uintptr_t ra, uintptr_t cfa)
 {
     uintptr_t my_sp = 0; /* 0: no walk, the slow path unwinds */
     uintptr_t entry = (uintptr_t)__builtin_return_address(0);
@@ -268,32 +270,32 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
     __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
     uintptr_t sp = cfa;
     for (unsigned k = 0; !MT_AFF_WC_INLINE && k < MT_AFF_ENTRIES; k++) {
-        uintptr_t e = mt_load_relaxed(&MT_SELF(state).entry[k]);
+        uintptr_t e = mt_load_relaxed(&affinity_pool_state.entry[k]);
         if (e == entry) {
-            intptr_t delta = mt_load_relaxed(&MT_SELF(state).entry_delta[k]);
+            intptr_t delta = mt_load_relaxed(&affinity_pool_state.entry_delta[k]);
             sp = delta > 0 ? my_sp + (uintptr_t)delta : 0;
         }
         if (!e || e == entry)
             break;
     }
-    if (MT_UNLIKELY(!MT_SELF(wt).left)) {
+    if (MT_UNLIKELY(!affinity_pool_wt.left)) {
         /* RECHECK cache hits since the last: this walk is the recheck
          * (the walk's tick lands on the multiple) */
-        MT_SELF(wt).left = MT_AFF_RECHECK;
-        MT_SELF(wt).hits += MT_AFF_RECHECK;
-        MT_SELF(wt).tick |= MT_AFF_RECHECK - 1;
+        affinity_pool_wt.left = MT_AFF_RECHECK;
+        affinity_pool_wt.hits += MT_AFF_RECHECK;
+        affinity_pool_wt.tick |= MT_AFF_RECHECK - 1;
         sp = 0;
     }
     if (sp) {
-        const mt_aff_wc *c = MT_SELF(wc_find)(ra, sp);
-        if (c && c->word == MT_AFF_WC_BELOW && --MT_SELF(wt).left)
-            return MT_SELF(alloc_below)(size, align);
-        void *p = c && c->word != MT_AFF_WC_BELOW ? MT_SELF(wc_pop)(c, size, align) : NULL;
+        const mt_aff_wc *c = affinity_pool_wc_find(ra, sp);
+        if (c && c->word == MT_AFF_WC_BELOW && --affinity_pool_wt.left)
+            return affinity_pool_alloc_below(size, align);
+        void *p = c && c->word != MT_AFF_WC_BELOW ? affinity_pool_wc_pop(c, size, align) : NULL;
         if (p)
             return p;
     }
 #endif
-    return MT_SELF(alloc_walk)(size, align, ra, my_sp, entry, cfa);
+    return affinity_pool_alloc_walk(size, align, ra, my_sp, entry, cfa);
 }
 
 /* The fast path, inlined into the socket's entry point: a return address
@@ -303,14 +305,14 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_other)(size_t size, size_t align, uintptr_t 
  * gcc on x86-64, a trusted wrapper's two-frame pooled chain in the
  * thread's wrapper cache pops its pool's segment the same way. */
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     uintptr_t ra = (uintptr_t)__builtin_return_address(0);
     uintptr_t slot = mt_aff_plain_slot(ra);
     if (MT_LIKELY(mt_load_relaxed(&MT_AFF_PLAIN_AT(slot)) == ra))
         return next(ctx);
     if (MT_LIKELY(mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra && ctx->align <= MT_MIN_ALIGN)) {
-        mt_aff_seg *h = MT_SELF(cur_of)(mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)));
+        mt_aff_seg *h = affinity_pool_cur_of(mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)));
         void *p = h->free;
         if (MT_LIKELY(p != NULL && ctx->size <= h->size)) {
             h->free = *(void **)p;
@@ -321,35 +323,35 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 #if MT_AFF_WC_INLINE
     _Static_assert(MT_AFF_WRAP_BITS == MT_AFF_PLAIN_BITS, "one slot for the plain and the walk's tables");
     cfa = (uintptr_t)__builtin_dwarf_cfa();
-    uint64_t w = mt_load_relaxed(&MT_SELF(wrap)[slot]);
+    uint64_t w = mt_load_relaxed(&affinity_pool_wrap[slot]);
     if (w >> 16 == (uint64_t)ra) {
         uintptr_t caller = *(const uintptr_t *)(cfa + (uintptr_t)(w & 0xffff) - sizeof(uintptr_t));
-        const mt_aff_wc *c = &MT_SELF(wt).e[mt_aff_wc_slot(ra, caller)];
+        const mt_aff_wc *c = &affinity_pool_wt.e[mt_aff_wc_slot(ra, caller)];
         if (c->ra == ra && c->caller == caller) {
-            void *p = MT_SELF(wc_pop)(c, ctx->size, ctx->align);
+            void *p = affinity_pool_wc_pop(c, ctx->size, ctx->align);
             if (MT_LIKELY(p != NULL))
                 return p;
         }
     }
 #endif
-    return MT_SELF(alloc_other)(ctx->size, ctx->align, ra, cfa);
+    return affinity_pool_alloc_other(ctx->size, ctx->align, ra, cfa);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(pool_free)(ctx->ptr, ctx->meta);
+    affinity_pool_pool_free(ctx->ptr, ctx->meta);
     return NULL;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
+    size_t usable = affinity_pool_pool_usable(ctx->ptr, ctx->meta);
     if (!usable)
         return NULL;
     ctx->usable = usable;
@@ -360,26 +362,26 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 /* A pooled object keeps its slot while the new size fits; else the socket
  * moves it (a NULL answer). */
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    size_t usable = MT_SELF(pool_usable)(ctx->ptr, ctx->meta);
+    size_t usable = affinity_pool_pool_usable(ctx->ptr, ctx->meta);
     return usable && ctx->size <= usable ? ctx->ptr : NULL;
 }
 
 #define MT_IMPLEMENTS_create
-MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_create(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (MT_SELF(tl).state == MT_SELF(tl_new))
-        MT_SELF(begin)();
+    if (affinity_pool_tl.state == affinity_pool_tl_new)
+        affinity_pool_begin();
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_thread_exit
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(abandon_all)();
+    affinity_pool_abandon_all();
     return next(ctx);
 }
 
@@ -387,27 +389,27 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
  * take; a malloc made from inside it goes below, whose locks are still
  * free), then every lock of the layer, then the layers below. */
 #define MT_IMPLEMENTS_fork_prepare
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_fork_prepare(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_pal_callchain_fork_prepare();
-    MT_SELF(lock_all)();
+    affinity_pool_lock_all();
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_fork_parent
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_fork_parent(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    MT_SELF(unlock_all)();
+    affinity_pool_unlock_all();
     mt_pal_callchain_fork_parent();
     return NULL;
 }
 
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *affinity_pool_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    MT_SELF(reset_locks)();
+    affinity_pool_reset_locks();
     mt_pal_callchain_fork_child();
     return NULL;
 }
@@ -420,3 +422,6 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_MAX_CHAIN
 #undef MT_WRAPPERS
 #include "../core/layer_end.h"
+#ifdef MT_NAMES_affinity_pool
+#include "../names/affinity_pool.h" /* forget them */
+#endif

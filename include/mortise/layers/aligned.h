@@ -14,7 +14,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/aligned.h"
+#else
 #define MT_NAME aligned
 #endif
 #ifndef MT_ALIGNMENT
@@ -26,7 +28,7 @@
 _Static_assert(mt_is_pow2_const(MT_ALIGNMENT), "aligned: alignment must be a power of two");
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *aligned_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     if (mt_size_in(ctx->size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE))) {
         ctx->size = mt_align_up(ctx->size, MT_ALIGNMENT);
@@ -40,3 +42,6 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
 #undef MT_ALIGNMENT
+#ifdef MT_NAMES_aligned
+#include "../names/aligned.h" /* forget them */
+#endif

@@ -46,7 +46,9 @@
 #include "../core/layer.h"
 #include "cache/magazine.h" /* mt_cache_free_block */
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/batched_free.h"
+#else
 #define MT_NAME batched_free
 #endif
 #ifndef MT_BATCH_SIZE
@@ -66,46 +68,46 @@ MT_DECLARE_BELOW(free)
 typedef struct {
     void *ptr;
     uintptr_t owner, meta;
-} MT_SELF(pending);
+} batched_free_pending;
 
 static MT_TLS struct {
     uint32_t n, cap; /* pending frees; cap = N while the thread batches, else 0 */
     int state;       /* cache/thread_state.h */
-    MT_SELF(pending) pending[MT_BATCH_SIZE];
-} MT_SELF(tl);
+    batched_free_pending pending[MT_BATCH_SIZE];
+} batched_free_tl;
 
 #include "cache/thread_state.h"
 
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void batched_free_start(void)
 {
-    MT_SELF(tl).cap = MT_BATCH_SIZE;
-    MT_SELF(tl).state = mt_cache_on;
+    batched_free_tl.cap = MT_BATCH_SIZE;
+    batched_free_tl.state = mt_cache_on;
 }
 
 /* The batch goes below, oldest first, back to back (the layer below is
  * inlined into this loop). True if it held anything. */
-MT_SLOW bool MT_SELF(flush_all)(void)
+MT_SLOW bool batched_free_flush_all(void)
 {
-    uint32_t n = MT_SELF(tl).n;
+    uint32_t n = batched_free_tl.n;
     for (uint32_t i = 0; i < n; i++) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
-        sub.ptr = MT_SELF(tl).pending[i].ptr;
-        sub.owner = MT_SELF(tl).pending[i].owner;
-        sub.meta = MT_SELF(tl).pending[i].meta;
+        sub.ptr = batched_free_tl.pending[i].ptr;
+        sub.owner = batched_free_tl.pending[i].owner;
+        sub.meta = batched_free_tl.pending[i].meta;
         MT_BELOW(free)(&sub);
     }
-    MT_SELF(tl).n = 0;
+    batched_free_tl.n = 0;
     return n != 0;
 }
 
 /* Full batch (it goes below, then this free starts the next), a thread not
  * set up yet, or one that has exited (the block goes below). */
-MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfunc *next)
+MT_SLOW void batched_free_free_slow(void *p, uintptr_t owner, uintptr_t meta, mt_lfunc *next)
 {
-    if (MT_SELF(ready)()) {
-        if (MT_SELF(tl).n >= MT_SELF(tl).cap)
-            MT_SELF(flush_all)();
-        MT_SELF(tl).pending[MT_SELF(tl).n++] = (MT_SELF(pending)){p, owner, meta};
+    if (batched_free_ready()) {
+        if (batched_free_tl.n >= batched_free_tl.cap)
+            batched_free_flush_all();
+        batched_free_tl.pending[batched_free_tl.n++] = (batched_free_pending){p, owner, meta};
         return;
     }
     mt_cache_free_block(p, next);
@@ -113,46 +115,46 @@ MT_SLOW void MT_SELF(free_slow)(void *p, uintptr_t owner, uintptr_t meta, mt_lfu
 
 /* Hit: the owner's getmeta, a compare, three stores. */
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *batched_free_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (!MT_BELOW(getmeta)(ctx) ||
         !mt_size_in(ctx->usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
         return next(ctx);
-    uint32_t n = MT_SELF(tl).n;
-    if (MT_UNLIKELY(n >= MT_SELF(tl).cap)) {
-        MT_SELF(free_slow)(ctx->ptr, ctx->owner, ctx->meta, next);
+    uint32_t n = batched_free_tl.n;
+    if (MT_UNLIKELY(n >= batched_free_tl.cap)) {
+        batched_free_free_slow(ctx->ptr, ctx->owner, ctx->meta, next);
         return NULL;
     }
-    MT_SELF(tl).pending[n] = (MT_SELF(pending)){ctx->ptr, ctx->owner, ctx->meta};
-    MT_SELF(tl).n = n + 1;
+    batched_free_tl.pending[n] = (batched_free_pending){ctx->ptr, ctx->owner, ctx->meta};
+    batched_free_tl.n = n + 1;
     return NULL;
 }
 
 /* The thread ends: its batch goes below, later frees go straight below. */
-MT_SLOW void MT_SELF(stop)(void)
+MT_SLOW void batched_free_stop(void)
 {
-    MT_SELF(flush_all)();
-    MT_SELF(tl).cap = 0;
-    MT_SELF(tl).state = mt_cache_off;
+    batched_free_flush_all();
+    batched_free_tl.cap = 0;
+    batched_free_tl.state = mt_cache_off;
 }
 
 /* The calling thread's batch: within its bound, each pending block still
  * routed to the owner the page map named when it was freed, the owner
  * still answering for it (not freed below early), and listed once. */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *batched_free_invariants(void)
 {
-    uint32_t n = MT_SELF(tl).n;
-    if (n > MT_SELF(tl).cap || MT_SELF(tl).cap > MT_BATCH_SIZE)
+    uint32_t n = batched_free_tl.n;
+    if (n > batched_free_tl.cap || batched_free_tl.cap > MT_BATCH_SIZE)
         return MT_STR(MT_NAME) ": batch holds more than its bound";
     for (uint32_t i = 0; i < n; i++) {
-        const MT_SELF(pending) *f = &MT_SELF(tl).pending[i];
+        const batched_free_pending *f = &batched_free_tl.pending[i];
         mt_ctx q = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&q, f->ptr);
         if (q.owner != f->owner || q.meta != f->meta || !MT_BELOW(getmeta)(&q))
             return MT_STR(MT_NAME) ": pending block no longer routed to its owner";
         for (uint32_t j = 0; j < i; j++)
-            if (MT_SELF(tl).pending[j].ptr == f->ptr)
+            if (batched_free_tl.pending[j].ptr == f->ptr)
                 return MT_STR(MT_NAME) ": a block pending twice (double free)";
     }
     return NULL;
@@ -162,3 +164,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
 #undef MT_BATCH_SIZE
+#ifdef MT_NAMES_batched_free
+#include "../names/batched_free.h" /* forget them */
+#endif

@@ -103,7 +103,9 @@
 #include "../policy/sizeclass/sizeclass.h"
 #include "glk/record_pool.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/buddy_glk.h"
+#else
 #define MT_NAME buddy_glk
 #endif
 #include "safety/link_check.h" /* link_check, err_handle */
@@ -129,7 +131,7 @@ _Static_assert(MT_BUDDY_MIN_SHIFT >= 4 && MT_BUDDY_MIN_SHIFT <= 12 &&
                    MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT <= 18,
                "buddy_glk: smallest block 16 bytes to 4 KiB, at most 2^18 of them per chunk");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { buddy_glk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 MT_DECLARE_BELOW(free) /* chunks go back through the free chain */
 
@@ -143,166 +145,169 @@ MT_DECLARE_BELOW(free) /* chunks go back through the free chain */
 #endif
 
 enum {
-    MT_SELF(levels) = MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT + 1,
-    MT_SELF(pages) = 1 << (MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT), /* smallest blocks per chunk */
-    MT_SELF(inline_map) = MT_SELF(pages) <= 8192,                      /* the state map fits in the record */
+    buddy_glk_levels = MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT + 1,
+    buddy_glk_pages = 1 << (MT_BUDDY_CHUNK_SHIFT - MT_BUDDY_MIN_SHIFT), /* smallest blocks per chunk */
+    buddy_glk_inline_map = buddy_glk_pages <= 8192,                     /* the state map fits in the record */
 };
 #define MT_SELF_CHUNK ((size_t)1 << MT_BUDDY_CHUNK_SHIFT)
 #define MT_SELF_TOP (MT_SELF(levels) - 1) /* the level of a whole chunk */
 
 /* A free block's first 16 bytes: its links in the free list of its level. */
-typedef struct MT_SELF(node) {
-    struct MT_SELF(node) *prev, *next;
-} MT_SELF(node);
+typedef struct buddy_glk_node {
+    struct buddy_glk_node *prev, *next;
+} buddy_glk_node;
 
-typedef struct MT_SELF(chunk) {
-    char *base;                                 /* aligned to a granule */
-    _Atomic(uint8_t) *state;                    /* one byte per smallest block; read without the lock */
-    uintptr_t prev_entry;                       /* the layer below's page-map entry */
-    struct MT_SELF(chunk) *all_next, *all_prev; /* every chunk */
-    size_t free_pages;                          /* free smallest blocks */
-    _Atomic(uint8_t) map[];                     /* the state map when it is inline */
-} MT_SELF(chunk);
+typedef struct buddy_glk_chunk {
+    char *base;                                  /* aligned to a granule */
+    _Atomic(uint8_t) *state;                     /* one byte per smallest block; read without the lock */
+    uintptr_t prev_entry;                        /* the layer below's page-map entry */
+    struct buddy_glk_chunk *all_next, *all_prev; /* every chunk */
+    size_t free_pages;                           /* free smallest blocks */
+    _Atomic(uint8_t) map[];                      /* the state map when it is inline */
+} buddy_glk_chunk;
 
 static struct {
-    MT_SYNC_T(MT_SYNC) lock;              /* zero-filled = unlocked (sync.h) */
-    MT_SELF(node) *free[MT_SELF(levels)]; /* free blocks per level (LIFO, doubly linked) */
-    uint32_t nonempty;                    /* bit l: free[l] has a block */
-    MT_SELF(chunk) *all;
+    MT_SYNC_T(MT_SYNC) lock;                /* zero-filled = unlocked (sync.h) */
+    buddy_glk_node *free[buddy_glk_levels]; /* free blocks per level (LIFO, doubly linked) */
+    uint32_t nonempty;                      /* bit l: free[l] has a block */
+    buddy_glk_chunk *all;
     size_t chunks, free_chunks; /* free_chunks: chunks wholly free */
     mt_record_pool records;
-} MT_SELF(state);
+} buddy_glk_state;
 
-MT_INLINE uint8_t MT_SELF(get)(MT_SELF(chunk) *ch, size_t page) { return mt_load_relaxed(&ch->state[page]); }
-MT_INLINE void MT_SELF(set)(MT_SELF(chunk) *ch, size_t page, unsigned v)
+MT_INLINE uint8_t buddy_glk_get(buddy_glk_chunk *ch, size_t page)
+{
+    return mt_load_relaxed(&ch->state[page]);
+}
+MT_INLINE void buddy_glk_set(buddy_glk_chunk *ch, size_t page, unsigned v)
 {
     mt_store_relaxed(&ch->state[page], (uint8_t)v);
 }
-MT_INLINE size_t MT_SELF(span)(unsigned level) { return (size_t)1 << level; } /* pages in a block */
-MT_INLINE char *MT_SELF(at)(MT_SELF(chunk) *ch, size_t page)
+MT_INLINE size_t buddy_glk_span(unsigned level) { return (size_t)1 << level; } /* pages in a block */
+MT_INLINE char *buddy_glk_at(buddy_glk_chunk *ch, size_t page)
 {
     return ch->base + (page << MT_BUDDY_MIN_SHIFT);
 }
-MT_INLINE uintptr_t MT_SELF(entry)(MT_SELF(chunk) *ch) { return mt_entry(MT_SELF_ID, mt_payload_of(ch)); }
+MT_INLINE uintptr_t buddy_glk_entry(buddy_glk_chunk *ch) { return mt_entry(MT_SELF_ID, mt_payload_of(ch)); }
 
 /* ---- free lists, lock held ---- */
 
-MT_INLINE void MT_SELF(push_free)(MT_SELF(chunk) *ch, size_t page, unsigned level, bool zero)
+MT_INLINE void buddy_glk_push_free(buddy_glk_chunk *ch, size_t page, unsigned level, bool zero)
 {
-    MT_SELF(node) *n = (MT_SELF(node) *)MT_SELF(at)(ch, page), *first = MT_SELF(state).free[level];
-    MT_SELF(set)(ch, page, MT_BUDDY_FREE | (zero ? MT_BUDDY_ZERO : 0) | level);
+    buddy_glk_node *n = (buddy_glk_node *)buddy_glk_at(ch, page), *first = buddy_glk_state.free[level];
+    buddy_glk_set(ch, page, MT_BUDDY_FREE | (zero ? MT_BUDDY_ZERO : 0) | level);
     n->prev = NULL;
     n->next = first;
     if (first)
         first->prev = n;
-    MT_SELF(state).free[level] = n;
-    MT_SELF(state).nonempty |= (uint32_t)1 << level;
+    buddy_glk_state.free[level] = n;
+    buddy_glk_state.nonempty |= (uint32_t)1 << level;
 }
 
 /* The chunk a block lies in (a free block's granule names us). */
-MT_INLINE MT_SELF(chunk) *MT_SELF(chunk_of)(const void *p)
+MT_INLINE buddy_glk_chunk *buddy_glk_chunk_of(const void *p)
 {
-    return (MT_SELF(chunk) *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
+    return (buddy_glk_chunk *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(p)));
 }
 
 /* link_check: may n's link l (its next when `forward`) be followed? NULL
  * (a prev only at the head), or a free block of the level in a chunk of
  * ours whose link back is n. */
-MT_INLINE bool MT_SELF(link_sound)(MT_SELF(node) *n, MT_SELF(node) *l, unsigned level, bool forward)
+MT_INLINE bool buddy_glk_link_sound(buddy_glk_node *n, buddy_glk_node *l, unsigned level, bool forward)
 {
     if (!l)
-        return forward || MT_SELF(state).free[level] == n;
+        return forward || buddy_glk_state.free[level] == n;
     if (!mt_link_far_ok(l, MT_SELF_ID))
         return false;
-    MT_SELF(chunk) *ch = MT_SELF(chunk_of)(l);
+    buddy_glk_chunk *ch = buddy_glk_chunk_of(l);
     uintptr_t off = (uintptr_t)l - (uintptr_t)ch->base;
-    if (off >= MT_SELF_CHUNK || (off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1)))
+    if (off >= MT_SELF_CHUNK || (off & ((buddy_glk_span(level) << MT_BUDDY_MIN_SHIFT) - 1)))
         return false;
-    if ((MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level))
+    if ((buddy_glk_get(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level))
         return false;
     return (forward ? l->prev : l->next) == n;
 }
 
-MT_INLINE void MT_SELF(push_free)(MT_SELF(chunk) *ch, size_t page, unsigned level, bool zero);
+MT_INLINE void buddy_glk_push_free(buddy_glk_chunk *ch, size_t page, unsigned level, bool zero);
 
 /* link_check failed at n: the level's list is made again from the state
  * maps, which no program reaches (every free block of the level, once). */
-MT_SLOW void MT_SELF(relink)(MT_SELF(node) *n, unsigned level, const char *op)
+MT_SLOW void buddy_glk_relink(buddy_glk_node *n, unsigned level, const char *op)
 {
-    MT_SELF(link_broken)(n, op);
-    MT_SELF(state).free[level] = NULL;
-    MT_SELF(state).nonempty &= ~((uint32_t)1 << level);
-    for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch; ch = ch->all_next)
-        for (size_t page = 0; page < MT_SELF(pages); page += MT_SELF(span)(level)) {
-            unsigned st = MT_SELF(get)(ch, page);
+    buddy_glk_link_broken(n, op);
+    buddy_glk_state.free[level] = NULL;
+    buddy_glk_state.nonempty &= ~((uint32_t)1 << level);
+    for (buddy_glk_chunk *ch = buddy_glk_state.all; ch; ch = ch->all_next)
+        for (size_t page = 0; page < buddy_glk_pages; page += buddy_glk_span(level)) {
+            unsigned st = buddy_glk_get(ch, page);
             if ((st & ~MT_BUDDY_ZERO) == (MT_BUDDY_FREE | level))
-                MT_SELF(push_free)(ch, page, level, st & MT_BUDDY_ZERO);
+                buddy_glk_push_free(ch, page, level, st & MT_BUDDY_ZERO);
         }
 }
 
-MT_INLINE void MT_SELF(remove_free)(MT_SELF(chunk) *ch, size_t page, unsigned level, const char *op)
+MT_INLINE void buddy_glk_remove_free(buddy_glk_chunk *ch, size_t page, unsigned level, const char *op)
 {
-    MT_SELF(node) *n = (MT_SELF(node) *)MT_SELF(at)(ch, page);
-    if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(link_sound)(n, n->prev, level, false) ||
-                                     !MT_SELF(link_sound)(n, n->next, level, true)))
-        MT_SELF(relink)(n, level, op);
+    buddy_glk_node *n = (buddy_glk_node *)buddy_glk_at(ch, page);
+    if (MT_LINK_CHECK && MT_UNLIKELY(!buddy_glk_link_sound(n, n->prev, level, false) ||
+                                     !buddy_glk_link_sound(n, n->next, level, true)))
+        buddy_glk_relink(n, level, op);
     if (n->prev)
         n->prev->next = n->next;
-    else if (!(MT_SELF(state).free[level] = n->next))
-        MT_SELF(state).nonempty &= ~((uint32_t)1 << level);
+    else if (!(buddy_glk_state.free[level] = n->next))
+        buddy_glk_state.nonempty &= ~((uint32_t)1 << level);
     if (n->next)
         n->next->prev = n->prev;
 }
 
 /* Take chunk ch (wholly free) out of the lists. */
-MT_INLINE void MT_SELF(drop_chunk)(MT_SELF(chunk) *ch, const char *op)
+MT_INLINE void buddy_glk_drop_chunk(buddy_glk_chunk *ch, const char *op)
 {
-    MT_SELF(remove_free)(ch, 0, MT_SELF_TOP, op);
+    buddy_glk_remove_free(ch, 0, MT_SELF_TOP, op);
     if (ch->all_prev)
         ch->all_prev->all_next = ch->all_next;
     else
-        MT_SELF(state).all = ch->all_next;
+        buddy_glk_state.all = ch->all_next;
     if (ch->all_next)
         ch->all_next->all_prev = ch->all_prev;
-    MT_SELF(state).chunks--;
-    MT_SELF(state).free_chunks--;
+    buddy_glk_state.chunks--;
+    buddy_glk_state.free_chunks--;
 }
 
 /* ---- critical sections (run through MT_SYNC's exec) ---- */
 
 typedef struct {
-    unsigned level;     /* alloc, resize: the block's level */
-    bool zeroed;        /* alloc: the block is known zero-filled */
-    MT_SELF(chunk) *ch; /* alloc: a new chunk to add; free, resize: the block's chunk */
-    size_t page;        /* free, resize: the block's first page */
-    bool added;         /* alloc: the new chunk was needed and added */
-} MT_SELF(args);
+    unsigned level;      /* alloc, resize: the block's level */
+    bool zeroed;         /* alloc: the block is known zero-filled */
+    buddy_glk_chunk *ch; /* alloc: a new chunk to add; free, resize: the block's chunk */
+    size_t page;         /* free, resize: the block's first page */
+    bool added;          /* alloc: the new chunk was needed and added */
+} buddy_glk_args;
 
 /* A block of a->level from the smallest free block that holds it; NULL
  * when there is none. */
-static void *MT_SELF(cs_alloc)(void *arg)
+static void *buddy_glk_cs_alloc(void *arg)
 {
-    MT_SELF(args) *a = arg;
+    buddy_glk_args *a = arg;
     unsigned level = a->level;
-    uint32_t fit = MT_SELF(state).nonempty & ~(((uint32_t)1 << level) - 1);
+    uint32_t fit = buddy_glk_state.nonempty & ~(((uint32_t)1 << level) - 1);
     if (!fit)
         return NULL;
     unsigned j = (unsigned)__builtin_ctz(fit);
-    char *p = (char *)MT_SELF(state).free[j];
-    MT_SELF(chunk) *ch = MT_SELF(chunk_of)(p);
+    char *p = (char *)buddy_glk_state.free[j];
+    buddy_glk_chunk *ch = buddy_glk_chunk_of(p);
     size_t page = (size_t)(p - ch->base) >> MT_BUDDY_MIN_SHIFT;
-    bool zero = MT_SELF(get)(ch, page) & MT_BUDDY_ZERO;
-    MT_SELF(remove_free)(ch, page, j, "alloc");
+    bool zero = buddy_glk_get(ch, page) & MT_BUDDY_ZERO;
+    buddy_glk_remove_free(ch, page, j, "alloc");
     if (j == MT_SELF_TOP)
-        MT_SELF(state).free_chunks--;
+        buddy_glk_state.free_chunks--;
     while (j > level) { /* split: the upper half stays free */
         j--;
-        MT_SELF(push_free)(ch, page + MT_SELF(span)(j), j, zero);
+        buddy_glk_push_free(ch, page + buddy_glk_span(j), j, zero);
     }
-    MT_SELF(set)(ch, page, MT_BUDDY_USED | level);
-    ch->free_pages -= MT_SELF(span)(level);
+    buddy_glk_set(ch, page, MT_BUDDY_USED | level);
+    ch->free_pages -= buddy_glk_span(level);
     if (zero) /* zero-filled but for the links written while it was free */
-        *(MT_SELF(node) *)p = (MT_SELF(node)){NULL, NULL};
+        *(buddy_glk_node *)p = (buddy_glk_node){NULL, NULL};
     a->zeroed = zero;
     return p;
 }
@@ -310,95 +315,96 @@ static void *MT_SELF(cs_alloc)(void *arg)
 /* Allocate; if nothing fits, add the new chunk a->ch (one free block)
  * first. A chunk is added only to be used at once, so adding never leaves
  * a second wholly free chunk. */
-static void *MT_SELF(cs_add_chunk)(void *arg)
+static void *buddy_glk_cs_add_chunk(void *arg)
 {
-    MT_SELF(args) *a = arg;
-    MT_SELF(chunk) *ch = a->ch;
+    buddy_glk_args *a = arg;
+    buddy_glk_chunk *ch = a->ch;
     bool zeroed = a->zeroed;
-    void *p = MT_SELF(cs_alloc)(a); /* another thread freed or added meanwhile */
+    void *p = buddy_glk_cs_alloc(a); /* another thread freed or added meanwhile */
     if (p)
         return p;
     a->added = true;
     ch->all_prev = NULL;
-    ch->all_next = MT_SELF(state).all;
+    ch->all_next = buddy_glk_state.all;
     if (ch->all_next)
         ch->all_next->all_prev = ch;
-    MT_SELF(state).all = ch;
-    MT_SELF(state).chunks++;
-    MT_SELF(state).free_chunks++;
-    MT_SELF(push_free)(ch, 0, MT_SELF_TOP, zeroed);
-    return MT_SELF(cs_alloc)(a);
+    buddy_glk_state.all = ch;
+    buddy_glk_state.chunks++;
+    buddy_glk_state.free_chunks++;
+    buddy_glk_push_free(ch, 0, MT_SELF_TOP, zeroed);
+    return buddy_glk_cs_alloc(a);
 }
 
 /* Free the used block at a->page of a->ch, merging it with free buddies.
  * Returns a wholly free chunk to give back below, or NULL. */
-static void *MT_SELF(cs_free)(void *arg)
+static void *buddy_glk_cs_free(void *arg)
 {
-    MT_SELF(args) *a = arg;
-    MT_SELF(chunk) *ch = a->ch;
+    buddy_glk_args *a = arg;
+    buddy_glk_chunk *ch = a->ch;
     size_t page = a->page;
-    unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
+    unsigned st = buddy_glk_get(ch, page), level = st & MT_BUDDY_LEVEL;
     if (!(st & MT_BUDDY_USED))
         return NULL;                                    /* freed meanwhile by another thread: a double free */
     if (level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT) /* a layer above may have claimed it */
-        mt_pagemap_set(MT_SELF(at)(ch, page), MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT, MT_SELF(entry)(ch));
-    ch->free_pages += MT_SELF(span)(level);
+        mt_pagemap_set(buddy_glk_at(ch, page), buddy_glk_span(level) << MT_BUDDY_MIN_SHIFT,
+                       buddy_glk_entry(ch));
+    ch->free_pages += buddy_glk_span(level);
     while (level < MT_SELF_TOP) {
-        size_t buddy = page ^ MT_SELF(span)(level);
-        if ((MT_SELF(get)(ch, buddy) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level))
+        size_t buddy = page ^ buddy_glk_span(level);
+        if ((buddy_glk_get(ch, buddy) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level))
             break;
-        MT_SELF(remove_free)(ch, buddy, level, "free");
-        MT_SELF(set)(ch, page > buddy ? page : buddy, 0);
+        buddy_glk_remove_free(ch, buddy, level, "free");
+        buddy_glk_set(ch, page > buddy ? page : buddy, 0);
         page = page < buddy ? page : buddy;
         level++;
     }
-    MT_SELF(push_free)(ch, page, level, false);
+    buddy_glk_push_free(ch, page, level, false);
     if (level < MT_SELF_TOP)
         return NULL;
-    if (MT_SELF(state).free_chunks++ == 0)
+    if (buddy_glk_state.free_chunks++ == 0)
         return NULL; /* the one wholly free chunk we keep */
-    MT_SELF(drop_chunk)(ch, "free");
+    buddy_glk_drop_chunk(ch, "free");
     return ch;
 }
 
 /* Resize the used block at a->page of a->ch to a->level in place. Returns
  * non-NULL on success. */
-static void *MT_SELF(cs_resize)(void *arg)
+static void *buddy_glk_cs_resize(void *arg)
 {
-    MT_SELF(args) *a = arg;
-    MT_SELF(chunk) *ch = a->ch;
+    buddy_glk_args *a = arg;
+    buddy_glk_chunk *ch = a->ch;
     size_t page = a->page;
-    unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL, to = a->level;
+    unsigned st = buddy_glk_get(ch, page), level = st & MT_BUDDY_LEVEL, to = a->level;
     if (!(st & MT_BUDDY_USED))
         return NULL;
     if (to < level) { /* shrink: the upper halves become free blocks */
         for (unsigned j = level; j > to; j--)
-            MT_SELF(push_free)(ch, page + MT_SELF(span)(j - 1), j - 1, false);
-        ch->free_pages += MT_SELF(span)(level) - MT_SELF(span)(to);
+            buddy_glk_push_free(ch, page + buddy_glk_span(j - 1), j - 1, false);
+        ch->free_pages += buddy_glk_span(level) - buddy_glk_span(to);
     } else { /* grow: every buddy up to the new level must be a whole free block */
-        if (page & (MT_SELF(span)(to) - 1))
+        if (page & (buddy_glk_span(to) - 1))
             return NULL;
         for (unsigned j = level; j < to; j++)
-            if ((MT_SELF(get)(ch, page + MT_SELF(span)(j)) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | j))
+            if ((buddy_glk_get(ch, page + buddy_glk_span(j)) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | j))
                 return NULL;
         for (unsigned j = level; j < to; j++) {
-            MT_SELF(remove_free)(ch, page + MT_SELF(span)(j), j, "resize");
-            MT_SELF(set)(ch, page + MT_SELF(span)(j), 0);
+            buddy_glk_remove_free(ch, page + buddy_glk_span(j), j, "resize");
+            buddy_glk_set(ch, page + buddy_glk_span(j), 0);
         }
-        ch->free_pages -= MT_SELF(span)(to) - MT_SELF(span)(level);
+        ch->free_pages -= buddy_glk_span(to) - buddy_glk_span(level);
     }
-    MT_SELF(set)(ch, page, MT_BUDDY_USED | to);
+    buddy_glk_set(ch, page, MT_BUDDY_USED | to);
     return ch;
 }
 
 /* purge: take a wholly free chunk out, or NULL. */
-static void *MT_SELF(cs_take_free_chunk)(void *arg)
+static void *buddy_glk_cs_take_free_chunk(void *arg)
 {
     (void)arg;
-    MT_SELF(node) *n = MT_SELF(state).free[MT_SELF_TOP];
-    MT_SELF(chunk) *ch = n ? MT_SELF(chunk_of)(n) : NULL;
+    buddy_glk_node *n = buddy_glk_state.free[MT_SELF_TOP];
+    buddy_glk_chunk *ch = n ? buddy_glk_chunk_of(n) : NULL;
     if (ch)
-        MT_SELF(drop_chunk)(ch, "purge");
+        buddy_glk_drop_chunk(ch, "purge");
     return ch;
 }
 
@@ -409,25 +415,25 @@ static void *MT_SELF(cs_take_free_chunk)(void *arg)
  * block the program did not allocate itself (one the C library keeps after
  * the program freed all of its own), in a chunk that scheduling chose.
  * Blocks known zero-filled were never touched and are skipped. */
-static void *MT_SELF(cs_discard_free)(void *arg)
+static void *buddy_glk_cs_discard_free(void *arg)
 {
     (void)arg;
     void *any = NULL; /* non-NULL: some pages went back (malloc_trim's 1) */
     for (unsigned level = 0; level < MT_SELF_TOP; level++) {
-        size_t bytes = MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT;
+        size_t bytes = buddy_glk_span(level) << MT_BUDDY_MIN_SHIFT;
         if (bytes < 2 * mt_page_size())
             continue;
-        for (MT_SELF(node) *n = MT_SELF(state).free[level], *next; n; n = next) {
-            MT_SELF(chunk) *ch = MT_SELF(chunk_of)(n);
+        for (buddy_glk_node *n = buddy_glk_state.free[level], *next; n; n = next) {
+            buddy_glk_chunk *ch = buddy_glk_chunk_of(n);
             size_t page = (size_t)((char *)n - ch->base) >> MT_BUDDY_MIN_SHIFT;
-            if (!(MT_SELF(get)(ch, page) & MT_BUDDY_ZERO)) {
+            if (!(buddy_glk_get(ch, page) & MT_BUDDY_ZERO)) {
                 mt_pal_advise_dontneed(n + 1, bytes - sizeof *n);
                 any = n;
             }
             next = n->next;
-            if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(link_sound)(n, next, level, true))) {
-                MT_SELF(relink)(n, level, "purge"); /* then the rebuilt list from its head */
-                next = MT_SELF(state).free[level];  /* (a page advised twice is harmless) */
+            if (MT_LINK_CHECK && MT_UNLIKELY(!buddy_glk_link_sound(n, next, level, true))) {
+                buddy_glk_relink(n, level, "purge"); /* then the rebuilt list from its head */
+                next = buddy_glk_state.free[level];  /* (a page advised twice is harmless) */
             }
         }
     }
@@ -436,73 +442,73 @@ static void *MT_SELF(cs_discard_free)(void *arg)
 
 /* ---- chunks from and back to the layer below (no lock held) ---- */
 
-MT_INLINE size_t MT_SELF(record_size)(void)
+MT_INLINE size_t buddy_glk_record_size(void)
 {
-    return mt_align_up(sizeof(MT_SELF(chunk)) + (MT_SELF(inline_map) ? MT_SELF(pages) : 0), 64);
+    return mt_align_up(sizeof(buddy_glk_chunk) + (buddy_glk_inline_map ? buddy_glk_pages : 0), 64);
 }
 
 /* Give a chunk, its record and its state map back. */
-MT_SLOW void MT_SELF(release)(MT_SELF(chunk) *ch)
+MT_SLOW void buddy_glk_release(buddy_glk_chunk *ch)
 {
     mt_span_release(ch->base, MT_SELF_CHUNK, ch->prev_entry, MT_BELOW(free));
-    if (!MT_SELF(inline_map)) {
+    if (!buddy_glk_inline_map) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&sub, (void *)ch->state);
         MT_BELOW(free)(&sub);
     }
-    mt_record_put(&MT_SELF(state).records, ch);
+    mt_record_put(&buddy_glk_state.records, ch);
 }
 
 /* A chunk from below with its record and state map (all pages inside
  * blocks: 0), not yet listed; NULL with ctx->err when below fails. */
-MT_SLOW MT_SELF(chunk) *MT_SELF(new_chunk)(mt_ctx *ctx, bool *zeroed, mt_lfunc *next)
+MT_SLOW buddy_glk_chunk *buddy_glk_new_chunk(mt_ctx *ctx, bool *zeroed, mt_lfunc *next)
 {
-    MT_SELF(chunk) *ch = mt_record_get(&MT_SELF(state).records, MT_SELF(record_size)(), next);
-    mt_ctx sub = mt_ctx_for_alloc(MT_SELF(pages), MT_GRANULE), map = sub;
-    _Atomic(uint8_t) *state = !ch ? NULL : MT_SELF(inline_map) ? ch->map : next(&map);
+    buddy_glk_chunk *ch = mt_record_get(&buddy_glk_state.records, buddy_glk_record_size(), next);
+    mt_ctx sub = mt_ctx_for_alloc(buddy_glk_pages, MT_GRANULE), map = sub;
+    _Atomic(uint8_t) *state = !ch ? NULL : buddy_glk_inline_map ? ch->map : next(&map);
     char *base = NULL;
     if (state) {
         sub = mt_ctx_for_alloc(MT_SELF_CHUNK, MT_GRANULE);
         base = next(&sub);
     }
     if (!base) {
-        if (state && !MT_SELF(inline_map)) {
+        if (state && !buddy_glk_inline_map) {
             mt_ctx_route(&map, (void *)state);
             MT_BELOW(free)(&map);
         }
         if (ch)
-            mt_record_put(&MT_SELF(state).records, ch);
+            mt_record_put(&buddy_glk_state.records, ch);
         ctx->err = sub.err ? sub.err : map.err ? map.err : MT_ENOMEM;
         return NULL;
     }
     ch->base = base;
     ch->state = state;
-    ch->free_pages = MT_SELF(pages);
-    if (MT_SELF(inline_map) || map.zeroed != (void *)state) /* a fresh map is zero already */
-        for (size_t i = 0; i < MT_SELF(pages); i++)
-            MT_SELF(set)(ch, i, 0);
+    ch->free_pages = buddy_glk_pages;
+    if (buddy_glk_inline_map || map.zeroed != (void *)state) /* a fresh map is zero already */
+        for (size_t i = 0; i < buddy_glk_pages; i++)
+            buddy_glk_set(ch, i, 0);
     ch->prev_entry = mt_span_claim(base, MT_SELF_CHUNK, MT_SELF_ID, mt_payload_of(ch));
     *zeroed = sub.zeroed == base;
     return ch;
 }
 
 /* The level serving `size` bytes aligned to `align` (both at most a chunk). */
-MT_INLINE unsigned MT_SELF(level_for)(size_t size, size_t align)
+MT_INLINE unsigned buddy_glk_level_for(size_t size, size_t align)
 {
     unsigned order = mt_log2_ceil(size > align ? size : align);
     return order > MT_BUDDY_MIN_SHIFT ? order - MT_BUDDY_MIN_SHIFT : 0;
 }
 
-MT_SLOW void *MT_SELF(alloc_block)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *buddy_glk_alloc_block(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(args) a = {MT_SELF(level_for)(ctx->size, ctx->align), false, NULL, 0, false};
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_alloc), &a);
+    buddy_glk_args a = {buddy_glk_level_for(ctx->size, ctx->align), false, NULL, 0, false};
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_alloc, &a);
     if (!p) { /* a new chunk */
-        if (!(a.ch = MT_SELF(new_chunk)(ctx, &a.zeroed, next)))
+        if (!(a.ch = buddy_glk_new_chunk(ctx, &a.zeroed, next)))
             return NULL;
-        p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_add_chunk), &a);
+        p = MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_add_chunk, &a);
         if (!a.added)
-            MT_SELF(release)(a.ch);
+            buddy_glk_release(a.ch);
     }
     if (a.zeroed)
         ctx->zeroed = p;
@@ -510,98 +516,98 @@ MT_SLOW void *MT_SELF(alloc_block)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *buddy_glk_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size, align = ctx->align;
     if ((align < MT_GRANULE &&
          !mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE))) ||
         size > MT_SELF_CHUNK || align > MT_GRANULE)
         return next(ctx);
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_block)(&copy, next));
+    return MT_COLD_CALL(ctx, copy, buddy_glk_alloc_block(&copy, next));
 }
 
 /* The first page of the block starting at p, or SIZE_MAX if p is not the
  * start of a used block of chunk ch (inside a block, free, or no block). */
-MT_INLINE size_t MT_SELF(block_page)(MT_SELF(chunk) *ch, const void *p)
+MT_INLINE size_t buddy_glk_block_page(buddy_glk_chunk *ch, const void *p)
 {
     uintptr_t off = (uintptr_t)p - (uintptr_t)ch->base;
     if (off >= MT_SELF_CHUNK || (off & (((uintptr_t)1 << MT_BUDDY_MIN_SHIFT) - 1)))
         return SIZE_MAX;
     size_t page = off >> MT_BUDDY_MIN_SHIFT;
-    return (MT_SELF(get)(ch, page) & MT_BUDDY_USED) ? page : SIZE_MAX;
+    return (buddy_glk_get(ch, page) & MT_BUDDY_USED) ? page : SIZE_MAX;
 }
 
-MT_SLOW void MT_SELF(free_block)(MT_SELF(chunk) *ch, void *p)
+MT_SLOW void buddy_glk_free_block(buddy_glk_chunk *ch, void *p)
 {
-    MT_SELF(args) a = {0, false, ch, MT_SELF(block_page)(ch, p), false};
+    buddy_glk_args a = {0, false, ch, buddy_glk_block_page(ch, p), false};
     if (a.page == SIZE_MAX)
         return; /* not a block: ignored */
-    MT_SELF(chunk) *gone = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_free), &a);
+    buddy_glk_chunk *gone = MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_free, &a);
     if (gone)
-        MT_SELF(release)(gone);
+        buddy_glk_release(gone);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *buddy_glk_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(free_block)((MT_SELF(chunk) *)mt_payload_ptr(ctx->meta), ctx->ptr);
+    buddy_glk_free_block((buddy_glk_chunk *)mt_payload_ptr(ctx->meta), ctx->ptr);
     return NULL;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *buddy_glk_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(chunk) *ch = (MT_SELF(chunk) *)mt_payload_ptr(ctx->meta);
-    size_t page = MT_SELF(block_page)(ch, ctx->ptr);
+    buddy_glk_chunk *ch = (buddy_glk_chunk *)mt_payload_ptr(ctx->meta);
+    size_t page = buddy_glk_block_page(ch, ctx->ptr);
     if (page == SIZE_MAX)
         return NULL;
-    ctx->usable = (size_t)1 << ((MT_SELF(get)(ch, page) & MT_BUDDY_LEVEL) + MT_BUDDY_MIN_SHIFT);
+    ctx->usable = (size_t)1 << ((buddy_glk_get(ch, page) & MT_BUDDY_LEVEL) + MT_BUDDY_MIN_SHIFT);
     return ctx->ptr;
 }
 
 /* In place, for sizes this layer serves: shrink by freeing upper halves,
  * grow by taking free buddies. NULL: the socket moves the block. */
-MT_SLOW void *MT_SELF(resize_block)(mt_ctx *ctx)
+MT_SLOW void *buddy_glk_resize_block(mt_ctx *ctx)
 {
-    MT_SELF(args) a = {0, false, (MT_SELF(chunk) *)mt_payload_ptr(ctx->meta), 0, false};
+    buddy_glk_args a = {0, false, (buddy_glk_chunk *)mt_payload_ptr(ctx->meta), 0, false};
     size_t size = ctx->size;
     if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
-        size > MT_SELF_CHUNK || (a.page = MT_SELF(block_page)(a.ch, ctx->ptr)) == SIZE_MAX)
+        size > MT_SELF_CHUNK || (a.page = buddy_glk_block_page(a.ch, ctx->ptr)) == SIZE_MAX)
         return NULL;
-    a.level = MT_SELF(level_for)(size, 1);
-    if (MT_SELF(get)(a.ch, a.page) == (MT_BUDDY_USED | a.level))
+    a.level = buddy_glk_level_for(size, 1);
+    if (buddy_glk_get(a.ch, a.page) == (MT_BUDDY_USED | a.level))
         return ctx->ptr;
-    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &a) ? ctx->ptr : NULL;
+    return MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_resize, &a) ? ctx->ptr : NULL;
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *buddy_glk_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    return MT_COLD_CALL(ctx, copy, MT_SELF(resize_block)(&copy));
+    return MT_COLD_CALL(ctx, copy, buddy_glk_resize_block(&copy));
 }
 
 /* malloc_trim: every wholly free chunk goes back below. */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
+MT_SLOW MT_UNUSED const char *buddy_glk_invariants(void);
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *buddy_glk_purge(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
-    MT_SELF(chunk) *ch;
-    while ((ch = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_take_free_chunk), NULL))) {
-        MT_SELF(release)(ch);
+    buddy_glk_chunk *ch;
+    while ((ch = MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_take_free_chunk, NULL))) {
+        buddy_glk_release(ch);
         any = true;
     }
-    if (MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_discard_free), NULL))
+    if (MT_SYNC_FN(MT_SYNC, exec)(&buddy_glk_state.lock, buddy_glk_cs_discard_free, NULL))
         any = true;
-    MT_ASSERT_HOLDS(MT_SELF(invariants)());
+    MT_ASSERT_HOLDS(buddy_glk_invariants());
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -618,32 +624,32 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
     } while (0)
 
 /* One chunk, the lock held; adds its free blocks per level to `counted`. */
-MT_SLOW const char *MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
+MT_SLOW const char *buddy_glk_check_chunk(buddy_glk_chunk *ch, size_t *counted)
 {
     size_t free_pages = 0;
     MT__BUDDY_REQUIRE(((uintptr_t)ch->base & (MT_GRANULE - 1)) == 0, "chunk not granule-aligned");
-    for (size_t page = 0; page < MT_SELF(pages);) {
-        unsigned st = MT_SELF(get)(ch, page), level = st & MT_BUDDY_LEVEL;
-        size_t n = MT_SELF(span)(level);
+    for (size_t page = 0; page < buddy_glk_pages;) {
+        unsigned st = buddy_glk_get(ch, page), level = st & MT_BUDDY_LEVEL;
+        size_t n = buddy_glk_span(level);
         MT__BUDDY_REQUIRE((st & (MT_BUDDY_USED | MT_BUDDY_FREE)) && level <= MT_SELF_TOP &&
                               !(page & (n - 1)) && !((st & MT_BUDDY_USED) && (st & MT_BUDDY_ZERO)),
                           "blocks do not tile the chunk (state, level or alignment)");
         for (size_t i = 1; i < n; i++)
-            MT__BUDDY_REQUIRE(MT_SELF(get)(ch, page + i) == 0, "a page inside a block starts a block");
+            MT__BUDDY_REQUIRE(buddy_glk_get(ch, page + i) == 0, "a page inside a block starts a block");
         if (st & MT_BUDDY_FREE) {
             free_pages += n;
             counted[level]++;
             MT__BUDDY_REQUIRE(level >= MT_SELF_TOP ||
-                                  (MT_SELF(get)(ch, page ^ n) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level),
+                                  (buddy_glk_get(ch, page ^ n) & ~MT_BUDDY_ZERO) != (MT_BUDDY_FREE | level),
                               "a free block with a free buddy (not coalesced)");
         }
         /* the page map names us for every granule, except granules of a
          * used block of at least a granule (a layer above may claim it) */
-        uintptr_t at = (uintptr_t)MT_SELF(at)(ch, page);
+        uintptr_t at = (uintptr_t)buddy_glk_at(ch, page);
         bool claimable = (st & MT_BUDDY_USED) && level + MT_BUDDY_MIN_SHIFT >= MT_GRANULE_SHIFT;
         for (uintptr_t g = mt_align_up(at, MT_GRANULE); !claimable && g < at + (n << MT_BUDDY_MIN_SHIFT);
              g += MT_GRANULE)
-            MT__BUDDY_REQUIRE(mt_pagemap_get((void *)g) == MT_SELF(entry)(ch),
+            MT__BUDDY_REQUIRE(mt_pagemap_get((void *)g) == buddy_glk_entry(ch),
                               "page map does not name the chunk");
         page += n;
     }
@@ -652,39 +658,40 @@ MT_SLOW const char *MT_SELF(check_chunk)(MT_SELF(chunk) *ch, size_t *counted)
 }
 
 /* Everything, the lock held. */
-MT_SLOW const char *MT_SELF(check_locked)(void)
+MT_SLOW const char *buddy_glk_check_locked(void)
 {
     size_t chunks = 0, free_chunks = 0;
-    size_t counted[MT_SELF(levels)] = {0};
+    size_t counted[buddy_glk_levels] = {0};
     const char *broken;
-    MT_SELF(chunk) *prev = NULL;
-    for (MT_SELF(chunk) *ch = MT_SELF(state).all; ch; prev = ch, ch = ch->all_next, chunks++) {
-        MT__BUDDY_REQUIRE(chunks < MT_SELF(state).chunks && ch->all_prev == prev,
+    buddy_glk_chunk *prev = NULL;
+    for (buddy_glk_chunk *ch = buddy_glk_state.all; ch; prev = ch, ch = ch->all_next, chunks++) {
+        MT__BUDDY_REQUIRE(chunks < buddy_glk_state.chunks && ch->all_prev == prev,
                           "chunk list links or count");
-        if ((broken = MT_SELF(check_chunk)(ch, counted)))
+        if ((broken = buddy_glk_check_chunk(ch, counted)))
             return broken;
-        free_chunks += ch->free_pages == MT_SELF(pages);
+        free_chunks += ch->free_pages == buddy_glk_pages;
     }
-    MT__BUDDY_REQUIRE(chunks == MT_SELF(state).chunks && free_chunks == MT_SELF(state).free_chunks,
+    MT__BUDDY_REQUIRE(chunks == buddy_glk_state.chunks && free_chunks == buddy_glk_state.free_chunks,
                       "chunk counts");
     MT__BUDDY_REQUIRE(free_chunks <= 1, "more than one wholly free chunk kept");
-    for (unsigned level = 0; level < MT_SELF(levels); level++) {
+    for (unsigned level = 0; level < buddy_glk_levels; level++) {
         size_t n = 0;
-        MT_SELF(node) *p = NULL;
-        for (MT_SELF(node) *b = MT_SELF(state).free[level]; b; p = b, b = b->next, n++) {
+        buddy_glk_node *p = NULL;
+        for (buddy_glk_node *b = buddy_glk_state.free[level]; b; p = b, b = b->next, n++) {
             MT__BUDDY_REQUIRE(n < counted[level], "free list longer than the free blocks of its level");
             /* link_check: a link the program rewrote is reported, not followed */
             MT__BUDDY_REQUIRE(!MT_LINK_CHECK || mt_link_far_ok(b, MT_SELF_ID), "free list links");
-            MT_SELF(chunk) *ch = MT_SELF(chunk_of)(b);
+            buddy_glk_chunk *ch = buddy_glk_chunk_of(b);
             uintptr_t off = (uintptr_t)b - (uintptr_t)ch->base;
             MT__BUDDY_REQUIRE(b->prev == p, "free list links");
-            MT__BUDDY_REQUIRE(
-                off < MT_SELF_CHUNK && !(off & ((MT_SELF(span)(level) << MT_BUDDY_MIN_SHIFT) - 1)) &&
-                    (MT_SELF(get)(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) == (MT_BUDDY_FREE | level),
-                "free list holds a block that is not a free block of its level");
+            MT__BUDDY_REQUIRE(off < MT_SELF_CHUNK &&
+                                  !(off & ((buddy_glk_span(level) << MT_BUDDY_MIN_SHIFT) - 1)) &&
+                                  (buddy_glk_get(ch, off >> MT_BUDDY_MIN_SHIFT) & ~MT_BUDDY_ZERO) ==
+                                      (MT_BUDDY_FREE | level),
+                              "free list holds a block that is not a free block of its level");
         }
         MT__BUDDY_REQUIRE(n == counted[level], "free block missing from its list");
-        MT__BUDDY_REQUIRE(!(MT_SELF(state).nonempty & ((uint32_t)1 << level)) == !n, "nonempty-levels mask");
+        MT__BUDDY_REQUIRE(!(buddy_glk_state.nonempty & ((uint32_t)1 << level)) == !n, "nonempty-levels mask");
     }
     return NULL;
 }
@@ -695,11 +702,11 @@ MT_SLOW const char *MT_SELF(check_locked)(void)
  * level, doubly linked), counts agree, at most one wholly free chunk is
  * kept, and the page map names us where it must. Takes the lock. NULL if
  * all hold, else "NAME: what". */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *buddy_glk_invariants(void)
 {
-    MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock);
-    const char *broken = MT_SELF(check_locked)();
-    MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock);
+    MT_SYNC_FN(MT_SYNC, lock)(&buddy_glk_state.lock);
+    const char *broken = buddy_glk_check_locked();
+    MT_SYNC_FN(MT_SYNC, unlock)(&buddy_glk_state.lock);
     return broken;
 }
 
@@ -715,3 +722,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_SELF_TOP
 #undef MT_BUDDY_CHUNK_SHIFT
 #undef MT_BUDDY_MIN_SHIFT
+#ifdef MT_NAMES_buddy_glk
+#include "../names/buddy_glk.h" /* forget them */
+#endif

@@ -63,7 +63,9 @@
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/carrcache_lk.h"
+#else
 #define MT_NAME carrcache_lk
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -95,32 +97,33 @@ MT_DECLARE_BELOW(free)
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock;
     _Atomic(void **) store; /* slot arrays; NULL until the first miss */
-    mt_magazine mag[MT_SELF(bins)];
-} MT_SELF(record);
+    mt_magazine mag[carrcache_lk_bins];
+} carrcache_lk_record;
 
-static MT_SELF(record) MT_SELF(cpus)[MT_CARRCACHE_CPUS];
+static carrcache_lk_record carrcache_lk_cpus[MT_CARRCACHE_CPUS];
 
 /* The record of the CPU a request is for: the socket's hint, else where the
  * thread runs (-1, unknown, is as good a number as any). */
-MT_INLINE MT_SELF(record) *MT_SELF(record_for)(int hint)
+MT_INLINE carrcache_lk_record *carrcache_lk_record_for(int hint)
 {
     int cpu = hint >= 0 ? hint : mt_cpu_current();
-    return &MT_SELF(cpus)[(unsigned)cpu & (MT_CARRCACHE_CPUS - 1)];
+    return &carrcache_lk_cpus[(unsigned)cpu & (MT_CARRCACHE_CPUS - 1)];
 }
 
 /* A record's first miss: its slot arrays, from below, outside the lock (a
  * racing thread may install its own first: then ours goes back). */
-MT_SLOW bool MT_SELF(equip)(MT_SELF(record) *r)
+MT_SLOW bool carrcache_lk_equip(carrcache_lk_record *r)
 {
-    uint32_t caps[MT_SELF(bins)];
-    void **store = mt_magazine_store(MT_SELF(caps)(caps, MT_CACHE_SIZE, MT_CARRCACHE_SLOTS), MT_BELOW(alloc));
+    uint32_t caps[carrcache_lk_bins];
+    void **store =
+        mt_magazine_store(carrcache_lk_caps(caps, MT_CACHE_SIZE, MT_CARRCACHE_SLOTS), MT_BELOW(alloc));
     if (!store)
         return false;
     MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
     bool mine = !mt_load_relaxed(&r->store);
     if (mine) {
-        mt_magazine_carve(&r->mag[MT_SELF(first)()], &caps[MT_SELF(first)()],
-                          MT_SELF(end)() - MT_SELF(first)(), store);
+        mt_magazine_carve(&r->mag[carrcache_lk_first()], &caps[carrcache_lk_first()],
+                          carrcache_lk_end() - carrcache_lk_first(), store);
         mt_store_relaxed(&r->store, store); /* read outside the lock only as a hint */
     }
     MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
@@ -133,19 +136,19 @@ MT_SLOW bool MT_SELF(equip)(MT_SELF(record) *r)
  * request from below and puts up to half a magazine more in the CPU's
  * magazine (blocks another thread put there meanwhile stay; what does not
  * fit goes back). */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *carrcache_lk_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_SELF(takes)(ctx->size, ctx->align))
+    if (!carrcache_lk_takes(ctx->size, ctx->align))
         return next(ctx);
-    MT_SELF(record) *r = MT_SELF(record_for)(ctx->cpu);
-    if (!mt_load_relaxed(&r->store) && !MT_SELF(equip)(r))
+    carrcache_lk_record *r = carrcache_lk_record_for(ctx->cpu);
+    if (!mt_load_relaxed(&r->store) && !carrcache_lk_equip(r))
         return next(ctx);
-    size_t c = MT_SELF(class_index)(ctx->size), csize = MT_SELF(class_size)(c);
+    size_t c = carrcache_lk_class_index(ctx->size), csize = carrcache_lk_class_size(c);
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     void *first = next(ctx);
     void *batch[MT_CARRCACHE_SLOTS];
-    size_t got = first ? mt_cache_take(batch, MT_SELF(cap)(MT_CACHE_SIZE, c, MT_CARRCACHE_SLOTS) / 2, csize,
-                                       next)
+    size_t got = first ? mt_cache_take(batch, carrcache_lk_cap(MT_CACHE_SIZE, c, MT_CARRCACHE_SLOTS) / 2,
+                                       csize, next)
                        : 0,
            put = 0;
     if (!got)
@@ -162,10 +165,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 /* Free's slow path: a block of a class it does not keep, a CPU without slot
  * arrays yet (its first miss equips it), or a full magazine (its older half
  * goes below, after the lock is dropped). */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int hint, mt_lfunc *next)
+MT_SLOW void carrcache_lk_free_slow(void *p, size_t c, int hint, mt_lfunc *next)
 {
-    if (MT_SELF(covers)(c)) {
-        MT_SELF(record) *r = MT_SELF(record_for)(hint);
+    if (carrcache_lk_covers(c)) {
+        carrcache_lk_record *r = carrcache_lk_record_for(hint);
         void *out[MT_CARRCACHE_SLOTS];
         size_t n = 0;
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
@@ -187,13 +190,13 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, int hint, mt_lfunc *next)
 
 /* Hit: the CPU's record, lock, pop, unlock. */
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
     void *p = NULL;
-    if (MT_SELF(takes)(size, ctx->align)) {
-        MT_SELF(record) *r = MT_SELF(record_for)(ctx->cpu);
-        mt_magazine *m = &r->mag[MT_SELF(class_index)(size)];
+    if (carrcache_lk_takes(size, ctx->align)) {
+        carrcache_lk_record *r = carrcache_lk_record_for(ctx->cpu);
+        mt_magazine *m = &r->mag[carrcache_lk_class_index(size)];
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
         uint32_t n = m->n;
         if (MT_LIKELY(n))
@@ -201,18 +204,18 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
     }
     if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+        return MT_COLD_CALL(ctx, copy, carrcache_lk_alloc_slow(&copy, next));
     return p;
 }
 
 /* Hit: the owner's getmeta, the CPU's record, lock, push, unlock. */
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_free(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
+    size_t c = MT_BELOW(getmeta)(ctx) ? carrcache_lk_class_of(ctx) : SIZE_MAX;
     bool kept = false;
-    if (MT_LIKELY(MT_SELF(covers)(c))) {
-        MT_SELF(record) *r = MT_SELF(record_for)(ctx->cpu);
+    if (MT_LIKELY(carrcache_lk_covers(c))) {
+        carrcache_lk_record *r = carrcache_lk_record_for(ctx->cpu);
         mt_magazine *m = &r->mag[c];
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
         uint32_t n = m->n;
@@ -223,21 +226,21 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
     }
     if (MT_UNLIKELY(!kept))
-        MT_SELF(free_slow)(ctx->ptr, c, ctx->cpu, next);
+        carrcache_lk_free_slow(ctx->ptr, c, ctx->cpu, next);
     return NULL;
 }
 
 /* Every CPU's magazines go back below, one class at a time (the blocks are
  * freed after the record's lock is dropped). True if there were any. */
-MT_SLOW bool MT_SELF(flush_all)(void)
+MT_SLOW bool carrcache_lk_flush_all(void)
 {
     void *out[MT_CARRCACHE_SLOTS];
     bool any = false;
     for (size_t k = 0; k < MT_CARRCACHE_CPUS; k++) {
-        MT_SELF(record) *r = &MT_SELF(cpus)[k];
+        carrcache_lk_record *r = &carrcache_lk_cpus[k];
         if (!mt_load_relaxed(&r->store))
             continue;
-        for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+        for (size_t c = carrcache_lk_first(); c < carrcache_lk_end(); c++) {
             MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
             size_t n = mt_magazine_unload(&r->mag[c], SIZE_MAX, out);
             MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
@@ -249,33 +252,33 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 }
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_purge(mt_ctx *ctx, mt_lfunc *next)
 {
-    bool any = MT_SELF(flush_all)();
+    bool any = carrcache_lk_flush_all();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
 #define MT_IMPLEMENTS_fork_prepare
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_fork_prepare(mt_ctx *ctx, mt_lfunc *next)
 {
     for (size_t k = 0; k < MT_CARRCACHE_CPUS; k++)
-        MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(cpus)[k].lock);
+        MT_SYNC_FN(MT_SYNC, lock)(&carrcache_lk_cpus[k].lock);
     return next(ctx);
 }
 #define MT_IMPLEMENTS_fork_parent
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_fork_parent(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     for (size_t k = 0; k < MT_CARRCACHE_CPUS; k++)
-        MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(cpus)[k].lock);
+        MT_SYNC_FN(MT_SYNC, unlock)(&carrcache_lk_cpus[k].lock);
     return NULL;
 }
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *carrcache_lk_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     for (size_t k = 0; k < MT_CARRCACHE_CPUS; k++)
-        MT_SYNC_FN(MT_SYNC, init)(&MT_SELF(cpus)[k].lock);
+        MT_SYNC_FN(MT_SYNC, init)(&carrcache_lk_cpus[k].lock);
     return NULL;
 }
 
@@ -283,14 +286,14 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Every CPU record's magazines, each under its record's lock. */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *carrcache_lk_invariants(void)
 {
     const char *broken = NULL;
     for (size_t k = 0; k < MT_CARRCACHE_CPUS && !broken; k++) {
-        MT_SELF(record) *r = &MT_SELF(cpus)[k];
+        carrcache_lk_record *r = &carrcache_lk_cpus[k];
         MT_SYNC_FN(MT_SYNC, lock)(&r->lock);
-        for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
-            broken = MT_SELF(check_magazine)(&r->mag[c], c);
+        for (size_t c = carrcache_lk_first(); c < carrcache_lk_end() && !broken; c++)
+            broken = carrcache_lk_check_magazine(&r->mag[c], c);
         MT_SYNC_FN(MT_SYNC, unlock)(&r->lock);
     }
     return broken;
@@ -306,3 +309,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_LOCK_STAT
 #undef MT_CARRCACHE_CPUS
 #undef MT_CARRCACHE_SLOTS
+#ifdef MT_NAMES_carrcache_lk
+#include "../names/carrcache_lk.h" /* forget them */
+#endif

@@ -42,7 +42,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/cond_bypass.h"
+#else
 #define MT_NAME cond_bypass
 #endif
 #ifndef MT_PRED
@@ -55,7 +57,7 @@
 MT_DECLARE_CHAIN_AT(MT_TARGET, alloc)
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *cond_bypass_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_PRED(ctx))
         return MT_CHAIN_AT(MT_TARGET, alloc)(ctx);
@@ -65,3 +67,6 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 #include "../core/layer_end.h"
 #undef MT_PRED
 #undef MT_TARGET
+#ifdef MT_NAMES_cond_bypass
+#include "../names/cond_bypass.h" /* forget them */
+#endif

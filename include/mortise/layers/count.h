@@ -20,7 +20,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/count.h"
+#else
 #define MT_NAME count
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -39,10 +41,10 @@ MT_DECLARE_BELOW(getmeta)
 
 static struct {
     _Atomic(uint64_t) allocs[MT_COUNT_BUCKETS], frees[MT_COUNT_BUCKETS];
-} MT_SELF(counters);
+} count_counters;
 
 /* The usable size of block p according to the layers below; 0 if none owns it. */
-MT_INLINE size_t MT_SELF(usable)(void *p)
+MT_INLINE size_t count_usable(void *p)
 {
     mt_ctx q = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(&q, p);
@@ -50,7 +52,7 @@ MT_INLINE size_t MT_SELF(usable)(void *p)
 }
 
 /* Count one block of `usable` bytes in `counter` if size_handle takes it. */
-MT_INLINE void MT_SELF(tally)(_Atomic(uint64_t) *counter, size_t usable)
+MT_INLINE void count_tally(_Atomic(uint64_t) *counter, size_t usable)
 {
     if (!usable || !mt_size_in(usable, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)))
         return;
@@ -60,52 +62,52 @@ MT_INLINE void MT_SELF(tally)(_Atomic(uint64_t) *counter, size_t usable)
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *count_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     void *p = next(ctx);
     if (p)
-        MT_SELF(tally)(MT_SELF(counters).allocs, MT_SELF(usable)(p));
+        count_tally(count_counters.allocs, count_usable(p));
     return p;
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *count_free(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_ctx q = *ctx; /* getmeta writes q.usable; the free goes on unchanged */
     if (MT_BELOW(getmeta)(&q))
-        MT_SELF(tally)(MT_SELF(counters).frees, q.usable);
+        count_tally(count_counters.frees, q.usable);
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *count_resize(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t before = MT_SELF(usable)(ctx->ptr);
+    size_t before = count_usable(ctx->ptr);
     void *q = next(ctx);
-    size_t after = q ? MT_SELF(usable)(q) : before;
+    size_t after = q ? count_usable(q) : before;
     if (after != before) {
-        MT_SELF(tally)(MT_SELF(counters).frees, before);
-        MT_SELF(tally)(MT_SELF(counters).allocs, after);
+        count_tally(count_counters.frees, before);
+        count_tally(count_counters.allocs, after);
     }
     return q;
 }
 
 /* Allocs and frees counted in bucket k: usable sizes in [2^k, 2^(k+1)). */
-MT_UNUSED static mt_count_pair MT_SELF(bucket)(unsigned k)
+MT_UNUSED static mt_count_pair count_bucket(unsigned k)
 {
     mt_count_pair r = {0, 0};
     if (k < MT_COUNT_BUCKETS) {
-        r.allocs = atomic_load_explicit(&MT_SELF(counters).allocs[k], memory_order_relaxed);
-        r.frees = atomic_load_explicit(&MT_SELF(counters).frees[k], memory_order_relaxed);
+        r.allocs = atomic_load_explicit(&count_counters.allocs[k], memory_order_relaxed);
+        r.frees = atomic_load_explicit(&count_counters.frees[k], memory_order_relaxed);
     }
     return r;
 }
 
-MT_UNUSED static mt_count_pair MT_SELF(total)(void)
+MT_UNUSED static mt_count_pair count_total(void)
 {
     mt_count_pair r = {0, 0};
     for (unsigned k = 0; k < MT_COUNT_BUCKETS; k++) {
-        mt_count_pair b = MT_SELF(bucket)(k);
+        mt_count_pair b = count_bucket(k);
         r.allocs += b.allocs;
         r.frees += b.frees;
     }
@@ -115,3 +117,6 @@ MT_UNUSED static mt_count_pair MT_SELF(total)(void)
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
+#ifdef MT_NAMES_count
+#include "../names/count.h" /* forget them */
+#endif

@@ -143,7 +143,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/delayed_free.h"
+#else
 #define MT_NAME delayed_free
 #endif
 #ifndef MT_CHKSUM
@@ -167,7 +169,7 @@
 #ifndef MT_DELAYED_BATCH
 #define MT_DELAYED_BATCH ((size_t)(MT_DELAYED_SIZE) / 64)
 #endif
-enum { MT_SELF(id) = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
+enum { delayed_free_id = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
 #define MT_SELF_ID MT_SELF(id)
 
 #include "safety/common.h"
@@ -210,13 +212,13 @@ static MT_TLS struct {
     size_t bytes;          /* held, headers included; a large block counts 32 */
     size_t large;          /* held in blocks larger than delayed_size */
     int state;             /* mt_delayed_new / on / off (no ring, or the thread has exited) */
-} MT_SELF(q);
+} delayed_free_q;
 
 /* Reports give the program's size: a safety layer above (tail_chksum)
  * asked for mt_safety_added_above bytes more. */
-MT_SLOW void MT_SELF(report)(int kind, void *p, size_t size, const char *op)
+MT_SLOW void delayed_free_report(int kind, void *p, size_t size, const char *op)
 {
-    MT_SELF(raise)(kind, p, size > mt_safety_added_above ? size - mt_safety_added_above : 0, op);
+    delayed_free_raise(kind, p, size > mt_safety_added_above ? size - mt_safety_added_above : 0, op);
 }
 
 /* ---- the header ---- */
@@ -225,124 +227,128 @@ MT_SLOW void MT_SELF(report)(int kind, void *p, size_t size, const char *op)
  * not yet fixed sends them to the slow path, so no set-up call sits in
  * them) and pass it on; a key held across the free below costs one saved
  * register, where a reload would cost a load and its "not yet" test again. */
-MT_INLINE uint64_t MT_SELF(size_mask_k)(uint64_t key, const char *h)
+MT_INLINE uint64_t delayed_free_size_mask_k(uint64_t key, const char *h)
 {
     return key ^ ((uint64_t)(uintptr_t)h << 12);
 }
 
-MT_INLINE uint64_t MT_SELF(size_mask)(const char *h) { return MT_SELF(size_mask_k)(mt_chksum_key(), h); }
+MT_INLINE uint64_t delayed_free_size_mask(const char *h)
+{
+    return delayed_free_size_mask_k(mt_chksum_key(), h);
+}
 
-MT_INLINE uint64_t MT_SELF(state_word)(const char *h, uint64_t size_word, uint64_t state)
+MT_INLINE uint64_t delayed_free_state_word(const char *h, uint64_t size_word, uint64_t state)
 {
     return MT_CHKSUM_FN(MT_CHKSUM, calc)((uintptr_t)h, size_word ^ state);
 }
 
-MT_INLINE void MT_SELF(set_state)(char *p, uint64_t state)
+MT_INLINE void delayed_free_set_state(char *p, uint64_t state)
 {
     char *h = p - MT_DELAYED_HDR;
-    mt_safety_store(h + 8, MT_SELF(state_word)(h, mt_safety_load(h), state));
+    mt_safety_store(h + 8, delayed_free_state_word(h, mt_safety_load(h), state));
 }
 
-MT_INLINE void MT_SELF(write_header_k)(uint64_t key, char *p, size_t size, unsigned log2_offset)
+MT_INLINE void delayed_free_write_header_k(uint64_t key, char *p, size_t size, unsigned log2_offset)
 {
     char *h = p - MT_DELAYED_HDR;
     uint64_t sw =
-        ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ MT_SELF(size_mask_k)(key, h);
+        ((uint64_t)size | ((uint64_t)log2_offset << MT_DELAYED_SIZE_BITS)) ^ delayed_free_size_mask_k(key, h);
     mt_safety_store(h, sw);
-    mt_safety_store(h + 8, MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE));
+    mt_safety_store(h + 8, delayed_free_state_word(h, sw, MT_DELAYED_LIVE));
 }
 
-MT_INLINE void MT_SELF(write_header)(char *p, size_t size, unsigned log2_offset)
+MT_INLINE void delayed_free_write_header(char *p, size_t size, unsigned log2_offset)
 {
-    MT_SELF(write_header_k)(mt_chksum_key(), p, size, log2_offset);
+    delayed_free_write_header_k(mt_chksum_key(), p, size, log2_offset);
 }
 
 /* The process's first header: the key is fixed here, out of alloc's line
  * (alloc loads it with mt_chksum_key_if_set, so no set-up call, and no
  * registers saved for one, sits in the inline alloc). */
-MT_SLOW void MT_SELF(write_first_header)(char *p, size_t size, unsigned log2_offset)
+MT_SLOW void delayed_free_write_first_header(char *p, size_t size, unsigned log2_offset)
 {
-    MT_SELF(write_header)(p, size, log2_offset);
+    delayed_free_write_header(p, size, log2_offset);
 }
 
-MT_INLINE size_t MT_SELF(header_size)(const char *p)
+MT_INLINE size_t delayed_free_header_size(const char *p)
 {
     const char *h = p - MT_DELAYED_HDR;
-    return (size_t)((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) & MT_DELAYED_SIZE_MASK);
+    return (size_t)((mt_safety_load(h) ^ delayed_free_size_mask(h)) & MT_DELAYED_SIZE_MASK);
 }
 
-MT_INLINE size_t MT_SELF(header_offset)(const char *p)
+MT_INLINE size_t delayed_free_header_offset(const char *p)
 {
     const char *h = p - MT_DELAYED_HDR;
-    return (size_t)1 << ((mt_safety_load(h) ^ MT_SELF(size_mask)(h)) >> MT_DELAYED_SIZE_BITS);
+    return (size_t)1 << ((mt_safety_load(h) ^ delayed_free_size_mask(h)) >> MT_DELAYED_SIZE_BITS);
 }
 
 /* Is p a live block whose header lies in p's granule (the inline case),
  * with the key fixed (key: mt_chksum_key_if_set)? Then *x is its decoded
  * size word (size, log2 of the header offset); false sends the caller to
  * its slow path. quick_word: the same as one word, UINT64_MAX for false. */
-MT_INLINE bool MT_SELF(quick_live)(uint64_t key, const char *p, uint64_t *x)
+MT_INLINE bool delayed_free_quick_live(uint64_t key, const char *p, uint64_t *x)
 {
     uintptr_t a = (uintptr_t)p;
     if (MT_UNLIKELY((a & (MT_MIN_ALIGN - 1)) != 0 || (a & (MT_GRANULE - 1)) < MT_DELAYED_HDR || !key))
         return false;
     const char *h = p - MT_DELAYED_HDR;
     uint64_t sw = mt_safety_load(h);
-    if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)))
+    if (MT_UNLIKELY(mt_safety_load(h + 8) != delayed_free_state_word(h, sw, MT_DELAYED_LIVE)))
         return false;
-    *x = sw ^ MT_SELF(size_mask_k)(key, h);
+    *x = sw ^ delayed_free_size_mask_k(key, h);
     return true;
 }
 
-MT_INLINE uint64_t MT_SELF(quick_word)(uint64_t key, const char *p)
+MT_INLINE uint64_t delayed_free_quick_word(uint64_t key, const char *p)
 {
     uint64_t x;
-    return MT_SELF(quick_live)(key, p, &x) ? x : UINT64_MAX;
+    return delayed_free_quick_live(key, p, &x) ? x : UINT64_MAX;
 }
 
 /* The block's size if quick_word vouches for it, else SIZE_MAX. */
-MT_INLINE size_t MT_SELF(quick_size)(const char *p)
+MT_INLINE size_t delayed_free_quick_size(const char *p)
 {
     uint64_t x;
-    return MT_SELF(quick_live)(mt_chksum_key_if_set(), p, &x) ? (size_t)(x & MT_DELAYED_SIZE_MASK) : SIZE_MAX;
+    return delayed_free_quick_live(mt_chksum_key_if_set(), p, &x) ? (size_t)(x & MT_DELAYED_SIZE_MASK)
+                                                                  : SIZE_MAX;
 }
 
 /* Can p's header be read? p is 16-aligned and its granule is owned. */
-MT_INLINE bool MT_SELF(header_readable)(const char *p)
+MT_INLINE bool delayed_free_header_readable(const char *p)
 {
     return ((uintptr_t)p & (MT_MIN_ALIGN - 1)) == 0 && mt_safety_word_readable(p, p - MT_DELAYED_HDR);
 }
 
 /* The raw block below, routed, for a block whose header was vouched for. */
-MT_INLINE mt_ctx MT_SELF(below_ctx)(char *p)
+MT_INLINE mt_ctx delayed_free_below_ctx(char *p)
 {
     mt_ctx b = mt_ctx_for_alloc(0, 1);
-    mt_ctx_route(&b, p - MT_SELF(header_offset)(p));
+    mt_ctx_route(&b, p - delayed_free_header_offset(p));
     return b;
 }
 
 /* What p's header says (reads nothing that could fault). *size gets the
  * size when the state word vouches for it, or when the size word alone
  * still fits the block below (damaged). */
-MT_SLOW int MT_SELF(classify)(char *p, size_t *size)
+MT_SLOW int delayed_free_classify(char *p, size_t *size)
 {
     *size = 0;
-    if (!MT_SELF(header_readable)(p))
+    if (!delayed_free_header_readable(p))
         return MT_DELAYED_IS_INVALID;
     char *h = p - MT_DELAYED_HDR;
     uint64_t sw = mt_safety_load(h), tag = mt_safety_load(h + 8);
-    uint64_t x = sw ^ MT_SELF(size_mask)(h);
+    uint64_t x = sw ^ delayed_free_size_mask(h);
     size_t s = (size_t)(x & MT_DELAYED_SIZE_MASK);
     unsigned lg = (unsigned)(x >> MT_DELAYED_SIZE_BITS);
-    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_LIVE)) {
+    if (tag == delayed_free_state_word(h, sw, MT_DELAYED_LIVE)) {
         *size = s;
         return MT_DELAYED_IS_LIVE;
     }
-    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR)) {
+    if (tag == delayed_free_state_word(h, sw, MT_DELAYED_QUAR)) {
         *size = s;
         return MT_DELAYED_IS_QUAR;
     }
-    if (tag == MT_SELF(state_word)(h, sw, MT_DELAYED_FREED)) {
+    if (tag == delayed_free_state_word(h, sw, MT_DELAYED_FREED)) {
         *size = s;
         return MT_DELAYED_IS_FREED;
     }
@@ -392,7 +398,7 @@ MT_INLINE uint64_t mt_delayed_slack_mask(size_t size, size_t word)
 
 #define MT_DELAYED_LITTLE_ENDIAN (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) /* the masks' byte order */
 
-MT_INLINE void MT_SELF(fill_slack)(char *p, size_t size)
+MT_INLINE void delayed_free_fill_slack(char *p, size_t size)
 {
     if (!MT_DELAYED_LITTLE_ENDIAN) {
         for (size_t i = size; i < MT_DELAYED_MIN; i++)
@@ -405,7 +411,7 @@ MT_INLINE void MT_SELF(fill_slack)(char *p, size_t size)
     }
 }
 
-MT_INLINE bool MT_SELF(slack_intact)(const char *p, size_t size)
+MT_INLINE bool delayed_free_slack_intact(const char *p, size_t size)
 {
     if (!MT_DELAYED_LITTLE_ENDIAN) {
         bool intact = true;
@@ -418,7 +424,7 @@ MT_INLINE bool MT_SELF(slack_intact)(const char *p, size_t size)
     return d == 0;
 }
 
-MT_SLOW void *MT_SELF(alloc_fail)(mt_ctx *ctx)
+MT_SLOW void *delayed_free_alloc_fail(mt_ctx *ctx)
 {
     ctx->err = MT_ENOMEM;
     return NULL;
@@ -428,20 +434,20 @@ MT_SLOW void *MT_SELF(alloc_fail)(mt_ctx *ctx)
  * granule and more): if nobody's entry names that granule (a large block of
  * the OS layer marks only its first), name ourselves there, with the raw
  * block's granule as payload, so the socket routes p to us. */
-MT_SLOW void MT_SELF(claim_far)(char *p, char *raw)
+MT_SLOW void delayed_free_claim_far(char *p, char *raw)
 {
     if (!mt_entry_owner(mt_pagemap_get(p)))
         mt_pagemap_set(p, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)raw >> MT_GRANULE_SHIFT));
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size, align = ctx->align;
     size_t offset = align > MT_DELAYED_HDR ? align : MT_DELAYED_HDR;
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
     if (MT_UNLIKELY(offset > MT_MAX_REQUEST - room))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_fail)(&copy));
+        return MT_COLD_CALL(ctx, copy, delayed_free_alloc_fail(&copy));
     ctx->size = offset + room;
     char *raw = next(ctx);
     ctx->size = size;
@@ -450,11 +456,11 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
     char *p = raw + offset;
     uint64_t key = mt_chksum_key_if_set();
     if (MT_LIKELY(key != 0))
-        MT_SELF(write_header_k)(key, p, size, mt_log2_floor(offset));
+        delayed_free_write_header_k(key, p, size, mt_log2_floor(offset));
     else
-        MT_SELF(write_first_header)(p, size, mt_log2_floor(offset));
+        delayed_free_write_first_header(p, size, mt_log2_floor(offset));
     if (size < MT_DELAYED_MIN) /* the slack of a small block holds the pattern */
-        MT_SELF(fill_slack)(p, size);
+        delayed_free_fill_slack(p, size);
     if (ctx->zeroed == raw)
         ctx->zeroed = p;         /* the program's bytes are still fresh zeroes */
     if (mt_chain_wants_usable) { /* the hint (core/ctx.h): what getmeta answers */
@@ -462,7 +468,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         ctx->usable = size;
     }
     if (MT_UNLIKELY(offset >= MT_GRANULE))
-        MT_SELF(claim_far)(p, raw);
+        delayed_free_claim_far(p, raw);
     return p;
 }
 
@@ -487,7 +493,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
 /* Ring slot i (i < 2 * MT_DELAYED_SLOTS) wrapped: a mask when the slot
  * count is a power of two (delayed_size a power of two: no compare and no
  * branch), else one subtraction. */
-MT_INLINE uint32_t MT_SELF(wrap)(uint32_t i)
+MT_INLINE uint32_t delayed_free_wrap(uint32_t i)
 {
     if ((MT_DELAYED_SLOTS & (MT_DELAYED_SLOTS - 1)) == 0)
         return i & (MT_DELAYED_SLOTS - 1);
@@ -499,12 +505,12 @@ MT_DECLARE_BELOW(alloc) /* the ring */
 /* A slot holds a pointer, xor-encoded with the key under node_xor=1, so a
  * stray write into the ring's block cannot name a block to free; decoded
  * slots are checked (page map, header) before anything is freed. */
-MT_INLINE uint64_t MT_SELF(slot_code_k)(uint64_t key, uint64_t v)
+MT_INLINE uint64_t delayed_free_slot_code_k(uint64_t key, uint64_t v)
 {
     return MT_NODE_XOR ? v ^ mt_rotl64(key, 31) : v;
 }
 
-MT_INLINE uint64_t MT_SELF(slot_code)(uint64_t v) { return MT_SELF(slot_code_k)(mt_chksum_key(), v); }
+MT_INLINE uint64_t delayed_free_slot_code(uint64_t v) { return delayed_free_slot_code_k(mt_chksum_key(), v); }
 
 /* The pattern covers all of a block of up to delayed_fill bytes; of a
  * larger one, its first delayed_fill - 64 bytes and its last 64: the bytes
@@ -539,7 +545,7 @@ MT_INLINE mt_delayed_v16 mt_delayed_diff16(const char *at, mt_delayed_v16 v)
 }
 #endif
 
-MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
+MT_INLINE void delayed_free_fill_range(char *from, size_t n)
 {
     mt_delayed_v16 v = mt_delayed_v16_fill();
     mt_delayed_store16(from + n - 16, v);
@@ -566,7 +572,7 @@ MT_INLINE void MT_SELF(fill_range)(char *from, size_t n)
     }
 }
 
-MT_INLINE bool MT_SELF(range_intact)(const char *from, size_t n)
+MT_INLINE bool delayed_free_range_intact(const char *from, size_t n)
 {
     mt_delayed_v16 v = mt_delayed_v16_fill(), d = mt_delayed_diff16(from + n - 16, v);
     if (MT_UNLIKELY(n > MT_DELAYED_UNROLLED)) {
@@ -592,55 +598,55 @@ MT_INLINE bool MT_SELF(range_intact)(const char *from, size_t n)
 }
 
 /* Bytes before the pattern's tail part in a block of `room` bytes. */
-MT_INLINE size_t MT_SELF(fill_head)(size_t room)
+MT_INLINE size_t delayed_free_fill_head(size_t room)
 {
     return room <= (size_t)(MT_DELAYED_FILL_SIZE) ? room
                                                   : (size_t)(MT_DELAYED_FILL_SIZE)-MT_DELAYED_FILL_TAIL;
 }
 
-MT_INLINE void MT_SELF(fill)(char *p, size_t room)
+MT_INLINE void delayed_free_fill(char *p, size_t room)
 {
-    MT_SELF(fill_range)(p, MT_SELF(fill_head)(room));
+    delayed_free_fill_range(p, delayed_free_fill_head(room));
     if (room > (size_t)(MT_DELAYED_FILL_SIZE))
-        MT_SELF(fill_range)(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
+        delayed_free_fill_range(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
 }
 
-MT_INLINE bool MT_SELF(fill_intact)(const char *p, size_t room)
+MT_INLINE bool delayed_free_fill_intact(const char *p, size_t room)
 {
-    bool ok = MT_SELF(range_intact)(p, MT_SELF(fill_head)(room));
+    bool ok = delayed_free_range_intact(p, delayed_free_fill_head(room));
     if (room > (size_t)(MT_DELAYED_FILL_SIZE))
-        ok &= MT_SELF(range_intact)(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
+        ok &= delayed_free_range_intact(p + room - MT_DELAYED_FILL_TAIL, MT_DELAYED_FILL_TAIL);
     return ok;
 }
 
 /* Free a checked block below (routed in b): mark it freed, give back a far
  * claim. */
-MT_INLINE void MT_SELF(release_routed)(char *p, size_t offset, mt_ctx *b)
+MT_INLINE void delayed_free_release_routed(char *p, size_t offset, mt_ctx *b)
 {
-    MT_SELF(set_state)(p, MT_DELAYED_FREED);
+    delayed_free_set_state(p, MT_DELAYED_FREED);
     if (offset >= MT_GRANULE && mt_entry_owner(mt_pagemap_get(p)) == (uintptr_t)MT_SELF_ID)
         mt_pagemap_set(p, MT_GRANULE, 0);
     MT_BELOW(free)(b);
 }
 
-MT_SLOW void MT_SELF(release)(char *p)
+MT_SLOW void delayed_free_release(char *p)
 {
-    mt_ctx b = MT_SELF(below_ctx)(p);
-    MT_SELF(release_routed)(p, MT_SELF(header_offset)(p), &b);
+    mt_ctx b = delayed_free_below_ctx(p);
+    delayed_free_release_routed(p, delayed_free_header_offset(p), &b);
 }
 
 /* The ring cannot be trusted any further: forget the rest (leaked). */
-MT_SLOW void MT_SELF(drop_rest)(void)
+MT_SLOW void delayed_free_drop_rest(void)
 {
-    MT_SELF(q).first = MT_SELF(q).count = 0;
-    MT_SELF(q).bytes = MT_SELF(q).large = 0;
+    delayed_free_q.first = delayed_free_q.count = 0;
+    delayed_free_q.bytes = delayed_free_q.large = 0;
 }
 
 /* What a block of `held` bytes (header included) counts against
  * delayed_size: itself, or, larger than delayed_size, the smallest block's
  * 32 (it counts in full against MT_DELAYED_LARGE instead). So every block
  * counts at least 32 and the ring never fills first. */
-MT_INLINE size_t MT_SELF(charge)(size_t held)
+MT_INLINE size_t delayed_free_charge(size_t held)
 {
     return MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE)) ? MT_DELAYED_HDR + MT_DELAYED_MIN : held;
 }
@@ -651,17 +657,18 @@ MT_INLINE size_t MT_SELF(charge)(size_t held)
  * so that miss overlaps the program's work instead of stalling that free.
  * The slot is not trusted yet: a prefetch of whatever it decodes to cannot
  * fault, and a stale slot past the last block only wastes the hint. */
-MT_INLINE void MT_SELF(prefetch_slot)(uint64_t key, uint32_t at)
+MT_INLINE void delayed_free_prefetch_slot(uint64_t key, uint32_t at)
 {
-    mt_prefetch((const char *)(uintptr_t)MT_SELF(slot_code_k)(key, MT_SELF(q).ring[at]) - MT_DELAYED_HDR);
+    mt_prefetch((const char *)(uintptr_t)delayed_free_slot_code_k(key, delayed_free_q.ring[at]) -
+                MT_DELAYED_HDR);
 }
 
 /* Take the oldest block out of the quarantine, verify it, free it below
  * (inline in the free that evicts: no call per block). */
-MT_INLINE void MT_SELF(evict_one)(uint64_t key)
+MT_INLINE void delayed_free_evict_one(uint64_t key)
 {
-    uint32_t first = MT_SELF(q).first;
-    char *p = (char *)(uintptr_t)MT_SELF(slot_code_k)(key, MT_SELF(q).ring[first]);
+    uint32_t first = delayed_free_q.first;
+    char *p = (char *)(uintptr_t)delayed_free_slot_code_k(key, delayed_free_q.ring[first]);
     /* A slot is trusted only as far as the page map and the header vouch
      * for it: owned, 16-aligned, header readable, state "quarantined". */
     mt_ctx b = mt_ctx_for_alloc(0, 1);
@@ -670,86 +677,87 @@ MT_INLINE void MT_SELF(evict_one)(uint64_t key)
      * is readable without a further look) */
     uintptr_t in = (uintptr_t)p & (MT_GRANULE - 1);
     if (MT_UNLIKELY(!b.owner || (in & (MT_MIN_ALIGN - 1)) != 0 ||
-                    (in < MT_DELAYED_HDR && !MT_SELF(header_readable)(p)))) {
-        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
-        MT_SELF(drop_rest)();
+                    (in < MT_DELAYED_HDR && !delayed_free_header_readable(p)))) {
+        delayed_free_report(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
+        delayed_free_drop_rest();
         return;
     }
     char *h = p - MT_DELAYED_HDR;
     uint64_t sw = mt_safety_load(h);
-    if (MT_UNLIKELY(mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR))) {
-        MT_SELF(report)(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
-        MT_SELF(drop_rest)();
+    if (MT_UNLIKELY(mt_safety_load(h + 8) != delayed_free_state_word(h, sw, MT_DELAYED_QUAR))) {
+        delayed_free_report(MORTISE_BUG_CORRUPTED_METADATA, p, 0, "evict");
+        delayed_free_drop_rest();
         return;
     }
-    uint64_t x = sw ^ MT_SELF(size_mask_k)(key, h);
+    uint64_t x = sw ^ delayed_free_size_mask_k(key, h);
     size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
-    first = MT_SELF(wrap)(first + 1);
-    MT_SELF(q).first = first;
-    MT_SELF(q).count--;
-    MT_SELF(prefetch_slot)(key, first); /* the next one out */
+    first = delayed_free_wrap(first + 1);
+    delayed_free_q.first = first;
+    delayed_free_q.count--;
+    delayed_free_prefetch_slot(key, first); /* the next one out */
     if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_SIZE))) {
-        MT_SELF(q).large = MT_SELF(q).large > held ? MT_SELF(q).large - held : 0;
-        held = MT_SELF(charge)(held);
+        delayed_free_q.large = delayed_free_q.large > held ? delayed_free_q.large - held : 0;
+        held = delayed_free_charge(held);
     }
-    MT_SELF(q).bytes -= held; /* (sum of the slots' charges: see evict_batch) */
-    if (MT_UNLIKELY(!MT_SELF(fill_intact)(p, room))) {
-        MT_SELF(report)(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
+    delayed_free_q.bytes -= held; /* (sum of the slots' charges: see evict_batch) */
+    if (MT_UNLIKELY(!delayed_free_fill_intact(p, room))) {
+        delayed_free_report(MORTISE_BUG_WRITE_AFTER_FREE, p, size, "evict");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
     if (in < offset) /* the raw block starts in another granule */
         mt_ctx_route(&b, p - offset);
     b.ptr = p - offset;
-    MT_SELF(release_routed)(p, offset, &b);
+    delayed_free_release_routed(p, offset, &b);
 }
 
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void);
+MT_SLOW MT_UNUSED const char *delayed_free_invariants(void);
 
 /* Verify and free every block of the calling thread's quarantine. */
-MT_SLOW bool MT_SELF(drain)(void)
+MT_SLOW bool delayed_free_drain(void)
 {
-    MT_ASSERT_HOLDS(MT_SELF(invariants)()); /* the whole ring, before it goes */
-    bool any = MT_SELF(q).count != 0;
+    MT_ASSERT_HOLDS(delayed_free_invariants()); /* the whole ring, before it goes */
+    bool any = delayed_free_q.count != 0;
     uint64_t key = mt_chksum_key(); /* (fixed: a block is quarantined) */
-    while (MT_SELF(q).count)
-        MT_SELF(evict_one)(key);
+    while (delayed_free_q.count)
+        delayed_free_evict_one(key);
     return any;
 }
 
 /* The thread's first quarantined free: the ring, and thread_exit's drain. */
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void delayed_free_start(void)
 {
-    MT_SELF(q).state = mt_delayed_off;
+    delayed_free_q.state = mt_delayed_off;
     mt_ctx sub = mt_ctx_for_alloc((size_t)MT_DELAYED_SLOTS * sizeof(uint64_t), MT_CACHELINE);
     uint64_t *ring = MT_BELOW(alloc)(&sub);
     if (!ring)
         return; /* no quarantine on this thread: blocks are checked and freed at once */
-    MT_SELF(q).ring = ring;
-    MT_SELF(q).state = mt_delayed_on;
+    delayed_free_q.ring = ring;
+    delayed_free_q.state = mt_delayed_on;
     mt_thread_attach(); /* so that thread_exit drains it */
 }
 
 /* The ring's next slot names p, which counts `charge` bytes. */
-MT_INLINE void MT_SELF(push)(uint64_t key, char *p, size_t charge)
+MT_INLINE void delayed_free_push(uint64_t key, char *p, size_t charge)
 {
-    MT_ASSERT(MT_SELF(q).count < MT_DELAYED_SLOTS && MT_SELF(q).first < MT_DELAYED_SLOTS); /* a free slot */
-    uint32_t last = MT_SELF(wrap)(MT_SELF(q).first + MT_SELF(q).count);
-    MT_SELF(q).ring[last] = MT_SELF(slot_code_k)(key, (uint64_t)(uintptr_t)p);
-    MT_SELF(q).count++;
-    MT_SELF(q).bytes += charge;
+    MT_ASSERT(delayed_free_q.count < MT_DELAYED_SLOTS &&
+              delayed_free_q.first < MT_DELAYED_SLOTS); /* a free slot */
+    uint32_t last = delayed_free_wrap(delayed_free_q.first + delayed_free_q.count);
+    delayed_free_q.ring[last] = delayed_free_slot_code_k(key, (uint64_t)(uintptr_t)p);
+    delayed_free_q.count++;
+    delayed_free_q.bytes += charge;
 }
 
 /* Is the quarantine full? Its bytes reached delayed_size, or (a ring
  * capped below delayed_size / 32 slots) its ring. Kept false after every
  * free, so the next push always finds a slot: fewer than delayed_size
  * bytes are fewer than delayed_size / 32 blocks. */
-MT_INLINE bool MT_SELF(full)(void)
+MT_INLINE bool delayed_free_full(void)
 {
-    return MT_SELF(q).bytes >= (size_t)(MT_DELAYED_SIZE) ||
-           (MT_DELAYED_SLOTS < MT_DELAYED_SLOTS_WANTED && MT_SELF(q).count >= MT_DELAYED_SLOTS);
+    return delayed_free_q.bytes >= (size_t)(MT_DELAYED_SIZE) ||
+           (MT_DELAYED_SLOTS < MT_DELAYED_SLOTS_WANTED && delayed_free_q.count >= MT_DELAYED_SLOTS);
 }
 
 /* A full quarantine is emptied down to delayed_size - MT_DELAYED_BATCH
@@ -758,29 +766,30 @@ MT_INLINE bool MT_SELF(full)(void)
  * eviction and the free below inlined into it), and the loop here is
  * compiled once, tight, with the key in a register. Not cold: it runs
  * every few dozen frees. */
-MT_NOINLINE_HOT void MT_SELF(evict_batch)(void)
+MT_NOINLINE_HOT void delayed_free_evict_batch(void)
 {
     uint64_t key = mt_chksum_key_if_set(); /* (fixed: a block is quarantined) */
     size_t keep = (size_t)(MT_DELAYED_SIZE) - (size_t)(MT_DELAYED_BATCH);
     uint32_t keep_slots = MT_DELAYED_SLOTS - MT_DELAYED_BATCH_SLOTS;
-    while (MT_LIKELY(MT_SELF(q).count != 0 && (MT_SELF(q).bytes > keep || MT_SELF(q).count > keep_slots)))
-        MT_SELF(evict_one)(key);
+    while (MT_LIKELY(delayed_free_q.count != 0 &&
+                     (delayed_free_q.bytes > keep || delayed_free_q.count > keep_slots)))
+        delayed_free_evict_one(key);
     /* bytes is the sum of the held blocks' charges, each subtracted as its
      * verified header says; an empty ring holds none, whatever a header
      * forged with the key made of the sum */
-    if (MT_SELF(q).count == 0)
-        MT_SELF(q).bytes = MT_SELF(q).large = 0;
+    if (delayed_free_q.count == 0)
+        delayed_free_q.bytes = delayed_free_q.large = 0;
 }
 
 /* A checked live block of `room` bytes (`held` with its header) enters
  * the quarantine; a quarantine that is then full leaves most of a batch. */
-MT_INLINE void MT_SELF(enqueue)(uint64_t key, char *p, size_t room, size_t held)
+MT_INLINE void delayed_free_enqueue(uint64_t key, char *p, size_t room, size_t held)
 {
-    MT_SELF(set_state)(p, MT_DELAYED_QUAR);
-    MT_SELF(fill)(p, room);
-    MT_SELF(push)(key, p, held);
-    if (MT_UNLIKELY(MT_SELF(full)()))
-        MT_SELF(evict_batch)();
+    delayed_free_set_state(p, MT_DELAYED_QUAR);
+    delayed_free_fill(p, room);
+    delayed_free_push(key, p, held);
+    if (MT_UNLIKELY(delayed_free_full()))
+        delayed_free_evict_batch();
 }
 
 /* A checked live block larger than delayed_size (at most MT_DELAYED_LARGE
@@ -789,79 +798,80 @@ MT_INLINE void MT_SELF(enqueue)(uint64_t key, char *p, size_t room, size_t held)
  * links and tags, so a write after free there is found at eviction. The
  * oldest blocks leave first while the large blocks held would exceed
  * MT_DELAYED_LARGE. */
-MT_SLOW void MT_SELF(enqueue_large)(uint64_t key, char *p, size_t room, size_t held)
+MT_SLOW void delayed_free_enqueue_large(uint64_t key, char *p, size_t room, size_t held)
 {
-    MT_SELF(set_state)(p, MT_DELAYED_QUAR);
-    MT_SELF(fill)(p, room);
-    size_t charge = MT_SELF(charge)(held);
-    while (MT_SELF(q).count != 0 && (MT_SELF(q).large + held > (size_t)(MT_DELAYED_LARGE) ||
-                                     MT_SELF(q).bytes + charge >= (size_t)(MT_DELAYED_SIZE) ||
-                                     MT_SELF(q).count + 1 >= MT_DELAYED_SLOTS))
-        MT_SELF(evict_one)(key); /* (kept not full after the push: see full) */
-    MT_SELF(q).large += held;
-    MT_SELF(push)(key, p, charge);
+    delayed_free_set_state(p, MT_DELAYED_QUAR);
+    delayed_free_fill(p, room);
+    size_t charge = delayed_free_charge(held);
+    while (delayed_free_q.count != 0 && (delayed_free_q.large + held > (size_t)(MT_DELAYED_LARGE) ||
+                                         delayed_free_q.bytes + charge >= (size_t)(MT_DELAYED_SIZE) ||
+                                         delayed_free_q.count + 1 >= MT_DELAYED_SLOTS))
+        delayed_free_evict_one(key); /* (kept not full after the push: see full) */
+    delayed_free_q.large += held;
+    delayed_free_push(key, p, charge);
 }
 
 /* A checked live block (x: its decoded size word) that the inline free
  * does not enqueue: the thread's first free (no ring yet), a small block
  * (its slack is checked), a block too large for the quarantine or a
  * thread without one (freed at once). */
-MT_SLOW void MT_SELF(quarantine)(char *p, uint64_t x)
+MT_SLOW void delayed_free_quarantine(char *p, uint64_t x)
 {
     size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
-    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on) && MT_SELF(q).state == mt_delayed_new)
-        MT_SELF(start)();
+    if (MT_UNLIKELY(delayed_free_q.state != mt_delayed_on) && delayed_free_q.state == mt_delayed_new)
+        delayed_free_start();
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN, held = offset + room;
-    if (MT_UNLIKELY(size < MT_DELAYED_MIN) && !MT_SELF(slack_intact)(p, size)) {
-        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
+    if (MT_UNLIKELY(size < MT_DELAYED_MIN) && !delayed_free_slack_intact(p, size)) {
+        delayed_free_report(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
     }
-    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_LARGE) || MT_SELF(q).state != mt_delayed_on)) {
-        MT_SELF(release)(p);
+    if (MT_UNLIKELY(held > (size_t)(MT_DELAYED_LARGE) || delayed_free_q.state != mt_delayed_on)) {
+        delayed_free_release(p);
         return;
     }
     if (held > (size_t)(MT_DELAYED_SIZE))
-        MT_SELF(enqueue_large)(mt_chksum_key(), p, room, held);
+        delayed_free_enqueue_large(mt_chksum_key(), p, room, held);
     else
-        MT_SELF(enqueue)(mt_chksum_key(), p, room, held);
+        delayed_free_enqueue(mt_chksum_key(), p, room, held);
 }
 
 /* ---- free, getmeta, resize ---- */
 
 /* A free whose header the inline check did not vouch for. */
-MT_SLOW void MT_SELF(free_slow)(char *p)
+MT_SLOW void delayed_free_free_slow(char *p)
 {
     size_t size;
-    switch (MT_SELF(classify)(p, &size)) {
+    switch (delayed_free_classify(p, &size)) {
     case MT_DELAYED_IS_LIVE:
-        MT_SELF(quarantine)(p, mt_safety_load(p - MT_DELAYED_HDR) ^ MT_SELF(size_mask)(p - MT_DELAYED_HDR));
+        delayed_free_quarantine(p, mt_safety_load(p - MT_DELAYED_HDR) ^
+                                       delayed_free_size_mask(p - MT_DELAYED_HDR));
         return;
     case MT_DELAYED_IS_QUAR:
-    case MT_DELAYED_IS_FREED: MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
+    case MT_DELAYED_IS_FREED: delayed_free_report(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
     case MT_DELAYED_IS_DAMAGED: /* left alone: its size cannot be trusted */
-        MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
+        delayed_free_report(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
         return;
-    default: MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
+    default: delayed_free_report(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
     }
 }
 
 /* A free the inline path does not enqueue (x: quick_word's answer). */
-MT_SLOW void MT_SELF(free_other)(char *p, uint64_t x)
+MT_SLOW void delayed_free_free_other(char *p, uint64_t x)
 {
     if (x == UINT64_MAX)
-        MT_SELF(free_slow)(p);
+        delayed_free_free_slow(p);
     else
-        MT_SELF(quarantine)(p, x);
+        delayed_free_quarantine(p, x);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_free(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
     char *p = ctx->ptr;
     uint64_t key = mt_chksum_key_if_set();
-    uint64_t x = MT_SELF(quick_word)(key, p);
+    uint64_t x = delayed_free_quick_word(key, p);
     /* one compare for the common block: header offset 16 (the size word's
      * top byte 4) and 16 <= size <= delayed_size - 16; an aligned block
      * takes a second test; out of line: a header not vouched for (x all
@@ -877,43 +887,45 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
         size = (size_t)(x & MT_DELAYED_SIZE_MASK);
         held = ((size_t)1 << ((x >> MT_DELAYED_SIZE_BITS) & 63)) + size; /* (no wrap: size < 2^56) */
         if (x == UINT64_MAX || size < MT_DELAYED_MIN || held > (size_t)(MT_DELAYED_SIZE)) {
-            MT_SELF(free_other)(p, x);
+            delayed_free_free_other(p, x);
             return NULL;
         }
     }
-    if (MT_UNLIKELY(MT_SELF(q).state != mt_delayed_on)) {
-        MT_SELF(free_other)(p, x);
+    if (MT_UNLIKELY(delayed_free_q.state != mt_delayed_on)) {
+        delayed_free_free_other(p, x);
         return NULL;
     }
-    MT_SELF(enqueue)(key, p, size, held);
+    delayed_free_enqueue(key, p, size, held);
     return NULL;
 }
 
-MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
+MT_SLOW void *delayed_free_getmeta_slow(mt_ctx *ctx)
 {
     size_t size;
     char *p = ctx->ptr;
     const char *op = mt_safety_op_above ? mt_safety_op_above : "getmeta"; /* (safety/common.h) */
-    switch (MT_SELF(classify)(p, &size)) {
+    switch (delayed_free_classify(p, &size)) {
     case MT_DELAYED_IS_LIVE:
         ctx->usable = size;
         ctx->szcls_key = 0;
         return p;
     case MT_DELAYED_IS_QUAR:
-    case MT_DELAYED_IS_FREED: MT_SELF(report)(MORTISE_BUG_DOUBLE_FREE, p, size, op); return NULL;
-    case MT_DELAYED_IS_DAMAGED: MT_SELF(report)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, op); return NULL;
-    default: MT_SELF(report)(MORTISE_BUG_INVALID_FREE, p, 0, op); return NULL;
+    case MT_DELAYED_IS_FREED: delayed_free_report(MORTISE_BUG_DOUBLE_FREE, p, size, op); return NULL;
+    case MT_DELAYED_IS_DAMAGED:
+        delayed_free_report(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, op);
+        return NULL;
+    default: delayed_free_report(MORTISE_BUG_INVALID_FREE, p, 0, op); return NULL;
     }
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    size_t size = MT_SELF(quick_size)(ctx->ptr);
+    size_t size = delayed_free_quick_size(ctx->ptr);
     if (MT_UNLIKELY(size == SIZE_MAX))
         return ctx->chain == MT_SAFETY_QUICK ? NULL
-                                             : MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+                                             : MT_COLD_GETMETA(ctx, copy, delayed_free_getmeta_slow(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;
@@ -922,17 +934,17 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 /* realloc (getmeta vouched for the block just before): a size the block
  * below still holds only rewrites the header; else the layer below resizes
  * the raw block in place or moves it, and the header follows. */
-MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
+MT_SLOW void *delayed_free_resize_slow(mt_ctx *ctx)
 {
     char *p = ctx->ptr;
-    size_t size = MT_SELF(quick_size)(p), want = ctx->size;
-    if (size == SIZE_MAX && MT_SELF(classify)(p, &size) != MT_DELAYED_IS_LIVE)
+    size_t size = delayed_free_quick_size(p), want = ctx->size;
+    if (size == SIZE_MAX && delayed_free_classify(p, &size) != MT_DELAYED_IS_LIVE)
         return NULL;
-    size_t offset = MT_SELF(header_offset)(p);
+    size_t offset = delayed_free_header_offset(p);
     size_t room = want > MT_DELAYED_MIN ? want : MT_DELAYED_MIN;
     if (offset >= MT_GRANULE || offset > MT_MAX_REQUEST - room)
         return NULL; /* far-claimed blocks move through the socket */
-    mt_ctx b = MT_SELF(below_ctx)(p);
+    mt_ctx b = delayed_free_below_ctx(p);
     mt_ctx fits = b;
     char *raw;
     if (MT_BELOW(getmeta)(&fits) && fits.usable >= offset + room && fits.usable <= MT_MAX_REQUEST) {
@@ -944,39 +956,39 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx)
             return NULL;
     }
     char *q = raw + offset;
-    MT_SELF(write_header)(q, want, mt_log2_floor(offset));
+    delayed_free_write_header(q, want, mt_log2_floor(offset));
     if (want < MT_DELAYED_MIN)
-        MT_SELF(fill_slack)(q, want);
+        delayed_free_fill_slack(q, want);
     return q;
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    return MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy));
+    return MT_COLD_CALL(ctx, copy, delayed_free_resize_slow(&copy));
 }
 
 /* ---- thread life, purge, fork ---- */
 
 #define MT_IMPLEMENTS_thread_exit
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (MT_SELF(q).state == mt_delayed_on) {
-        MT_SELF(drain)();
+    if (delayed_free_q.state == mt_delayed_on) {
+        delayed_free_drain();
         mt_ctx b = mt_ctx_for_alloc(0, 1);
-        mt_ctx_route(&b, MT_SELF(q).ring);
+        mt_ctx_route(&b, delayed_free_q.ring);
         MT_BELOW(free)(&b);
-        MT_SELF(q).ring = NULL;
+        delayed_free_q.ring = NULL;
     }
-    MT_SELF(q).state = mt_delayed_off;
+    delayed_free_q.state = mt_delayed_off;
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *delayed_free_purge(mt_ctx *ctx, mt_lfunc *next)
 {
-    bool any = MT_SELF(q).count ? MT_SELF(drain)() : false;
+    bool any = delayed_free_q.count ? delayed_free_drain() : false;
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -984,40 +996,40 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
  * it owned below, its header intact and saying "quarantined", its fill
  * pattern intact (no write after free yet), its bytes adding up to the
  * ring's count. Reads the blocks; writes nothing. */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *delayed_free_invariants(void)
 {
-    uint32_t first = MT_SELF(q).first, count = MT_SELF(q).count;
-    if (first >= MT_DELAYED_SLOTS || count > MT_DELAYED_SLOTS || (count && !MT_SELF(q).ring))
+    uint32_t first = delayed_free_q.first, count = delayed_free_q.count;
+    if (first >= MT_DELAYED_SLOTS || count > MT_DELAYED_SLOTS || (count && !delayed_free_q.ring))
         return MT_STR(MT_NAME) ": quarantine ring bounds";
     size_t bytes = 0, large = 0;
-    for (uint32_t k = 0, at = first; k < count; k++, at = MT_SELF(wrap)(at + 1)) {
-        char *p = (char *)(uintptr_t)MT_SELF(slot_code)(MT_SELF(q).ring[at]);
-        if (!mt_entry_owner(mt_pagemap_get(p)) || !MT_SELF(header_readable)(p))
+    for (uint32_t k = 0, at = first; k < count; k++, at = delayed_free_wrap(at + 1)) {
+        char *p = (char *)(uintptr_t)delayed_free_slot_code(delayed_free_q.ring[at]);
+        if (!mt_entry_owner(mt_pagemap_get(p)) || !delayed_free_header_readable(p))
             return MT_STR(MT_NAME) ": quarantine slot names no block of ours";
         char *h = p - MT_DELAYED_HDR;
         uint64_t sw = mt_safety_load(h);
-        if (mt_safety_load(h + 8) != MT_SELF(state_word)(h, sw, MT_DELAYED_QUAR))
+        if (mt_safety_load(h + 8) != delayed_free_state_word(h, sw, MT_DELAYED_QUAR))
             return MT_STR(MT_NAME) ": quarantined block's header is not \"quarantined\"";
-        uint64_t x = sw ^ MT_SELF(size_mask)(h);
+        uint64_t x = sw ^ delayed_free_size_mask(h);
         size_t size = (size_t)(x & MT_DELAYED_SIZE_MASK), offset = (size_t)1 << (x >> MT_DELAYED_SIZE_BITS);
         size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-        if (!MT_SELF(fill_intact)(p, room))
+        if (!delayed_free_fill_intact(p, room))
             return MT_STR(MT_NAME) ": quarantined block's fill pattern changed (write after free)";
-        bytes += MT_SELF(charge)(offset + room);
+        bytes += delayed_free_charge(offset + room);
         large += offset + room > (size_t)(MT_DELAYED_SIZE) ? offset + room : 0;
     }
-    if (bytes != MT_SELF(q).bytes || large != MT_SELF(q).large)
+    if (bytes != delayed_free_q.bytes || large != delayed_free_q.large)
         return MT_STR(MT_NAME) ": quarantined bytes != the blocks' sizes";
     return NULL;
 }
 
 /* Bytes and blocks the calling thread holds in quarantine, and the ring
  * slot of its oldest block (for tests). */
-MT_UNUSED static size_t MT_SELF(quarantined_bytes)(void) { return MT_SELF(q).bytes; }
-MT_UNUSED static size_t MT_SELF(quarantined_blocks)(void) { return MT_SELF(q).count; }
-MT_UNUSED static void *MT_SELF(oldest_slot)(void)
+MT_UNUSED static size_t delayed_free_quarantined_bytes(void) { return delayed_free_q.bytes; }
+MT_UNUSED static size_t delayed_free_quarantined_blocks(void) { return delayed_free_q.count; }
+MT_UNUSED static void *delayed_free_oldest_slot(void)
 {
-    return MT_SELF(q).ring ? &MT_SELF(q).ring[MT_SELF(q).first] : NULL;
+    return delayed_free_q.ring ? &delayed_free_q.ring[delayed_free_q.first] : NULL;
 }
 
 #include "../core/layer_end.h"
@@ -1029,3 +1041,6 @@ MT_UNUSED static void *MT_SELF(oldest_slot)(void)
 #undef MT_NODE_XOR
 #undef MT_DELAYED_FILL_SIZE
 #undef MT_DELAYED_BATCH
+#ifdef MT_NAMES_delayed_free
+#include "../names/delayed_free.h" /* forget them */
+#endif

@@ -8,8 +8,13 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/fake.h"
+#else
 #define MT_NAME fake
 #endif
 
 #include "../core/layer_end.h"
+#ifdef MT_NAMES_fake
+#include "../names/fake.h" /* forget them */
+#endif

@@ -28,7 +28,9 @@
  * pointers no layer owns first, so foreign frees are not counted. */
 #define MT_CHAIN_NEEDS_OWNER 1
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/perf_stat.h"
+#else
 #define MT_NAME perf_stat
 #endif
 
@@ -83,15 +85,15 @@ MT_UNUSED static void mt_perf_report(mt_stats_out *o, const char *layer, const m
 #define MT_STAT_SLOT_T mt_perf_slot
 #include "../stats/slots.h"
 
-static void MT_SELF(report)(mt_stats_out *o)
+static void perf_stat_report(mt_stats_out *o)
 {
-    mt_perf_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS);
+    mt_perf_report(o, MT_STR(MT_NAME), perf_stat_state.slot, MT_STATS_THREADS);
 }
 
-MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *perf_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 {
-    mt_perf_slot *s = MT_SELF(slot)();
-    bool shared = MT_SELF(shared)(s);
+    mt_perf_slot *s = perf_stat_slot();
+    bool shared = perf_stat_shared(s);
     uint64_t t0 = mt_stats_begin();
     void *r = next(ctx);
     uint64_t ticks = mt_stats_end() - t0;
@@ -105,3 +107,6 @@ MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 
 #undef MT_STAT_SLOT_T
 #include "../core/layer_end.h"
+#ifdef MT_NAMES_perf_stat
+#include "../names/perf_stat.h" /* forget them */
+#endif

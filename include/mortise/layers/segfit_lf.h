@@ -82,7 +82,9 @@
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/segfit_lf.h"
+#else
 #define MT_NAME segfit_lf
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -208,7 +210,7 @@ MT_INLINE mt_lf_span *mt_lf_span_of(uintptr_t payload)
 }
 #endif /* MORTISE_LAYERS_SEGFIT_LF_TYPES */
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { segfit_lf_id = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* spans go back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
@@ -222,48 +224,48 @@ _Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= MT_LF_CLASS_MASK + 1,
 typedef struct MT_CACHE_ALIGNED {
     mt_lf_tagged free; /* Treiber stack: top block, tag */
     mt_lf_tagged bump; /* the newest span: next block to carve, end of its blocks */
-} MT_SELF(class);
+} segfit_lf_class;
 
 static struct {
-    MT_SELF(class) cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
+    segfit_lf_class cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
     mt_lf_reader readers[MT_LF_READERS];
     mt_lf_reader shared; /* threads without a private word: pops inside */
     mt_sync_spinlock purge_lock;
-} MT_SELF(state);
+} segfit_lf_state;
 
-static MT_TLS mt_lf_reader *MT_SELF(me);
+static MT_TLS mt_lf_reader *segfit_lf_me;
 
 /* ---- pop announcements ---- */
 
 /* First pop of a thread: a private announcement word, or the shared one. */
-MT_SLOW mt_lf_reader *MT_SELF(join)(void)
+MT_SLOW mt_lf_reader *segfit_lf_join(void)
 {
-    mt_lf_reader *r = &MT_SELF(state).shared;
+    mt_lf_reader *r = &segfit_lf_state.shared;
     for (size_t i = 0; i < MT_LF_READERS; i++) {
         int free_word = 0;
-        if (!mt_load_relaxed(&MT_SELF(state).readers[i].taken) &&
-            mt_cas(&MT_SELF(state).readers[i].taken, &free_word, 1)) {
-            r = &MT_SELF(state).readers[i];
+        if (!mt_load_relaxed(&segfit_lf_state.readers[i].taken) &&
+            mt_cas(&segfit_lf_state.readers[i].taken, &free_word, 1)) {
+            r = &segfit_lf_state.readers[i];
             break;
         }
     }
-    MT_SELF(me) = r;
-    if (r != &MT_SELF(state).shared)
+    segfit_lf_me = r;
+    if (r != &segfit_lf_state.shared)
         mt_thread_attach(); /* so that thread_exit gives the word back */
     return r;
 }
 
-MT_INLINE uint64_t MT_SELF(enter)(mt_lf_reader *r)
+MT_INLINE uint64_t segfit_lf_enter(mt_lf_reader *r)
 {
-    if (MT_UNLIKELY(r == &MT_SELF(state).shared))
+    if (MT_UNLIKELY(r == &segfit_lf_state.shared))
         return atomic_fetch_add_explicit(&r->seq, 1, memory_order_seq_cst);
     uint64_t s = mt_load_relaxed(&r->seq);
     atomic_store_explicit(&r->seq, s + 1, memory_order_seq_cst);
     return s;
 }
-MT_INLINE void MT_SELF(leave)(mt_lf_reader *r, uint64_t s)
+MT_INLINE void segfit_lf_leave(mt_lf_reader *r, uint64_t s)
 {
-    if (MT_UNLIKELY(r == &MT_SELF(state).shared))
+    if (MT_UNLIKELY(r == &segfit_lf_state.shared))
         atomic_fetch_sub_explicit(&r->seq, 1, memory_order_release);
     else
         mt_store_release(&r->seq, s + 2);
@@ -275,40 +277,40 @@ MT_INLINE void MT_SELF(leave)(mt_lf_reader *r, uint64_t s)
  * same (tag and all), the link is what the program wrote, not a race with
  * another pop: the stack is dropped (its blocks leak) and reported; true.
  * Otherwise *top is the new head to try. */
-MT_SLOW bool MT_SELF(link_cut)(MT_SELF(class) *c, mt_lf_tagged *top)
+MT_SLOW bool segfit_lf_link_cut(segfit_lf_class *c, mt_lf_tagged *top)
 {
     void *bad = top->s.ptr;
     if (!mt_lf_cas(&c->free, top, NULL, top->s.tag + MT_SEGFIT_LF_TAG_STEP))
         return false;
-    MT_SELF(link_broken)(bad, "alloc");
+    segfit_lf_link_broken(bad, "alloc");
     return true;
 }
 
-MT_INLINE void *MT_SELF(pop)(MT_SELF(class) *c)
+MT_INLINE void *segfit_lf_pop(segfit_lf_class *c)
 {
-    mt_lf_reader *r = MT_SELF(me);
+    mt_lf_reader *r = segfit_lf_me;
     if (MT_UNLIKELY(!r))
-        r = MT_SELF(join)();
-    uint64_t s = MT_SELF(enter)(r);
+        r = segfit_lf_join();
+    uint64_t s = segfit_lf_enter(r);
     mt_lf_tagged top = mt_lf_load(&c->free);
     while (top.s.ptr) {
         MT_SEGFIT_LF_POP_HOOK(0);
         void *next = mt_lf_next(top.s.ptr);
         MT_SEGFIT_LF_POP_HOOK(1);
         if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(top.s.ptr, next, MT_SELF_ID))) {
-            if (MT_SELF(link_cut)(c, &top))
+            if (segfit_lf_link_cut(c, &top))
                 top.s.ptr = NULL;
             continue;
         }
         if (mt_lf_cas(&c->free, &top, next, top.s.tag + MT_SEGFIT_LF_TAG_STEP))
             break;
     }
-    MT_SELF(leave)(r, s);
+    segfit_lf_leave(r, s);
     return top.s.ptr;
 }
 
 /* Push the chain first .. last (linked through their first words). */
-MT_INLINE void MT_SELF(push_chain)(MT_SELF(class) *c, void *first, void *last)
+MT_INLINE void segfit_lf_push_chain(segfit_lf_class *c, void *first, void *last)
 {
     mt_lf_tagged top = mt_lf_load(&c->free);
     do
@@ -318,13 +320,13 @@ MT_INLINE void MT_SELF(push_chain)(MT_SELF(class) *c, void *first, void *last)
 
 /* ---- spans ---- */
 
-MT_INLINE mt_lf_span *MT_SELF(span_of)(const void *block)
+MT_INLINE mt_lf_span *segfit_lf_span_of(const void *block)
 {
     return mt_lf_span_of(mt_entry_payload(mt_pagemap_get(block)));
 }
 
 /* Carve the next block of the class's newest span; NULL when it is used up. */
-MT_INLINE void *MT_SELF(carve)(MT_SELF(class) *c, size_t csize)
+MT_INLINE void *segfit_lf_carve(segfit_lf_class *c, size_t csize)
 {
     mt_lf_tagged b = mt_lf_load(&c->bump);
     while (b.s.ptr && (uintptr_t)b.s.ptr + csize <= b.s.tag)
@@ -336,15 +338,15 @@ MT_INLINE void *MT_SELF(carve)(MT_SELF(class) *c, size_t csize)
 /* The class is empty: carve, or take a new span from below and install it
  * as the class's newest (a thread that loses that race gives its span back
  * and carves from the winner's). */
-MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+MT_SLOW void *segfit_lf_refill(mt_ctx *ctx, size_t index, mt_lfunc *next)
 {
-    MT_SELF(class) *c = &MT_SELF(state).cls[index];
-    size_t csize = MT_SELF(class_size)(index);
+    segfit_lf_class *c = &segfit_lf_state.cls[index];
+    size_t csize = segfit_lf_class_size(index);
     for (;;) {
-        void *p = MT_SELF(carve)(c, csize);
+        void *p = segfit_lf_carve(c, csize);
         if (p) {
             mt_fresh_head(p);
-            if (MT_SELF(span_of)(p)->zeroed)
+            if (segfit_lf_span_of(p)->zeroed)
                 ctx->zeroed = p;
             return p;
         }
@@ -380,14 +382,14 @@ MT_SLOW void *MT_SELF(refill)(mt_ctx *ctx, size_t index, mt_lfunc *next)
 /* ---- the layer operations ---- */
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    size_t index = segfit_lf_class_for(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
-    void *p = MT_SELF(pop)(&MT_SELF(state).cls[index]);
+    void *p = segfit_lf_pop(&segfit_lf_state.cls[index]);
     if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(refill)(&copy, index, next));
+        return MT_COLD_CALL(ctx, copy, segfit_lf_refill(&copy, index, next));
     /* a popped link names a block of ours, of this class */
     MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID &&
               (mt_entry_payload(mt_pagemap_get(p)) & MT_LF_CLASS_MASK) == index);
@@ -399,37 +401,37 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
  * inlined into the socket's free it would make every free save and restore
  * it, small blocks of the layers above included; against a block of 64 KiB
  * and more the call costs nothing (docs/zero_overhead.md). */
-MT_SLOW MT_UNUSED void MT_SELF(free_large)(uintptr_t meta, void *p)
+MT_SLOW MT_UNUSED void segfit_lf_free_large(uintptr_t meta, void *p)
 {
-    MT_SELF(push_chain)(&MT_SELF(state).cls[meta & MT_LF_CLASS_MASK], p, p);
+    segfit_lf_push_chain(&segfit_lf_state.cls[meta & MT_LF_CLASS_MASK], p, p);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     if (MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE) >= MT_GRANULE)
-        MT_SELF(free_large)(ctx->meta, ctx->ptr);
+        segfit_lf_free_large(ctx->meta, ctx->ptr);
     else
-        MT_SELF(push_chain)(&MT_SELF(state).cls[ctx->meta & MT_LF_CLASS_MASK], ctx->ptr, ctx->ptr);
+        segfit_lf_push_chain(&segfit_lf_state.cls[ctx->meta & MT_LF_CLASS_MASK], ctx->ptr, ctx->ptr);
     return NULL;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    return MT_SELF(class_meta)(ctx, ctx->meta & MT_LF_CLASS_MASK);
+    return segfit_lf_class_meta(ctx, ctx->meta & MT_LF_CLASS_MASK);
 }
 
 #define MT_IMPLEMENTS_thread_exit
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 {
-    mt_lf_reader *r = MT_SELF(me);
-    MT_SELF(me) = NULL;
-    if (r && r != &MT_SELF(state).shared)
+    mt_lf_reader *r = segfit_lf_me;
+    segfit_lf_me = NULL;
+    if (r && r != &segfit_lf_state.shared)
         mt_store_release(&r->taken, 0);
     return next(ctx);
 }
@@ -439,22 +441,22 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 /* Purge lock held. Take the class's whole stack; keep (push back) the blocks
  * of spans with blocks still out, and put the spans whose blocks are all
  * free on *release. */
-MT_SLOW void MT_SELF(purge_class)(MT_SELF(class) *c, mt_lf_span **release)
+MT_SLOW void segfit_lf_purge_class(segfit_lf_class *c, mt_lf_span **release)
 {
     mt_lf_tagged top = mt_lf_load(&c->free);
     while (top.s.ptr && !mt_lf_cas(&c->free, &top, NULL, top.s.tag + 1))
         ;
     void *list = top.s.ptr, *keep = NULL, *keep_last = NULL;
     for (void *b = list; b; b = mt_lf_next(b)) {
-        MT_SELF(span_of)(b)->free_count++;
+        segfit_lf_span_of(b)->free_count++;
         if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(b, mt_lf_next(b), MT_SELF_ID))) {
-            MT_SELF(link_broken)(b, "purge");
+            segfit_lf_link_broken(b, "purge");
             mt_lf_set_next(b, NULL);
         }
     }
     for (void *b = list, *after; b; b = after) {
         after = mt_lf_next(b);
-        mt_lf_span *s = MT_SELF(span_of)(b);
+        mt_lf_span *s = segfit_lf_span_of(b);
         if (s->free_count == s->blocks) { /* every block free: carved to the end */
             s->free_count = SIZE_MAX;
             s->release = *release;
@@ -467,20 +469,20 @@ MT_SLOW void MT_SELF(purge_class)(MT_SELF(class) *c, mt_lf_span **release)
         }
     }
     if (keep)
-        MT_SELF(push_chain)(c, keep, keep_last);
+        segfit_lf_push_chain(c, keep, keep_last);
 }
 
 /* Wait until no pop that started before now is still inside. False if the
  * threads sharing the common counter never all left within the patience. */
-MT_SLOW bool MT_SELF(quiesce)(void)
+MT_SLOW bool segfit_lf_quiesce(void)
 {
     for (size_t i = 0; i < MT_LF_READERS; i++) {
-        mt_lf_reader *r = &MT_SELF(state).readers[i];
+        mt_lf_reader *r = &segfit_lf_state.readers[i];
         uint64_t s = atomic_load_explicit(&r->seq, memory_order_seq_cst);
         while ((s & 1) && mt_load_acquire(&r->seq) == s)
             mt_yield();
     }
-    for (int tries = 0; atomic_load_explicit(&MT_SELF(state).shared.seq, memory_order_seq_cst); tries++) {
+    for (int tries = 0; atomic_load_explicit(&segfit_lf_state.shared.seq, memory_order_seq_cst); tries++) {
         if (tries == MT_LF_PURGE_PATIENCE)
             return false;
         mt_yield();
@@ -489,27 +491,27 @@ MT_SLOW bool MT_SELF(quiesce)(void)
 }
 
 /* Give up a release: every block of span s goes back on its class's stack. */
-MT_SLOW void MT_SELF(restore_span)(mt_lf_span *s, size_t cls)
+MT_SLOW void segfit_lf_restore_span(mt_lf_span *s, size_t cls)
 {
-    size_t csize = MT_SELF(class_size)(cls);
+    size_t csize = segfit_lf_class_size(cls);
     char *first = (char *)s + s->first, *last = first + (s->blocks - 1) * csize;
     for (char *b = first; b < last; b += csize)
         mt_lf_set_next(b, b + csize);
     s->free_count = 0;
-    MT_SELF(push_chain)(&MT_SELF(state).cls[cls], first, last);
+    segfit_lf_push_chain(&segfit_lf_state.cls[cls], first, last);
 }
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_purge(mt_ctx *ctx, mt_lfunc *next)
 {
     mt_lf_span *release = NULL;
-    mt_sync_spinlock_lock(&MT_SELF(state).purge_lock);
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++)
-        MT_SELF(purge_class)(&MT_SELF(state).cls[i], &release);
+    mt_sync_spinlock_lock(&segfit_lf_state.purge_lock);
+    for (size_t i = 0; i < segfit_lf_classes_used(); i++)
+        segfit_lf_purge_class(&segfit_lf_state.cls[i], &release);
     bool any = release != NULL;
-    if (any && !MT_SELF(quiesce)()) {
+    if (any && !segfit_lf_quiesce()) {
         for (mt_lf_span *s = release; s; s = s->release)
-            MT_SELF(restore_span)(s, mt_entry_payload(mt_pagemap_get(s)) & MT_LF_CLASS_MASK);
+            segfit_lf_restore_span(s, mt_entry_payload(mt_pagemap_get(s)) & MT_LF_CLASS_MASK);
         release = NULL;
         any = false;
     }
@@ -518,40 +520,40 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
         release = s->release;
         mt_span_release(s, s->len, s->prev_entry, MT_BELOW(free));
     }
-    mt_sync_spinlock_unlock(&MT_SELF(state).purge_lock);
+    mt_sync_spinlock_unlock(&segfit_lf_state.purge_lock);
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
 /* ---- fork: alloc and free hold no lock; only purge's is taken ---- */
 
 #define MT_IMPLEMENTS_fork_prepare
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_fork_prepare(mt_ctx *ctx, mt_lfunc *next)
 {
-    mt_sync_spinlock_lock(&MT_SELF(state).purge_lock);
+    mt_sync_spinlock_lock(&segfit_lf_state.purge_lock);
     return next(ctx);
 }
 #define MT_IMPLEMENTS_fork_parent
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_fork_parent(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    mt_sync_spinlock_unlock(&MT_SELF(state).purge_lock);
+    mt_sync_spinlock_unlock(&segfit_lf_state.purge_lock);
     return NULL;
 }
 /* Only the forking thread survives, and it is not inside a pop: the other
  * threads' announcement words are free again. */
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
     for (size_t i = 0; i < MT_LF_READERS; i++) {
-        mt_lf_reader *r = &MT_SELF(state).readers[i];
-        if (r != MT_SELF(me)) {
+        mt_lf_reader *r = &segfit_lf_state.readers[i];
+        if (r != segfit_lf_me) {
             mt_store_relaxed(&r->seq, 0);
             mt_store_relaxed(&r->taken, 0);
         }
     }
-    mt_store_relaxed(&MT_SELF(state).shared.seq, 0);
-    mt_sync_spinlock_init(&MT_SELF(state).purge_lock);
+    mt_store_relaxed(&segfit_lf_state.shared.seq, 0);
+    mt_sync_spinlock_init(&segfit_lf_state.purge_lock);
     return NULL;
 }
 
@@ -562,14 +564,14 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
  * block listed twice makes a cycle, which overflows its span's count); the
  * class's carving pair lies inside a span of the class. NULL if all hold,
  * else "NAME: the first broken one". Fills *stats if not NULL (tests). */
-MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
+MT_SLOW MT_UNUSED const char *segfit_lf_walk(mt_lf_stats *stats)
 {
     mt_lf_stats st = {0, 0, 0};
     const char *broken = NULL;
-    mt_sync_spinlock_lock(&MT_SELF(state).purge_lock);
-    for (size_t i = 0; i < MT_SELF(classes_used)() && !broken; i++) {
-        MT_SELF(class) *c = &MT_SELF(state).cls[i];
-        size_t csize = MT_SELF(class_size)(i), walked = 0;
+    mt_sync_spinlock_lock(&segfit_lf_state.purge_lock);
+    for (size_t i = 0; i < segfit_lf_classes_used() && !broken; i++) {
+        segfit_lf_class *c = &segfit_lf_state.cls[i];
+        size_t csize = segfit_lf_class_size(i), walked = 0;
         for (void *b = c->free.s.ptr; b && !broken; b = mt_lf_next(b)) {
             uintptr_t e = mt_pagemap_get(b);
             mt_lf_span *s = mt_lf_span_of(mt_entry_payload(e));
@@ -593,7 +595,7 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
         }
         void *b = c->free.s.ptr; /* reset the scratch of exactly the blocks counted */
         for (size_t k = 0; k < walked; k++, b = mt_lf_next(b))
-            MT_SELF(span_of)(b)->free_count = 0;
+            segfit_lf_span_of(b)->free_count = 0;
         char *cur = c->bump.s.ptr; /* a used-up span may be gone: look only at one in use */
         if (!broken && cur && (uintptr_t)cur + csize <= c->bump.s.tag) {
             uintptr_t e = mt_pagemap_get(cur - csize);
@@ -609,16 +611,16 @@ MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_lf_stats *stats)
                                          "carving pair outside its span";
         }
     }
-    mt_sync_spinlock_unlock(&MT_SELF(state).purge_lock);
+    mt_sync_spinlock_unlock(&segfit_lf_state.purge_lock);
     if (stats)
         *stats = st;
     return broken;
 }
 
 #define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lf_check(mt_ctx *ctx, mt_lfunc *next)
 {
-    return mt_check_then(MT_SELF(walk)(NULL), ctx, next);
+    return mt_check_then(segfit_lf_walk(NULL), ctx, next);
 }
 
 #define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
@@ -630,3 +632,6 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_ERR_HANDLE
 #undef MT_LINK_CHECK
 #undef MT_MAX_BLOCK
+#ifdef MT_NAMES_segfit_lf
+#include "../names/segfit_lf.h" /* forget them */
+#endif

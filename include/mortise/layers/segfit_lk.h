@@ -41,7 +41,9 @@
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/segfit_lk.h"
+#else
 #define MT_NAME segfit_lk
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -54,7 +56,7 @@
 #define MT_SEGFIT_MAX_BLOCK ((size_t)1 << 20)
 #endif
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { segfit_lk_id = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
@@ -62,8 +64,8 @@ MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
 #include "segfit/classes.h"    /* class_for, class_meta, resize (blocks keep their class), ... */
 #include "safety/link_check.h" /* link_check, err_handle */
 
-typedef struct MT_SELF(span) {
-    struct MT_SELF(span) *link; /* record free list, or purge's release list */
+typedef struct segfit_lk_span {
+    struct segfit_lk_span *link; /* record free list, or purge's release list */
     char *base;
     size_t len;
     uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
@@ -71,72 +73,72 @@ typedef struct MT_SELF(span) {
     uint32_t carved;     /* blocks handed out of the bump region so far */
     uint32_t free_count; /* scratch for purge */
     bool zeroed;         /* came zero-filled: bump blocks need no memset */
-} MT_SELF(span);
+} segfit_lk_span;
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock;
     void *free; /* LIFO of free blocks, next pointer in the first word */
     char *bump, *bump_end;
-    MT_SELF(span) *bump_span;
-} MT_SELF(class);
+    segfit_lk_span *bump_span;
+} segfit_lk_class;
 
 static struct {
-    MT_SELF(class) cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
+    segfit_lk_class cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
     mt_sync_spinlock records_lock;
-    MT_SELF(span) *records_free;
+    segfit_lk_span *records_free;
     char *records_cur, *records_end;
-} MT_SELF(state);
+} segfit_lk_state;
 
-MT_SLOW MT_SELF(span) *MT_SELF(new_record)(mt_lfunc *next)
+MT_SLOW segfit_lk_span *segfit_lk_new_record(mt_lfunc *next)
 {
-    MT_SELF(span) *s;
-    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
-    if ((s = MT_SELF(state).records_free)) {
-        MT_SELF(state).records_free = s->link;
+    segfit_lk_span *s;
+    mt_sync_spinlock_lock(&segfit_lk_state.records_lock);
+    if ((s = segfit_lk_state.records_free)) {
+        segfit_lk_state.records_free = s->link;
     } else {
         /* no arithmetic on the NULL of a fresh state: that is undefined */
-        if (!MT_SELF(state).records_cur ||
-            (size_t)(MT_SELF(state).records_end - MT_SELF(state).records_cur) < sizeof *s) {
+        if (!segfit_lk_state.records_cur ||
+            (size_t)(segfit_lk_state.records_end - segfit_lk_state.records_cur) < sizeof *s) {
             mt_ctx sub = mt_ctx_for_alloc(MT_GRANULE, MT_GRANULE);
             char *chunk = next(&sub);
             if (!chunk) {
-                mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+                mt_sync_spinlock_unlock(&segfit_lk_state.records_lock);
                 return NULL;
             }
-            MT_SELF(state).records_cur = chunk;
-            MT_SELF(state).records_end = chunk + MT_GRANULE;
+            segfit_lk_state.records_cur = chunk;
+            segfit_lk_state.records_end = chunk + MT_GRANULE;
         }
-        s = (MT_SELF(span) *)MT_SELF(state).records_cur;
-        MT_SELF(state).records_cur += sizeof *s;
+        s = (segfit_lk_span *)segfit_lk_state.records_cur;
+        segfit_lk_state.records_cur += sizeof *s;
     }
-    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+    mt_sync_spinlock_unlock(&segfit_lk_state.records_lock);
     return s;
 }
 
-MT_SLOW void MT_SELF(drop_record)(MT_SELF(span) *s)
+MT_SLOW void segfit_lk_drop_record(segfit_lk_span *s)
 {
-    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
-    s->link = MT_SELF(state).records_free;
-    MT_SELF(state).records_free = s;
-    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
+    mt_sync_spinlock_lock(&segfit_lk_state.records_lock);
+    s->link = segfit_lk_state.records_free;
+    segfit_lk_state.records_free = s;
+    mt_sync_spinlock_unlock(&segfit_lk_state.records_lock);
 }
 
-MT_SLOW const char *MT_SELF(check_class_locked)(size_t i);
+MT_SLOW const char *segfit_lk_check_class_locked(size_t i);
 
 /* Class lock held. Take a block from the bump region, refilling it with a new
  * span from the next layer when it is used up. */
-MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+MT_SLOW void *segfit_lk_bump(mt_ctx *ctx, size_t index, mt_lfunc *next)
 {
-    MT_SELF(class) *c = &MT_SELF(state).cls[index];
-    size_t csize = MT_SELF(class_size)(index);
+    segfit_lk_class *c = &segfit_lk_state.cls[index];
+    size_t csize = segfit_lk_class_size(index);
     if (!c->bump || (size_t)(c->bump_end - c->bump) < csize) {
         size_t len = mt_align_up(csize * 8 > MT_GRANULE ? csize * 8 : MT_GRANULE, MT_GRANULE);
-        MT_SELF(span) *s = MT_SELF(new_record)(next);
+        segfit_lk_span *s = segfit_lk_new_record(next);
         mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
         char *base = s ? next(&sub) : NULL;
         if (!base) {
             if (s)
-                MT_SELF(drop_record)(s);
+                segfit_lk_drop_record(s);
             ctx->err = sub.err ? sub.err : 12 /* ENOMEM */;
             return NULL;
         }
@@ -157,54 +159,54 @@ MT_SLOW void *MT_SELF(bump)(mt_ctx *ctx, size_t index, mt_lfunc *next)
     mt_fresh_head(p);
     if (c->bump_span->zeroed)
         ctx->zeroed = p;
-    MT_ASSERT_HOLDS(MT_SELF(check_class_locked)(index)); /* its free list is empty: cheap */
+    MT_ASSERT_HOLDS(segfit_lk_check_class_locked(index)); /* its free list is empty: cheap */
     return p;
 }
 
 /* link_check: the link in free block p, checked before it is followed:
  * NULL, in p's granule, or in a granule of this layer. A bad one is
  * reported and the class's list ends at p (the rest leaks). */
-MT_SLOW void *MT_SELF(link_cut)(void *p, const char *op)
+MT_SLOW void *segfit_lk_link_cut(void *p, const char *op)
 {
     *(void **)p = NULL;
-    MT_SELF(link_broken)(p, op);
+    segfit_lk_link_broken(p, op);
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(next_of)(void *p, const char *op)
+MT_INLINE void *segfit_lk_next_of(void *p, const char *op)
 {
     void *link = *(void **)p;
     if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(p, link, MT_SELF_ID)))
-        return MT_SELF(link_cut)(p, op);
+        return segfit_lk_link_cut(p, op);
     return link;
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    size_t index = segfit_lk_class_for(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
-    MT_SELF(class) *c = &MT_SELF(state).cls[index];
+    segfit_lk_class *c = &segfit_lk_state.cls[index];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
     void *p = c->free;
     if (MT_LIKELY(p)) {
         MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a free-list link into our span */
-        c->free = MT_SELF(next_of)(p, "alloc");
+        c->free = segfit_lk_next_of(p, "alloc");
     } else
-        p = MT_COLD_CALL(ctx, c2, MT_SELF(bump)(&c2, index, next));
+        p = MT_COLD_CALL(ctx, c2, segfit_lk_bump(&c2, index, next));
     MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
     return p;
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(span) *s = (MT_SELF(span) *)mt_payload_ptr(ctx->meta);
-    MT_ASSERT(s->cls < MT_SELF(classes_used)()); /* class index in range */
-    MT_SELF(class) *c = &MT_SELF(state).cls[s->cls];
+    segfit_lk_span *s = (segfit_lk_span *)mt_payload_ptr(ctx->meta);
+    MT_ASSERT(s->cls < segfit_lk_classes_used()); /* class index in range */
+    segfit_lk_class *c = &segfit_lk_state.cls[s->cls];
     MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
     *(void **)ctx->ptr = c->free;
     c->free = ctx->ptr;
@@ -213,30 +215,30 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    return MT_SELF(class_meta)(ctx, ((MT_SELF(span) *)mt_payload_ptr(ctx->meta))->cls);
+    return segfit_lk_class_meta(ctx, ((segfit_lk_span *)mt_payload_ptr(ctx->meta))->cls);
 }
 
-MT_INLINE MT_SELF(span) *MT_SELF(span_of)(void *block)
+MT_INLINE segfit_lk_span *segfit_lk_span_of(void *block)
 {
-    return (MT_SELF(span) *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(block)));
+    return (segfit_lk_span *)mt_payload_ptr(mt_entry_payload(mt_pagemap_get(block)));
 }
 
 /* Class lock held. Hand back every span of this class whose blocks are all
  * free: count free blocks per span, unlink the blocks of fully free spans,
  * release those spans to the layer below (`free_below` is its free chain). */
-MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *free_below)
+MT_SLOW bool segfit_lk_purge_class(segfit_lk_class *c, mt_lfunc *free_below)
 {
     const uint32_t releasing = UINT32_MAX;
-    MT_SELF(span) *release = NULL;
-    for (void *b = c->free; b; b = MT_SELF(next_of)(b, "purge"))
-        MT_SELF(span_of)(b)->free_count++;
+    segfit_lk_span *release = NULL;
+    for (void *b = c->free; b; b = segfit_lk_next_of(b, "purge"))
+        segfit_lk_span_of(b)->free_count++;
     void **link = &c->free;
     for (void *b = c->free; b; b = *link) {
-        MT_SELF(span) *s = MT_SELF(span_of)(b);
+        segfit_lk_span *s = segfit_lk_span_of(b);
         if (s->free_count == releasing || s->free_count == s->carved) {
             if (s->free_count != releasing) {
                 s->free_count = releasing;
@@ -255,24 +257,24 @@ MT_SLOW bool MT_SELF(purge_class)(MT_SELF(class) *c, mt_lfunc *free_below)
     }
     bool any = release != NULL;
     while (release) {
-        MT_SELF(span) *s = release;
+        segfit_lk_span *s = release;
         release = s->link;
         if (s == c->bump_span)
             c->bump = c->bump_end = NULL, c->bump_span = NULL;
         mt_span_release(s->base, s->len, s->prev_entry, free_below);
-        MT_SELF(drop_record)(s);
+        segfit_lk_drop_record(s);
     }
     return any;
 }
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_purge(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++) {
-        MT_SELF(class) *c = &MT_SELF(state).cls[i];
+    for (size_t i = 0; i < segfit_lk_classes_used(); i++) {
+        segfit_lk_class *c = &segfit_lk_state.cls[i];
         MT_SYNC_FN(MT_SYNC, lock)(&c->lock);
-        any |= MT_SELF(purge_class)(c, MT_BELOW(free)); /* not `next`: that is purge */
+        any |= segfit_lk_purge_class(c, MT_BELOW(free)); /* not `next`: that is purge */
         MT_SYNC_FN(MT_SYNC, unlock)(&c->lock);
     }
     return (next(ctx) || any) ? (void *)1 : NULL;
@@ -281,26 +283,26 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 #include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
 
 #define MT_IMPLEMENTS_fork_prepare
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_fork_prepare(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(lock_classes)();
-    mt_sync_spinlock_lock(&MT_SELF(state).records_lock);
+    segfit_lk_lock_classes();
+    mt_sync_spinlock_lock(&segfit_lk_state.records_lock);
     return next(ctx);
 }
 #define MT_IMPLEMENTS_fork_parent
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_fork_parent(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    mt_sync_spinlock_unlock(&MT_SELF(state).records_lock);
-    MT_SELF(unlock_classes)();
+    mt_sync_spinlock_unlock(&segfit_lk_state.records_lock);
+    segfit_lk_unlock_classes();
     return NULL;
 }
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *segfit_lk_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    mt_sync_spinlock_init(&MT_SELF(state).records_lock);
-    MT_SELF(reset_classes)();
+    mt_sync_spinlock_init(&segfit_lk_state.records_lock);
+    segfit_lk_reset_classes();
     return NULL;
 }
 
@@ -308,14 +310,14 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
  * block position its span has carved, and listed once (a block listed
  * twice makes a cycle, which overflows its span's carved count); the bump
  * region lies in its span and agrees with the span's carved count. */
-MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
+MT_SLOW const char *segfit_lk_check_class_locked(size_t i)
 {
-    MT_SELF(class) *c = &MT_SELF(state).cls[i];
-    size_t csize = MT_SELF(class_size)(i), walked = 0;
+    segfit_lk_class *c = &segfit_lk_state.cls[i];
+    size_t csize = segfit_lk_class_size(i), walked = 0;
     const char *broken = NULL;
     for (void *b = c->free; b && !broken; b = *(void **)b) {
         uintptr_t e = mt_pagemap_get(b);
-        MT_SELF(span) *s = (MT_SELF(span) *)mt_payload_ptr(mt_entry_payload(e));
+        segfit_lk_span *s = (segfit_lk_span *)mt_payload_ptr(mt_entry_payload(e));
         if (mt_entry_owner(e) != MT_SELF_ID || s->cls != i) {
             broken = MT_STR(MT_NAME) ": free block not ours or in another class's list";
             break;
@@ -329,8 +331,8 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
     }
     void *b = c->free; /* reset the scratch of exactly the blocks counted */
     for (size_t k = 0; k < walked; k++, b = *(void **)b)
-        MT_SELF(span_of)(b)->free_count = 0;
-    MT_SELF(span) *s = c->bump_span;
+        segfit_lk_span_of(b)->free_count = 0;
+    segfit_lk_span *s = c->bump_span;
     if (!broken && s &&
         (s->cls != i || c->bump < s->base || c->bump > c->bump_end || c->bump_end > s->base + s->len ||
          (size_t)(c->bump - s->base) != (size_t)s->carved * csize))
@@ -341,9 +343,9 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
 /* segfit_lk's invariants, each class under its lock: NULL if they hold,
  * else "NAME: what". */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *segfit_lk_invariants(void)
 {
-    return MT_SELF(check_classes)(MT_SELF(classes_used)());
+    return segfit_lk_check_classes(segfit_lk_classes_used());
 }
 
 #define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
@@ -357,3 +359,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_LINK_CHECK
 #undef MT_LOCK_STAT
 #undef MT_SEGFIT_MAX_BLOCK
+#ifdef MT_NAMES_segfit_lk
+#include "../names/segfit_lk.h" /* forget them */
+#endif

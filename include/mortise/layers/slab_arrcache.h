@@ -69,7 +69,9 @@
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/slab_arrcache.h"
+#else
 #define MT_NAME slab_arrcache
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -100,94 +102,98 @@ MT_DECLARE_BELOW(free)
 #include "../policy/sizeclass/slot.h"
 #include "cache/classes.h"
 
-enum { MT_SELF(backs) = MT_SLAB_ARRCACHE_GROUPS - 1 };
+enum { slab_arrcache_backs = MT_SLAB_ARRCACHE_GROUPS - 1 };
 
 typedef struct {
     mt_magazine mag; /* the group's blocks; cap = L(c), 0 while not caching */
     uintptr_t slab;  /* address / slab_size of every block in it */
-} MT_SELF(group);
+} slab_arrcache_group;
 
 static MT_TLS struct {
-    MT_SELF(group) front[MT_SELF(bins)];
-    int state;             /* cache/thread_state.h */
-    MT_SELF(group) *store; /* per cached class, backs groups (most recent
+    slab_arrcache_group front[slab_arrcache_bins];
+    int state;                  /* cache/thread_state.h */
+    slab_arrcache_group *store; /* per cached class, backs groups (most recent
                               first), then every group's slots: from below */
-} MT_SELF(tl);
+} slab_arrcache_tl;
 
 #include "cache/thread_state.h"
 
-MT_INLINE uintptr_t MT_SELF(slab_of)(const void *p) { return (uintptr_t)p >> mt_log2_floor(MT_SLAB_SIZE); }
-
-MT_INLINE size_t MT_SELF(group_cap)(size_t c)
+MT_INLINE uintptr_t slab_arrcache_slab_of(const void *p)
 {
-    size_t each = MT_SELF(share)(MT_CACHE_SIZE, c) / MT_SLAB_ARRCACHE_GROUPS;
+    return (uintptr_t)p >> mt_log2_floor(MT_SLAB_SIZE);
+}
+
+MT_INLINE size_t slab_arrcache_group_cap(size_t c)
+{
+    size_t each = slab_arrcache_share(MT_CACHE_SIZE, c) / MT_SLAB_ARRCACHE_GROUPS;
     each = each < MT_SLAB_ARRCACHE_SLOTS ? each : MT_SLAB_ARRCACHE_SLOTS;
     return each ? each : 1;
 }
 
 /* Class c's other groups, most recently used first. */
-MT_INLINE MT_SELF(group) *MT_SELF(backs_of)(size_t c)
+MT_INLINE slab_arrcache_group *slab_arrcache_backs_of(size_t c)
 {
-    return MT_SELF(tl).store + (c - MT_SELF(first)()) * MT_SELF(backs);
+    return slab_arrcache_tl.store + (c - slab_arrcache_first()) * slab_arrcache_backs;
 }
 
 /* The thread's first use: one block from below holds every class's back
  * group records and the slot arrays of all groups. */
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void slab_arrcache_start(void)
 {
-    size_t classes = MT_SELF(end)() - MT_SELF(first)(), slots = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        slots += MT_SLAB_ARRCACHE_GROUPS * MT_SELF(group_cap)(c);
+    size_t classes = slab_arrcache_end() - slab_arrcache_first(), slots = 0;
+    for (size_t c = slab_arrcache_first(); c < slab_arrcache_end(); c++)
+        slots += MT_SLAB_ARRCACHE_GROUPS * slab_arrcache_group_cap(c);
     /* clang-format off */
-    size_t records = classes * MT_SELF(backs) * sizeof(MT_SELF(group));
+    size_t records = classes * slab_arrcache_backs * sizeof(slab_arrcache_group);
     /* clang-format on */
     mt_ctx sub = mt_ctx_for_alloc(records + slots * sizeof(void *), MT_CACHELINE);
     char *store = MT_BELOW(alloc)(&sub);
-    MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
+    slab_arrcache_tl.state = store ? mt_cache_on : mt_cache_off;
     if (!store)
         return;
-    MT_SELF(tl).store = (MT_SELF(group) *)(void *)store;
+    slab_arrcache_tl.store = (slab_arrcache_group *)(void *)store;
     void **slot = (void **)(void *)(store + records);
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        uint32_t cap = (uint32_t)MT_SELF(group_cap)(c);
-        MT_SELF(group) *g = MT_SELF(backs_of)(c);
-        MT_SELF(tl).front[c] = (MT_SELF(group)){{slot, 0, cap}, 0};
+    for (size_t c = slab_arrcache_first(); c < slab_arrcache_end(); c++) {
+        uint32_t cap = (uint32_t)slab_arrcache_group_cap(c);
+        slab_arrcache_group *g = slab_arrcache_backs_of(c);
+        slab_arrcache_tl.front[c] = (slab_arrcache_group){{slot, 0, cap}, 0};
         slot += cap;
-        for (size_t i = 0; i < MT_SELF(backs); i++, slot += cap)
-            g[i] = (MT_SELF(group)){{slot, 0, cap}, 0};
+        for (size_t i = 0; i < slab_arrcache_backs; i++, slot += cap)
+            g[i] = (slab_arrcache_group){{slot, 0, cap}, 0};
     }
 }
 
 /* Make back group i the most recently used back group. */
-MT_INLINE void MT_SELF(touch)(MT_SELF(group) *back, size_t i)
+MT_INLINE void slab_arrcache_touch(slab_arrcache_group *back, size_t i)
 {
-    MT_SELF(group) g = back[i];
+    slab_arrcache_group g = back[i];
     for (; i > 0; i--)
         back[i] = back[i - 1];
     back[0] = g;
 }
 
 /* Make back group i the front; the old front becomes the most recent back. */
-MT_INLINE void MT_SELF(promote)(size_t c, size_t i)
+MT_INLINE void slab_arrcache_promote(size_t c, size_t i)
 {
-    MT_SELF(group) *back = MT_SELF(backs_of)(c);
-    MT_SELF(touch)(back, i);
-    MT_SELF(group) g = back[0];
-    back[0] = MT_SELF(tl).front[c];
-    MT_SELF(tl).front[c] = g;
+    slab_arrcache_group *back = slab_arrcache_backs_of(c);
+    slab_arrcache_touch(back, i);
+    slab_arrcache_group g = back[0];
+    back[0] = slab_arrcache_tl.front[c];
+    slab_arrcache_tl.front[c] = g;
 }
 
 /* The back group that takes blocks of `slab`: the one holding that slab,
  * else the least recently used empty one, else (when `evict`) the least
  * recently used one, emptied below first; it becomes the most recently
  * used. NULL if none may take it. */
-MT_SLOW MT_SELF(group) *MT_SELF(group_for)(size_t c, uintptr_t slab, bool evict, mt_lfunc *free_below)
+MT_SLOW slab_arrcache_group *slab_arrcache_group_for(size_t c, uintptr_t slab, bool evict,
+                                                     mt_lfunc *free_below)
 {
-    MT_SELF(group) *back = MT_SELF(backs_of)(c);
+    slab_arrcache_group *back = slab_arrcache_backs_of(c);
     size_t empty = SIZE_MAX;
-    for (size_t i = 0; i < MT_SELF(backs); i++) {
+    for (size_t i = 0; i < slab_arrcache_backs; i++) {
         if (back[i].mag.n && back[i].slab == slab) {
-            MT_SELF(touch)(back, i);
+            slab_arrcache_touch(back, i);
             return &back[0];
         }
         if (!back[i].mag.n)
@@ -196,21 +202,21 @@ MT_SLOW MT_SELF(group) *MT_SELF(group_for)(size_t c, uintptr_t slab, bool evict,
     if (empty == SIZE_MAX) {
         if (!evict)
             return NULL;
-        empty = MT_SELF(backs) - 1;
+        empty = slab_arrcache_backs - 1;
         mt_magazine_drain(&back[empty].mag, SIZE_MAX, free_below);
     }
     back[empty].slab = slab;
-    MT_SELF(touch)(back, empty);
+    slab_arrcache_touch(back, empty);
     return &back[0];
 }
 
 /* File a block from below under its slab's group; false if none takes it. */
-MT_INLINE bool MT_SELF(file)(size_t c, void *p, mt_lfunc *free_below)
+MT_INLINE bool slab_arrcache_file(size_t c, void *p, mt_lfunc *free_below)
 {
-    MT_SELF(group) *g = &MT_SELF(tl).front[c];
-    uintptr_t slab = MT_SELF(slab_of)(p);
+    slab_arrcache_group *g = &slab_arrcache_tl.front[c];
+    uintptr_t slab = slab_arrcache_slab_of(p);
     if (g->slab != slab || g->mag.n >= g->mag.cap) {
-        g = MT_SELF(group_for)(c, slab, false, free_below);
+        g = slab_arrcache_group_for(c, slab, false, free_below);
         if (!g || g->mag.n >= g->mag.cap)
             return false;
     }
@@ -222,44 +228,44 @@ MT_INLINE bool MT_SELF(file)(size_t c, void *p, mt_lfunc *free_below)
  * empty, the most recently used non-empty group becomes the front; with
  * every group empty, the request is served from below and half a group more
  * is taken and filed by slab. */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *slab_arrcache_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_SELF(takes)(ctx->size, ctx->align) || !MT_SELF(ready)())
+    if (!slab_arrcache_takes(ctx->size, ctx->align) || !slab_arrcache_ready())
         return next(ctx);
-    size_t c = MT_SELF(class_index)(ctx->size);
-    MT_SELF(group) *back = MT_SELF(backs_of)(c), *front = &MT_SELF(tl).front[c];
-    for (size_t i = 0; i < MT_SELF(backs); i++) {
+    size_t c = slab_arrcache_class_index(ctx->size);
+    slab_arrcache_group *back = slab_arrcache_backs_of(c), *front = &slab_arrcache_tl.front[c];
+    for (size_t i = 0; i < slab_arrcache_backs; i++) {
         if (back[i].mag.n) {
-            MT_SELF(promote)(c, i);
+            slab_arrcache_promote(c, i);
             return front->mag.slot[--front->mag.n];
         }
     }
-    size_t csize = MT_SELF(class_size)(c);
+    size_t csize = slab_arrcache_class_size(c);
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     void *first = next(ctx), *batch[MT_SLAB_ARRCACHE_SLOTS];
     if (!first)
         return NULL;
-    front->slab = MT_SELF(slab_of)(first); /* the slab in use now leads */
+    front->slab = slab_arrcache_slab_of(first); /* the slab in use now leads */
     size_t got = mt_cache_take(batch, front->mag.cap / 2, csize, next);
     for (size_t i = 0; i < got; i++)
-        if (!MT_SELF(file)(c, batch[i], MT_BELOW(free)))
+        if (!slab_arrcache_file(c, batch[i], MT_BELOW(free)))
             mt_cache_free_block(batch[i], MT_BELOW(free));
     return first;
 }
 
 /* Free's slow path: a block of a class it does not keep, a thread that does
  * not cache, a full front, or a block of another slab than the front's. */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
+MT_SLOW void slab_arrcache_free_slow(void *p, size_t c, mt_lfunc *next)
 {
-    if (!MT_SELF(covers)(c) || !MT_SELF(ready)()) {
+    if (!slab_arrcache_covers(c) || !slab_arrcache_ready()) {
         mt_cache_free_block(p, next);
         return;
     }
-    MT_SELF(group) *g = &MT_SELF(tl).front[c];
-    uintptr_t slab = MT_SELF(slab_of)(p);
+    slab_arrcache_group *g = &slab_arrcache_tl.front[c];
+    uintptr_t slab = slab_arrcache_slab_of(p);
     if (g->slab != slab) {
         if (g->mag.n)
-            g = MT_SELF(group_for)(c, slab, true, next);
+            g = slab_arrcache_group_for(c, slab, true, next);
         g->slab = slab;
     }
     if (g->mag.n >= g->mag.cap)
@@ -268,23 +274,23 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
 }
 
 /* The fast paths pop the front group and push a block of its slab. */
-MT_INLINE mt_magazine *MT_SELF(magazine)(size_t c) { return &MT_SELF(tl).front[c].mag; }
-MT_INLINE bool MT_SELF(accepts)(size_t c, void *p)
+MT_INLINE mt_magazine *slab_arrcache_magazine(size_t c) { return &slab_arrcache_tl.front[c].mag; }
+MT_INLINE bool slab_arrcache_accepts(size_t c, void *p)
 {
-    return MT_SELF(tl).front[c].slab == MT_SELF(slab_of)(p);
+    return slab_arrcache_tl.front[c].slab == slab_arrcache_slab_of(p);
 }
 #include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
-MT_SLOW bool MT_SELF(flush_all)(void)
+MT_SLOW bool slab_arrcache_flush_all(void)
 {
     size_t any = 0;
-    if (MT_SELF(tl).state != mt_cache_on)
+    if (slab_arrcache_tl.state != mt_cache_on)
         return false;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        any += mt_magazine_drain(&MT_SELF(tl).front[c].mag, SIZE_MAX, MT_BELOW(free));
-        for (size_t i = 0; i < MT_SELF(backs); i++)
-            any += mt_magazine_drain(&MT_SELF(backs_of)(c)[i].mag, SIZE_MAX, MT_BELOW(free));
+    for (size_t c = slab_arrcache_first(); c < slab_arrcache_end(); c++) {
+        any += mt_magazine_drain(&slab_arrcache_tl.front[c].mag, SIZE_MAX, MT_BELOW(free));
+        for (size_t i = 0; i < slab_arrcache_backs; i++)
+            any += mt_magazine_drain(&slab_arrcache_backs_of(c)[i].mag, SIZE_MAX, MT_BELOW(free));
     }
     return any != 0;
 }
@@ -293,25 +299,25 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 
 /* One group of class c: its magazine, and every block of the slab the
  * group is filed under. */
-MT_SLOW const char *MT_SELF(check_group)(const MT_SELF(group) *g, size_t c)
+MT_SLOW const char *slab_arrcache_check_group(const slab_arrcache_group *g, size_t c)
 {
-    const char *broken = MT_SELF(check_magazine)(&g->mag, c);
+    const char *broken = slab_arrcache_check_magazine(&g->mag, c);
     for (uint32_t i = 0; !broken && i < g->mag.n; i++)
-        if (MT_SELF(slab_of)(g->mag.slot[i]) != g->slab)
+        if (slab_arrcache_slab_of(g->mag.slot[i]) != g->slab)
             broken = MT_STR(MT_NAME) ": a block filed under another slab's group";
     return broken;
 }
 
 /* The calling thread's groups (other threads check their own). */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *slab_arrcache_invariants(void)
 {
     const char *broken = NULL;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++) {
-        broken = MT_SELF(check_group)(&MT_SELF(tl).front[c], c);
+    for (size_t c = slab_arrcache_first(); c < slab_arrcache_end() && !broken; c++) {
+        broken = slab_arrcache_check_group(&slab_arrcache_tl.front[c], c);
         /* clang-format off */
-        for (size_t i = 0; MT_SELF(tl).store && i < MT_SELF(backs) && !broken; i++)
-            broken = MT_SELF(check_group)(&MT_SELF(backs_of)(c)[i], c);
+        for (size_t i = 0; slab_arrcache_tl.store && i < slab_arrcache_backs && !broken; i++)
+            broken = slab_arrcache_check_group(&slab_arrcache_backs_of(c)[i], c);
         /* clang-format on */
     }
     return broken;
@@ -326,3 +332,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_CACHE_SIZE
 #undef MT_SLAB_ARRCACHE_GROUPS
 #undef MT_SLAB_ARRCACHE_SLOTS
+#ifdef MT_NAMES_slab_arrcache
+#include "../names/slab_arrcache.h" /* forget them */
+#endif

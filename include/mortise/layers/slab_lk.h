@@ -93,7 +93,9 @@
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/slab_lk.h"
+#else
 #define MT_NAME slab_lk
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -120,7 +122,7 @@ _Static_assert((MT_SLAB_SIZE) % MT_GRANULE == 0 && (MT_SLAB_SIZE) > 0,
                "slab_lk: slab_size must be a multiple of the 64 KiB granule");
 _Static_assert((MT_SLAB_SIZE) <= ((size_t)1 << 28), "slab_lk: slab_size at most 256 MiB");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { slab_lk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 MT_DECLARE_BELOW(free)  /* emptied slabs go back through the free chain */
 MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
@@ -136,39 +138,39 @@ MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
 enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
 #endif
 
-/* A slab's record, near the slab's end (MT_SELF(reserve); blocks start at the
+/* A slab's record, near the slab's end (slab_lk_reserve; blocks start at the
  * slab's first byte, so their alignment is the slab's). The first cache
  * line holds what alloc, free and getmeta touch. */
-typedef struct MT_SELF(slab) {
+typedef struct slab_lk_slab {
     char *base;           /* the span; blocks at base + i * csize */
     uint64_t inverse;     /* is_block: inverse of csize's odd part modulo 2^64 */
     uint64_t capacity;    /* blocks in the slab */
     uint32_t csize, used; /* block size; capacity * csize */
     uint32_t cls, inuse;
-    uint8_t shift;              /* is_block: csize = odd part << shift */
-    uint8_t where;              /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
-    bool zeroed;                /* never-used blocks are zero-filled (fresh from below) */
-    void *free;                 /* LIFO of freed blocks, next pointer in the first word */
-    char *bump;                 /* the never-used blocks are [bump, base + used) */
-    struct MT_SELF(slab) *next; /* partial or full list of its class */
-    struct MT_SELF(slab) *prev;
+    uint8_t shift;             /* is_block: csize = odd part << shift */
+    uint8_t where;             /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
+    bool zeroed;               /* never-used blocks are zero-filled (fresh from below) */
+    void *free;                /* LIFO of freed blocks, next pointer in the first word */
+    char *bump;                /* the never-used blocks are [bump, base + used) */
+    struct slab_lk_slab *next; /* partial or full list of its class */
+    struct slab_lk_slab *prev;
     size_t len;           /* span length */
     uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
-} MT_SELF(slab);
+} slab_lk_slab;
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
-    MT_SELF(slab) *partial;  /* the head serves allocations */
-    MT_SELF(slab) *full;
-    MT_SELF(slab) *empty; /* at most one cached empty slab */
+    slab_lk_slab *partial;   /* the head serves allocations */
+    slab_lk_slab *full;
+    slab_lk_slab *empty; /* at most one cached empty slab */
     size_t npartial, nfull;
-} MT_SELF(class);
+} slab_lk_class;
 
 static struct {
-    MT_SELF(class) cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
-} MT_SELF(state);
+    slab_lk_class cls[MT_SZCLS_CLASSES(MT_SIZECLASS)];
+} slab_lk_state;
 
-enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
+enum { slab_lk_record = (sizeof(slab_lk_slab) + 63) & ~(size_t)63 };
 
 /* Bytes at a slab's end that are not blocks: its record, placed one of
  * MT_SLAB_LK_COLORS cache lines further down by the slab's address. Slabs
@@ -181,10 +183,10 @@ enum { MT_SELF(record) = (sizeof(MT_SELF(slab)) + 63) & ~(size_t)63 };
 #define MT_SLAB_LK_COLORS 8
 #endif
 _Static_assert(((MT_SLAB_LK_COLORS) & ((MT_SLAB_LK_COLORS)-1)) == 0, "slab_lk: colours a power of two");
-MT_INLINE size_t MT_SELF(reserve)(const char *base, size_t len)
+MT_INLINE size_t slab_lk_reserve(const char *base, size_t len)
 {
     size_t color = ((uintptr_t)base / len) & ((MT_SLAB_LK_COLORS)-1);
-    return MT_SELF(record) + color * MT_CACHELINE;
+    return slab_lk_record + color * MT_CACHELINE;
 }
 
 /* Is p the start of a block of slab s? (A pointer the page map routed to
@@ -196,7 +198,7 @@ MT_INLINE size_t MT_SELF(reserve)(const char *base, size_t len)
  * off wraps. It is on thread_cache's free hit (the owner's getmeta): a
  * multiply, a rotate and one compare instead of two compares and two
  * branches. */
-MT_INLINE bool MT_SELF(is_block)(const MT_SELF(slab) *s, const void *p)
+MT_INLINE bool slab_lk_is_block(const slab_lk_slab *s, const void *p)
 {
     uint64_t q = (uint64_t)((uintptr_t)p - (uintptr_t)s->base) * s->inverse;
     unsigned r = s->shift;
@@ -205,7 +207,7 @@ MT_INLINE bool MT_SELF(is_block)(const MT_SELF(slab) *s, const void *p)
 
 /* A slab's geometry: blocks of csize from base over the first len bytes
  * of the span but the record, and what is_block needs to recognise them. */
-MT_INLINE void MT_SELF(layout)(MT_SELF(slab) *s, char *base, size_t csize, size_t len)
+MT_INLINE void slab_lk_layout(slab_lk_slab *s, char *base, size_t csize, size_t len)
 {
     uint64_t odd = csize, inverse;
     uint8_t shift = 0;
@@ -218,7 +220,7 @@ MT_INLINE void MT_SELF(layout)(MT_SELF(slab) *s, char *base, size_t csize, size_
         inverse *= 2 - odd * inverse;
     s->base = base;
     s->csize = (uint32_t)csize;
-    s->capacity = (len - MT_SELF(reserve)(base, len)) / csize;
+    s->capacity = (len - slab_lk_reserve(base, len)) / csize;
     s->used = (uint32_t)(s->capacity * csize);
     s->inverse = inverse;
     s->shift = shift;
@@ -227,7 +229,7 @@ MT_INLINE void MT_SELF(layout)(MT_SELF(slab) *s, char *base, size_t csize, size_
 
 /* ---- list moves, class lock held ---- */
 
-MT_INLINE void MT_SELF(push)(MT_SELF(slab) **head, MT_SELF(slab) *s, uint8_t where)
+MT_INLINE void slab_lk_push(slab_lk_slab **head, slab_lk_slab *s, uint8_t where)
 {
     s->prev = NULL;
     s->next = *head;
@@ -237,7 +239,7 @@ MT_INLINE void MT_SELF(push)(MT_SELF(slab) **head, MT_SELF(slab) *s, uint8_t whe
     s->where = where;
 }
 
-MT_INLINE void MT_SELF(unlink)(MT_SELF(slab) **head, MT_SELF(slab) *s)
+MT_INLINE void slab_lk_unlink(slab_lk_slab **head, slab_lk_slab *s)
 {
     if (s->prev)
         s->prev->next = s->next;
@@ -249,11 +251,11 @@ MT_INLINE void MT_SELF(unlink)(MT_SELF(slab) **head, MT_SELF(slab) *s)
     s->where = MT_SLAB_OUT;
 }
 
-MT_SLOW void MT_SELF(to_full)(MT_SELF(class) *c, MT_SELF(slab) *s)
+MT_SLOW void slab_lk_to_full(slab_lk_class *c, slab_lk_slab *s)
 {
-    MT_SELF(unlink)(&c->partial, s);
+    slab_lk_unlink(&c->partial, s);
     c->npartial--;
-    MT_SELF(push)(&c->full, s, MT_SLAB_FULL);
+    slab_lk_push(&c->full, s, MT_SLAB_FULL);
     c->nfull++;
 }
 
@@ -262,13 +264,13 @@ MT_SLOW void MT_SELF(to_full)(MT_SELF(class) *c, MT_SELF(slab) *s)
  * cold: GCC's static profile takes a loop that may call a cold function
  * (cs_free_batch's, through cs_free) as never run and compiles the whole
  * batch free for size, with its page-map lookups as calls. */
-static __attribute__((noinline)) MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) *c, MT_SELF(slab) *s)
+static __attribute__((noinline)) slab_lk_slab *slab_lk_emptied(slab_lk_class *c, slab_lk_slab *s)
 {
     if (s->where == MT_SLAB_FULL) { /* capacity 1: full straight to empty */
-        MT_SELF(unlink)(&c->full, s);
+        slab_lk_unlink(&c->full, s);
         c->nfull--;
     } else {
-        MT_SELF(unlink)(&c->partial, s);
+        slab_lk_unlink(&c->partial, s);
         c->npartial--;
     }
     if (c->empty)
@@ -285,56 +287,56 @@ static __attribute__((noinline)) MT_SELF(slab) *MT_SELF(emptied)(MT_SELF(class) 
  * hands out more than its never-used blocks after the cut: a slab that
  * still counted them free would carve past its end, into its record).
  * `pending`: blocks popped off the list and not yet counted, p among them. */
-MT_SLOW void *MT_SELF(link_cut)(MT_SELF(slab) *s, void *p, size_t pending)
+MT_SLOW void *slab_lk_link_cut(slab_lk_slab *s, void *p, size_t pending)
 {
     *(void **)p = NULL;
     s->inuse = (uint32_t)(s->capacity - (size_t)(s->base + s->used - s->bump) / s->csize - pending);
-    MT_SELF(link_broken)(p, "alloc");
+    slab_lk_link_broken(p, "alloc");
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(next_of)(MT_SELF(slab) *s, void *p, size_t pending)
+MT_INLINE void *slab_lk_next_of(slab_lk_slab *s, void *p, size_t pending)
 {
     void *link = *(void **)p;
     if (MT_LINK_CHECK && link &&
         MT_UNLIKELY((uintptr_t)link - (uintptr_t)s->base >= (uintptr_t)(s->bump - s->base) ||
-                    !MT_SELF(is_block)(s, link)))
-        return MT_SELF(link_cut)(s, p, pending);
+                    !slab_lk_is_block(s, link)))
+        return slab_lk_link_cut(s, p, pending);
     return link;
 }
 
 /* ---- critical sections (run through MT_SYNC's exec) ---- */
 
-MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where);
+MT_SLOW const char *slab_lk_check_slab(const slab_lk_slab *s, size_t i, uint8_t where);
 
 /* A block from the head partial slab; NULL when the class has none. */
-MT_INLINE void *MT_SELF(cs_alloc)(void *arg)
+MT_INLINE void *slab_lk_cs_alloc(void *arg)
 {
-    MT_SELF(class) *c = arg;
-    MT_SELF(slab) *s = c->partial;
+    slab_lk_class *c = arg;
+    slab_lk_slab *s = c->partial;
     if (MT_UNLIKELY(!s))
         return NULL;
     MT_ASSERT(s->where == MT_SLAB_PARTIAL && s->inuse < s->capacity);
     void *p = s->free;
     if (MT_LIKELY(p)) {
-        MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
-        s->free = MT_SELF(next_of)(s, p, 1);
+        MT_ASSERT(slab_lk_is_block(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
+        s->free = slab_lk_next_of(s, p, 1);
     } else {
         MT_ASSERT(s->bump + s->csize <= s->base + s->used);
         p = s->bump;
         s->bump += s->csize;
     }
     if (MT_UNLIKELY(++s->inuse == s->capacity))
-        MT_SELF(to_full)(c, s);
+        slab_lk_to_full(c, s);
     return p;
 }
 
 typedef struct {
-    MT_SELF(class) *c;
+    slab_lk_class *c;
     size_t want; /* extra blocks asked for */
     void *chain; /* in: the list to push onto; out: its new head */
     size_t got;  /* extra blocks pushed */
-} MT_SELF(batch_args);
+} slab_lk_batch_args;
 
 /* Up to want - got blocks from the class's partial slabs onto a->chain, in
  * the order cs_alloc hands them out (the first at the head: a cache popping
@@ -344,19 +346,19 @@ typedef struct {
  * then a run carved from the bump pointer in one loop (a store per block),
  * the count and the list move once; a program allocating a large
  * population of one size refills through this loop. */
-MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
+MT_INLINE void slab_lk_cs_take(slab_lk_batch_args *a)
 {
     void *head = NULL, **link = &head;
     size_t got = a->got;
-    MT_SELF(slab) *s;
+    slab_lk_slab *s;
     while (got < a->want && (s = a->c->partial) != NULL) {
         MT_ASSERT(s->where == MT_SLAB_PARTIAL && s->inuse < s->capacity);
         size_t n = a->want - got, left = s->capacity - s->inuse, k = 0;
         if (n > left)
             n = left;
         for (void *p; k < n && (p = s->free) != NULL; k++) {
-            MT_ASSERT(MT_SELF(is_block)(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
-            s->free = MT_SELF(next_of)(s, p, k + 1);
+            MT_ASSERT(slab_lk_is_block(s, p) && (char *)p < s->bump); /* a free-list link inside its slab */
+            s->free = slab_lk_next_of(s, p, k + 1);
             *link = p;
             link = (void **)p;
         }
@@ -378,7 +380,7 @@ MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
         s->inuse += (uint32_t)n;
         got += n;
         if (s->inuse == s->capacity)
-            MT_SELF(to_full)(a->c, s);
+            slab_lk_to_full(a->c, s);
     }
     *link = a->chain;
     a->chain = head;
@@ -386,98 +388,98 @@ MT_INLINE void MT_SELF(cs_take)(MT_SELF(batch_args) *a)
 }
 
 /* One block and the batch after it, under one lock acquisition. */
-MT_NOINLINE_HOT void *MT_SELF(cs_alloc_batch)(void *arg)
+MT_NOINLINE_HOT void *slab_lk_cs_alloc_batch(void *arg)
 {
-    MT_SELF(batch_args) *a = arg;
-    void *first = MT_SELF(cs_alloc)(a->c);
+    slab_lk_batch_args *a = arg;
+    void *first = slab_lk_cs_alloc(a->c);
     if (first)
-        MT_SELF(cs_take)(a);
+        slab_lk_cs_take(a);
     return first;
 }
 
 /* The batch alone (after a new slab served the first block). */
-MT_NOINLINE_HOT void *MT_SELF(cs_take_locked)(void *arg)
+MT_NOINLINE_HOT void *slab_lk_cs_take_locked(void *arg)
 {
-    MT_SELF(cs_take)(arg);
+    slab_lk_cs_take(arg);
     return NULL;
 }
 
 /* cs_alloc after putting the cached empty slab (if any) on the partial list. */
-static void *MT_SELF(cs_refill)(void *arg)
+static void *slab_lk_cs_refill(void *arg)
 {
-    MT_SELF(class) *c = arg;
+    slab_lk_class *c = arg;
     if (!c->partial && c->empty) {
-        MT_SELF(push)(&c->partial, c->empty, MT_SLAB_PARTIAL);
+        slab_lk_push(&c->partial, c->empty, MT_SLAB_PARTIAL);
         c->npartial++;
         c->empty = NULL;
     }
-    return MT_SELF(cs_alloc)(c);
+    return slab_lk_cs_alloc(c);
 }
 
 typedef struct {
-    MT_SELF(class) *c;
-    MT_SELF(slab) *s;
+    slab_lk_class *c;
+    slab_lk_slab *s;
     void *p;
-} MT_SELF(args);
+} slab_lk_args;
 
 /* A new slab becomes the head of the partial list and serves the request. */
-static void *MT_SELF(cs_install)(void *arg)
+static void *slab_lk_cs_install(void *arg)
 {
-    MT_SELF(args) *a = arg;
-    MT_SELF(push)(&a->c->partial, a->s, MT_SLAB_PARTIAL);
+    slab_lk_args *a = arg;
+    slab_lk_push(&a->c->partial, a->s, MT_SLAB_PARTIAL);
     a->c->npartial++;
-    void *p = MT_SELF(cs_alloc)(a->c);
-    MT_ASSERT_HOLDS(MT_SELF(check_slab)(a->s, a->s->cls, a->s->where)); /* the new slab, as installed */
+    void *p = slab_lk_cs_alloc(a->c);
+    MT_ASSERT_HOLDS(slab_lk_check_slab(a->s, a->s->cls, a->s->where)); /* the new slab, as installed */
     return p;
 }
 
 /* Returns the slab to give back below, or NULL. */
-MT_INLINE void *MT_SELF(cs_free)(void *arg)
+MT_INLINE void *slab_lk_cs_free(void *arg)
 {
-    MT_SELF(args) *a = arg;
-    MT_SELF(slab) *s = a->s;
-    MT_SELF(class) *c = a->c;
+    slab_lk_args *a = arg;
+    slab_lk_slab *s = a->s;
+    slab_lk_class *c = a->c;
     MT_ASSERT(s->inuse > 0 && s->where != MT_SLAB_EMPTY); /* a count that cannot go negative */
     *(void **)a->p = s->free;
     s->free = a->p;
     if (MT_UNLIKELY(s->inuse-- == s->capacity) && s->inuse) {
-        MT_SELF(unlink)(&c->full, s);
+        slab_lk_unlink(&c->full, s);
         c->nfull--;
-        MT_SELF(push)(&c->partial, s, MT_SLAB_PARTIAL);
+        slab_lk_push(&c->partial, s, MT_SLAB_PARTIAL);
         c->npartial++;
     }
     if (MT_UNLIKELY(!s->inuse))
-        return MT_SELF(emptied)(c, s);
+        return slab_lk_emptied(c, s);
     return NULL;
 }
 
 typedef struct {
-    MT_SELF(class) *c;
-    MT_SELF(slab) *s;
+    slab_lk_class *c;
+    slab_lk_slab *s;
     void *p;
-    void *chain;         /* in: blocks to free after p; out: those not freed */
-    size_t got;          /* out: blocks of chain freed */
-    MT_SELF(slab) *gone; /* out: slabs to give back below, through ->next */
-    size_t most;         /* in: the most blocks of chain to free */
-} MT_SELF(batch_free_args);
+    void *chain;        /* in: blocks to free after p; out: those not freed */
+    size_t got;         /* out: blocks of chain freed */
+    slab_lk_slab *gone; /* out: slabs to give back below, through ->next */
+    size_t most;        /* in: the most blocks of chain to free */
+} slab_lk_batch_free_args;
 
 /* p and then up to `most` blocks of the chain, under one acquisition of
  * p's class lock, as long as they lie in this instance's slabs of that
  * class (the first that does not stops the batch: the caller frees it and
  * the rest the usual way). */
-MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
+MT_INLINE void *slab_lk_cs_free_batch(void *arg)
 {
     /* In locals for the loop: the stores of the free-list links (void *)
      * could alias the argument block's pointers, which the compiler would
      * then reload for every block. */
-    MT_SELF(batch_free_args) *a = arg;
-    MT_SELF(slab) *s = a->s, *gone_list = a->gone;
+    slab_lk_batch_free_args *a = arg;
+    slab_lk_slab *s = a->s, *gone_list = a->gone;
     void *p = a->p, *chain = a->chain;
     size_t got = a->got, most = a->most;
     const uint32_t cls = s->cls;
     for (;;) {
-        MT_SELF(args) one = {a->c, s, p};
-        MT_SELF(slab) *gone = MT_SELF(cs_free)(&one);
+        slab_lk_args one = {a->c, s, p};
+        slab_lk_slab *gone = slab_lk_cs_free(&one);
         if (gone) {
             gone->next = gone_list;
             gone_list = gone;
@@ -486,14 +488,14 @@ MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
         if (!q || got == most)
             break;
         uintptr_t e = mt_pagemap_get(q);
-        MT_SELF(slab) *qs = (MT_SELF(slab) *)mt_payload_ptr(mt_entry_payload(e));
+        slab_lk_slab *qs = (slab_lk_slab *)mt_payload_ptr(mt_entry_payload(e));
         /* No block test for the chain: the caller passes block starts only
          * (core/ctx.h), and a cache's flush runs this once per block it
          * ever cached. A link rewritten in a cached block is the one way
          * to break that, which is link_check's to catch: with it, the
          * test stays. */
         if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID || qs->cls != cls ||
-            (MT_LINK_CHECK && !MT_SELF(is_block)(qs, q)))
+            (MT_LINK_CHECK && !slab_lk_is_block(qs, q)))
             break;
         chain = *(void **)q;
         got++;
@@ -507,10 +509,10 @@ MT_INLINE void *MT_SELF(cs_free_batch)(void *arg)
 }
 
 /* purge: take the cached empty slab. */
-static void *MT_SELF(cs_take_empty)(void *arg)
+static void *slab_lk_cs_take_empty(void *arg)
 {
-    MT_SELF(class) *c = arg;
-    MT_SELF(slab) *s = c->empty;
+    slab_lk_class *c = arg;
+    slab_lk_slab *s = c->empty;
     c->empty = NULL;
     if (s)
         s->where = MT_SLAB_OUT;
@@ -522,26 +524,26 @@ static void *MT_SELF(cs_take_empty)(void *arg)
 /* Span length for a class: slab_size times the smallest power of two that
  * leaves at most 1/8 of the span to the record and the unused tail (powers
  * of two: a buddy_glk below would round any other length up). */
-MT_INLINE size_t MT_SELF(slab_len)(size_t csize)
+MT_INLINE size_t slab_lk_slab_len(size_t csize)
 {
     size_t len = MT_SLAB_SIZE;
-    const size_t most = MT_SELF(record) + ((MT_SLAB_LK_COLORS)-1) * MT_CACHELINE;
+    const size_t most = slab_lk_record + ((MT_SLAB_LK_COLORS)-1) * MT_CACHELINE;
     while ((len - most) % csize + most > len / 8)
         len *= 2;
     return len;
 }
 
-MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+MT_SLOW slab_lk_slab *slab_lk_new_slab(mt_ctx *ctx, size_t index, mt_lfunc *next)
 {
-    size_t csize = MT_SELF(class_size)(index), len = MT_SELF(slab_len)(csize);
+    size_t csize = slab_lk_class_size(index), len = slab_lk_slab_len(csize);
     mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
     char *base = next(&sub);
     if (!base) {
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
-    MT_SELF(slab) *s = (MT_SELF(slab) *)(base + len - MT_SELF(reserve)(base, len));
-    MT_SELF(layout)(s, base, csize, len);
+    slab_lk_slab *s = (slab_lk_slab *)(base + len - slab_lk_reserve(base, len));
+    slab_lk_layout(s, base, csize, len);
     s->cls = (uint32_t)index;
     s->inuse = 0;
     s->where = MT_SLAB_OUT;
@@ -553,52 +555,52 @@ MT_SLOW MT_SELF(slab) *MT_SELF(new_slab)(mt_ctx *ctx, size_t index, mt_lfunc *ne
     return s;
 }
 
-MT_SLOW void MT_SELF(release)(MT_SELF(slab) *s)
+MT_SLOW void slab_lk_release(slab_lk_slab *s)
 {
     mt_span_release(s->base, s->len, s->prev_entry, MT_BELOW(free));
 }
 
 /* Alloc's slow path: the cached empty slab, else a new slab from below. */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, size_t index, mt_lfunc *next)
+MT_SLOW void *slab_lk_alloc_slow(mt_ctx *ctx, size_t index, mt_lfunc *next)
 {
-    MT_SELF(class) *c = &MT_SELF(state).cls[index];
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_refill), c);
+    slab_lk_class *c = &slab_lk_state.cls[index];
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, slab_lk_cs_refill, c);
     if (p)
         return p;
-    MT_SELF(args) a = {c, MT_SELF(new_slab)(ctx, index, next), NULL};
+    slab_lk_args a = {c, slab_lk_new_slab(ctx, index, next), NULL};
     if (!a.s)
         return NULL;
-    p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_install), &a);
+    p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, slab_lk_cs_install, &a);
     if (a.s->zeroed)
         ctx->zeroed = p; /* the new slab's first block: never touched */
     return p;
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    size_t index = slab_lk_class_for(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
-    MT_SELF(class) *c = &MT_SELF(state).cls[index];
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, MT_SELF(cs_alloc), c);
+    slab_lk_class *c = &slab_lk_state.cls[index];
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&c->lock, slab_lk_cs_alloc, c);
     if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, index, next));
+        return MT_COLD_CALL(ctx, copy, slab_lk_alloc_slow(&copy, index, next));
     return p;
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(slab) *s = (MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
-    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+    slab_lk_slab *s = (slab_lk_slab *)mt_payload_ptr(ctx->meta);
+    if (MT_UNLIKELY(!slab_lk_is_block(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored */
-    MT_SELF(args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr};
-    MT_SELF(slab) *gone = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free), &a);
+    slab_lk_args a = {&slab_lk_state.cls[s->cls], s, ctx->ptr};
+    slab_lk_slab *gone = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, slab_lk_cs_free, &a);
     if (MT_UNLIKELY(gone))
-        MT_SELF(release)(gone);
+        slab_lk_release(gone);
     return NULL;
 }
 
@@ -607,17 +609,17 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
  * with none serves the block the usual way (the cached empty slab or a new
  * one) and the batch from that slab, under a second acquisition. */
 #define MT_IMPLEMENTS_alloc_batch
-MT_NOINLINE_HOT void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *slab_lk_alloc_batch(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t index = MT_SELF(class_for)(ctx->size, ctx->align);
+    size_t index = slab_lk_class_for(ctx->size, ctx->align);
     if (index == SIZE_MAX)
         return next(ctx);
-    MT_SELF(batch_args) a = {&MT_SELF(state).cls[index], ctx->count, ctx->chain, 0};
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_alloc_batch), &a);
+    slab_lk_batch_args a = {&slab_lk_state.cls[index], ctx->count, ctx->chain, 0};
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, slab_lk_cs_alloc_batch, &a);
     if (!p) {
-        p = MT_SELF(alloc_slow)(ctx, index, MT_BELOW(alloc));
+        p = slab_lk_alloc_slow(ctx, index, MT_BELOW(alloc));
         if (p && a.want)
-            MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_take_locked), &a);
+            MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, slab_lk_cs_take_locked, &a);
     }
     ctx->chain = a.chain;
     ctx->count = a.got;
@@ -629,76 +631,76 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_batch)(mt_ctx *ctx, mt_lfunc *next)
  * one lock acquisition; slabs that empty go back below after the lock is
  * dropped. */
 #define MT_IMPLEMENTS_free_batch
-MT_NOINLINE_HOT void *MT_SELF(free_batch)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *slab_lk_free_batch(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SELF(slab) *s = (MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
+    slab_lk_slab *s = (slab_lk_slab *)mt_payload_ptr(ctx->meta);
     size_t most = ctx->count;
     ctx->count = 0;
-    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+    if (MT_UNLIKELY(!slab_lk_is_block(s, ctx->ptr)))
         return NULL; /* inside a slab but not a block: ignored, as by free */
-    MT_SELF(batch_free_args) a = {&MT_SELF(state).cls[s->cls], s, ctx->ptr, ctx->chain, 0, NULL, most};
-    MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, MT_SELF(cs_free_batch), &a);
+    slab_lk_batch_free_args a = {&slab_lk_state.cls[s->cls], s, ctx->ptr, ctx->chain, 0, NULL, most};
+    MT_SYNC_FN(MT_SYNC, exec)(&a.c->lock, slab_lk_cs_free_batch, &a);
     ctx->chain = a.chain;
     ctx->count = a.got;
     while (a.gone) {
-        MT_SELF(slab) *gone = a.gone;
+        slab_lk_slab *gone = a.gone;
         a.gone = gone->next;
         gone->next = NULL;
-        MT_SELF(release)(gone);
+        slab_lk_release(gone);
     }
     return NULL;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    const MT_SELF(slab) *s = (const MT_SELF(slab) *)mt_payload_ptr(ctx->meta);
-    if (MT_UNLIKELY(!MT_SELF(is_block)(s, ctx->ptr)))
+    const slab_lk_slab *s = (const slab_lk_slab *)mt_payload_ptr(ctx->meta);
+    if (MT_UNLIKELY(!slab_lk_is_block(s, ctx->ptr)))
         return NULL;
-    return MT_SELF(class_meta)(ctx, s->cls);
+    return slab_lk_class_meta(ctx, s->cls);
 }
 
 /* malloc_trim: every class's cached empty slab goes back below. */
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_purge(mt_ctx *ctx, mt_lfunc *next)
 {
     bool any = false;
-    for (size_t i = 0; i < MT_SELF(classes_used)(); i++) {
-        MT_SELF(slab) *s = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).cls[i].lock, MT_SELF(cs_take_empty),
-                                                     &MT_SELF(state).cls[i]);
+    for (size_t i = 0; i < slab_lk_classes_used(); i++) {
+        slab_lk_slab *s = MT_SYNC_FN(MT_SYNC, exec)(&slab_lk_state.cls[i].lock, slab_lk_cs_take_empty,
+                                                    &slab_lk_state.cls[i]);
         if (s) {
-            MT_SELF(release)(s);
+            slab_lk_release(s);
             any = true;
         }
     }
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
-MT_SLOW const char *MT_SELF(check_class_locked)(size_t i);
+MT_SLOW const char *slab_lk_check_class_locked(size_t i);
 #include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
 
 #define MT_IMPLEMENTS_fork_prepare
-MT_INLINE void *MT_SELF(fork_prepare)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_fork_prepare(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(lock_classes)();
+    slab_lk_lock_classes();
     return next(ctx);
 }
 #define MT_IMPLEMENTS_fork_parent
-MT_INLINE void *MT_SELF(fork_parent)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_fork_parent(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    MT_SELF(unlock_classes)();
+    slab_lk_unlock_classes();
     return NULL;
 }
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_lk_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    MT_SELF(reset_classes)();
+    slab_lk_reset_classes();
     return NULL;
 }
 
@@ -712,21 +714,21 @@ MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
 
 /* The first broken invariant of one slab of class i found on a list marked
  * `where`, or NULL. Class lock held. */
-MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_t where)
+MT_SLOW const char *slab_lk_check_slab(const slab_lk_slab *s, size_t i, uint8_t where)
 {
     size_t freed = 0;
     char *end = s->base + s->used;
     MT__SLAB_REQUIRE(s->where == where && s->cls == i, "slab on the list of another state or class");
-    MT__SLAB_REQUIRE((char *)s == s->base + s->len - MT_SELF(reserve)(s->base, s->len) &&
-                         s->csize == MT_SELF(class_size)(i) &&
-                         s->capacity == (s->len - MT_SELF(reserve)(s->base, s->len)) / s->csize &&
+    MT__SLAB_REQUIRE((char *)s == s->base + s->len - slab_lk_reserve(s->base, s->len) &&
+                         s->csize == slab_lk_class_size(i) &&
+                         s->capacity == (s->len - slab_lk_reserve(s->base, s->len)) / s->csize &&
                          s->used == s->capacity * s->csize,
                      "slab geometry");
     MT__SLAB_REQUIRE(s->bump >= s->base && s->bump <= end && (size_t)(s->bump - s->base) % s->csize == 0,
                      "bump pointer outside its slab or off a block boundary");
     for (void *b = s->free; b; b = *(void **)b) {
         MT__SLAB_REQUIRE(++freed <= s->capacity, "free list longer than the slab (a cycle)");
-        MT__SLAB_REQUIRE(MT_SELF(is_block)(s, b) && (char *)b < s->bump,
+        MT__SLAB_REQUIRE(slab_lk_is_block(s, b) && (char *)b < s->bump,
                          "free-list block outside its slab's carved blocks");
     }
     MT__SLAB_REQUIRE(freed + (size_t)(end - s->bump) / s->csize + s->inuse == s->capacity,
@@ -744,37 +746,37 @@ MT_SLOW const char *MT_SELF(check_slab)(const MT_SELF(slab) *s, size_t i, uint8_
 }
 
 /* One list of class i; *count gets its length. */
-MT_SLOW const char *MT_SELF(check_list)(const MT_SELF(slab) *head, size_t i, uint8_t where, size_t *count)
+MT_SLOW const char *slab_lk_check_list(const slab_lk_slab *head, size_t i, uint8_t where, size_t *count)
 {
     const char *broken = NULL;
-    const MT_SELF(slab) *prev = NULL;
+    const slab_lk_slab *prev = NULL;
     size_t n = 0;
-    for (const MT_SELF(slab) *s = head; s && !broken; prev = s, s = s->next, n++) {
+    for (const slab_lk_slab *s = head; s && !broken; prev = s, s = s->next, n++) {
         if (s->prev != prev || n > SIZE_MAX / MT_GRANULE /* more slabs than granules: a cycle */)
             broken = MT_STR(MT_NAME) ": slab list links";
         else
-            broken = MT_SELF(check_slab)(s, i, where);
+            broken = slab_lk_check_slab(s, i, where);
     }
     *count = n;
     return broken;
 }
 
 /* Class i's lists and counts, its lock held. */
-MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
+MT_SLOW const char *slab_lk_check_class_locked(size_t i)
 {
-    MT_SELF(class) *c = &MT_SELF(state).cls[i];
+    slab_lk_class *c = &slab_lk_state.cls[i];
     const char *broken;
     size_t np, nf;
-    if ((broken = MT_SELF(check_list)(c->partial, i, MT_SLAB_PARTIAL, &np)) ||
-        (broken = MT_SELF(check_list)(c->full, i, MT_SLAB_FULL, &nf)))
+    if ((broken = slab_lk_check_list(c->partial, i, MT_SLAB_PARTIAL, &np)) ||
+        (broken = slab_lk_check_list(c->full, i, MT_SLAB_FULL, &nf)))
         return broken;
     MT__SLAB_REQUIRE(np == c->npartial && nf == c->nfull, "list lengths != counts");
     if (c->empty) {
         MT__SLAB_REQUIRE(c->empty->next == NULL, "more than one cached empty slab");
-        if ((broken = MT_SELF(check_slab)(c->empty, i, MT_SLAB_EMPTY)))
+        if ((broken = slab_lk_check_slab(c->empty, i, MT_SLAB_EMPTY)))
             return broken;
     }
-    MT__SLAB_REQUIRE(i < MT_SELF(classes_used)() || (!np && !nf && !c->empty),
+    MT__SLAB_REQUIRE(i < slab_lk_classes_used() || (!np && !nf && !c->empty),
                      "slabs in a class the layer does not serve");
     return NULL;
 }
@@ -786,9 +788,9 @@ MT_SLOW const char *MT_SELF(check_class_locked)(size_t i)
  * uncarved + in-use == capacity, and the page map names it. Takes each
  * class lock in turn. NULL if all hold, else "NAME: what". */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *slab_lk_invariants(void)
 {
-    return MT_SELF(check_classes)(MT_SZCLS_CLASSES(MT_SIZECLASS)); /* the unused ones too: empty */
+    return slab_lk_check_classes(MT_SZCLS_CLASSES(MT_SIZECLASS)); /* the unused ones too: empty */
 }
 
 #include "../core/layer_end.h"
@@ -803,3 +805,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_LOCK_STAT
 #undef MT_SLAB_LK_CHECK
 #undef MT_SLAB_LK_COLORS
+#ifdef MT_NAMES_slab_lk
+#include "../names/slab_lk.h" /* forget them */
+#endif

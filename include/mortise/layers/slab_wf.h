@@ -117,7 +117,9 @@
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/slab_wf.h"
+#else
 #define MT_NAME slab_wf
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -258,11 +260,11 @@ MT_INLINE uint32_t mt_slab_wf_in_use(mt_slab_wf_slab *s, uint32_t used)
 #endif /* MORTISE_LAYERS_SLAB_WF_TYPES */
 
 /* ---- the instance ---- */
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { slab_wf_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 MT_DECLARE_BELOW(free) /* slabs go back below from free, thread_exit and purge */
 #include "../policy/sizeclass/slot.h"
-/* The per-thread class table: MT_SELF(bins), class_size, class_index, top
+/* The per-thread class table: slab_wf_bins, class_size, class_index, top
  * (requests below it are served), [first, end) the served classes, takes
  * (size and alignment the fast path serves); size_handle must be finite. */
 #define MT_CACHE_BINS MT_SLAB_WF_BINS
@@ -273,47 +275,47 @@ MT_DECLARE_BELOW(free) /* slabs go back below from free, thread_exit and purge *
  * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).
  * A refill is a splice (one XCHG + K links) or a carve (< K links). */
 enum {
-    MT_SELF(collect) = MT_SLAB_WF_COLLECT,
-    MT_SELF(bound_refill) = MT_SLAB_WF_COLLECT + 1,
-    MT_SELF(bound_alloc) = 1 + MT_SELF(bound_refill) + 1 +
-                           MT_SLAB_WF_TRIES * (1 + 4 + 1 + MT_SELF(bound_refill) + 1) + MT_SELF(bins) +
-                           MT_SLAB_WF_SWEEP * (1 + 1 + 2) + MT_SELF(bound_refill),
-    MT_SELF(bound_free_local) = 2,
-    MT_SELF(bound_free_remote) = 4
+    slab_wf_collect = MT_SLAB_WF_COLLECT,
+    slab_wf_bound_refill = MT_SLAB_WF_COLLECT + 1,
+    slab_wf_bound_alloc = 1 + slab_wf_bound_refill + 1 +
+                          MT_SLAB_WF_TRIES * (1 + 4 + 1 + slab_wf_bound_refill + 1) + slab_wf_bins +
+                          MT_SLAB_WF_SWEEP * (1 + 1 + 2) + slab_wf_bound_refill,
+    slab_wf_bound_free_local = 2,
+    slab_wf_bound_free_remote = 4
 };
 
-typedef struct MT_SELF(heap) MT_SELF(heap);
-struct MT_SELF(heap) {
+typedef struct slab_wf_heap slab_wf_heap;
+struct slab_wf_heap {
     _Atomic(uintptr_t) state; /* OWNED / ABANDONED */
-    MT_SELF(heap) *reg_next;  /* registry of every heap ever made */
+    slab_wf_heap *reg_next;   /* registry of every heap ever made */
     mt_slab_wf_slab *empty;   /* cache of empty slab_size slabs */
     uint32_t nempty;
-    uint32_t sweep;                          /* the class reclaim looks at next */
-    mt_slab_wf_slab *cur[MT_SELF(bins)];     /* current slabs while abandoned */
-    mt_slab_wf_slab *partial[MT_SELF(bins)]; /* circular lists */
-    mt_slab_wf_slab *nchain[MT_SELF(bins)];  /* notifications taken, not yet read */
-    _Alignas(MT_CACHELINE) _Atomic(mt_slab_wf_slab *) notify[MT_SELF(bins)];
+    uint32_t sweep;                         /* the class reclaim looks at next */
+    mt_slab_wf_slab *cur[slab_wf_bins];     /* current slabs while abandoned */
+    mt_slab_wf_slab *partial[slab_wf_bins]; /* circular lists */
+    mt_slab_wf_slab *nchain[slab_wf_bins];  /* notifications taken, not yet read */
+    _Alignas(MT_CACHELINE) _Atomic(mt_slab_wf_slab *) notify[slab_wf_bins];
 };
-_Static_assert(sizeof(MT_SELF(heap)) <= MT_GRANULE, "slab_wf: heap record exceeds a granule");
+_Static_assert(sizeof(slab_wf_heap) <= MT_GRANULE, "slab_wf: heap record exceeds a granule");
 
 static struct {
-    _Atomic(MT_SELF(heap) *) heaps; /* registry, push-only */
-    _Atomic(size_t) slabs, nheaps;  /* slabs held from below, heaps made */
+    _Atomic(slab_wf_heap *) heaps; /* registry, push-only */
+    _Atomic(size_t) slabs, nheaps; /* slabs held from below, heaps made */
     _Atomic(uint32_t) steps_max[MT_SLAB_WF_OPS];
-} MT_SELF(state);
+} slab_wf_state;
 
 /* Per class, the current slab's bin: free[c] the blocks alloc pops, used[c]
  * its hand-outs since the slab became current (the slab's own count has the
  * rest). Two arrays, so that the fast path indexes both with the class in
  * one addressing mode each. */
 static MT_TLS struct {
-    void *free[MT_SELF(bins)];
-    uint32_t used[MT_SELF(bins)];
-    mt_slab_wf_slab *cur[MT_SELF(bins)];
+    void *free[slab_wf_bins];
+    uint32_t used[slab_wf_bins];
+    mt_slab_wf_slab *cur[slab_wf_bins];
     uintptr_t tag; /* heap | LISTED while the thread holds a heap, else 0 */
-    MT_SELF(heap) *heap;
+    slab_wf_heap *heap;
     int state;
-} MT_SELF(tl);
+} slab_wf_tl;
 
 /* Step counting (MT_SLAB_WF_STEPS): per thread, the steps of the running
  * operation and the largest seen per kind; operations that reached the layer
@@ -321,49 +323,48 @@ static MT_TLS struct {
 static MT_TLS struct {
     uint32_t now, max[MT_SLAB_WF_OPS];
     bool below;
-} MT_SELF(steps);
+} slab_wf_steps;
 
-MT_INLINE void MT_SELF(step_begin)(void)
+MT_INLINE void slab_wf_step_begin(void)
 {
     if (MT_SLAB_WF_STEPS) {
-        MT_SELF(steps).now = 1;
-        MT_SELF(steps).below = false;
+        slab_wf_steps.now = 1;
+        slab_wf_steps.below = false;
     }
 }
-MT_INLINE void MT_SELF(step)(void)
+MT_INLINE void slab_wf_step(void)
 {
     if (MT_SLAB_WF_STEPS)
-        MT_SELF(steps).now++;
+        slab_wf_steps.now++;
 }
-MT_INLINE void MT_SELF(step_below)(void)
+MT_INLINE void slab_wf_step_below(void)
 {
     if (MT_SLAB_WF_STEPS)
-        MT_SELF(steps).below = true;
+        slab_wf_steps.below = true;
 }
 /* A new per-thread maximum also goes to the process-wide one (threads that
  * only free never attach, so their exit cannot be relied on to report). */
-MT_SLOW void MT_SELF(step_record)(int op)
+MT_SLOW void slab_wf_step_record(int op)
 {
-    uint32_t mine = MT_SELF(steps).max[op] = MT_SELF(steps).now;
-    uint32_t seen = mt_load_relaxed(&MT_SELF(state).steps_max[op]);
-    while (mine > seen && !mt_cas(&MT_SELF(state).steps_max[op], &seen, mine))
+    uint32_t mine = slab_wf_steps.max[op] = slab_wf_steps.now;
+    uint32_t seen = mt_load_relaxed(&slab_wf_state.steps_max[op]);
+    while (mine > seen && !mt_cas(&slab_wf_state.steps_max[op], &seen, mine))
         ;
 }
-MT_INLINE void MT_SELF(step_end)(int op)
+MT_INLINE void slab_wf_step_end(int op)
 {
-    if (MT_SLAB_WF_STEPS && !MT_SELF(steps).below && MT_SELF(steps).now > MT_SELF(steps).max[op])
-        MT_SELF(step_record)(op);
+    if (MT_SLAB_WF_STEPS && !slab_wf_steps.below && slab_wf_steps.now > slab_wf_steps.max[op])
+        slab_wf_step_record(op);
 }
 
-MT_INLINE size_t MT_SELF(slab_len)(size_t c)
+MT_INLINE size_t slab_wf_slab_len(size_t c)
 {
-    size_t need =
-        mt_align_up(MT_SLAB_WF_MIN_BLOCKS * MT_SELF(class_size)(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
+    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * slab_wf_class_size(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
     return need > MT_SLAB_SIZE ? need : MT_SLAB_SIZE;
 }
 /* Blocks one carve threads: K, but no more than a page's worth (at least one),
  * so a carve touches at most two fresh pages. */
-MT_INLINE uint32_t MT_SELF(carve_batch)(uint32_t csize)
+MT_INLINE uint32_t slab_wf_carve_batch(uint32_t csize)
 {
     uint32_t n = (uint32_t)(MT_PAGE_SIZE / csize);
     n = n < MT_SLAB_WF_COLLECT ? n : MT_SLAB_WF_COLLECT;
@@ -372,13 +373,13 @@ MT_INLINE uint32_t MT_SELF(carve_batch)(uint32_t csize)
 
 /* ---- slabs ---- */
 
-static void MT_SELF(format)(MT_SELF(heap) *h, mt_slab_wf_slab *s, size_t c, size_t granules)
+static void slab_wf_format(slab_wf_heap *h, mt_slab_wf_slab *s, size_t c, size_t granules)
 {
     s->free = NULL;
     mt_store_relaxed(&s->ostate, (uintptr_t)h | MT_SLAB_WF_EMPTY);
     s->used = 0;
     s->cls = (uint32_t)c;
-    s->csize = (uint32_t)MT_SELF(class_size)(c);
+    s->csize = (uint32_t)slab_wf_class_size(c);
     s->granules = (uint32_t)granules;
     s->capacity = (uint32_t)(((uintptr_t)s - mt_slab_wf_base(s)) / s->csize);
     s->carved = 0;
@@ -392,58 +393,58 @@ static void MT_SELF(format)(MT_SELF(heap) *h, mt_slab_wf_slab *s, size_t c, size
 }
 
 /* A fresh slab of class c from the layer below (`next` is its alloc chain). */
-MT_SLOW mt_slab_wf_slab *MT_SELF(new_slab)(mt_ctx *ctx, MT_SELF(heap) *h, size_t c, mt_lfunc *next)
+MT_SLOW mt_slab_wf_slab *slab_wf_new_slab(mt_ctx *ctx, slab_wf_heap *h, size_t c, mt_lfunc *next)
 {
-    size_t len = MT_SELF(slab_len)(c);
+    size_t len = slab_wf_slab_len(c);
     mt_ctx sub = mt_ctx_for_alloc(len, MT_GRANULE);
-    MT_SELF(step_below)();
+    slab_wf_step_below();
     char *base = next(&sub);
     if (!base) {
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
     mt_slab_wf_slab *s = mt_slab_wf_header_at((uintptr_t)base, len);
-    MT_SELF(format)(h, s, c, len >> MT_GRANULE_SHIFT);
+    slab_wf_format(h, s, c, len >> MT_GRANULE_SHIFT);
     s->zeroed = sub.zeroed == base;
     s->prev_entry = mt_span_claim(base, len, MT_SELF_ID, mt_payload_of(s));
-    atomic_fetch_add_explicit(&MT_SELF(state).slabs, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&slab_wf_state.slabs, 1, memory_order_relaxed);
     return s;
 }
 
 /* Hand a slab back below. Only when no block of it is in use: then every
  * remote free into it has completed its last step (docs/slab_wf.md). */
-MT_SLOW void MT_SELF(release)(mt_slab_wf_slab *s, mt_lfunc *free_below)
+MT_SLOW void slab_wf_release(mt_slab_wf_slab *s, mt_lfunc *free_below)
 {
     uintptr_t base = mt_slab_wf_base(s);
     size_t len = (size_t)s->granules << MT_GRANULE_SHIFT;
-    MT_SELF(step_below)();
-    atomic_fetch_sub_explicit(&MT_SELF(state).slabs, 1, memory_order_relaxed);
+    slab_wf_step_below();
+    atomic_fetch_sub_explicit(&slab_wf_state.slabs, 1, memory_order_relaxed);
     mt_span_release((void *)base, len, s->prev_entry, free_below);
 }
 
 /* The holder learns whether the MARK it once left is still there: afterwards
  * marked is 0, and notify_pending says whether a notification is on its way. */
-MT_INLINE void MT_SELF(resolve)(mt_slab_wf_slab *s)
+MT_INLINE void slab_wf_resolve(mt_slab_wf_slab *s)
 {
     if (s->marked) {
         void *mark = MT_SLAB_WF_MARK;
         s->marked = 0;
-        MT_SELF(step)();
+        slab_wf_step();
         if (!mt_cas(&s->rhead, &mark, NULL))
             s->notify_pending = 1;
     }
 }
 
 /* Free and no notification due: may go to the cache or below. */
-static bool MT_SELF(releasable)(mt_slab_wf_slab *s)
+static bool slab_wf_releasable(mt_slab_wf_slab *s)
 {
     if (mt_slab_wf_in_use(s, s->used))
         return false;
-    MT_SELF(resolve)(s);
+    slab_wf_resolve(s);
     return !s->notify_pending;
 }
 
-static void MT_SELF(partial_add)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, bool at_head)
+static void slab_wf_partial_add(slab_wf_heap *h, size_t c, mt_slab_wf_slab *s, bool at_head)
 {
     mt_slab_wf_slab *head = h->partial[c];
     mt_slab_wf_set_state(s, MT_SLAB_WF_LISTED);
@@ -460,7 +461,7 @@ static void MT_SELF(partial_add)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s,
         h->partial[c] = s;
 }
 
-static void MT_SELF(partial_remove)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s)
+static void slab_wf_partial_remove(slab_wf_heap *h, size_t c, mt_slab_wf_slab *s)
 {
     if (s->next == s) {
         h->partial[c] = NULL;
@@ -475,7 +476,7 @@ static void MT_SELF(partial_remove)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab 
 
 /* An empty slab: into the cache if it has the standard length and there is
  * room (tllabs), else back below. */
-static void MT_SELF(empty_put)(MT_SELF(heap) *h, mt_slab_wf_slab *s, mt_lfunc *free_below)
+static void slab_wf_empty_put(slab_wf_heap *h, mt_slab_wf_slab *s, mt_lfunc *free_below)
 {
     if (((size_t)s->granules << MT_GRANULE_SHIFT) == MT_SLAB_SIZE && h->nempty < MT_TLLABS) {
         mt_slab_wf_set_state(s, MT_SLAB_WF_EMPTY);
@@ -484,34 +485,34 @@ static void MT_SELF(empty_put)(MT_SELF(heap) *h, mt_slab_wf_slab *s, mt_lfunc *f
         h->nempty++;
         return;
     }
-    MT_SELF(release)(s, free_below);
+    slab_wf_release(s, free_below);
 }
 
-static mt_slab_wf_slab *MT_SELF(empty_take)(MT_SELF(heap) *h, size_t c)
+static mt_slab_wf_slab *slab_wf_empty_take(slab_wf_heap *h, size_t c)
 {
     mt_slab_wf_slab *s = h->empty;
-    if (!s || MT_SELF(slab_len)(c) != MT_SLAB_SIZE)
+    if (!s || slab_wf_slab_len(c) != MT_SLAB_SIZE)
         return NULL;
     h->empty = s->next;
     h->nempty--;
-    MT_SELF(format)(h, s, c, MT_SLAB_SIZE >> MT_GRANULE_SHIFT);
+    slab_wf_format(h, s, c, MT_SLAB_SIZE >> MT_GRANULE_SHIFT);
     return s;
 }
 
 /* Up to `limit` notified slabs of class c are read; returns the first that is
  * FULL (needs a home), NULL if none: the stack is empty, or its top's link is
  * not written yet (the chain is parked and read again next time). */
-static mt_slab_wf_slab *MT_SELF(notified)(MT_SELF(heap) *h, size_t c, size_t limit)
+static mt_slab_wf_slab *slab_wf_notified(slab_wf_heap *h, size_t c, size_t limit)
 {
     for (size_t i = 0; i < limit; i++) {
         mt_slab_wf_slab *s = h->nchain[c];
         if (!s) {
             if (!mt_load_relaxed(&h->notify[c]))
                 return NULL;
-            MT_SELF(step)();
+            slab_wf_step();
             s = mt_fas(&h->notify[c], NULL);
         }
-        MT_SELF(step)();
+        slab_wf_step();
         mt_slab_wf_slab *nx = atomic_load_explicit(&s->nnext, memory_order_acquire);
         if (nx == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING) {
             h->nchain[c] = s;
@@ -534,13 +535,13 @@ static mt_slab_wf_slab *MT_SELF(notified)(MT_SELF(heap) *h, size_t c, size_t lim
  * slab header could start (one unsigned compare of the link's offset from
  * p's granule, inline on the fast path); the rest is checked exactly, out
  * of line. A bad link is reported and the list ends at p. */
-MT_INLINE bool MT_SELF(link_near)(const void *p, const void *link)
+MT_INLINE bool slab_wf_link_near(const void *p, const void *link)
 {
     uintptr_t granule = (uintptr_t)p & ~(uintptr_t)(MT_GRANULE - 1);
     return (uintptr_t)link - granule < MT_GRANULE - MT_SLAB_WF_RESERVE;
 }
 
-MT_SLOW void *MT_SELF(link_far)(void *p, void *link)
+MT_SLOW void *slab_wf_link_far(void *p, void *link)
 {
     if (!link)
         return NULL;
@@ -550,25 +551,25 @@ MT_SLOW void *MT_SELF(link_far)(void *p, void *link)
     if (mt_pagemap_get(link) == e && off < (uintptr_t)s->capacity * s->csize && off % s->csize == 0)
         return link;
     mt_store_relaxed(mt_slab_wf_link(p), NULL); /* cut: no later walk meets the link again */
-    MT_SELF(link_broken)(p, "alloc");
+    slab_wf_link_broken(p, "alloc");
     return NULL;
 }
 
-MT_INLINE void *MT_SELF(next_of)(void *p, void *link)
+MT_INLINE void *slab_wf_next_of(void *p, void *link)
 {
-    if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(link_near)(p, link)))
-        return MT_SELF(link_far)(p, link);
+    if (MT_LINK_CHECK && MT_UNLIKELY(!slab_wf_link_near(p, link)))
+        return slab_wf_link_far(p, link);
     return link;
 }
 
 /* The bin of class c takes s's free list; the slab's own list starts again
  * empty and gathers the owner's frees from now on. */
-static void MT_SELF(make_current)(size_t c, mt_slab_wf_slab *s)
+static void slab_wf_make_current(size_t c, mt_slab_wf_slab *s)
 {
-    MT_SELF(resolve)(s);
-    MT_SELF(tl).cur[c] = s;
-    MT_SELF(tl).free[c] = s->free;
-    MT_SELF(tl).used[c] = 0;
+    slab_wf_resolve(s);
+    slab_wf_tl.cur[c] = s;
+    slab_wf_tl.free[c] = s->free;
+    slab_wf_tl.used[c] = 0;
     s->free = NULL;
     mt_slab_wf_set_state(s, MT_SLAB_WF_LISTED);
 }
@@ -576,41 +577,41 @@ static void MT_SELF(make_current)(size_t c, mt_slab_wf_slab *s)
 /* The current slab of c leaves the bin: the bin's blocks go back in front of
  * the owner's frees (a walk of the bin; it is empty but when the heap is
  * saved: thread exit, purge, fork), its hand-outs into the slab's count. */
-static mt_slab_wf_slab *MT_SELF(demote)(size_t c)
+static mt_slab_wf_slab *slab_wf_demote(size_t c)
 {
-    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
-    void *bin = MT_SELF(tl).free[c];
+    mt_slab_wf_slab *s = slab_wf_tl.cur[c];
+    void *bin = slab_wf_tl.free[c];
     if (bin) {
         void *last = bin;
-        for (void *n; (n = MT_SELF(next_of)(last, *(void **)last)); last = n)
+        for (void *n; (n = slab_wf_next_of(last, *(void **)last)); last = n)
             ;
         *(void **)last = s->free;
         s->free = bin;
     }
-    s->used += MT_SELF(tl).used[c];
-    MT_SELF(tl).free[c] = NULL;
-    MT_SELF(tl).used[c] = 0;
-    MT_SELF(tl).cur[c] = NULL;
+    s->used += slab_wf_tl.used[c];
+    slab_wf_tl.free[c] = NULL;
+    slab_wf_tl.used[c] = 0;
+    slab_wf_tl.cur[c] = NULL;
     return s;
 }
 
-MT_INLINE void *MT_SELF(pop)(size_t c)
+MT_INLINE void *slab_wf_pop(size_t c)
 {
-    void *p = MT_SELF(tl).free[c];
-    MT_SELF(tl).free[c] = MT_SELF(next_of)(p, *(void **)p);
-    MT_SELF(tl).used[c]++;
+    void *p = slab_wf_tl.free[c];
+    slab_wf_tl.free[c] = slab_wf_next_of(p, *(void **)p);
+    slab_wf_tl.used[c]++;
     return p;
 }
 
 /* The owner's frees into its current slab s become the bin of class c (one
  * list moved, whatever its length) and one is popped. */
-static void *MT_SELF(take_own)(mt_slab_wf_slab *s, size_t c)
+static void *slab_wf_take_own(mt_slab_wf_slab *s, size_t c)
 {
     if (!s->free)
         return NULL;
-    MT_SELF(tl).free[c] = s->free;
+    slab_wf_tl.free[c] = s->free;
     s->free = NULL;
-    return MT_SELF(pop)(c);
+    return slab_wf_pop(c);
 }
 
 /* Take over up to K remote-freed blocks of the current slab s into the
@@ -618,26 +619,26 @@ static void *MT_SELF(take_own)(mt_slab_wf_slab *s, size_t c)
  * ends the walk and stays first in rchain: it is never waited for. The
  * blocks taken leave the slab's count for `spliced`, so that the count
  * reaching 0 in the owner's free means every block came back. */
-static void *MT_SELF(splice)(mt_slab_wf_slab *s, size_t c)
+static void *slab_wf_splice(mt_slab_wf_slab *s, size_t c)
 {
     void *n = s->rchain;
     if (!n) {
         void *head = mt_load_relaxed(&s->rhead);
         if (!head || head == MT_SLAB_WF_MARK)
             return NULL;
-        MT_SELF(step)();
+        slab_wf_step();
         n = mt_fas(&s->rhead, NULL);
     }
     void *first = n, *last = NULL;
     uint32_t taken = 0;
     for (unsigned k = 0; k < MT_SLAB_WF_COLLECT; k++) {
-        MT_SELF(step)();
+        slab_wf_step();
         void *nx = atomic_load_explicit(mt_slab_wf_link(n), memory_order_acquire);
         if (nx == MT_SLAB_WF_PENDING)
             break;
         last = n;
         taken++;
-        n = MT_SELF(next_of)(n, nx);
+        n = slab_wf_next_of(n, nx);
         if (!n)
             break;
     }
@@ -647,23 +648,23 @@ static void *MT_SELF(splice)(mt_slab_wf_slab *s, size_t c)
     *(void **)last = NULL;
     s->used -= taken;
     s->spliced += taken;
-    MT_SELF(tl).free[c] = first;
-    return MT_SELF(pop)(c);
+    slab_wf_tl.free[c] = first;
+    return slab_wf_pop(c);
 }
 
 /* Thread the next never-used blocks of s into the (empty) bin of class c;
  * the first is returned untouched (zero-filled if the slab came so from
  * below). */
-static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
+static void *slab_wf_carve(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 {
-    uint32_t left = s->capacity - s->carved, n = MT_SELF(carve_batch)(s->csize);
+    uint32_t left = s->capacity - s->carved, n = slab_wf_carve_batch(s->csize);
     if (!left)
         return NULL;
     n = n < left ? n : left;
     uintptr_t first = mt_slab_wf_base(s) + (uintptr_t)s->carved * s->csize;
     void *rest = NULL;
     for (uint32_t i = n - 1; i >= 1; i--) {
-        MT_SELF(step)();
+        slab_wf_step();
         uintptr_t block = first + (uintptr_t)i * s->csize;
         *(void **)block = rest;
         mt_fresh_head((void *)block);
@@ -671,8 +672,8 @@ static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
     }
     mt_fresh_head((void *)first);
     s->carved += n;
-    MT_SELF(tl).free[c] = rest;
-    MT_SELF(tl).used[c]++;
+    slab_wf_tl.free[c] = rest;
+    slab_wf_tl.used[c]++;
     if (s->zeroed)
         ctx->zeroed = (void *)first;
     return (void *)first;
@@ -680,30 +681,30 @@ static void *MT_SELF(carve)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 
 /* The bin of the current slab s ran dry: the owner's frees first (the
  * slab's own list), then remote frees, then untouched blocks. */
-static void *MT_SELF(refill)(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
+static void *slab_wf_refill(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 {
-    void *p = MT_SELF(take_own)(s, c);
+    void *p = slab_wf_take_own(s, c);
     if (!p)
-        p = MT_SELF(splice)(s, c);
-    return p ? p : MT_SELF(carve)(ctx, s, c);
+        p = slab_wf_splice(s, c);
+    return p ? p : slab_wf_carve(ctx, s, c);
 }
 
 /* The current slab of c gave nothing: it leaves the bin. With blocks parked
  * behind a PENDING link it stays listed; otherwise the owner leaves MARK so
  * that the first remote free notifies it (or waits for the notification
  * already due). */
-static void MT_SELF(retire)(MT_SELF(heap) *h, size_t c)
+static void slab_wf_retire(slab_wf_heap *h, size_t c)
 {
-    mt_slab_wf_slab *s = MT_SELF(demote)(c);
+    mt_slab_wf_slab *s = slab_wf_demote(c);
     if (s->rchain) {
-        MT_SELF(partial_add)(h, c, s, false);
+        slab_wf_partial_add(h, c, s, false);
         return;
     }
     if (!s->notify_pending) {
         void *empty = NULL;
-        MT_SELF(step)();
+        slab_wf_step();
         if (!mt_cas(&s->rhead, &empty, MT_SLAB_WF_MARK)) { /* blocks came in meanwhile */
-            MT_SELF(partial_add)(h, c, s, false);
+            slab_wf_partial_add(h, c, s, false);
             return;
         }
         s->marked = 1;
@@ -720,26 +721,26 @@ static void MT_SELF(retire)(MT_SELF(heap) *h, size_t c)
  * looked at next; else turns the list and moves to the next class. At most
  * SWEEP visits and one pass over the classes (an idle class costs a step). Without it every change of sizes took fresh
  * slabs (and page faults) while the old ones sat empty: wcet_test. */
-static void MT_SELF(reclaim)(MT_SELF(heap) *h, mt_lfunc *free_below)
+static void slab_wf_reclaim(slab_wf_heap *h, mt_lfunc *free_below)
 {
     size_t c = h->sweep, passed = 0;
     /* clang-format off */
-    for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < MT_SELF(bins) && !h->empty;) {
+    for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < slab_wf_bins && !h->empty;) {
         /* clang-format on */
-        MT_SELF(step)();
-        if (c < MT_SELF(first)() || c >= MT_SELF(end)())
-            c = MT_SELF(first)();
+        slab_wf_step();
+        if (c < slab_wf_first() || c >= slab_wf_end())
+            c = slab_wf_first();
         mt_slab_wf_slab *s = h->partial[c], *n;
         if (!s && !h->nchain[c] && !mt_load_relaxed(&h->notify[c])) {
             c++, passed++; /* nothing here: a pass costs a few loads, not a visit */
             continue;
         }
         visit++;
-        if (s && MT_SELF(releasable)(s)) {
-            MT_SELF(partial_remove)(h, c, s);
-            MT_SELF(empty_put)(h, s, free_below);
-        } else if ((n = MT_SELF(notified)(h, c, 1))) {
-            MT_SELF(partial_add)(h, c, n, true); /* looked at next visit */
+        if (s && slab_wf_releasable(s)) {
+            slab_wf_partial_remove(h, c, s);
+            slab_wf_empty_put(h, s, free_below);
+        } else if ((n = slab_wf_notified(h, c, 1))) {
+            slab_wf_partial_add(h, c, n, true); /* looked at next visit */
         } else {
             if (s)
                 h->partial[c] = s->next;
@@ -750,81 +751,81 @@ static void MT_SELF(reclaim)(MT_SELF(heap) *h, mt_lfunc *free_below)
 }
 
 /* A block of class c for the calling thread, which holds a heap. */
-static void *MT_SELF(class_alloc)(mt_ctx *ctx, size_t c, mt_lfunc *next)
+static void *slab_wf_class_alloc(mt_ctx *ctx, size_t c, mt_lfunc *next)
 {
-    MT_SELF(heap) *h = MT_SELF(tl).heap;
-    mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+    slab_wf_heap *h = slab_wf_tl.heap;
+    mt_slab_wf_slab *s = slab_wf_tl.cur[c];
     void *p;
-    if (MT_SELF(tl).free[c])
-        return MT_SELF(pop)(c);
+    if (slab_wf_tl.free[c])
+        return slab_wf_pop(c);
     if (s) {
-        if ((p = MT_SELF(refill)(ctx, s, c)))
+        if ((p = slab_wf_refill(ctx, s, c)))
             return p;
-        MT_SELF(retire)(h, c);
+        slab_wf_retire(h, c);
     }
     for (int t = 0; t < MT_SLAB_WF_TRIES; t++) {
-        MT_SELF(step)();
+        slab_wf_step();
         if ((s = h->partial[c]))
-            MT_SELF(partial_remove)(h, c, s);
-        else if (!(s = MT_SELF(notified)(h, c, 2)))
+            slab_wf_partial_remove(h, c, s);
+        else if (!(s = slab_wf_notified(h, c, 2)))
             break;
-        MT_SELF(make_current)(c, s);
-        if (MT_SELF(tl).free[c])
-            return MT_SELF(pop)(c);
-        if ((p = MT_SELF(refill)(ctx, s, c)))
+        slab_wf_make_current(c, s);
+        if (slab_wf_tl.free[c])
+            return slab_wf_pop(c);
+        if ((p = slab_wf_refill(ctx, s, c)))
             return p;
-        MT_SELF(retire)(h, c);
+        slab_wf_retire(h, c);
     }
     if (!h->empty)
-        MT_SELF(reclaim)(h, MT_BELOW(free));
-    if (!(s = MT_SELF(empty_take)(h, c)) && !(s = MT_SELF(new_slab)(ctx, h, c, next)))
+        slab_wf_reclaim(h, MT_BELOW(free));
+    if (!(s = slab_wf_empty_take(h, c)) && !(s = slab_wf_new_slab(ctx, h, c, next)))
         return NULL;
-    MT_SELF(make_current)(c, s);
-    return MT_SELF(carve)(ctx, s, c);
+    slab_wf_make_current(c, s);
+    return slab_wf_carve(ctx, s, c);
 }
 
 /* ---- heaps ---- */
 
-static void MT_SELF(load)(MT_SELF(heap) *h)
+static void slab_wf_load(slab_wf_heap *h)
 {
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
         mt_slab_wf_slab *s = h->cur[c];
         h->cur[c] = NULL;
-        MT_SELF(tl).cur[c] = s;
-        MT_SELF(tl).free[c] = s ? s->free : NULL;
-        MT_SELF(tl).used[c] = 0;
+        slab_wf_tl.cur[c] = s;
+        slab_wf_tl.free[c] = s ? s->free : NULL;
+        slab_wf_tl.used[c] = 0;
         if (s)
             s->free = NULL;
     }
 }
 
-static void MT_SELF(save)(MT_SELF(heap) *h)
+static void slab_wf_save(slab_wf_heap *h)
 {
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        h->cur[c] = MT_SELF(tl).cur[c] ? MT_SELF(demote)(c) : NULL;
+    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++)
+        h->cur[c] = slab_wf_tl.cur[c] ? slab_wf_demote(c) : NULL;
 }
 
-static void MT_SELF(adopt)(MT_SELF(heap) *h)
+static void slab_wf_adopt(slab_wf_heap *h)
 {
-    MT_SELF(tl).heap = h;
-    MT_SELF(tl).tag = (uintptr_t)h | MT_SLAB_WF_LISTED;
-    MT_SELF(load)(h);
+    slab_wf_tl.heap = h;
+    slab_wf_tl.tag = (uintptr_t)h | MT_SLAB_WF_LISTED;
+    slab_wf_load(h);
 }
 
 /* Give up the heap (already saved): the next new thread may adopt it. */
-static void MT_SELF(disown)(MT_SELF(heap) *h)
+static void slab_wf_disown(slab_wf_heap *h)
 {
-    MT_SELF(tl).heap = NULL;
-    MT_SELF(tl).tag = 0;
+    slab_wf_tl.heap = NULL;
+    slab_wf_tl.tag = 0;
     mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
 }
 
 /* An abandoned heap (first come, first served) or a new one from below. */
-MT_SLOW MT_SELF(heap) *MT_SELF(acquire)(mt_lfunc *next)
+MT_SLOW slab_wf_heap *slab_wf_acquire(mt_lfunc *next)
 {
-    MT_SELF(heap) *h;
-    MT_SELF(step_below)();
-    for (h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+    slab_wf_heap *h;
+    slab_wf_step_below();
+    for (h = mt_load_acquire(&slab_wf_state.heaps); h; h = h->reg_next) {
         uintptr_t want = MT_SLAB_WF_ABANDONED;
         if (mt_load_relaxed(&h->state) == want && mt_cas(&h->state, &want, MT_SLAB_WF_OWNED))
             return h;
@@ -835,27 +836,27 @@ MT_SLOW MT_SELF(heap) *MT_SELF(acquire)(mt_lfunc *next)
     if (sub.zeroed != (void *)h)
         __builtin_memset(h, 0, sizeof *h);
     mt_store_relaxed(&h->state, MT_SLAB_WF_OWNED);
-    MT_SELF(heap) *top = mt_load_relaxed(&MT_SELF(state).heaps);
+    slab_wf_heap *top = mt_load_relaxed(&slab_wf_state.heaps);
     do
         h->reg_next = top;
-    while (!atomic_compare_exchange_weak_explicit(&MT_SELF(state).heaps, &top, h, memory_order_release,
+    while (!atomic_compare_exchange_weak_explicit(&slab_wf_state.heaps, &top, h, memory_order_release,
                                                   memory_order_relaxed));
-    atomic_fetch_add_explicit(&MT_SELF(state).nheaps, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&slab_wf_state.nheaps, 1, memory_order_relaxed);
     return h;
 }
 
 /* Bring notified slabs home, then give back every slab with no block in use:
  * current and partial slabs, and the cache. The caller holds h (saved). */
-static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
+static bool slab_wf_tidy(slab_wf_heap *h, mt_lfunc *free_below)
 {
     bool any = false;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
         mt_slab_wf_slab *s, *list;
-        while ((s = MT_SELF(notified)(h, c, SIZE_MAX)))
-            MT_SELF(partial_add)(h, c, s, false);
-        if ((s = h->cur[c]) && MT_SELF(releasable)(s)) {
+        while ((s = slab_wf_notified(h, c, SIZE_MAX)))
+            slab_wf_partial_add(h, c, s, false);
+        if ((s = h->cur[c]) && slab_wf_releasable(s)) {
             h->cur[c] = NULL;
-            MT_SELF(release)(s, free_below);
+            slab_wf_release(s, free_below);
             any = true;
         }
         if ((list = h->partial[c])) {
@@ -863,11 +864,11 @@ static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
             list->prev->next = NULL;
             while ((s = list)) {
                 list = s->next;
-                if (MT_SELF(releasable)(s)) {
-                    MT_SELF(release)(s, free_below);
+                if (slab_wf_releasable(s)) {
+                    slab_wf_release(s, free_below);
                     any = true;
                 } else {
-                    MT_SELF(partial_add)(h, c, s, false);
+                    slab_wf_partial_add(h, c, s, false);
                 }
             }
         }
@@ -875,7 +876,7 @@ static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
     while (h->empty) {
         mt_slab_wf_slab *s = h->empty;
         h->empty = s->next;
-        MT_SELF(release)(s, free_below);
+        slab_wf_release(s, free_below);
         any = true;
     }
     h->nempty = 0;
@@ -883,26 +884,26 @@ static bool MT_SELF(tidy)(MT_SELF(heap) *h, mt_lfunc *free_below)
 }
 
 /* The thread's first use: attach it (so thread_exit runs) and take a heap. */
-MT_SLOW bool MT_SELF(start)(mt_lfunc *next)
+MT_SLOW bool slab_wf_start(mt_lfunc *next)
 {
-    if (MT_SELF(tl).state == MT_SLAB_WF_NEW) {
-        mt_thread_attach();                    /* runs create, which makes the thread active */
-        MT_SELF(tl).state = MT_SLAB_WF_ACTIVE; /* a socket without threads attaches nobody */
+    if (slab_wf_tl.state == MT_SLAB_WF_NEW) {
+        mt_thread_attach();                   /* runs create, which makes the thread active */
+        slab_wf_tl.state = MT_SLAB_WF_ACTIVE; /* a socket without threads attaches nobody */
     }
-    MT_SELF(heap) *h = MT_SELF(acquire)(next);
+    slab_wf_heap *h = slab_wf_acquire(next);
     if (!h)
         return false;
-    MT_SELF(adopt)(h);
+    slab_wf_adopt(h);
     return true;
 }
 
 /* A block of class c for the current heap, at `align` (> 16 only when the
  * class size is not a multiple of it: the class then has room to shift). */
-static void *MT_SELF(serve)(mt_ctx *ctx, size_t c, size_t align, mt_lfunc *next)
+static void *slab_wf_serve(mt_ctx *ctx, size_t c, size_t align, mt_lfunc *next)
 {
-    void *p = MT_SELF(class_alloc)(ctx, c, next);
+    void *p = slab_wf_class_alloc(ctx, c, next);
     if (p && ((uintptr_t)p & (align - 1))) {
-        mt_slab_wf_slab *s = MT_SELF(tl).cur[c];
+        mt_slab_wf_slab *s = slab_wf_tl.cur[c];
         void *q = (void *)mt_align_up((uintptr_t)p, align);
         mt_store_relaxed(&s->ostate, mt_load_relaxed(&s->ostate) | MT_SLAB_WF_ALIGNED);
         if (ctx->zeroed == p)
@@ -915,45 +916,45 @@ static void *MT_SELF(serve)(mt_ctx *ctx, size_t c, size_t align, mt_lfunc *next)
 /* Everything the fast path does not serve: another size or alignment, an
  * empty bin, a thread without a heap (first use, or after its exit: then a
  * heap is borrowed for this one request). */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *slab_wf_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size, align = ctx->align, c;
-    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SELF(top)()))
+    if (!mt_size_in(size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), slab_wf_top()))
         return next(ctx);
-    c = MT_SELF(class_index)(size);
+    c = slab_wf_class_index(size);
     if (align > MT_MIN_ALIGN) {
         if (align > MT_GRANULE / 2)
             return next(ctx);
-        if (MT_SELF(class_size)(c) & (align - 1)) {
+        if (slab_wf_class_size(c) & (align - 1)) {
             /* the shift is at most align - 16: a block of `want` keeps at
              * least max(size, 1) bytes after it, so it stays inside */
             size_t want = (size ? size : 1) + align - MT_MIN_ALIGN;
-            if (!mt_size_in(want, 0, MT_SELF(top)()))
+            if (!mt_size_in(want, 0, slab_wf_top()))
                 return next(ctx);
-            c = MT_SELF(class_index)(want);
+            c = slab_wf_class_index(want);
         }
     }
     void *p;
-    if (MT_UNLIKELY(!MT_SELF(tl).heap)) {
-        if (MT_SELF(tl).state == MT_SLAB_WF_EXITED) {
-            MT_SELF(heap) *h = MT_SELF(acquire)(next);
+    if (MT_UNLIKELY(!slab_wf_tl.heap)) {
+        if (slab_wf_tl.state == MT_SLAB_WF_EXITED) {
+            slab_wf_heap *h = slab_wf_acquire(next);
             if (!h) {
                 ctx->err = MT_ENOMEM;
                 return NULL;
             }
-            MT_SELF(adopt)(h);
-            p = MT_SELF(serve)(ctx, c, align, next);
-            MT_SELF(save)(h);
-            MT_SELF(disown)(h);
+            slab_wf_adopt(h);
+            p = slab_wf_serve(ctx, c, align, next);
+            slab_wf_save(h);
+            slab_wf_disown(h);
             return p;
         }
-        if (!MT_SELF(start)(next)) {
+        if (!slab_wf_start(next)) {
             ctx->err = MT_ENOMEM;
             return NULL;
         }
     }
-    p = MT_SELF(serve)(ctx, c, align, next);
-    MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+    p = slab_wf_serve(ctx, c, align, next);
+    slab_wf_step_end(MT_SLAB_WF_OP_ALLOC);
     return p;
 }
 
@@ -964,36 +965,36 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
  * path (its pop checks it exactly), which the fast path calls anyway: no
  * stack frame here. */
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    MT_SELF(step_begin)();
-    if (MT_SELF(takes)(size, ctx->align)) {
-        size_t c = MT_SELF(class_index)(size);
-        void *p = MT_SELF(tl).free[c];
+    slab_wf_step_begin();
+    if (slab_wf_takes(size, ctx->align)) {
+        size_t c = slab_wf_class_index(size);
+        void *p = slab_wf_tl.free[c];
         mt_slab_wf_slab *s;
-        if (MT_UNLIKELY(!p) && (s = MT_SELF(tl).cur[c]) && (p = s->free)) {
+        if (MT_UNLIKELY(!p) && (s = slab_wf_tl.cur[c]) && (p = s->free)) {
             s->free = NULL; /* the bin takes the list, also for the slow path */
-            MT_SELF(tl).free[c] = p;
+            slab_wf_tl.free[c] = p;
         }
         if (MT_LIKELY(p)) {
             void *rest = *(void **)p;
             /* NULL ends every bin: taken inline (link_far would return it
              * unreported), so the last block of a bin costs no call */
-            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(link_near)(p, rest)) || !rest) {
+            if (!MT_LINK_CHECK || MT_LIKELY(slab_wf_link_near(p, rest)) || !rest) {
                 MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
-                MT_SELF(tl).free[c] = rest;
-                MT_SELF(tl).used[c]++;
-                MT_SELF(step_end)(MT_SLAB_WF_OP_ALLOC);
+                slab_wf_tl.free[c] = rest;
+                slab_wf_tl.used[c]++;
+                slab_wf_step_end(MT_SLAB_WF_OP_ALLOC);
                 if (mt_chain_wants_usable) { /* the hint (core/ctx.h): the class's size */
                     ctx->ptr = p;
-                    ctx->usable = MT_SELF(class_size)(c);
+                    ctx->usable = slab_wf_class_size(c);
                 }
                 return p;
             }
         }
     }
-    return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
+    return MT_COLD_CALL(ctx, copy, slab_wf_alloc_slow(&copy, next));
 }
 
 /* ---- free ---- */
@@ -1003,24 +1004,24 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
  * the owner's MARK, also push the slab on the owner heap's notification stack
  * (the same two steps). The FAA comes last: once it is done this thread
  * never touches the slab again, which is what makes release safe. */
-static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
+static void slab_wf_remote_free(mt_slab_wf_slab *s, void *p, uintptr_t st)
 {
     atomic_store_explicit(mt_slab_wf_link(p), MT_SLAB_WF_PENDING, memory_order_relaxed);
-    MT_SELF(step)();
+    slab_wf_step();
     void *old = mt_fas(&s->rhead, p);
     if (old == MT_SLAB_WF_MARK) {
         atomic_store_explicit(mt_slab_wf_link(p), NULL, memory_order_release);
-        MT_SELF(heap) *h = (MT_SELF(heap) *)(st & ~(uintptr_t)MT_SLAB_WF_TAGS);
+        slab_wf_heap *h = (slab_wf_heap *)(st & ~(uintptr_t)MT_SLAB_WF_TAGS);
         atomic_store_explicit(&s->nnext, (mt_slab_wf_slab *)MT_SLAB_WF_PENDING, memory_order_relaxed);
-        MT_SELF(step)();
+        slab_wf_step();
         mt_slab_wf_slab *top = mt_fas(&h->notify[s->cls], s);
         atomic_store_explicit(&s->nnext, top, memory_order_release);
     } else {
         atomic_store_explicit(mt_slab_wf_link(p), old, memory_order_release);
     }
-    MT_SELF(step)();
+    slab_wf_step();
     atomic_fetch_add_explicit(&s->remote, 1, memory_order_release);
-    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_REMOTE);
+    slab_wf_step_end(MT_SLAB_WF_OP_FREE_REMOTE);
 }
 
 /* The owner freed the last block of one of its slabs that it counts (or a
@@ -1029,34 +1030,34 @@ static void MT_SELF(remote_free)(mt_slab_wf_slab *s, void *p, uintptr_t st)
  * use any more (remote frees included). Out of line but not `cold`: free's
  * hit ends in a tail call of it, and GCC 12 then predicted the whole hit
  * never taken and moved it into free.cold, a jump away from free. */
-static __attribute__((noinline)) void MT_SELF(release_if_empty)(MT_SELF(heap) *h, mt_slab_wf_slab *s)
+static __attribute__((noinline)) void slab_wf_release_if_empty(slab_wf_heap *h, mt_slab_wf_slab *s)
 {
-    if (MT_SELF(tl).cur[s->cls] != s && MT_SELF(releasable)(s)) {
-        MT_SELF(partial_remove)(h, s->cls, s);
-        MT_SELF(empty_put)(h, s, MT_BELOW(free));
+    if (slab_wf_tl.cur[s->cls] != s && slab_wf_releasable(s)) {
+        slab_wf_partial_remove(h, s->cls, s);
+        slab_wf_empty_put(h, s, MT_BELOW(free));
     }
 }
 
 /* A block the fast path did not take: an aligned address, a remote block, or
  * one of the thread's own slabs that is full (it goes back on the partial
  * list; its MARK stays and is resolved when the slab is used or empty). */
-MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
+MT_SLOW void slab_wf_free_slow(mt_slab_wf_slab *s, void *p)
 {
     uintptr_t st = mt_load_relaxed(&s->ostate);
-    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    slab_wf_heap *h = slab_wf_tl.heap;
     if (st & MT_SLAB_WF_ALIGNED)
         p = mt_slab_wf_unalign(s, p);
     if (!h || (st & ~(uintptr_t)MT_SLAB_WF_TAGS) != (uintptr_t)h) {
-        MT_SELF(remote_free)(s, p, st);
+        slab_wf_remote_free(s, p, st);
         return;
     }
     *(void **)p = s->free;
     s->free = p;
     s->used--;
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
-        MT_SELF(partial_add)(h, s->cls, s, true);
-    MT_SELF(release_if_empty)(h, s);
-    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
+        slab_wf_partial_add(h, s->cls, s, true);
+    slab_wf_release_if_empty(h, s);
+    slab_wf_step_end(MT_SLAB_WF_OP_FREE_LOCAL);
 }
 
 /* Fast path: the block's slab is listed in this thread's heap (current or
@@ -1065,98 +1066,98 @@ MT_SLOW void MT_SELF(free_slow)(mt_slab_wf_slab *s, void *p)
  * the bin runs dry. Only a count reaching 0, a full slab (which must be
  * listed), an aligned address and another heap's block take a call. */
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     mt_slab_wf_slab *s = (mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     void *p = ctx->ptr;
-    MT_SELF(step_begin)();
-    if (MT_LIKELY(mt_load_relaxed(&s->ostate) == MT_SELF(tl).tag)) { /* tag 0: no heap, no match */
+    slab_wf_step_begin();
+    if (MT_LIKELY(mt_load_relaxed(&s->ostate) == slab_wf_tl.tag)) { /* tag 0: no heap, no match */
         *(void **)p = s->free;
         s->free = p;
         if (MT_UNLIKELY(--s->used == 0))
-            MT_SELF(release_if_empty)(MT_SELF(tl).heap, s);
+            slab_wf_release_if_empty(slab_wf_tl.heap, s);
     } else {
-        MT_SELF(free_slow)(s, p);
+        slab_wf_free_slow(s, p);
         return NULL;
     }
-    MT_SELF(step_end)(MT_SLAB_WF_OP_FREE_LOCAL);
+    slab_wf_step_end(MT_SLAB_WF_OP_FREE_LOCAL);
     return NULL;
 }
 
-MT_SLOW size_t MT_SELF(usable_aligned)(const mt_slab_wf_slab *s, const void *p)
+MT_SLOW size_t slab_wf_usable_aligned(const mt_slab_wf_slab *s, const void *p)
 {
     return (uintptr_t)mt_slab_wf_unalign(s, p) + s->csize - (uintptr_t)p;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     const mt_slab_wf_slab *s = (const mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) & MT_SLAB_WF_ALIGNED)) {
-        ctx->usable = MT_SELF(usable_aligned)(s, ctx->ptr);
+        ctx->usable = slab_wf_usable_aligned(s, ctx->ptr);
         ctx->szcls_key = 0; /* usable is not the class size */
         return ctx->ptr;
     }
     ctx->usable = s->csize;
     ctx->szcls = s->cls;
-    ctx->szcls_key = MT_SELF(szcls_key);
+    ctx->szcls_key = slab_wf_szcls_key;
     return ctx->ptr;
 }
 
 /* Blocks keep their class: the socket reallocates when the size leaves it. */
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     return MT_NOT_MINE(ctx, MT_SELF_ID) ? next(ctx) : NULL;
 }
 
 #define MT_IMPLEMENTS_create
-MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_create(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (MT_SELF(tl).state == MT_SLAB_WF_NEW)
-        MT_SELF(tl).state = MT_SLAB_WF_ACTIVE;
+    if (slab_wf_tl.state == MT_SLAB_WF_NEW)
+        slab_wf_tl.state = MT_SLAB_WF_ACTIVE;
     return next(ctx);
 }
 
 /* ---- thread exit, purge, fork ---- */
 
-MT_SLOW void MT_SELF(exit_slow)(void)
+MT_SLOW void slab_wf_exit_slow(void)
 {
-    MT_SELF(tl).state = MT_SLAB_WF_EXITED;
-    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    slab_wf_tl.state = MT_SLAB_WF_EXITED;
+    slab_wf_heap *h = slab_wf_tl.heap;
     if (!h)
         return;
-    MT_SELF(save)(h);
-    MT_SELF(tidy)(h, MT_BELOW(free));
-    MT_SELF(disown)(h);
+    slab_wf_save(h);
+    slab_wf_tidy(h, MT_BELOW(free));
+    slab_wf_disown(h);
 }
 
 #define MT_IMPLEMENTS_thread_exit
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(exit_slow)();
+    slab_wf_exit_slow();
     return next(ctx);
 }
 
 /* malloc_trim: the calling thread's heap and every abandoned heap give back
  * their free slabs. Heaps of live threads are theirs. */
-MT_SLOW bool MT_SELF(purge_all)(void)
+MT_SLOW bool slab_wf_purge_all(void)
 {
     bool any = false;
-    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    slab_wf_heap *h = slab_wf_tl.heap;
     if (h) {
-        MT_SELF(save)(h);
-        any = MT_SELF(tidy)(h, MT_BELOW(free));
-        MT_SELF(load)(h);
+        slab_wf_save(h);
+        any = slab_wf_tidy(h, MT_BELOW(free));
+        slab_wf_load(h);
     }
-    for (h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+    for (h = mt_load_acquire(&slab_wf_state.heaps); h; h = h->reg_next) {
         uintptr_t want = MT_SLAB_WF_ABANDONED;
         if (mt_load_relaxed(&h->state) == want && mt_cas(&h->state, &want, MT_SLAB_WF_OWNED)) {
-            any |= MT_SELF(tidy)(h, MT_BELOW(free));
+            any |= slab_wf_tidy(h, MT_BELOW(free));
             mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
         }
     }
@@ -1164,18 +1165,18 @@ MT_SLOW bool MT_SELF(purge_all)(void)
 }
 
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_purge(mt_ctx *ctx, mt_lfunc *next)
 {
-    bool any = MT_SELF(purge_all)();
+    bool any = slab_wf_purge_all();
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
 /* In a fork child a remote free killed between its XCHG and its link store
  * left a PENDING link for ever. Cut it (the block is free: nobody in the
  * child holds it) and count the free whose FAA never came. */
-static void MT_SELF(cut_blocks)(mt_slab_wf_slab *s, void *n)
+static void slab_wf_cut_blocks(mt_slab_wf_slab *s, void *n)
 {
-    for (void *nx; n && n != MT_SLAB_WF_MARK; n = MT_SELF(next_of)(n, nx))
+    for (void *nx; n && n != MT_SLAB_WF_MARK; n = slab_wf_next_of(n, nx))
         if ((nx = mt_load_relaxed(mt_slab_wf_link(n))) == MT_SLAB_WF_PENDING) {
             mt_store_relaxed(mt_slab_wf_link(n), NULL);
             atomic_fetch_add_explicit(&s->remote, 1, memory_order_relaxed);
@@ -1183,7 +1184,7 @@ static void MT_SELF(cut_blocks)(mt_slab_wf_slab *s, void *n)
         }
 }
 
-static void MT_SELF(cut_slabs)(mt_slab_wf_slab *s)
+static void slab_wf_cut_slabs(mt_slab_wf_slab *s)
 {
     for (mt_slab_wf_slab *nx; s; s = nx)
         if ((nx = mt_load_relaxed(&s->nnext)) == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING) {
@@ -1193,57 +1194,54 @@ static void MT_SELF(cut_slabs)(mt_slab_wf_slab *s)
         }
 }
 
-MT_SLOW void MT_SELF(fork_repair)(void)
+MT_SLOW void slab_wf_fork_repair(void)
 {
-    MT_SELF(heap) *h = MT_SELF(tl).heap;
+    slab_wf_heap *h = slab_wf_tl.heap;
     if (!h)
         return;
-    MT_SELF(save)(h);
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        MT_SELF(cut_slabs)(h->nchain[c]);
-        MT_SELF(cut_slabs)(mt_load_relaxed(&h->notify[c]));
+    slab_wf_save(h);
+    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+        slab_wf_cut_slabs(h->nchain[c]);
+        slab_wf_cut_slabs(mt_load_relaxed(&h->notify[c]));
         mt_slab_wf_slab *s = h->cur[c], *first = h->partial[c];
         if (s) {
-            MT_SELF(cut_blocks)(s, s->rchain);
-            MT_SELF(cut_blocks)(s, mt_load_relaxed(&s->rhead));
+            slab_wf_cut_blocks(s, s->rchain);
+            slab_wf_cut_blocks(s, mt_load_relaxed(&s->rhead));
         }
         for (s = first; s; s = s->next == first ? NULL : s->next) {
-            MT_SELF(cut_blocks)(s, s->rchain);
-            MT_SELF(cut_blocks)(s, mt_load_relaxed(&s->rhead));
+            slab_wf_cut_blocks(s, s->rchain);
+            slab_wf_cut_blocks(s, mt_load_relaxed(&s->rhead));
         }
     }
-    MT_SELF(load)(h);
+    slab_wf_load(h);
 }
 
 #define MT_IMPLEMENTS_fork_child
-MT_INLINE void *MT_SELF(fork_child)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_fork_child(mt_ctx *ctx, mt_lfunc *next)
 {
     next(ctx);
-    MT_SELF(fork_repair)();
+    slab_wf_fork_repair();
     return NULL;
 }
 
 /* ---- for tests: counters, step maxima, the invariant checker ---- */
 
-MT_UNUSED static mt_slab_wf_stat MT_SELF(stat)(void)
+MT_UNUSED static mt_slab_wf_stat slab_wf_stat(void)
 {
-    mt_slab_wf_stat st = {mt_load_relaxed(&MT_SELF(state).slabs), mt_load_relaxed(&MT_SELF(state).nheaps)};
+    mt_slab_wf_stat st = {mt_load_relaxed(&slab_wf_state.slabs), mt_load_relaxed(&slab_wf_state.nheaps)};
     return st;
 }
 
 /* The most steps one operation of kind `op` (MT_SLAB_WF_OP_*) took in any
  * thread so far (0 unless MT_SLAB_WF_STEPS). */
-MT_UNUSED static uint32_t MT_SELF(steps_max)(int op)
-{
-    return mt_load_relaxed(&MT_SELF(state).steps_max[op]);
-}
+MT_UNUSED static uint32_t slab_wf_steps_max(int op) { return mt_load_relaxed(&slab_wf_state.steps_max[op]); }
 
 #define MT_SLAB_WF_MAX_CAP \
     ((MT_SLAB_SIZE > MT_GRANULE ? MT_SLAB_SIZE : MT_GRANULE) / 16 + MT_SLAB_WF_MIN_BLOCKS)
 
 /* Count the blocks of list n (free, rchain or the remote stack) into `seen`;
  * returns the count, or UINT32_MAX if a node is not a free block of s. */
-static uint32_t MT_SELF(check_list)(const mt_slab_wf_slab *s, void *n, uint64_t *seen)
+static uint32_t slab_wf_check_list(const mt_slab_wf_slab *s, void *n, uint64_t *seen)
 {
     uintptr_t base = mt_slab_wf_base(s);
     uint32_t count = 0;
@@ -1261,7 +1259,7 @@ static uint32_t MT_SELF(check_list)(const mt_slab_wf_slab *s, void *n, uint64_t 
 /* One slab of class c in heap h; `state` is the expected state, or -1 for
  * any. `binned`: it is the calling thread's current slab, whose bin (TLS)
  * holds blocks and hand-outs of it too. */
-static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_slab *s, int state, bool binned)
+static const char *slab_wf_check_slab(slab_wf_heap *h, size_t c, mt_slab_wf_slab *s, int state, bool binned)
 {
     uint64_t seen[(MT_SLAB_WF_MAX_CAP + 63) / 64] = {0};
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -1270,20 +1268,20 @@ static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_sl
         return MT_STR(MT_NAME) ": slab of another heap";
     if (state >= 0 && (st & MT_SLAB_WF_STATE) != (uintptr_t)state)
         return MT_STR(MT_NAME) ": slab state does not match its list";
-    if (s->cls != c || s->csize != MT_SELF(class_size)(c) || len != MT_SELF(slab_len)(c) ||
+    if (s->cls != c || s->csize != slab_wf_class_size(c) || len != slab_wf_slab_len(c) ||
         s != mt_slab_wf_header_at(mt_slab_wf_base(s), len) ||
         s->capacity != ((uintptr_t)s - mt_slab_wf_base(s)) / s->csize || s->carved > s->capacity)
         return MT_STR(MT_NAME) ": slab geometry";
     uintptr_t entry = mt_entry(MT_SELF_ID, mt_payload_of(s));
     if (mt_pagemap_get((void *)mt_slab_wf_base(s)) != entry || mt_pagemap_get(s) != entry)
         return MT_STR(MT_NAME) ": page map does not name the slab";
-    uint32_t a = MT_SELF(check_list)(s, binned ? MT_SELF(tl).free[c] : NULL, seen);
-    uint32_t o = MT_SELF(check_list)(s, s->free, seen);
-    uint32_t b = MT_SELF(check_list)(s, s->rchain, seen);
-    uint32_t r = MT_SELF(check_list)(s, mt_load_relaxed(&s->rhead), seen);
+    uint32_t a = slab_wf_check_list(s, binned ? slab_wf_tl.free[c] : NULL, seen);
+    uint32_t o = slab_wf_check_list(s, s->free, seen);
+    uint32_t b = slab_wf_check_list(s, s->rchain, seen);
+    uint32_t r = slab_wf_check_list(s, mt_load_relaxed(&s->rhead), seen);
     if (a == UINT32_MAX || o == UINT32_MAX || b == UINT32_MAX || r == UINT32_MAX)
         return MT_STR(MT_NAME) ": free list holds a foreign, duplicate or never-carved block";
-    uint32_t used = s->used + (binned ? MT_SELF(tl).used[c] : 0);
+    uint32_t used = s->used + (binned ? slab_wf_tl.used[c] : 0);
     if (mt_slab_wf_in_use(s, used) + a + o + b + r != s->carved)
         return MT_STR(MT_NAME) ": blocks in use + free blocks != blocks carved";
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL && !s->marked && !s->notify_pending)
@@ -1294,23 +1292,23 @@ static const char *MT_SELF(check_slab)(MT_SELF(heap) *h, size_t c, mt_slab_wf_sl
     return NULL;
 }
 
-static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
+static const char *slab_wf_check_heap(slab_wf_heap *h, bool mine)
 {
     const char *why;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        mt_slab_wf_slab *cur = mine ? MT_SELF(tl).cur[c] : h->cur[c], *s;
-        if (cur && (why = MT_SELF(check_slab)(h, c, cur, MT_SLAB_WF_LISTED, mine)))
+    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+        mt_slab_wf_slab *cur = mine ? slab_wf_tl.cur[c] : h->cur[c], *s;
+        if (cur && (why = slab_wf_check_slab(h, c, cur, MT_SLAB_WF_LISTED, mine)))
             return why;
-        if (!cur && mine && (MT_SELF(tl).free[c] || MT_SELF(tl).used[c]))
+        if (!cur && mine && (slab_wf_tl.free[c] || slab_wf_tl.used[c]))
             return MT_STR(MT_NAME) ": blocks in the bin of a class without a current slab";
-        size_t n = 0, limit = mt_load_relaxed(&MT_SELF(state).slabs);
+        size_t n = 0, limit = mt_load_relaxed(&slab_wf_state.slabs);
         mt_slab_wf_slab *first = h->partial[c];
         for (s = first; s; s = s->next == first ? NULL : s->next) {
             if (++n > limit || s->next->prev != s)
                 return MT_STR(MT_NAME) ": partial list broken";
             if (s == cur)
                 return MT_STR(MT_NAME) ": the current slab is also in the partial list";
-            if ((why = MT_SELF(check_slab)(h, c, s, MT_SLAB_WF_LISTED, false)))
+            if ((why = slab_wf_check_slab(h, c, s, MT_SLAB_WF_LISTED, false)))
                 return why;
         }
         for (int i = 0; i < 2; i++) {
@@ -1318,14 +1316,14 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
             for (n = 0; s; s = mt_load_relaxed(&s->nnext)) {
                 if (++n > limit || s == (mt_slab_wf_slab *)MT_SLAB_WF_PENDING)
                     return MT_STR(MT_NAME) ": notification stack broken";
-                if ((why = MT_SELF(check_slab)(h, c, s, -1, mine && s == cur)))
+                if ((why = slab_wf_check_slab(h, c, s, -1, mine && s == cur)))
                     return why;
             }
         }
     }
     uint32_t n = 0;
     for (mt_slab_wf_slab *s = h->empty; s; s = s->next)
-        if (++n > MT_TLLABS || (why = MT_SELF(check_slab)(h, s->cls, s, MT_SLAB_WF_EMPTY, false)))
+        if (++n > MT_TLLABS || (why = slab_wf_check_slab(h, s->cls, s, MT_SLAB_WF_EMPTY, false)))
             return why ? why : MT_STR(MT_NAME) ": more empty slabs than tllabs";
     return n == h->nempty ? NULL : MT_STR(MT_NAME) ": empty slab count";
 }
@@ -1333,18 +1331,18 @@ static const char *MT_SELF(check_heap)(MT_SELF(heap) *h, bool mine)
 /* 0 if the calling thread's heap and every abandoned heap are consistent,
  * else the number of inconsistent heaps (*why: "NAME: the first problem").
  * Call it while no other thread frees into these heaps. */
-MT_SLOW MT_UNUSED size_t MT_SELF(check_heaps)(const char **why)
+MT_SLOW MT_UNUSED size_t slab_wf_check_heaps(const char **why)
 {
     size_t bad = 0;
     const char *first = NULL, *w;
-    MT_SELF(heap) *mine = MT_SELF(tl).heap;
-    if (mine && (w = MT_SELF(check_heap)(mine, true)))
+    slab_wf_heap *mine = slab_wf_tl.heap;
+    if (mine && (w = slab_wf_check_heap(mine, true)))
         bad++, first = w;
-    for (MT_SELF(heap) *h = mt_load_acquire(&MT_SELF(state).heaps); h; h = h->reg_next) {
+    for (slab_wf_heap *h = mt_load_acquire(&slab_wf_state.heaps); h; h = h->reg_next) {
         uintptr_t want = MT_SLAB_WF_ABANDONED;
         if (h == mine || !mt_cas(&h->state, &want, MT_SLAB_WF_OWNED))
             continue;
-        if ((w = MT_SELF(check_heap)(h, false)))
+        if ((w = slab_wf_check_heap(h, false)))
             bad++, first = first ? first : w;
         mt_store_release(&h->state, MT_SLAB_WF_ABANDONED);
     }
@@ -1354,10 +1352,10 @@ MT_SLOW MT_UNUSED size_t MT_SELF(check_heaps)(const char **why)
 }
 
 #define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *slab_wf_check(mt_ctx *ctx, mt_lfunc *next)
 {
     const char *why = NULL;
-    return mt_check_then(MT_SELF(check_heaps)(&why) ? why : NULL, ctx, next);
+    return mt_check_then(slab_wf_check_heaps(&why) ? why : NULL, ctx, next);
 }
 
 #define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
@@ -1377,3 +1375,6 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_SLAB_WF_STEPS
 #undef MT_SLAB_WF_MAX_CAP
 #undef MT_SLAB_WF_SWEEP
+#ifdef MT_NAMES_slab_wf
+#include "../names/slab_wf.h" /* forget them */
+#endif

@@ -30,7 +30,9 @@
  * pointers no layer owns first, so foreign frees are not counted. */
 #define MT_CHAIN_NEEDS_OWNER 1
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/szcls_stat.h"
+#else
 #define MT_NAME szcls_stat
 #endif
 #include "../policy/sizeclass/slot.h"
@@ -97,27 +99,27 @@ MT_UNUSED static void mt_szcls_report_row(mt_stats_out *o, long class_index, siz
 /* One thread's counts: [MT__SZ_CLASSES] counts what is above every class. */
 typedef struct {
     _Atomic(uint64_t) allocs[MT__SZ_CLASSES + 1], resizes[MT__SZ_CLASSES + 1], frees;
-} MT_CACHE_ALIGNED MT_SELF(slot_t);
+} MT_CACHE_ALIGNED szcls_stat_slot_t;
 
 #define MT_STAT_SLOT_T MT_SELF(slot_t)
 #include "../stats/slots.h"
 
-static void MT_SELF(report)(mt_stats_out *o)
+static void szcls_stat_report(mt_stats_out *o)
 {
     uint64_t allocs = 0, resizes = 0, frees = 0;
     for (unsigned s = 0; s < MT_STATS_THREADS; s++) {
-        frees += mt_load_relaxed(&MT_SELF(state).slot[s].frees);
+        frees += mt_load_relaxed(&szcls_stat_state.slot[s].frees);
         for (size_t c = 0; c <= MT__SZ_CLASSES; c++) {
-            allocs += mt_load_relaxed(&MT_SELF(state).slot[s].allocs[c]);
-            resizes += mt_load_relaxed(&MT_SELF(state).slot[s].resizes[c]);
+            allocs += mt_load_relaxed(&szcls_stat_state.slot[s].allocs[c]);
+            resizes += mt_load_relaxed(&szcls_stat_state.slot[s].resizes[c]);
         }
     }
     mt_szcls_report_head(o, MT_STR(MT_NAME), MT_STR(MT_SIZECLASS), allocs, resizes, frees);
     for (size_t c = 0; c <= MT__SZ_CLASSES; c++) {
         uint64_t a = 0, r = 0;
         for (unsigned s = 0; s < MT_STATS_THREADS; s++) {
-            a += mt_load_relaxed(&MT_SELF(state).slot[s].allocs[c]);
-            r += mt_load_relaxed(&MT_SELF(state).slot[s].resizes[c]);
+            a += mt_load_relaxed(&szcls_stat_state.slot[s].allocs[c]);
+            r += mt_load_relaxed(&szcls_stat_state.slot[s].resizes[c]);
         }
         if (c == MT__SZ_CLASSES)
             mt_szcls_report_row(o, -1, 0, a, r);
@@ -128,33 +130,33 @@ static void MT_SELF(report)(mt_stats_out *o)
 }
 
 /* The class of a request size; MT__SZ_CLASSES above the last class. */
-MT_INLINE size_t MT_SELF(class_of)(size_t size)
+MT_INLINE size_t szcls_stat_class_of(size_t size)
 {
     size_t c = MT_SZCLS_FN(MT_SIZECLASS, index)(size);
     return c < MT__SZ_CLASSES ? c : MT__SZ_CLASSES;
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *szcls_stat_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(slot_t) *s = MT_SELF(slot)();
-    mt_stats_add(&s->allocs[MT_SELF(class_of)(ctx->size)], 1, MT_SELF(shared)(s));
+    szcls_stat_slot_t *s = szcls_stat_slot();
+    mt_stats_add(&s->allocs[szcls_stat_class_of(ctx->size)], 1, szcls_stat_shared(s));
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *szcls_stat_free(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(slot_t) *s = MT_SELF(slot)();
-    mt_stats_add(&s->frees, 1, MT_SELF(shared)(s));
+    szcls_stat_slot_t *s = szcls_stat_slot();
+    mt_stats_add(&s->frees, 1, szcls_stat_shared(s));
     return next(ctx);
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *szcls_stat_resize(mt_ctx *ctx, mt_lfunc *next)
 {
-    MT_SELF(slot_t) *s = MT_SELF(slot)();
-    mt_stats_add(&s->resizes[MT_SELF(class_of)(ctx->size)], 1, MT_SELF(shared)(s));
+    szcls_stat_slot_t *s = szcls_stat_slot();
+    mt_stats_add(&s->resizes[szcls_stat_class_of(ctx->size)], 1, szcls_stat_shared(s));
     return next(ctx);
 }
 
@@ -164,3 +166,6 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZECLASS
 #undef MT_SIZECLASS_STEP
+#ifdef MT_NAMES_szcls_stat
+#include "../names/szcls_stat.h" /* forget them */
+#endif

@@ -146,7 +146,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/tail_chksum.h"
+#else
 #define MT_NAME tail_chksum
 #endif
 #ifndef MT_CHKSUM
@@ -177,16 +179,16 @@ MT_UNUSED static const bool mt_chain_wants_fresh_heads = 1;
 #error \
     "tail_chksum: head_canary=1 above another safety layer; delayed_free's header already guards the bytes before the block"
 #endif
-enum { MT_SELF(below_reports) = 1 };
+enum { tail_chksum_below_reports = 1 };
 #else
-enum { MT_SELF(below_reports) = 0 };
+enum { tail_chksum_below_reports = 0 };
 #endif
 /* Bytes in front of the program's block (the canary and a spare word, so
  * the block stays 16-aligned); an aligned request gets its alignment. */
-enum { MT_SELF(head) = MT_HEAD_CANARY ? 16 : 0 };
+enum { tail_chksum_head = MT_HEAD_CANARY ? 16 : 0 };
 #if MT_HEAD_CANARY
 /* names the granule a far-aligned block's program pointer starts (claim_far) */
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { tail_chksum_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 #endif
 
@@ -227,12 +229,12 @@ MT_DECLARE_BELOW(getmeta)
 /* The size word's mask: the key and the address, so a size copied from
  * another block or written without the key decodes to nonsense. Each
  * operation loads the key once and passes it on (see policy/chksum). */
-MT_INLINE uint64_t MT_SELF(size_mask)(uint64_t key, const void *p)
+MT_INLINE uint64_t tail_chksum_size_mask(uint64_t key, const void *p)
 {
     return key ^ ((uint64_t)(uintptr_t)p << 12);
 }
 
-MT_INLINE uint64_t MT_SELF(check_word)(uint64_t key, const void *p, size_t size)
+MT_INLINE uint64_t tail_chksum_check_word(uint64_t key, const void *p, size_t size)
 {
     return MT_CHKSUM_FN(MT_CHKSUM, keyed)(key, (uintptr_t)p, size);
 }
@@ -240,7 +242,7 @@ MT_INLINE uint64_t MT_SELF(check_word)(uint64_t key, const void *p, size_t size)
 /* The head canary of the program's block u: keyed like the size word but
  * shifted the other way, so a size word copied in front of a block is no
  * canary (and no check word: those hold the address unshifted). */
-MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
+MT_INLINE uint64_t tail_chksum_canary(uint64_t key, const void *u)
 {
     return key ^ ((uint64_t)(uintptr_t)u >> 4);
 }
@@ -248,21 +250,21 @@ MT_INLINE uint64_t MT_SELF(canary)(uint64_t key, const void *u)
 /* freed_mark: the word a freed block keeps in its canary and in its
  * program's first word until it is handed out again: the canary inverted,
  * which names no head length (inspect_named). */
-MT_INLINE uint64_t MT_SELF(freed_mark)(uint64_t key, const void *u) { return ~MT_SELF(canary)(key, u); }
+MT_INLINE uint64_t tail_chksum_freed_mark(uint64_t key, const void *u) { return ~tail_chksum_canary(key, u); }
 
 /* The canary as stored: it names the head's length (log2 - 4, so 0 for
  * the common 16), so that the slow paths look for the block below at one
  * place, in the block's own memory. */
-MT_INLINE uint64_t MT_SELF(head_canary)(uint64_t key, const void *u, size_t head)
+MT_INLINE uint64_t tail_chksum_head_canary(uint64_t key, const void *u, size_t head)
 {
-    return MT_SELF(canary)(key, u) ^ (uint64_t)(__builtin_ctzll(head) - 4);
+    return tail_chksum_canary(key, u) ^ (uint64_t)(__builtin_ctzll(head) - 4);
 }
 
 /* The size word keeps the head's length (a power of two) in its top byte:
  * an aligned block's head is its alignment; 0 for a headless block (a far
  * alignment whose granule claim_far could not name: the socket could not
  * route the program's pointer). */
-MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
+MT_INLINE uint64_t tail_chksum_head_bits(size_t head)
 {
     return MT_HEAD_CANARY && head ? (uint64_t)__builtin_ctzll(head) << MT_TAIL_OFFSET_SHIFT : 0;
 }
@@ -274,7 +276,7 @@ MT_INLINE uint64_t MT_SELF(head_bits)(size_t head)
  * (an owner-0 entry's payload: an OS layer's free-range record) as payload
  * for free_far to put back. Returns the head, or 0 when the page map could
  * not take the entry (no leaf): the block is then headless, at p. */
-MT_SLOW size_t MT_SELF(claim_far)(char *u, size_t head)
+MT_SLOW size_t tail_chksum_claim_far(char *u, size_t head)
 {
     uintptr_t prev = mt_pagemap_get(u);
     mt_pagemap_set(u, MT_GRANULE, mt_entry(MT_SELF_ID, mt_entry_payload(prev)));
@@ -285,18 +287,18 @@ MT_SLOW size_t MT_SELF(claim_far)(char *u, size_t head)
 /* Seal the block p from below for a program block of size bytes `head`
  * bytes in: the canary in front of it, the check word after it and the
  * size word at the end. */
-MT_INLINE void MT_SELF(seal)(uint64_t key, char *p, size_t head, size_t size, size_t usable)
+MT_INLINE void tail_chksum_seal(uint64_t key, char *p, size_t head, size_t size, size_t usable)
 {
     char *u = p + head;
     if (MT_HEAD_CANARY && head)
-        mt_safety_store(u - MT_TAIL_WORD, MT_SELF(head_canary)(key, u, head));
-    mt_safety_store(u + size, MT_SELF(check_word)(key, u, size));
+        mt_safety_store(u - MT_TAIL_WORD, tail_chksum_head_canary(key, u, head));
+    mt_safety_store(u + size, tail_chksum_check_word(key, u, size));
     mt_safety_store(p + usable - MT_TAIL_WORD,
-                    (size | MT_SELF(head_bits)(head)) ^ MT_SELF(size_mask)(key, p));
+                    (size | tail_chksum_head_bits(head)) ^ tail_chksum_size_mask(key, p));
 }
 
 /* Usable size below of a block this layer does not yet know (0 if none). */
-MT_INLINE size_t MT_SELF(usable_below)(void *p)
+MT_INLINE size_t tail_chksum_usable_below(void *p)
 {
     mt_ctx q = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(&q, p);
@@ -308,10 +310,10 @@ MT_INLINE size_t MT_SELF(usable_below)(void *p)
  * gets (the common case, inline); SIZE_MAX sends the caller to its slow
  * path. `usable` is from below, `key` the fixed key (0, not yet fixed:
  * slow path). */
-MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
+MT_INLINE size_t tail_chksum_quick_size(uint64_t key, const char *p, size_t usable)
 {
-    const size_t extra = MT_TAIL_OVERHEAD + MT_SELF(head);
-    const char *u = p + MT_SELF(head);
+    const size_t extra = MT_TAIL_OVERHEAD + tail_chksum_head;
+    const char *u = p + tail_chksum_head;
     /* one compare for usable < extra and usable > a granule (the owner's
      * answer for a pointer inside a block may be anything; a block in one
      * granule is no larger) */
@@ -324,13 +326,13 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
      * whose head is 16 bytes has its size word where `usable` says (an
      * aligned block's usable answer is for a pointer inside it) */
     if (MT_HEAD_CANARY &&
-        MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(key, u, MT_SELF(head))))
+        MT_UNLIKELY(mt_safety_load(u - MT_TAIL_WORD) != tail_chksum_head_canary(key, u, tail_chksum_head)))
         return SIZE_MAX;
-    size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p) ^
-                  MT_SELF(head_bits)(MT_SELF(head));
+    size_t size = mt_safety_load(p + usable - MT_TAIL_WORD) ^ tail_chksum_size_mask(key, p) ^
+                  tail_chksum_head_bits(tail_chksum_head);
     if (MT_UNLIKELY(size > usable - extra))
         return SIZE_MAX;
-    if (MT_UNLIKELY(mt_safety_load(u + size) != MT_SELF(check_word)(key, u, size)))
+    if (MT_UNLIKELY(mt_safety_load(u + size) != tail_chksum_check_word(key, u, size)))
         return SIZE_MAX;
     return size;
 }
@@ -338,17 +340,17 @@ MT_INLINE size_t MT_SELF(quick_size)(uint64_t key, const char *p, size_t usable)
 /* Is p (from below) a sealed (or freed or condemned) block of usable
  * bytes? *size gets its size and *head the length of its head; reads only
  * what mt_safety_word_readable allows. The canary is the caller's. */
-MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
+MT_SLOW int tail_chksum_examine(char *p, size_t usable, size_t *size, size_t *head)
 {
     *size = 0;
     *head = 0;
-    if (usable < MT_TAIL_OVERHEAD + MT_SELF(head) || usable > MT_MAX_REQUEST ||
+    if (usable < MT_TAIL_OVERHEAD + tail_chksum_head || usable > MT_MAX_REQUEST ||
         !mt_safety_word_readable(p, p + usable - MT_TAIL_WORD))
         return MT_TAIL_INVALID;
     uint64_t key = mt_chksum_key();
-    uint64_t word = mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p);
+    uint64_t word = mt_safety_load(p + usable - MT_TAIL_WORD) ^ tail_chksum_size_mask(key, p);
     size_t h = 0, s = word;
-    if (MT_SELF(head)) {
+    if (tail_chksum_head) {
         size_t log2 = (size_t)(word >> MT_TAIL_OFFSET_SHIFT);
         if ((log2 && log2 < 4) || log2 > MT_TAIL_MAX_OFFSET_LOG2)
             return MT_TAIL_WRECKED;
@@ -360,7 +362,7 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
         return MT_TAIL_WRECKED;
     *size = s;
     *head = h;
-    uint64_t want = MT_SELF(check_word)(key, p + h, s), got = mt_safety_load(p + h + s);
+    uint64_t want = tail_chksum_check_word(key, p + h, s), got = mt_safety_load(p + h + s);
     if (got == want)
         return MT_TAIL_OK;
     if (got == (want ^ MT_TAIL_FREED))
@@ -373,12 +375,12 @@ MT_SLOW int MT_SELF(examine)(char *p, size_t usable, size_t *size, size_t *head)
 /* Is b the start of a sealed (or freed or condemned) block reaching past p?
  * getmeta below may read in front of b (tlsf_glk's boundary tag): only
  * asked where that memory is mapped. */
-MT_SLOW bool MT_SELF(sealed_over)(uintptr_t b, size_t usable, uintptr_t p)
+MT_SLOW bool tail_chksum_sealed_over(uintptr_t b, size_t usable, uintptr_t p)
 {
     size_t size, head;
     if (usable > MT_MAX_REQUEST || b + usable <= p)
         return false;
-    int state = MT_SELF(examine)((char *)b, usable, &size, &head);
+    int state = tail_chksum_examine((char *)b, usable, &size, &head);
     return state != MT_TAIL_INVALID && state != MT_TAIL_WRECKED;
 }
 
@@ -388,7 +390,7 @@ MT_SLOW bool MT_SELF(sealed_over)(uintptr_t b, size_t usable, uintptr_t p)
  * is 16-aligned, so that the tag lies in b's own (owned) granule or b
  * starts one (head_canary's candidates: a block below at a granule start
  * is a large block, whose owner reads nothing in front). */
-MT_SLOW bool MT_SELF(owned_at)(uintptr_t b, mt_ctx *q, bool aligned_start)
+MT_SLOW bool tail_chksum_owned_at(uintptr_t b, mt_ctx *q, bool aligned_start)
 {
     *q = mt_ctx_for_alloc(0, 1);
     mt_ctx_route(q, (void *)b);
@@ -397,10 +399,10 @@ MT_SLOW bool MT_SELF(owned_at)(uintptr_t b, mt_ctx *q, bool aligned_start)
     return MT_BELOW(getmeta)(q) != NULL;
 }
 
-MT_SLOW bool MT_SELF(encloses)(uintptr_t b, uintptr_t p)
+MT_SLOW bool tail_chksum_encloses(uintptr_t b, uintptr_t p)
 {
     mt_ctx q;
-    return MT_SELF(owned_at)(b, &q, false) && MT_SELF(sealed_over)(b, q.usable, p);
+    return tail_chksum_owned_at(b, &q, false) && tail_chksum_sealed_over(b, q.usable, p);
 }
 
 /* Does a sealed block start before p and reach past it? Then p points
@@ -411,18 +413,18 @@ MT_SLOW bool MT_SELF(encloses)(uintptr_t b, uintptr_t p)
  * the candidate,
  * then at the starts of the MT_TAIL_LOOKBACK_GRANULES granules before
  * (large blocks start on one). Only on the error path. */
-MT_SLOW bool MT_SELF(inside_block)(char *p, size_t usable)
+MT_SLOW bool tail_chksum_inside_block(char *p, size_t usable)
 {
     uintptr_t at = (uintptr_t)p, base = mt_align_down_ptr(at, MT_GRANULE);
     for (size_t step = 1; step <= MT_TAIL_LOOKBACK && at - step * MT_MIN_ALIGN >= base; step++) {
         uintptr_t b = at - step * MT_MIN_ALIGN;
-        if (MT_SELF(sealed_over)(b, usable, at) || MT_SELF(sealed_over)(b, usable + (at - b), at) ||
-            MT_SELF(encloses)(b, at))
+        if (tail_chksum_sealed_over(b, usable, at) || tail_chksum_sealed_over(b, usable + (at - b), at) ||
+            tail_chksum_encloses(b, at))
             return true;
     }
     for (size_t k = 0; k < MT_TAIL_LOOKBACK_GRANULES && base >= k * MT_GRANULE; k++) {
         uintptr_t b = base - k * MT_GRANULE;
-        if (b != at && (k > 0 || at - base > MT_TAIL_LOOKBACK * MT_MIN_ALIGN) && MT_SELF(encloses)(b, at))
+        if (b != at && (k > 0 || at - base > MT_TAIL_LOOKBACK * MT_MIN_ALIGN) && tail_chksum_encloses(b, at))
             return true;
     }
     return false;
@@ -431,19 +433,19 @@ MT_SLOW bool MT_SELF(inside_block)(char *p, size_t usable)
 /* With a head canary: the block below h bytes in front of the program's
  * block u, if its size word names that head; UNDERFLOW: its tail is
  * intact but the canary is not; INVALID: no such block. */
-MT_SLOW int MT_SELF(headed_at)(char *u, size_t h, size_t *size, size_t *usable)
+MT_SLOW int tail_chksum_headed_at(char *u, size_t h, size_t *size, size_t *usable)
 {
     size_t s, found;
     mt_ctx q;
-    if ((uintptr_t)u < h || !MT_SELF(owned_at)((uintptr_t)u - h, &q, true))
+    if ((uintptr_t)u < h || !tail_chksum_owned_at((uintptr_t)u - h, &q, true))
         return MT_TAIL_INVALID;
-    int state = MT_SELF(examine)(u - h, q.usable, &s, &found);
+    int state = tail_chksum_examine(u - h, q.usable, &s, &found);
     if (found != h || state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED)
         return MT_TAIL_INVALID;
     *size = s;
     *usable = q.usable;
     if (state == MT_TAIL_OK &&
-        mt_safety_load(u - MT_TAIL_WORD) != MT_SELF(head_canary)(mt_chksum_key(), u, h))
+        mt_safety_load(u - MT_TAIL_WORD) != tail_chksum_head_canary(mt_chksum_key(), u, h))
         return MT_TAIL_UNDERFLOW;
     return state;
 }
@@ -452,15 +454,15 @@ MT_SLOW int MT_SELF(headed_at)(char *u, size_t h, size_t *size, size_t *usable)
  * at the head its canary names (one look, in the block's own memory).
  * INVALID: the canary names none (overwritten: an underflow; or a
  * headless block's, whose canary word is not its own). */
-MT_SLOW int MT_SELF(inspect_named)(char *u, size_t *size, size_t *usable, size_t *head)
+MT_SLOW int tail_chksum_inspect_named(char *u, size_t *size, size_t *usable, size_t *head)
 {
     uintptr_t at = (uintptr_t)u;
     if (!mt_safety_word_readable(u, u - MT_TAIL_WORD))
         return MT_TAIL_INVALID;
-    uint64_t named = mt_safety_load(u - MT_TAIL_WORD) ^ MT_SELF(canary)(mt_chksum_key(), u);
+    uint64_t named = mt_safety_load(u - MT_TAIL_WORD) ^ tail_chksum_canary(mt_chksum_key(), u);
     if (named > MT_TAIL_MAX_OFFSET_LOG2 - 4 || (at & (((size_t)16 << named) - 1)))
         return MT_TAIL_INVALID;
-    int state = MT_SELF(headed_at)(u, (size_t)16 << named, size, usable);
+    int state = tail_chksum_headed_at(u, (size_t)16 << named, size, usable);
     if (state != MT_TAIL_INVALID)
         *head = (size_t)16 << named;
     return state;
@@ -469,12 +471,12 @@ MT_SLOW int MT_SELF(inspect_named)(char *u, size_t *size, size_t *usable, size_t
 /* With a head canary, after inspect_named found nothing: every head
  * length u's alignment allows, 16 first (an underflow overwrote the
  * canary). Reads other blocks' words: only on the way to a report. */
-MT_SLOW int MT_SELF(inspect_heads)(char *u, size_t *size, size_t *usable, size_t *head)
+MT_SLOW int tail_chksum_inspect_heads(char *u, size_t *size, size_t *usable, size_t *head)
 {
     uintptr_t at = (uintptr_t)u;
     int state;
     for (size_t log2 = 4; log2 <= MT_TAIL_MAX_OFFSET_LOG2 && !(at & (((size_t)1 << log2) - 1)); log2++)
-        if ((state = MT_SELF(headed_at)(u, (size_t)1 << log2, size, usable)) != MT_TAIL_INVALID) {
+        if ((state = tail_chksum_headed_at(u, (size_t)1 << log2, size, usable)) != MT_TAIL_INVALID) {
             *head = (size_t)1 << log2;
             return state;
         }
@@ -483,7 +485,7 @@ MT_SLOW int MT_SELF(inspect_heads)(char *u, size_t *size, size_t *usable, size_t
 
 /* Classify the block at ctx->ptr (routed): MT_TAIL_* and its size; *head:
  * how far in front of it the block below starts. */
-MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, size_t *head)
+MT_SLOW int tail_chksum_inspect(const mt_ctx *ctx, size_t *size, size_t *usable, size_t *head)
 {
     char *p = ctx->ptr;
     mt_ctx q = *ctx;
@@ -491,25 +493,25 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
     *size = 0;
     *usable = 0;
     *head = 0;
-    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_SELF(below_reports))
+    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !tail_chksum_below_reports)
         return MT_TAIL_INVALID;
     /* with a head: the head the canary names; else a headless block (a
      * far alignment claim_far could not name: a granule start) at p
      * itself; else every head (an underflow) */
     bool owned = false;
     int state = MT_TAIL_INVALID;
-    if (MT_HEAD_CANARY && (state = MT_SELF(inspect_named)(p, size, usable, head)) != MT_TAIL_INVALID)
+    if (MT_HEAD_CANARY && (state = tail_chksum_inspect_named(p, size, usable, head)) != MT_TAIL_INVALID)
         return state;
     if (!MT_HEAD_CANARY || !((uintptr_t)p & (MT_GRANULE - 1))) {
         owned = MT_BELOW(getmeta)(&q) != NULL;
-        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
+        state = owned ? tail_chksum_examine(p, q.usable, size, &found) : MT_TAIL_INVALID;
     }
     if (MT_HEAD_CANARY && (state == MT_TAIL_INVALID || state == MT_TAIL_WRECKED || found)) {
-        int headed = MT_SELF(inspect_heads)(p, size, usable, head);
+        int headed = tail_chksum_inspect_heads(p, size, usable, head);
         if (headed != MT_TAIL_INVALID)
             return headed;
         owned = MT_BELOW(getmeta)(&q) != NULL;
-        state = owned ? MT_SELF(examine)(p, q.usable, size, &found) : MT_TAIL_INVALID;
+        state = owned ? tail_chksum_examine(p, q.usable, size, &found) : MT_TAIL_INVALID;
     }
 #if MT_HEAD_CANARY
     /* a granule start named for this layer is a far-aligned block's
@@ -519,7 +521,7 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
         return MT_TAIL_WRECKED;
 #endif
     if (!owned)
-        return MT_SELF(below_reports) ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
+        return tail_chksum_below_reports ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
     /* with a head, p starts no headed block (inspect_*): a block below
      * starting at p is the program's only if it is headless */
@@ -527,7 +529,7 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
         return MT_TAIL_INVALID;
     /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
     /* clang-format off */
-    if (state == MT_TAIL_WRECKED && !MT_SELF(below_reports) && MT_SELF(inside_block)(p, q.usable))
+    if (state == MT_TAIL_WRECKED && !tail_chksum_below_reports && tail_chksum_inside_block(p, q.usable))
         return MT_TAIL_INVALID;
     /* clang-format on */
     return state;
@@ -538,10 +540,10 @@ MT_SLOW int MT_SELF(inspect)(const mt_ctx *ctx, size_t *size, size_t *usable, si
  * checks when the layer below hands the block out again. A block whose
  * check word covers its first word (under 8 bytes) or with another head
  * (aligned) keeps its canary and is not checked. */
-MT_INLINE void MT_SELF(mark_freed)(uint64_t key, char *u, size_t size, size_t head)
+MT_INLINE void tail_chksum_mark_freed(uint64_t key, char *u, size_t size, size_t head)
 {
-    if (MT_FREED_MARK && head == MT_SELF(head) &&size >= MT_TAIL_WORD) {
-        uint64_t mark = MT_SELF(freed_mark)(key, u);
+    if (MT_FREED_MARK && head == tail_chksum_head && size >= MT_TAIL_WORD) {
+        uint64_t mark = tail_chksum_freed_mark(key, u);
         mt_safety_store(u - MT_TAIL_WORD, mark);
         mt_safety_store(u, mark);
     }
@@ -551,10 +553,10 @@ MT_INLINE void MT_SELF(mark_freed)(uint64_t key, char *u, size_t size, size_t he
  * first word the program wrote after the free? The layers below clear the
  * canary's word of a block they carve anew (MT_TRAIT_FRESH_HEADS), so a
  * mark in it is this very block's. */
-MT_INLINE bool MT_SELF(mark_broken_at)(uint64_t key, const char *p)
+MT_INLINE bool tail_chksum_mark_broken_at(uint64_t key, const char *p)
 {
-    const char *u = p + MT_SELF(head);
-    uint64_t mark = MT_SELF(freed_mark)(key, u);
+    const char *u = p + tail_chksum_head;
+    uint64_t mark = tail_chksum_freed_mark(key, u);
     /* both loads, one branch: most blocks a slab hands out were freed here */
     return (int)(mt_safety_load(u - MT_TAIL_WORD) == mark) & (int)(mt_safety_load(u) != mark);
 }
@@ -563,15 +565,17 @@ MT_INLINE bool MT_SELF(mark_broken_at)(uint64_t key, const char *p)
  * mark_broken_at found overwritten; under a policy that leaks damaged blocks
  * take others until one is intact. Returns the block to seal (its usable
  * size in ctx->usable) or NULL (ctx->err). want: what to ask below. */
-MT_SLOW MT_UNUSED char *MT_SELF(mark_broken)(mt_ctx *ctx, mt_lfunc *next, char *p, size_t usable, size_t want)
+MT_SLOW MT_UNUSED char *tail_chksum_mark_broken(mt_ctx *ctx, mt_lfunc *next, char *p, size_t usable,
+                                                size_t want)
 {
     for (;;) {
         uint64_t key = mt_chksum_key();
         /* the freed block's size word is still there, unless the write reached it too */
-        size_t size = (size_t)((mt_safety_load(p + usable - MT_TAIL_WORD) ^ MT_SELF(size_mask)(key, p)) &
+        size_t size = (size_t)((mt_safety_load(p + usable - MT_TAIL_WORD) ^ tail_chksum_size_mask(key, p)) &
                                MT_TAIL_SIZE_BITS);
-        size_t most = usable - MT_TAIL_OVERHEAD - MT_SELF(head);
-        MT_SELF(raise)(MORTISE_BUG_WRITE_AFTER_FREE, p + MT_SELF(head), size <= most ? size : most, "alloc");
+        size_t most = usable - MT_TAIL_OVERHEAD - tail_chksum_head;
+        tail_chksum_raise(MORTISE_BUG_WRITE_AFTER_FREE, p + tail_chksum_head, size <= most ? size : most,
+                          "alloc");
         ctx->usable = usable;
         if (!MT_ERR_LEAKS(MT_ERR_HANDLE))
             return p;
@@ -580,8 +584,8 @@ MT_SLOW MT_UNUSED char *MT_SELF(mark_broken)(mt_ctx *ctx, mt_lfunc *next, char *
         p = next(ctx);
         if (!p)
             return NULL;
-        usable = ctx->ptr == p ? ctx->usable : MT_SELF(usable_below)(p);
-        if (!MT_SELF(mark_broken_at)(key, p)) {
+        usable = ctx->ptr == p ? ctx->usable : tail_chksum_usable_below(p);
+        if (!tail_chksum_mark_broken_at(key, p)) {
             ctx->usable = usable;
             return p;
         }
@@ -593,7 +597,7 @@ MT_SLOW MT_UNUSED char *MT_SELF(mark_broken)(mt_ctx *ctx, mt_lfunc *next, char *
  * is loaded after the layers below ran (the caller fixed it): kept across
  * them it would cost a saved register on every call, their slow paths
  * being calls. */
-MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head)
+MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head)
 {
     /* an alloc may hand back the block's usable size (core/ctx.h): trusted
      * only for the block it names; a resize's ctx->ptr is the old block */
@@ -606,27 +610,29 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
     size_t usable;
     if (hinted && ctx->ptr == p) {
         usable = ctx->usable; /* getmeta's answer: it holds what was asked */
-        MT_ASSERT(usable == MT_SELF(usable_below)(p));
+        MT_ASSERT(usable == tail_chksum_usable_below(p));
     } else {
-        usable = MT_SELF(usable_below)(p);
+        usable = tail_chksum_usable_below(p);
         if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
             usable = size + head + MT_TAIL_OVERHEAD;
     }
     uint64_t key = mt_chksum_key_if_set();
-    if (MT_FREED_MARK && hinted && head == MT_SELF(head) &&MT_UNLIKELY(MT_SELF(mark_broken_at)(key, p))) {
+    if (MT_FREED_MARK && hinted && head == tail_chksum_head &&
+        MT_UNLIKELY(tail_chksum_mark_broken_at(key, p))) {
         p = MT_COLD_CALL(ctx, copy,
-                         MT_SELF(mark_broken)(&copy, next, p, usable, size + head + MT_TAIL_OVERHEAD));
+                         tail_chksum_mark_broken(&copy, next, p, usable, size + head + MT_TAIL_OVERHEAD));
         ctx->size = size;
         if (!p)
             return NULL;
         usable = ctx->usable;
     }
 #if MT_HEAD_CANARY
-    if (MT_UNLIKELY(head > MT_SELF(head)) && (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
+    if (MT_UNLIKELY(head > tail_chksum_head) &&
+        (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
         !mt_entry_owner(mt_pagemap_get(p + head)))
-        head = MT_SELF(claim_far)(p + head, head); /* the program's block starts a granule nobody names */
+        head = tail_chksum_claim_far(p + head, head); /* the program's block starts a granule nobody names */
 #endif
-    MT_SELF(seal)(key, p, head, size, usable);
+    tail_chksum_seal(key, p, head, size, usable);
     if (MT_HEAD_CANARY && ctx->zeroed == p)
         ctx->zeroed = p + head; /* the program's bytes are still fresh zeroes */
     ctx->ptr = p + head;        /* the hint for a layer above: getmeta's answer */
@@ -635,9 +641,9 @@ MT_INLINE void *MT_SELF(sealed_from)(mt_ctx *ctx, mt_lfunc *next, size_t size, s
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tail_chksum_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t head = MT_SELF(head);
+    size_t head = tail_chksum_head;
     if (MT_UNLIKELY(!mt_chksum_key_if_set()))
         (void)mt_chksum_key_init();
     if (MT_HEAD_CANARY && MT_UNLIKELY(ctx->align > head)) {
@@ -650,7 +656,7 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
         }
     }
     ctx->ptr = NULL; /* (sealed_from: a fresh block's usable-size hint) */
-    return MT_SELF(sealed_from)(ctx, next, ctx->size, head);
+    return tail_chksum_sealed_from(ctx, next, ctx->size, head);
 }
 
 /* The inline check of free, getmeta and resize: the requested size of the
@@ -660,27 +666,27 @@ MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
  * slow path asks again and it reports there, once. With a head, the
  * block below is asked for 16 bytes in front (in the same granule, so the
  * routing holds; a block at a granule start takes the slow path). */
-MT_INLINE size_t MT_SELF(vouch)(const mt_ctx *ctx, uint64_t key, size_t *usable)
+MT_INLINE size_t tail_chksum_vouch(const mt_ctx *ctx, uint64_t key, size_t *usable)
 {
     mt_ctx q = *ctx;
     /* not 16-aligned: no block start, and the owner's getmeta is not asked
      * (tlsf_glk's reads a boundary tag in front of the pointer) */
     bool aligned = ((uintptr_t)ctx->ptr & (MT_MIN_ALIGN - 1)) == 0;
-    if (MT_SELF(head)) {
+    if (tail_chksum_head) {
         aligned = aligned && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) != 0;
-        q.ptr = (char *)ctx->ptr - MT_SELF(head);
+        q.ptr = (char *)ctx->ptr - tail_chksum_head;
     }
-    if (MT_SELF(below_reports))
+    if (tail_chksum_below_reports)
         q.chain = MT_SAFETY_QUICK; /* a refusal is decided (and reported) on the slow path */
     void *owned = aligned ? MT_BELOW(getmeta)(&q) : NULL;
     *usable = q.usable;
-    return owned ? MT_SELF(quick_size)(key, q.ptr, q.usable) : SIZE_MAX;
+    return owned ? tail_chksum_quick_size(key, q.ptr, q.usable) : SIZE_MAX;
 }
 
 #if MT_HEAD_CANARY
 /* Hand a block whose program pointer starts a granule to `next`, that
  * granule's entry first put back as it was if claim_far named it. */
-MT_SLOW void *MT_SELF(free_far)(mt_ctx *ctx, mt_lfunc *next, size_t head)
+MT_SLOW void *tail_chksum_free_far(mt_ctx *ctx, mt_lfunc *next, size_t head)
 {
     char *u = ctx->ptr;
     uintptr_t e = mt_pagemap_get(u);
@@ -692,12 +698,12 @@ MT_SLOW void *MT_SELF(free_far)(mt_ctx *ctx, mt_lfunc *next, size_t head)
 #endif
 
 /* Hand the block below (head bytes in front of the program's) to `next`. */
-MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
+MT_INLINE void *tail_chksum_free_below(mt_ctx *ctx, mt_lfunc *next, size_t head)
 {
 #if MT_HEAD_CANARY
-    if (head > MT_SELF(head)) { /* an aligned block: its start may be granules before */
+    if (head > tail_chksum_head) { /* an aligned block: its start may be granules before */
         if (((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) == 0) /* only such a block can be claimed */
-            return MT_SELF(free_far)(ctx, next, head);
+            return tail_chksum_free_far(ctx, next, head);
         mt_ctx_route(ctx, (char *)ctx->ptr - head);
     } else {
         ctx->ptr = (char *)ctx->ptr - head;
@@ -709,81 +715,81 @@ MT_INLINE void *MT_SELF(free_below)(mt_ctx *ctx, mt_lfunc *next, size_t head)
 }
 
 /* Everything free's inline check does not vouch for. */
-MT_SLOW void MT_SELF(free_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void tail_chksum_free_slow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size, usable, head;
     char *p = ctx->ptr;
-    switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
+    switch (tail_chksum_inspect(ctx, &size, &usable, &head)) {
     case MT_TAIL_OK: break;
-    case MT_TAIL_INVALID: MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
-    case MT_TAIL_FREED_BLOCK: MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
+    case MT_TAIL_INVALID: tail_chksum_raise(MORTISE_BUG_INVALID_FREE, p, 0, "free"); return;
+    case MT_TAIL_FREED_BLOCK: tail_chksum_raise(MORTISE_BUG_DOUBLE_FREE, p, size, "free"); return;
     case MT_TAIL_CONDEMNED_BLOCK:
     case MT_TAIL_REPORTED_BELOW: return; /* reported before; left alone */
     case MT_TAIL_WRECKED:
         /* never freed below, whatever the policy: a destroyed size word is
          * also what a second free looks like once the layer below reused
          * the block's last word (tlsf_glk's boundary tag) */
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "free");
+        tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "free");
         return;
     case MT_TAIL_UNDERFLOW:
         /* the tail vouches for the block: freed like an overflowed one */
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
+        tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
         break;
     default:
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
+        tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "free");
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
             return;
         break;
     }
-    mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
-    MT_SELF(mark_freed)(mt_chksum_key(), p, size, head);
-    (void)MT_SELF(free_below)(ctx, next, head);
+    mt_safety_store(p + size, tail_chksum_check_word(mt_chksum_key(), p, size) ^ MT_TAIL_FREED);
+    tail_chksum_mark_freed(mt_chksum_key(), p, size, head);
+    (void)tail_chksum_free_below(ctx, next, head);
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tail_chksum_free(mt_ctx *ctx, mt_lfunc *next)
 {
     char *p = ctx->ptr;
     uint64_t key = mt_chksum_key_if_set();
     size_t usable;
-    if (MT_SELF(below_reports))
+    if (tail_chksum_below_reports)
         mt_safety_op_above = "free";
-    size_t size = MT_SELF(vouch)(ctx, key, &usable);
+    size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX)) {
-        MT_COLD_CALL(ctx, copy, (MT_SELF(free_slow)(&copy, next), 0));
+        MT_COLD_CALL(ctx, copy, (tail_chksum_free_slow(&copy, next), 0));
         return NULL;
     }
-    mt_safety_store(p + size, MT_SELF(check_word)(key, p, size) ^ MT_TAIL_FREED);
-    MT_SELF(mark_freed)(key, p, size, MT_SELF(head));
-    return MT_SELF(free_below)(ctx, next, MT_SELF(head));
+    mt_safety_store(p + size, tail_chksum_check_word(key, p, size) ^ MT_TAIL_FREED);
+    tail_chksum_mark_freed(key, p, size, tail_chksum_head);
+    return tail_chksum_free_below(ctx, next, tail_chksum_head);
 }
 
 /* Everything getmeta's inline check does not vouch for. */
-MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
+MT_SLOW void *tail_chksum_getmeta_slow(mt_ctx *ctx)
 {
     size_t size, usable, head;
     char *p = ctx->ptr;
-    switch (MT_SELF(inspect)(ctx, &size, &usable, &head)) {
+    switch (tail_chksum_inspect(ctx, &size, &usable, &head)) {
     case MT_TAIL_OK:
     case MT_TAIL_CONDEMNED_BLOCK: break;
-    case MT_TAIL_INVALID: MT_SELF(raise)(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta"); return NULL;
+    case MT_TAIL_INVALID: tail_chksum_raise(MORTISE_BUG_INVALID_FREE, p, 0, "getmeta"); return NULL;
     case MT_TAIL_REPORTED_BELOW: return NULL;
-    case MT_TAIL_FREED_BLOCK: MT_SELF(raise)(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta"); return NULL;
-    case MT_TAIL_WRECKED: MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta"); return NULL;
+    case MT_TAIL_FREED_BLOCK: tail_chksum_raise(MORTISE_BUG_DOUBLE_FREE, p, size, "getmeta"); return NULL;
+    case MT_TAIL_WRECKED: tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, 0, "getmeta"); return NULL;
     case MT_TAIL_UNDERFLOW:
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
+        tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_UNDERFLOW, p, size, "getmeta");
         /* reported once: a new canary, or condemned so that free leaks it quietly */
         if (MT_ERR_LEAKS(MT_ERR_HANDLE))
-            mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^ MT_TAIL_CONDEMNED);
+            mt_safety_store(p + size, tail_chksum_check_word(mt_chksum_key(), p, size) ^ MT_TAIL_CONDEMNED);
         else
-            mt_safety_store(p - MT_TAIL_WORD, MT_SELF(head_canary)(mt_chksum_key(), p, head));
+            mt_safety_store(p - MT_TAIL_WORD, tail_chksum_head_canary(mt_chksum_key(), p, head));
         break;
     default:
-        MT_SELF(raise)(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");
+        tail_chksum_raise(MORTISE_BUG_HEAP_BUFFER_OVERFLOW, p, size, "getmeta");
         /* reported once: reseal, or condemn so that free leaks it quietly */
-        mt_safety_store(p + size, MT_SELF(check_word)(mt_chksum_key(), p, size) ^
+        mt_safety_store(p + size, tail_chksum_check_word(mt_chksum_key(), p, size) ^
                                       (MT_ERR_LEAKS(MT_ERR_HANDLE) ? MT_TAIL_CONDEMNED : 0));
         break;
     }
@@ -793,16 +799,16 @@ MT_SLOW void *MT_SELF(getmeta_slow)(mt_ctx *ctx)
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tail_chksum_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     uint64_t key = mt_chksum_key_if_set();
     size_t usable;
     (void)next; /* the same chain as MT_BELOW(getmeta) */
-    if (MT_SELF(below_reports))
+    if (tail_chksum_below_reports)
         mt_safety_op_above = NULL;
-    size_t size = MT_SELF(vouch)(ctx, key, &usable);
+    size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX))
-        return MT_COLD_GETMETA(ctx, copy, MT_SELF(getmeta_slow)(&copy));
+        return MT_COLD_GETMETA(ctx, copy, tail_chksum_getmeta_slow(&copy));
     ctx->usable = size;
     ctx->szcls_key = 0;
     return ctx->ptr;
@@ -811,32 +817,32 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 /* Grow or shrink the intact block p (usable bytes below, head bytes in
  * front of p) to want bytes: resealed in place while the block below holds
  * them, else the owner's resize of the block below. */
-MT_INLINE void *MT_SELF(reseal)(mt_ctx *ctx, mt_lfunc *next, uint64_t key, size_t want, size_t usable,
-                                size_t head)
+MT_INLINE void *tail_chksum_reseal(mt_ctx *ctx, mt_lfunc *next, uint64_t key, size_t want, size_t usable,
+                                   size_t head)
 {
     char *p = ctx->ptr;
     if (want > usable - MT_TAIL_OVERHEAD - head) {
-        if (head != MT_SELF(head))
+        if (head != tail_chksum_head)
             return NULL; /* an aligned block: the socket moves it (the owner's move would keep no alignment) */
-        if (MT_SELF(head))
+        if (tail_chksum_head)
             mt_ctx_route(ctx, p - head);
-        return MT_SELF(sealed_from)(ctx, next, want, head);
+        return tail_chksum_sealed_from(ctx, next, want, head);
     }
-    MT_SELF(seal)(key, p - head, head, want, usable);
+    tail_chksum_seal(key, p - head, head, want, usable);
     return p;
 }
 
 /* realloc: the socket asked getmeta first (which verified the block), so a
  * block that is not intact here is one getmeta reported: let the socket
  * move it (its free then leaks a condemned block). */
-MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *tail_chksum_resize_slow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size, usable, head;
-    if (MT_SELF(below_reports))
+    if (tail_chksum_below_reports)
         mt_safety_op_above = "realloc";
-    if (MT_SELF(inspect)(ctx, &size, &usable, &head) != MT_TAIL_OK)
+    if (tail_chksum_inspect(ctx, &size, &usable, &head) != MT_TAIL_OK)
         return NULL;
-    return MT_SELF(reseal)(ctx, next, mt_chksum_key(), ctx->size, usable, head);
+    return tail_chksum_reseal(ctx, next, mt_chksum_key(), ctx->size, usable, head);
 }
 
 /* Inline: an intact block whose usable size below still holds the new size
@@ -845,16 +851,16 @@ MT_SLOW void *MT_SELF(resize_slow)(mt_ctx *ctx, mt_lfunc *next)
  * else); an intact one too small goes to its owner's resize (moving is the
  * socket's); everything else the slow way. */
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t usable;
     uint64_t key = mt_chksum_key_if_set();
-    if (MT_SELF(below_reports))
+    if (tail_chksum_below_reports)
         mt_safety_op_above = "realloc";
-    size_t size = MT_SELF(vouch)(ctx, key, &usable);
+    size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(resize_slow)(&copy, next));
-    return MT_SELF(reseal)(ctx, next, key, ctx->size, usable, MT_SELF(head));
+        return MT_COLD_CALL(ctx, copy, tail_chksum_resize_slow(&copy, next));
+    return tail_chksum_reseal(ctx, next, key, ctx->size, usable, tail_chksum_head);
 }
 
 #if MT_FREED_MARK
@@ -867,3 +873,6 @@ MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_ERR_HANDLE
 #undef MT_HEAD_CANARY
 #undef MT_FREED_MARK
+#ifdef MT_NAMES_tail_chksum
+#include "../names/tail_chksum.h" /* forget them */
+#endif

@@ -55,7 +55,9 @@
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/tarrcache.h"
+#else
 #define MT_NAME tarrcache
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -78,35 +80,36 @@ MT_DECLARE_BELOW(free)
 #include "cache/classes.h"
 
 static MT_TLS struct {
-    mt_magazine mag[MT_SELF(bins)];
+    mt_magazine mag[tarrcache_bins];
     int state;    /* cache/thread_state.h */
     void **store; /* every magazine's slots, one block from below */
-} MT_SELF(tl);
+} tarrcache_tl;
 
 #include "cache/thread_state.h"
 
 /* The thread's first use: slot arrays for every cached class, from below. */
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void tarrcache_start(void)
 {
-    uint32_t caps[MT_SELF(bins)];
-    void **store = mt_magazine_store(MT_SELF(caps)(caps, MT_CACHE_SIZE, MT_TARRCACHE_SLOTS), MT_BELOW(alloc));
-    MT_SELF(tl).state = store ? mt_cache_on : mt_cache_off;
+    uint32_t caps[tarrcache_bins];
+    void **store =
+        mt_magazine_store(tarrcache_caps(caps, MT_CACHE_SIZE, MT_TARRCACHE_SLOTS), MT_BELOW(alloc));
+    tarrcache_tl.state = store ? mt_cache_on : mt_cache_off;
     if (!store)
         return;
-    MT_SELF(tl).store = store;
-    mt_magazine_carve(&MT_SELF(tl).mag[MT_SELF(first)()], &caps[MT_SELF(first)()],
-                      MT_SELF(end)() - MT_SELF(first)(), store);
+    tarrcache_tl.store = store;
+    mt_magazine_carve(&tarrcache_tl.mag[tarrcache_first()], &caps[tarrcache_first()],
+                      tarrcache_end() - tarrcache_first(), store);
 }
 
 /* Alloc's slow path: requests it does not take go below; a miss serves the
  * request from below and fills half the magazine for the next ones. */
-MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *tarrcache_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
 {
-    if (!MT_SELF(takes)(ctx->size, ctx->align) || !MT_SELF(ready)())
+    if (!tarrcache_takes(ctx->size, ctx->align) || !tarrcache_ready())
         return next(ctx);
-    size_t c = MT_SELF(class_index)(ctx->size);
-    mt_magazine *m = &MT_SELF(tl).mag[c];
-    size_t csize = MT_SELF(class_size)(c);
+    size_t c = tarrcache_class_index(ctx->size);
+    mt_magazine *m = &tarrcache_tl.mag[c];
+    size_t csize = tarrcache_class_size(c);
     ctx->size = csize; /* a whole class, so the block serves any size of it */
     void *first = next(ctx);
     if (first && m->n == 0 && m->cap > 1)
@@ -116,10 +119,10 @@ MT_SLOW void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Free's slow path: a block of a class it does not keep, a full magazine
  * (its older half goes below first), or a thread that does not cache. */
-MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
+MT_SLOW void tarrcache_free_slow(void *p, size_t c, mt_lfunc *next)
 {
-    if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
-        mt_magazine *m = &MT_SELF(tl).mag[c];
+    if (tarrcache_covers(c) && tarrcache_ready()) {
+        mt_magazine *m = &tarrcache_tl.mag[c];
         if (m->n >= m->cap)
             mt_magazine_drain(m, (m->cap + 1) / 2, next);
         m->slot[m->n++] = p;
@@ -128,16 +131,16 @@ MT_SLOW void MT_SELF(free_slow)(void *p, size_t c, mt_lfunc *next)
     mt_cache_free_block(p, next);
 }
 
-MT_INLINE mt_magazine *MT_SELF(magazine)(size_t c) { return &MT_SELF(tl).mag[c]; }
-MT_INLINE bool MT_SELF(accepts)(size_t c, void *p) { return (void)c, (void)p, true; }
+MT_INLINE mt_magazine *tarrcache_magazine(size_t c) { return &tarrcache_tl.mag[c]; }
+MT_INLINE bool tarrcache_accepts(size_t c, void *p) { return (void)c, (void)p, true; }
 #include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
-MT_SLOW bool MT_SELF(flush_all)(void)
+MT_SLOW bool tarrcache_flush_all(void)
 {
     size_t any = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        any += mt_magazine_drain(&MT_SELF(tl).mag[c], SIZE_MAX, MT_BELOW(free));
+    for (size_t c = tarrcache_first(); c < tarrcache_end(); c++)
+        any += mt_magazine_drain(&tarrcache_tl.mag[c], SIZE_MAX, MT_BELOW(free));
     return any != 0;
 }
 
@@ -145,11 +148,11 @@ MT_SLOW bool MT_SELF(flush_all)(void)
 
 /* The calling thread's magazines (other threads check their own). */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *tarrcache_invariants(void)
 {
     const char *broken = NULL;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
-        broken = MT_SELF(check_magazine)(&MT_SELF(tl).mag[c], c);
+    for (size_t c = tarrcache_first(); c < tarrcache_end() && !broken; c++)
+        broken = tarrcache_check_magazine(&tarrcache_tl.mag[c], c);
     return broken;
 }
 
@@ -160,3 +163,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_SIZECLASS_STEP
 #undef MT_CACHE_SIZE
 #undef MT_TARRCACHE_SLOTS
+#ifdef MT_NAMES_tarrcache
+#include "../names/tarrcache.h" /* forget them */
+#endif

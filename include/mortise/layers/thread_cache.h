@@ -127,7 +127,9 @@
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/thread_cache.h"
+#else
 #define MT_NAME thread_cache
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -167,21 +169,21 @@ MT_DECLARE_BELOW(free_batch)
 /* link_check: the link in cached block p failed its check: the list ends
  * at p (the blocks after it are dropped; their room is not given back, so
  * the class caches that many fewer blocks). */
-MT_SLOW void *MT_SELF(link_cut)(void *p)
+MT_SLOW void *thread_cache_link_cut(void *p)
 {
     *(void **)p = NULL;
-    MT_SELF(link_broken)(p, "alloc");
+    thread_cache_link_broken(p, "alloc");
     return NULL;
 }
 
 /* The block after p on a list or chain of cached blocks: checked before
  * anyone follows it with link_check=1 (owned by some layer below: cached
  * blocks are theirs), read as is without. */
-MT_INLINE void *MT_SELF(next_of)(void *p)
+MT_INLINE void *thread_cache_next_of(void *p)
 {
     void *link = *(void **)p;
     if (MT_LINK_CHECK && MT_UNLIKELY(!mt_link_ok(p, link, 0)))
-        return MT_SELF(link_cut)(p);
+        return thread_cache_link_cut(p);
     return link;
 }
 
@@ -192,34 +194,37 @@ MT_INLINE void *MT_SELF(next_of)(void *p)
  * an array of pairs: a class index scales by 8 inside the address, so the
  * hits need no shift to find their entry. */
 static MT_TLS struct {
-    void *head[MT_SELF(bins)];
-    size_t room[MT_SELF(bins)];
+    void *head[thread_cache_bins];
+    size_t room[thread_cache_bins];
     int state;       /* cache/thread_state.h */
     int cpu;         /* coreaware: the CPU the budget was last fitted to */
     unsigned events; /* coreaware: slow-path events since the last look */
     size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
-} MT_SELF(tl);
+} thread_cache_tl;
 
 #include "cache/thread_state.h" /* ready(); create, thread_exit, purge, ... */
 
 /* The thread's budget in bytes: cache_size, or its share on this core. */
-MT_INLINE size_t MT_SELF(budget)(void)
+MT_INLINE size_t thread_cache_budget(void)
 {
-    return MT_COREAWARE_CACHESIZE ? MT_SELF(tl).budget : (size_t)MT_CACHE_SIZE;
+    return MT_COREAWARE_CACHESIZE ? thread_cache_tl.budget : (size_t)MT_CACHE_SIZE;
 }
 
-MT_INLINE size_t MT_SELF(capacity)(size_t index) { return MT_SELF(share)(MT_SELF(budget)(), index); }
+MT_INLINE size_t thread_cache_capacity(size_t index)
+{
+    return thread_cache_share(thread_cache_budget(), index);
+}
 
 /* The thread's first use: every class may take its capacity. */
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void thread_cache_start(void)
 {
     if (MT_COREAWARE_CACHESIZE) {
-        MT_SELF(tl).cpu = mt_cpu_current();
-        MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, MT_SELF(tl).cpu);
+        thread_cache_tl.cpu = mt_cpu_current();
+        thread_cache_tl.budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, thread_cache_tl.cpu);
     }
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).room[c] = MT_SELF(capacity)(c);
-    MT_SELF(tl).state = mt_cache_on;
+    for (size_t c = thread_cache_first(); c < thread_cache_end(); c++)
+        thread_cache_tl.room[c] = thread_cache_capacity(c);
+    thread_cache_tl.state = mt_cache_on;
 }
 
 /* Free the first (at most) n blocks of the chain at p below; returns the
@@ -228,7 +233,7 @@ MT_SLOW void MT_SELF(start)(void)
  * a run of one class under one lock (slab_lk) takes what it can, any other
  * chain just the one block. A bounded run needs no walk to cut it off
  * first: a full list's half goes below straight from the list. */
-MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
+MT_NOINLINE_HOT void *thread_cache_free_run(void *p, size_t n, size_t *freed)
 {
     size_t k = 0;
     /* link_check: a trunk's free_batch follows the run's links itself
@@ -236,13 +241,13 @@ MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
      * checked here first (a bad one cuts the run there) */
     if (MT_LINK_CHECK) {
         size_t i = 0;
-        for (void *q = p; q && i < n; q = MT_SELF(next_of)(q))
+        for (void *q = p; q && i < n; q = thread_cache_next_of(q))
             i++;
     }
     while (p && k < n) {
         mt_ctx sub = mt_ctx_for_alloc(0, 1);
         mt_ctx_route(&sub, p);
-        void *rest = MT_SELF(next_of)(p);
+        void *rest = thread_cache_next_of(p);
         sub.chain = rest;
         sub.count = n - k - 1;
         MT_BELOW(free_batch)(&sub);
@@ -254,73 +259,73 @@ MT_NOINLINE_HOT void *MT_SELF(free_run)(void *p, size_t n, size_t *freed)
 }
 
 /* Free a NULL-terminated chain of blocks below; returns how many. */
-MT_INLINE size_t MT_SELF(free_chain)(void *p)
+MT_INLINE size_t thread_cache_free_chain(void *p)
 {
     size_t n;
-    MT_SELF(free_run)(p, SIZE_MAX, &n);
+    thread_cache_free_run(p, SIZE_MAX, &n);
     return n;
 }
 
 /* The newest (at most) n blocks of class c off its list, as a chain;
  * *cut is how many. */
-MT_INLINE void *MT_SELF(cut)(size_t c, size_t n, size_t *cut)
+MT_INLINE void *thread_cache_cut(size_t c, size_t n, size_t *cut)
 {
-    void *chain = MT_SELF(tl).head[c], *last = NULL;
+    void *chain = thread_cache_tl.head[c], *last = NULL;
     size_t k = 0;
-    for (void *p = chain; p && k < n; p = MT_SELF(next_of)(p), k++)
+    for (void *p = chain; p && k < n; p = thread_cache_next_of(p), k++)
         last = p;
     *cut = k;
     if (!last)
         return NULL;
-    MT_SELF(tl).head[c] = MT_SELF(next_of)(last);
+    thread_cache_tl.head[c] = thread_cache_next_of(last);
     *(void **)last = NULL;
-    MT_SELF(tl).room[c] += k;
+    thread_cache_tl.room[c] += k;
     return chain;
 }
 
 /* Free the newest (at most) n blocks of class c below; returns how many. */
-static size_t MT_SELF(flush)(size_t c, size_t n)
+static size_t thread_cache_flush(size_t c, size_t n)
 {
     size_t k;
-    MT_SELF(tl).head[c] = MT_SELF(free_run)(MT_SELF(tl).head[c], n, &k);
-    MT_SELF(tl).room[c] += k;
+    thread_cache_tl.head[c] = thread_cache_free_run(thread_cache_tl.head[c], n, &k);
+    thread_cache_tl.room[c] += k;
     return k;
 }
 
 #include "cache/handoff.h" /* shed, take_handoff, empty_handoff: the transfer cache */
 
-MT_SLOW const char *MT_SELF(check_bin)(size_t c); /* debug level 2, after a slow path */
+MT_SLOW const char *thread_cache_check_bin(size_t c); /* debug level 2, after a slow path */
 
 /* coreaware: the thread is on another CPU now. Fit every class's bound to
  * that CPU's budget; blocks above a smaller bound go back below. */
-MT_SLOW void MT_SELF(refit)(int cpu)
+MT_SLOW void thread_cache_refit(int cpu)
 {
-    size_t old_budget = MT_SELF(tl).budget;
-    MT_SELF(tl).cpu = cpu;
-    MT_SELF(tl).budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, cpu);
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        size_t held = MT_SELF(share)(old_budget, c) - MT_SELF(tl).room[c];
-        size_t cap = MT_SELF(capacity)(c);
+    size_t old_budget = thread_cache_tl.budget;
+    thread_cache_tl.cpu = cpu;
+    thread_cache_tl.budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, cpu);
+    for (size_t c = thread_cache_first(); c < thread_cache_end(); c++) {
+        size_t held = thread_cache_share(old_budget, c) - thread_cache_tl.room[c];
+        size_t cap = thread_cache_capacity(c);
         if (held > cap)
-            held -= MT_SELF(flush)(c, held - cap);
-        MT_SELF(tl).room[c] = cap - held;
+            held -= thread_cache_flush(c, held - cap);
+        thread_cache_tl.room[c] = cap - held;
     }
 }
 
 /* coreaware: one slow-path event; every MT_COREAWARE_INTERVAL of them, look
  * at the CPU (the socket's hint when it gives one). Nothing without the slot. */
-MT_INLINE void MT_SELF(core_event)(int hint)
+MT_INLINE void thread_cache_core_event(int hint)
 {
-    if (MT_COREAWARE_CACHESIZE && ++MT_SELF(tl).events >= MT_COREAWARE_INTERVAL) {
-        MT_SELF(tl).events = 0;
+    if (MT_COREAWARE_CACHESIZE && ++thread_cache_tl.events >= MT_COREAWARE_INTERVAL) {
+        thread_cache_tl.events = 0;
         int cpu = hint >= 0 ? hint : mt_cpu_current();
-        if (cpu != MT_SELF(tl).cpu)
-            MT_SELF(refit)(cpu);
+        if (cpu != thread_cache_tl.cpu)
+            thread_cache_refit(cpu);
     }
 }
 
-MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next);
-MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next);
+MT_NOINLINE_HOT void *thread_cache_alloc_slow(mt_ctx *ctx, mt_lfunc *next);
+MT_NOINLINE_HOT void thread_cache_free_slow(void *p, size_t c, int cpu, mt_lfunc *next);
 
 /* An aligned request (align > MT_MIN_ALIGN): the head of the smallest cached
  * class that is a multiple of the alignment (aligned_class), if its address
@@ -328,27 +333,27 @@ MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *ne
  * A miss refills that class as an unaligned miss does (a class-sized
  * request) and returns the first block if aligned; else the block is cached
  * and the request goes below as it is. */
-MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *thread_cache_alloc_aligned(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t align = ctx->align, c = MT_SELF(aligned_class)(ctx->size, align);
-    if (c == SIZE_MAX || !MT_SELF(ready)())
+    size_t align = ctx->align, c = thread_cache_aligned_class(ctx->size, align);
+    if (c == SIZE_MAX || !thread_cache_ready())
         return next(ctx);
-    void *p = MT_SELF(tl).head[c];
+    void *p = thread_cache_tl.head[c];
     if (p) {
         if ((uintptr_t)p & (align - 1))
             return next(ctx);
-        MT_SELF(tl).head[c] = MT_SELF(next_of)(p);
-        MT_SELF(tl).room[c]++;
+        thread_cache_tl.head[c] = thread_cache_next_of(p);
+        thread_cache_tl.room[c]++;
         return p;
     }
     mt_ctx sub = *ctx;
-    sub.size = MT_SELF(class_size)(c);
+    sub.size = thread_cache_class_size(c);
     sub.align = MT_MIN_ALIGN;
-    p = MT_SELF(alloc_slow)(&sub, next);
+    p = thread_cache_alloc_slow(&sub, next);
     if (p && !((uintptr_t)p & (align - 1)))
         return p;
     if (p)
-        MT_SELF(free_slow)(p, c, ctx->cpu, next);
+        thread_cache_free_slow(p, c, ctx->cpu, next);
     return next(ctx);
 }
 
@@ -356,42 +361,42 @@ MT_SLOW void *MT_SELF(alloc_aligned)(mt_ctx *ctx, mt_lfunc *next)
  * hit needs no stack frame: the compiler places the prologue here): requests
  * the cache does not take go below; a miss serves the request from below and
  * takes up to a batch more blocks of the class for the next ones. */
-MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
+MT_NOINLINE_HOT void *thread_cache_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
-    if (!MT_SELF(takes)(size, ctx->align)) {
+    if (!thread_cache_takes(size, ctx->align)) {
         if (ctx->align > MT_MIN_ALIGN)
-            return MT_SELF(alloc_aligned)(ctx, next);
+            return thread_cache_alloc_aligned(ctx, next);
         return next(ctx);
     }
-    if (!MT_SELF(ready)())
+    if (!thread_cache_ready())
         return next(ctx);
-    MT_SELF(core_event)(ctx->cpu);
-    size_t c = MT_SELF(class_index)(size);
-    if (MT_LINK_CHECK && MT_SELF(tl).head[c]) { /* the hit found a far link: pop it checked */
-        void *p = MT_SELF(tl).head[c];
-        MT_SELF(tl).head[c] = MT_SELF(next_of)(p);
-        MT_SELF(tl).room[c]++;
+    thread_cache_core_event(ctx->cpu);
+    size_t c = thread_cache_class_index(size);
+    if (MT_LINK_CHECK && thread_cache_tl.head[c]) { /* the hit found a far link: pop it checked */
+        void *p = thread_cache_tl.head[c];
+        thread_cache_tl.head[c] = thread_cache_next_of(p);
+        thread_cache_tl.room[c]++;
         return p;
     }
-    size_t csize = MT_SELF(class_size)(c);
-    void *handed = MT_SELF(take_handoff)(c);
+    size_t csize = thread_cache_class_size(c);
+    void *handed = thread_cache_take_handoff(c);
     if (handed)
         return handed;
-    size_t half = MT_SELF(capacity)(c) / 2, batch = MT_THREAD_CACHE_BATCH_BYTES / csize;
+    size_t half = thread_cache_capacity(c) / 2, batch = MT_THREAD_CACHE_BATCH_BYTES / csize;
     if (batch < MT_THREAD_CACHE_BATCH)
         batch = MT_THREAD_CACHE_BATCH;
     size_t want = half < batch ? half : batch;
     ctx->size = csize; /* a whole class, so the block serves any size of it */
-    if (want < 2 || !MT_SELF(tl).room[c])
+    if (want < 2 || !thread_cache_tl.room[c])
         return next(ctx);
-    ctx->chain = MT_SELF(tl).head[c];
-    ctx->count = want - 1 < MT_SELF(tl).room[c] ? want - 1 : MT_SELF(tl).room[c];
+    ctx->chain = thread_cache_tl.head[c];
+    ctx->count = want - 1 < thread_cache_tl.room[c] ? want - 1 : thread_cache_tl.room[c];
     void *first = MT_BELOW(alloc_batch)(ctx);
     if (!first)
         return NULL;
-    MT_SELF(tl).head[c] = ctx->chain;
-    MT_SELF(tl).room[c] -= ctx->count;
+    thread_cache_tl.head[c] = ctx->chain;
+    thread_cache_tl.room[c] -= ctx->count;
     if (!ctx->count) {
         /* Nothing below serves batches: the rest one alloc at a time, kept
          * in the order they come (ascending from a fresh slab or span), no
@@ -399,40 +404,40 @@ MT_NOINLINE_HOT void *MT_SELF(alloc_slow)(mt_ctx *ctx, mt_lfunc *next)
         void *more = NULL, **link = &more;
         if (want > MT_THREAD_CACHE_BATCH)
             want = MT_THREAD_CACHE_BATCH;
-        for (size_t i = 1; i < want && MT_SELF(tl).room[c]; i++) {
+        for (size_t i = 1; i < want && thread_cache_tl.room[c]; i++) {
             mt_ctx sub = mt_ctx_for_alloc(csize, 1);
             void *p = next(&sub);
             if (!p)
                 break;
             *link = p;
             link = (void **)p;
-            MT_SELF(tl).room[c]--;
+            thread_cache_tl.room[c]--;
         }
-        *link = MT_SELF(tl).head[c];
-        MT_SELF(tl).head[c] = more;
+        *link = thread_cache_tl.head[c];
+        thread_cache_tl.head[c] = more;
     }
-    MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
+    MT_ASSERT_HOLDS(thread_cache_check_bin(c));
     return first;
 }
 
 /* Free's slow path: a block of a class the cache does not keep, a full list
  * (half of it goes below first), or a thread that does not cache (any more). */
-MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *next)
+MT_NOINLINE_HOT void thread_cache_free_slow(void *p, size_t c, int cpu, mt_lfunc *next)
 {
-    if (MT_SELF(covers)(c) && MT_SELF(ready)()) {
-        MT_SELF(core_event)(cpu);
-        if (!MT_SELF(tl).room[c]) {
-            size_t half = (MT_SELF(capacity)(c) + 1) / 2;
+    if (thread_cache_covers(c) && thread_cache_ready()) {
+        thread_cache_core_event(cpu);
+        if (!thread_cache_tl.room[c]) {
+            size_t half = (thread_cache_capacity(c) + 1) / 2;
             if (MT_THREAD_CACHE_HANDOFF)
-                MT_SELF(shed)(c, half);
+                thread_cache_shed(c, half);
             else
-                MT_SELF(flush)(c, half);
+                thread_cache_flush(c, half);
         }
-        MT_ASSERT(MT_SELF(tl).room[c] > 0); /* the flush above made room */
-        *(void **)p = MT_SELF(tl).head[c];
-        MT_SELF(tl).head[c] = p;
-        MT_SELF(tl).room[c]--;
-        MT_ASSERT_HOLDS(MT_SELF(check_bin)(c));
+        MT_ASSERT(thread_cache_tl.room[c] > 0); /* the flush above made room */
+        *(void **)p = thread_cache_tl.head[c];
+        thread_cache_tl.head[c] = p;
+        thread_cache_tl.room[c]--;
+        MT_ASSERT_HOLDS(thread_cache_check_bin(c));
         return;
     }
     mt_cache_free_block(p, next);
@@ -443,46 +448,46 @@ MT_NOINLINE_HOT void MT_SELF(free_slow)(void *p, size_t c, int cpu, mt_lfunc *ne
  * aligned_class when that head is aligned, else the slow path
  * (alloc_aligned), so a warm aligned request costs a class search more than
  * malloc instead of a call out of line. */
-MT_INLINE void *MT_SELF(alloc_aligned_hit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *thread_cache_alloc_aligned_hit(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t c = MT_SELF(aligned_class)(ctx->size, ctx->align);
-    void *p = c != SIZE_MAX ? MT_SELF(tl).head[c] : NULL;
+    size_t c = thread_cache_aligned_class(ctx->size, ctx->align);
+    void *p = c != SIZE_MAX ? thread_cache_tl.head[c] : NULL;
     if (MT_UNLIKELY(!p || ((uintptr_t)p & (ctx->align - 1)) ||
                     (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    MT_SELF(tl).head[c] = *(void **)p;
-    MT_SELF(tl).room[c]++;
+        return MT_COLD_CALL(ctx, copy, thread_cache_alloc_slow(&copy, next));
+    thread_cache_tl.head[c] = *(void **)p;
+    thread_cache_tl.room[c]++;
     return p;
 }
 
 /* Hit: a compare for the range, the class index, a pop. */
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *thread_cache_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size = ctx->size;
     if (MT_UNLIKELY(ctx->align > MT_MIN_ALIGN))
-        return MT_SELF(alloc_aligned_hit)(ctx, next);
+        return thread_cache_alloc_aligned_hit(ctx, next);
     void *p = NULL;
     size_t c = 0;
-    if (MT_SELF(takes)(size, ctx->align)) {
-        c = MT_SELF(class_index)(size);
-        p = MT_SELF(tl).head[c];
+    if (thread_cache_takes(size, ctx->align)) {
+        c = thread_cache_class_index(size);
+        p = thread_cache_tl.head[c];
     }
     /* link_check: checked inline (a page-map lookup when the link leaves
      * the block's granule); a bad link goes to the slow path, which the hit
      * calls anyway (no second call, no stack frame) and which reports it */
     if (MT_UNLIKELY(!p || (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_slow)(&copy, next));
-    MT_SELF(tl).head[c] = *(void **)p;
-    MT_SELF(tl).room[c]++;
+        return MT_COLD_CALL(ctx, copy, thread_cache_alloc_slow(&copy, next));
+    thread_cache_tl.head[c] = *(void **)p;
+    thread_cache_tl.room[c]++;
     return p;
 }
 
 /* Hit: the owner's getmeta, the class index, a push. */
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *thread_cache_free(mt_ctx *ctx, mt_lfunc *next)
 {
-    size_t c = MT_BELOW(getmeta)(ctx) ? MT_SELF(class_of)(ctx) : SIZE_MAX;
+    size_t c = MT_BELOW(getmeta)(ctx) ? thread_cache_class_of(ctx) : SIZE_MAX;
     /* The table check first: room[c] beyond the table (SIZE_MAX for a block
      * nobody owns) is not an element to take the address of. Classes of
      * the table the cache does not cover have no room (start, refit and
@@ -490,35 +495,35 @@ MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
      * the slow path and the hit needs no range check of its own; for an
      * owner's class hint of our policy (class_of) with a table of every
      * class, the table check folds away too. */
-    if (MT_UNLIKELY(c >= (size_t)MT_SELF(bins) || !MT_SELF(tl).room[c])) {
-        MT_SELF(free_slow)(ctx->ptr, c, ctx->cpu, next);
+    if (MT_UNLIKELY(c >= (size_t)thread_cache_bins || !thread_cache_tl.room[c])) {
+        thread_cache_free_slow(ctx->ptr, c, ctx->cpu, next);
         return NULL;
     }
-    *(void **)ctx->ptr = MT_SELF(tl).head[c];
-    MT_SELF(tl).head[c] = ctx->ptr;
-    MT_SELF(tl).room[c]--;
+    *(void **)ctx->ptr = thread_cache_tl.head[c];
+    thread_cache_tl.head[c] = ctx->ptr;
+    thread_cache_tl.room[c]--;
     return NULL;
 }
 
 /* Give every cached block back below, and the hand-off slots' chains. True
  * if there was any. */
-MT_SLOW bool MT_SELF(flush_all)(void)
+MT_SLOW bool thread_cache_flush_all(void)
 {
     size_t any = 0;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++) {
-        any += MT_SELF(flush)(c, SIZE_MAX);
-        any += MT_SELF(empty_handoff)(c);
+    for (size_t c = thread_cache_first(); c < thread_cache_end(); c++) {
+        any += thread_cache_flush(c, SIZE_MAX);
+        any += thread_cache_empty_handoff(c);
     }
     return any != 0;
 }
 
 /* The thread ends: its blocks go back, and it caches nothing any more. */
-MT_SLOW void MT_SELF(stop)(void)
+MT_SLOW void thread_cache_stop(void)
 {
-    MT_SELF(flush_all)();
-    MT_SELF(tl).state = mt_cache_off;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)(); c++)
-        MT_SELF(tl).room[c] = 0;
+    thread_cache_flush_all();
+    thread_cache_tl.state = mt_cache_off;
+    for (size_t c = thread_cache_first(); c < thread_cache_end(); c++)
+        thread_cache_tl.room[c] = 0;
 }
 
 #include "cache/check.h" /* cached_in, check_magazine */
@@ -527,31 +532,31 @@ MT_SLOW void MT_SELF(stop)(void)
  * class's capacity (no cycle), blocks owned below in this class, and blocks
  * + room == capacity while the thread caches (nothing, no room, when it
  * does not). */
-MT_SLOW const char *MT_SELF(check_bin)(size_t c)
+MT_SLOW const char *thread_cache_check_bin(size_t c)
 {
-    size_t cap = MT_SELF(tl).state == mt_cache_on ? MT_SELF(capacity)(c) : 0, n = 0;
-    for (void *p = MT_SELF(tl).head[c]; p; p = *(void **)p) {
+    size_t cap = thread_cache_tl.state == mt_cache_on ? thread_cache_capacity(c) : 0, n = 0;
+    for (void *p = thread_cache_tl.head[c]; p; p = *(void **)p) {
         if (++n > cap)
             return MT_STR(MT_NAME) ": list longer than its capacity (a cycle or a lost count)";
-        if (!MT_SELF(cached_in)(p, c))
+        if (!thread_cache_cached_in(p, c))
             return MT_STR(MT_NAME) ": cached block not owned below or of another class";
     }
-    return n + MT_SELF(tl).room[c] == cap ? NULL : MT_STR(MT_NAME) ": cached blocks + room != capacity";
+    return n + thread_cache_tl.room[c] == cap ? NULL : MT_STR(MT_NAME) ": cached blocks + room != capacity";
 }
 
 /* The calling thread's cache (other threads' lists are theirs: they check
  * them themselves). */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */
-MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
+MT_SLOW MT_UNUSED const char *thread_cache_invariants(void)
 {
     const char *broken = NULL;
-    for (size_t c = MT_SELF(first)(); c < MT_SELF(end)() && !broken; c++)
-        broken = MT_SELF(check_bin)(c);
+    for (size_t c = thread_cache_first(); c < thread_cache_end() && !broken; c++)
+        broken = thread_cache_check_bin(c);
     /* free's hit tests room alone: a class of the table outside the cached
      * ones must never have any */
     /* clang-format off */
-    for (size_t c = 0; c < (size_t)MT_SELF(bins) && !broken; c++)
-        if (!MT_SELF(covers)(c) && (MT_SELF(tl).room[c] || MT_SELF(tl).head[c]))
+    for (size_t c = 0; c < (size_t)thread_cache_bins && !broken; c++)
+        if (!thread_cache_covers(c) && (thread_cache_tl.room[c] || thread_cache_tl.head[c]))
             broken = MT_STR(MT_NAME) ": room or blocks in a class the cache does not cover";
     /* clang-format on */
     return broken;
@@ -571,3 +576,6 @@ MT_SLOW MT_UNUSED const char *MT_SELF(invariants)(void)
 #undef MT_THREAD_CACHE_HANDOFF
 #undef MT_THREAD_CACHE_BINS
 #undef MT_COREAWARE_INTERVAL
+#ifdef MT_NAMES_thread_cache
+#include "../names/thread_cache.h" /* forget them */
+#endif

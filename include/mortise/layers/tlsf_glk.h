@@ -107,7 +107,9 @@
 #include "../policy/sync/sync.h"
 #include "glk/record_pool.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/tlsf_glk.h"
+#else
 #define MT_NAME tlsf_glk
 #endif
 #ifndef MT_SIZE_HANDLE
@@ -249,24 +251,24 @@ MT_INLINE size_t mt_tlsf_round(size_t size, unsigned sl_log2)
 }
 #endif /* MORTISE_LAYERS_TLSF_GLK_TYPES */
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { tlsf_glk_id = MT_NEW_LAYER_ID };
 MT_DECLARE_BELOW(free) /* purge hands chunks back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
 #include "safety/link_check.h" /* link_check, err_handle */
 
 enum {
-    MT_SELF(sl_log2) = __builtin_ctz(MT_SL_COUNT),
-    MT_SELF(fl_count) = MT_TLSF_FL_COUNT(__builtin_ctz(MT_SL_COUNT)),
+    tlsf_glk_sl_log2 = __builtin_ctz(MT_SL_COUNT),
+    tlsf_glk_fl_count = MT_TLSF_FL_COUNT(__builtin_ctz(MT_SL_COUNT)),
 };
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     uint64_t fl_map;
-    uint64_t sl_map[MT_SELF(fl_count)];
-    mt_tlsf_block *heads[MT_SELF(fl_count)][MT_SL_COUNT];
+    uint64_t sl_map[tlsf_glk_fl_count];
+    mt_tlsf_block *heads[tlsf_glk_fl_count][MT_SL_COUNT];
     mt_tlsf_block *regions; /* sentinels, linked through next_free/prev_free */
     mt_record_pool records; /* chunk records */
-} MT_SELF(state);
+} tlsf_glk_state;
 
 /* ---- the segregated lists (lock held) ---- */
 
@@ -275,7 +277,7 @@ static struct {
 /* Can x be a block header of ours, read without faulting? 16-aligned, and
  * in f's granule or in a granule this layer owns (never one a layer above
  * claimed: those hold no headers). */
-MT_INLINE bool MT_SELF(header_at)(const mt_tlsf_block *f, const mt_tlsf_block *x)
+MT_INLINE bool tlsf_glk_header_at(const mt_tlsf_block *f, const mt_tlsf_block *x)
 {
     /* no branch hint: free neighbours and list links are as often far */
     return !((uintptr_t)x & (MT_MIN_ALIGN - 1)) && (!(((uintptr_t)f ^ (uintptr_t)x) >> MT_GRANULE_SHIFT) ||
@@ -288,26 +290,26 @@ MT_INLINE bool MT_SELF(header_at)(const mt_tlsf_block *f, const mt_tlsf_block *x
  * to f (the list head when it has no predecessor). An overflow into f or a
  * write after free into it changes one of these. list_head: f was read
  * from its list's head (take_fit), so it needs no look at the heads. */
-MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head)
+MT_INLINE bool tlsf_glk_free_ok(const mt_tlsf_block *f, size_t h, bool list_head)
 {
     size_t size = h & ~MT_TLSF_FLAGS;
     if (!(h & MT_TLSF_FREE) || size < MT_TLSF_MIN || (size & (MT_MIN_ALIGN - 1)))
         return false;
     const mt_tlsf_block *n = mt_tlsf_at((uintptr_t)f + size), *nx = f->next_free, *pv = f->prev_free;
-    if ((uintptr_t)n < (uintptr_t)f || !MT_SELF(header_at)(f, n) || n->prev_phys != f ||
+    if ((uintptr_t)n < (uintptr_t)f || !tlsf_glk_header_at(f, n) || n->prev_phys != f ||
         !mt_tlsf_prev_free(n))
         return false;
-    if (nx && (!MT_SELF(header_at)(f, nx) || nx->prev_free != f))
+    if (nx && (!tlsf_glk_header_at(f, nx) || nx->prev_free != f))
         return false;
     if (pv) /* a condemned predecessor: f is left of a dropped list, adopted */
-        return !list_head && MT_SELF(header_at)(f, pv) &&
+        return !list_head && tlsf_glk_header_at(f, pv) &&
                (pv->next_free == f || (mt_tlsf_head(pv) & MT_TLSF_CONDEMNED));
     if (list_head)
         return true;
     unsigned fl, sl;
-    mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
+    mt_tlsf_map(size, tlsf_glk_sl_log2, &fl, &sl);
     /* clang-format off */
-    return fl < MT_SELF(fl_count) && MT_SELF(state).heads[fl][sl] == f;
+    return fl < tlsf_glk_fl_count && tlsf_glk_state.heads[fl][sl] == f;
     /* clang-format on */
 }
 
@@ -315,11 +317,11 @@ MT_INLINE bool MT_SELF(free_ok)(const mt_tlsf_block *f, size_t h, bool list_head
  * address and condemned (no longer free: never merged, never handed out,
  * never reported again; its memory leaks). A block condemned before is
  * not reported again. */
-MT_SLOW void MT_SELF(free_broken)(mt_tlsf_block *f, const char *op)
+MT_SLOW void tlsf_glk_free_broken(mt_tlsf_block *f, const char *op)
 {
     size_t h = mt_tlsf_head(f);
     if (!(h & MT_TLSF_CONDEMNED))
-        MT_SELF(link_broken)(mt_tlsf_user(f), op);
+        tlsf_glk_link_broken(mt_tlsf_user(f), op);
     mt_tlsf_set_head(f, (h & ~MT_TLSF_FREE) | MT_TLSF_CONDEMNED);
 }
 
@@ -327,43 +329,43 @@ MT_SLOW void MT_SELF(free_broken)(mt_tlsf_block *f, const char *op)
  * reports and condemns it, and *h is its header word as it is now (not
  * free: a caller that writes the word back keeps it condemned). Off: true
  * without a look. */
-MT_INLINE bool MT_SELF(neighbour_ok)(mt_tlsf_block *f, size_t *h, const char *op)
+MT_INLINE bool tlsf_glk_neighbour_ok(mt_tlsf_block *f, size_t *h, const char *op)
 {
-    if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(free_ok)(f, *h, false)))
+    if (!MT_LINK_CHECK || MT_LIKELY(tlsf_glk_free_ok(f, *h, false)))
         return true;
-    MT_SELF(free_broken)(f, op);
+    tlsf_glk_free_broken(f, op);
     *h = mt_tlsf_head(f);
     return false;
 }
 
 /* File free block b of `size` bytes (its size, read by the caller). */
-MT_INLINE void MT_SELF(insert)(mt_tlsf_block *b, size_t size)
+MT_INLINE void tlsf_glk_insert(mt_tlsf_block *b, size_t size)
 {
     unsigned fl, sl;
-    mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
-    mt_tlsf_block *head = MT_SELF(state).heads[fl][sl];
+    mt_tlsf_map(size, tlsf_glk_sl_log2, &fl, &sl);
+    mt_tlsf_block *head = tlsf_glk_state.heads[fl][sl];
     MT_TLSF_STEP();
     b->next_free = head;
     b->prev_free = NULL;
     if (head)
         head->prev_free = b;
-    MT_SELF(state).heads[fl][sl] = b;
-    MT_SELF(state).sl_map[fl] |= (uint64_t)1 << sl;
-    MT_SELF(state).fl_map |= (uint64_t)1 << fl;
+    tlsf_glk_state.heads[fl][sl] = b;
+    tlsf_glk_state.sl_map[fl] |= (uint64_t)1 << sl;
+    tlsf_glk_state.fl_map |= (uint64_t)1 << fl;
 }
 
-MT_INLINE void MT_SELF(emptied)(unsigned fl, unsigned sl)
+MT_INLINE void tlsf_glk_emptied(unsigned fl, unsigned sl)
 {
-    MT_SELF(state).sl_map[fl] &= ~((uint64_t)1 << sl);
-    if (!MT_SELF(state).sl_map[fl])
-        MT_SELF(state).fl_map &= ~((uint64_t)1 << fl);
+    tlsf_glk_state.sl_map[fl] &= ~((uint64_t)1 << sl);
+    if (!tlsf_glk_state.sl_map[fl])
+        tlsf_glk_state.fl_map &= ~((uint64_t)1 << fl);
 }
 
 /* Take free block b of `size` bytes out of its list. */
-MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b, size_t size)
+MT_INLINE void tlsf_glk_remove(mt_tlsf_block *b, size_t size)
 {
     unsigned fl, sl;
-    mt_tlsf_map(size, MT_SELF(sl_log2), &fl, &sl);
+    mt_tlsf_map(size, tlsf_glk_sl_log2, &fl, &sl);
     MT_TLSF_STEP();
     mt_tlsf_block *next = b->next_free, *prev = b->prev_free;
     if (next)
@@ -371,9 +373,9 @@ MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b, size_t size)
     if (prev) {
         prev->next_free = next;
     } else {
-        MT_SELF(state).heads[fl][sl] = next;
+        tlsf_glk_state.heads[fl][sl] = next;
         if (!next)
-            MT_SELF(emptied)(fl, sl);
+            tlsf_glk_emptied(fl, sl);
     }
 }
 
@@ -381,60 +383,60 @@ MT_INLINE void MT_SELF(remove)(mt_tlsf_block *b, size_t size)
  * failed its check in operation op. It is reported and condemned, and the
  * list ends before it: nothing past f can be trusted (those blocks leak, or
  * are adopted when a neighbour's free merges them: free_ok). */
-MT_SLOW void MT_SELF(list_broken)(mt_tlsf_block *f, mt_tlsf_block *pred, unsigned fl, unsigned sl,
+MT_SLOW void tlsf_glk_list_broken(mt_tlsf_block *f, mt_tlsf_block *pred, unsigned fl, unsigned sl,
                                   const char *op)
 {
-    MT_SELF(free_broken)(f, op);
+    tlsf_glk_free_broken(f, op);
     if (pred) {
         pred->next_free = NULL;
     } else {
-        MT_SELF(state).heads[fl][sl] = NULL;
-        MT_SELF(emptied)(fl, sl);
+        tlsf_glk_state.heads[fl][sl] = NULL;
+        tlsf_glk_emptied(fl, sl);
     }
 }
 
 /* Take a free block of at least `size` bytes out of the lists: two
  * find-first-set searches, then the head of the list they found. */
-MT_INLINE mt_tlsf_block *MT_SELF(take_fit)(size_t size)
+MT_INLINE mt_tlsf_block *tlsf_glk_take_fit(size_t size)
 {
     unsigned fl, sl;
-    mt_tlsf_map(mt_tlsf_round(size, MT_SELF(sl_log2)), MT_SELF(sl_log2), &fl, &sl);
-    if (fl >= MT_SELF(fl_count))
+    mt_tlsf_map(mt_tlsf_round(size, tlsf_glk_sl_log2), tlsf_glk_sl_log2, &fl, &sl);
+    if (fl >= tlsf_glk_fl_count)
         return NULL;
 again:
     MT_TLSF_STEP();
-    uint64_t sl_bits = MT_SELF(state).sl_map[fl] & (~(uint64_t)0 << sl);
+    uint64_t sl_bits = tlsf_glk_state.sl_map[fl] & (~(uint64_t)0 << sl);
     if (!sl_bits) {
         MT_TLSF_STEP();
-        uint64_t fl_bits = MT_SELF(state).fl_map & (~(uint64_t)0 << (fl + 1));
+        uint64_t fl_bits = tlsf_glk_state.fl_map & (~(uint64_t)0 << (fl + 1));
         if (!fl_bits)
             return NULL;
         fl = (unsigned)__builtin_ctzll(fl_bits);
-        sl_bits = MT_SELF(state).sl_map[fl];
+        sl_bits = tlsf_glk_state.sl_map[fl];
     }
     sl = (unsigned)__builtin_ctzll(sl_bits);
-    mt_tlsf_block *b = MT_SELF(state).heads[fl][sl];
-    if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(free_ok)(b, mt_tlsf_head(b), true))) {
+    mt_tlsf_block *b = tlsf_glk_state.heads[fl][sl];
+    if (MT_LINK_CHECK && MT_UNLIKELY(!tlsf_glk_free_ok(b, mt_tlsf_head(b), true))) {
         /* nothing in this list can be trusted past b: it is dropped (its
          * blocks leak) and the search starts over */
-        MT_SELF(list_broken)(b, NULL, fl, sl, "alloc");
-        mt_tlsf_map(mt_tlsf_round(size, MT_SELF(sl_log2)), MT_SELF(sl_log2), &fl, &sl);
+        tlsf_glk_list_broken(b, NULL, fl, sl, "alloc");
+        mt_tlsf_map(mt_tlsf_round(size, tlsf_glk_sl_log2), tlsf_glk_sl_log2, &fl, &sl);
         goto again;
     }
     mt_tlsf_block *next = b->next_free;
     MT_TLSF_STEP();
-    MT_SELF(state).heads[fl][sl] = next;
+    tlsf_glk_state.heads[fl][sl] = next;
     if (next)
         next->prev_free = NULL;
     else
-        MT_SELF(emptied)(fl, sl);
+        tlsf_glk_emptied(fl, sl);
     return b;
 }
 
 /* ---- boundary tags: split and merge (lock held) ---- */
 
 /* Mark b (not in a list) used: its successor no longer has a free neighbour. */
-MT_INLINE void MT_SELF(use)(mt_tlsf_block *b)
+MT_INLINE void tlsf_glk_use(mt_tlsf_block *b)
 {
     size_t h = mt_tlsf_head(b);
     mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + (h & ~MT_TLSF_FLAGS));
@@ -444,7 +446,7 @@ MT_INLINE void MT_SELF(use)(mt_tlsf_block *b)
 
 /* Used block b keeps `size` bytes; the rest, if it can be a block, becomes a
  * free block (merged with a free successor, which only a shrink can have). */
-MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
+MT_INLINE void tlsf_glk_split(mt_tlsf_block *b, size_t size)
 {
     size_t h = mt_tlsf_head(b), total = h & ~MT_TLSF_FLAGS;
     if (total - size < MT_TLSF_MIN)
@@ -452,8 +454,8 @@ MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
     MT_TLSF_STEP();
     mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + size), *after = mt_tlsf_at((uintptr_t)b + total);
     size_t rest_size = total - size, after_h = mt_tlsf_head(after);
-    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "realloc")) {
-        MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
+    if ((after_h & MT_TLSF_FREE) && tlsf_glk_neighbour_ok(after, &after_h, "realloc")) {
+        tlsf_glk_remove(after, after_h & ~MT_TLSF_FLAGS);
         rest_size += after_h & ~MT_TLSF_FLAGS;
         after = mt_tlsf_at((uintptr_t)rest + rest_size);
         after_h = mt_tlsf_head(after);
@@ -462,12 +464,12 @@ MT_INLINE void MT_SELF(split)(mt_tlsf_block *b, size_t size)
     mt_tlsf_set_head(rest, rest_size | MT_TLSF_FREE);
     after->prev_phys = rest;
     mt_tlsf_set_head(after, after_h | MT_TLSF_PREV_FREE);
-    MT_SELF(insert)(rest, rest_size);
+    tlsf_glk_insert(rest, rest_size);
 }
 
 /* b (free, not in a list) starts `gap` bytes too early for its alignment:
  * the gap becomes a free block of its own; returns the block after it. */
-MT_INLINE mt_tlsf_block *MT_SELF(trim_leading)(mt_tlsf_block *b, size_t gap)
+MT_INLINE mt_tlsf_block *tlsf_glk_trim_leading(mt_tlsf_block *b, size_t gap)
 {
     size_t h = mt_tlsf_head(b);
     mt_tlsf_block *rest = mt_tlsf_at((uintptr_t)b + gap);
@@ -475,17 +477,17 @@ MT_INLINE mt_tlsf_block *MT_SELF(trim_leading)(mt_tlsf_block *b, size_t gap)
     mt_tlsf_set_head(rest, ((h & ~MT_TLSF_FLAGS) - gap) | MT_TLSF_FREE | MT_TLSF_PREV_FREE);
     rest->prev_phys = b;
     mt_tlsf_set_head(b, gap | (h & MT_TLSF_FLAGS));
-    MT_SELF(insert)(b, gap);
+    tlsf_glk_insert(b, gap);
     return rest;
 }
 
 /* ---- the critical sections (run through the sync policy's exec) ---- */
 
-MT_INLINE void *MT_SELF(take)(size_t size, size_t align)
+MT_INLINE void *tlsf_glk_take(size_t size, size_t align)
 {
     size_t need = mt_tlsf_block_size(size);
     size_t search = align > MT_MIN_ALIGN ? need + align + MT_MIN_ALIGN : need;
-    mt_tlsf_block *b = MT_SELF(take_fit)(search);
+    mt_tlsf_block *b = tlsf_glk_take_fit(search);
     if (!b)
         return NULL;
     if (align > MT_MIN_ALIGN) {
@@ -494,47 +496,47 @@ MT_INLINE void *MT_SELF(take)(size_t size, size_t align)
         if (gap && gap < MT_TLSF_MIN)
             gap += align;
         if (gap)
-            b = MT_SELF(trim_leading)(b, gap);
+            b = tlsf_glk_trim_leading(b, gap);
     }
-    MT_SELF(use)(b);
-    MT_SELF(split)(b, need);
+    tlsf_glk_use(b);
+    tlsf_glk_split(b, need);
     return mt_tlsf_user(b);
 }
 
-static inline void *MT_SELF(cs_alloc)(void *arg)
+static inline void *tlsf_glk_cs_alloc(void *arg)
 {
     mt_tlsf_req *r = arg;
-    return MT_SELF(take)(r->size, r->align);
+    return tlsf_glk_take(r->size, r->align);
 }
 
-MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size);
+MT_SLOW void tlsf_glk_reclaim(mt_tlsf_block *b, size_t size);
 
 /* link_check: b's free predecessor failed prev_ok in operation op. When
  * the word in front of b names a header of ours in front of b that says
  * free (or condemned), that block is the damaged one: reported there (once)
  * and condemned. Otherwise the word itself is not to be trusted: reported
  * at b, whose header holds it. */
-MT_SLOW void MT_SELF(prev_broken)(mt_tlsf_block *b, const char *op)
+MT_SLOW void tlsf_glk_prev_broken(mt_tlsf_block *b, const char *op)
 {
     mt_tlsf_block *prev = b->prev_phys;
-    if (MT_SELF(header_at)(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
+    if (tlsf_glk_header_at(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
         (mt_tlsf_head(prev) & (MT_TLSF_FREE | MT_TLSF_CONDEMNED)))
-        MT_SELF(free_broken)(prev, op);
+        tlsf_glk_free_broken(prev, op);
     else
-        MT_SELF(link_broken)(mt_tlsf_user(b), op);
+        tlsf_glk_link_broken(mt_tlsf_user(b), op);
 }
 
 /* link_check: b's free predecessor, named by the word in front of b's
  * header (the predecessor's last word), is a whole free block ending at b.
  * Reports it (prev_broken) when not. */
-MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b, const char *op)
+MT_INLINE bool tlsf_glk_prev_ok(mt_tlsf_block *b, const char *op)
 {
     mt_tlsf_block *prev = b->prev_phys;
-    if (MT_LIKELY(MT_SELF(header_at)(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
+    if (MT_LIKELY(tlsf_glk_header_at(b, prev) && (uintptr_t)prev < (uintptr_t)b &&
                   (uintptr_t)prev + mt_tlsf_size(prev) == (uintptr_t)b &&
-                  MT_SELF(free_ok)(prev, mt_tlsf_head(prev), false)))
+                  tlsf_glk_free_ok(prev, mt_tlsf_head(prev), false)))
         return true;
-    MT_SELF(prev_broken)(b, op);
+    tlsf_glk_prev_broken(b, op);
     return false;
 }
 
@@ -543,41 +545,41 @@ MT_INLINE bool MT_SELF(prev_ok)(mt_tlsf_block *b, const char *op)
  * that does not call b free. An overflow from the block in front (a layer
  * above may have left b without a check of its own: a quarantine's ring)
  * changes the word. */
-MT_INLINE bool MT_SELF(used_ok)(const mt_tlsf_block *b, size_t h)
+MT_INLINE bool tlsf_glk_used_ok(const mt_tlsf_block *b, size_t h)
 {
     size_t size = h & ~MT_TLSF_FLAGS;
     if ((h & (MT_TLSF_FREE | MT_TLSF_CONDEMNED)) || size < MT_TLSF_MIN || (size & (MT_MIN_ALIGN - 1)))
         return false;
     const mt_tlsf_block *n = mt_tlsf_at((uintptr_t)b + size);
-    return (uintptr_t)n > (uintptr_t)b && MT_SELF(header_at)(b, n) && !mt_tlsf_prev_free(n);
+    return (uintptr_t)n > (uintptr_t)b && tlsf_glk_header_at(b, n) && !mt_tlsf_prev_free(n);
 }
 
-static inline void *MT_SELF(cs_free)(void *arg)
+static inline void *tlsf_glk_cs_free(void *arg)
 {
     mt_tlsf_block *b = mt_tlsf_of(arg);
     size_t h = mt_tlsf_head(b), size = h & ~MT_TLSF_FLAGS, flags = h & MT_TLSF_PREV_FREE;
-    if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(used_ok)(b, h))) {
-        MT_SELF(free_broken)(b, "free"); /* reported, condemned: its memory leaks */
+    if (MT_LINK_CHECK && MT_UNLIKELY(!tlsf_glk_used_ok(b, h))) {
+        tlsf_glk_free_broken(b, "free"); /* reported, condemned: its memory leaks */
         return NULL;
     }
     if (MT_UNLIKELY(size > MT_GRANULE))
-        MT_SELF(reclaim)(b, size);
-    if (MT_LINK_CHECK && flags && MT_UNLIKELY(!MT_SELF(prev_ok)(b, "free")))
+        tlsf_glk_reclaim(b, size);
+    if (MT_LINK_CHECK && flags && MT_UNLIKELY(!tlsf_glk_prev_ok(b, "free")))
         flags = 0; /* not merged: the damaged block stays where it is */
     if (flags) {
         mt_tlsf_block *prev = b->prev_phys;
         size_t prev_size = mt_tlsf_size(prev);
         MT_TLSF_STEP();
-        MT_SELF(remove)(prev, prev_size);
+        tlsf_glk_remove(prev, prev_size);
         size += prev_size;
         flags = 0; /* prev's predecessor is used: free blocks never touch */
         b = prev;
     }
     mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
     size_t after_h = mt_tlsf_head(after);
-    if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "free")) {
+    if ((after_h & MT_TLSF_FREE) && tlsf_glk_neighbour_ok(after, &after_h, "free")) {
         MT_TLSF_STEP();
-        MT_SELF(remove)(after, after_h & ~MT_TLSF_FLAGS);
+        tlsf_glk_remove(after, after_h & ~MT_TLSF_FLAGS);
         size += after_h & ~MT_TLSF_FLAGS;
         after = mt_tlsf_at((uintptr_t)b + size);
         after_h = mt_tlsf_head(after);
@@ -585,13 +587,13 @@ static inline void *MT_SELF(cs_free)(void *arg)
     mt_tlsf_set_head(b, size | flags | MT_TLSF_FREE);
     after->prev_phys = b;
     mt_tlsf_set_head(after, after_h | MT_TLSF_PREV_FREE);
-    MT_SELF(insert)(b, size);
+    tlsf_glk_insert(b, size);
     return NULL;
 }
 
 /* In place: shrink by splitting off the tail, grow into a free successor
  * (up to max_block; beyond, the socket moves the block below). */
-static inline void *MT_SELF(cs_resize)(void *arg)
+static inline void *tlsf_glk_cs_resize(void *arg)
 {
     mt_tlsf_req *r = arg;
     mt_tlsf_block *b = mt_tlsf_of(r->ptr);
@@ -600,15 +602,15 @@ static inline void *MT_SELF(cs_resize)(void *arg)
         mt_tlsf_block *after = mt_tlsf_at((uintptr_t)b + size);
         size_t after_h = mt_tlsf_head(after), after_size = after_h & ~MT_TLSF_FLAGS;
         if (!(after_h & MT_TLSF_FREE) || size + after_size < need ||
-            !MT_SELF(neighbour_ok)(after, &after_h, "realloc"))
+            !tlsf_glk_neighbour_ok(after, &after_h, "realloc"))
             return NULL;
         MT_TLSF_STEP();
-        MT_SELF(remove)(after, after_size);
+        tlsf_glk_remove(after, after_size);
         mt_tlsf_set_head(b, (size + after_size) | (h & MT_TLSF_FLAGS));
         mt_tlsf_block *next = mt_tlsf_at((uintptr_t)b + size + after_size);
         mt_tlsf_set_head(next, mt_tlsf_head(next) & ~MT_TLSF_PREV_FREE);
     }
-    MT_SELF(split)(b, need);
+    tlsf_glk_split(b, need);
     return r->ptr;
 }
 
@@ -617,7 +619,7 @@ static inline void *MT_SELF(cs_resize)(void *arg)
 /* The page map is read only at granules no layer above can have claimed: a
  * granule holding a block header or a sentinel (a span claimed from a block
  * is whole granules inside it, starting at its user pointer). */
-MT_INLINE mt_tlsf_chunk *MT_SELF(chunk_at)(uintptr_t a)
+MT_INLINE mt_tlsf_chunk *tlsf_glk_chunk_at(uintptr_t a)
 {
     uintptr_t e = mt_pagemap_get((void *)a);
     return mt_entry_owner(e) == MT_SELF_ID ? (mt_tlsf_chunk *)mt_payload_ptr(mt_entry_payload(e)) : NULL;
@@ -626,12 +628,12 @@ MT_INLINE mt_tlsf_chunk *MT_SELF(chunk_at)(uintptr_t a)
 /* Block b of `size` bytes comes back: if a layer above used it as a span,
  * the span's release left every granule after its first nobody's; make the
  * granules that start inside b ours again (b's own granule was not claimed). */
-MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size)
+MT_SLOW void tlsf_glk_reclaim(mt_tlsf_block *b, size_t size)
 {
     uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE), end = (uintptr_t)b + size;
-    if (g + MT_GRANULE >= end || MT_SELF(chunk_at)(g + MT_GRANULE))
+    if (g + MT_GRANULE >= end || tlsf_glk_chunk_at(g + MT_GRANULE))
         return; /* not two granules inside, or nobody took them */
-    mt_tlsf_chunk *c = MT_SELF(chunk_at)((uintptr_t)b);
+    mt_tlsf_chunk *c = tlsf_glk_chunk_at((uintptr_t)b);
     for (; g < end; g += MT_GRANULE) {
         while (g >= c->base + c->len)
             c = c->next;
@@ -639,57 +641,57 @@ MT_SLOW void MT_SELF(reclaim)(mt_tlsf_block *b, size_t size)
     }
 }
 
-static void MT_SELF(link_region)(mt_tlsf_block *sentinel)
+static void tlsf_glk_link_region(mt_tlsf_block *sentinel)
 {
     sentinel->prev_free = NULL;
-    sentinel->next_free = MT_SELF(state).regions;
-    if (MT_SELF(state).regions)
-        MT_SELF(state).regions->prev_free = sentinel;
-    MT_SELF(state).regions = sentinel;
+    sentinel->next_free = tlsf_glk_state.regions;
+    if (tlsf_glk_state.regions)
+        tlsf_glk_state.regions->prev_free = sentinel;
+    tlsf_glk_state.regions = sentinel;
 }
-static void MT_SELF(unlink_region)(mt_tlsf_block *sentinel)
+static void tlsf_glk_unlink_region(mt_tlsf_block *sentinel)
 {
     if (sentinel->next_free)
         sentinel->next_free->prev_free = sentinel->prev_free;
     if (sentinel->prev_free)
         sentinel->prev_free->next_free = sentinel->next_free;
     else
-        MT_SELF(state).regions = sentinel->next_free;
+        tlsf_glk_state.regions = sentinel->next_free;
 }
 /* A sentinel at s ends a region; prev is the free block before it, or NULL
  * when that block is used: then the sentinel's first word is the used
  * block's last 8 bytes (the overlap) and must not be written. */
-static void MT_SELF(place_sentinel)(uintptr_t s, mt_tlsf_block *prev)
+static void tlsf_glk_place_sentinel(uintptr_t s, mt_tlsf_block *prev)
 {
     mt_tlsf_block *sentinel = mt_tlsf_at(s);
     mt_tlsf_set(sentinel, 0, prev ? MT_TLSF_PREV_FREE : 0);
     if (prev)
         sentinel->prev_phys = prev;
-    MT_SELF(link_region)(sentinel);
+    tlsf_glk_link_region(sentinel);
 }
 
 /* Add a chunk (record rec): one free block over it, joined with the region
  * that ends right before it (its last granule holds the sentinel) and the
  * one that starts right after it (its first granule, the first block). */
-static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
+static void tlsf_glk_add_chunk(char *chunk, size_t len, mt_tlsf_chunk *rec)
 {
     uintptr_t lo = (uintptr_t)chunk, hi = lo + len;
     rec->base = lo;
     rec->len = len;
     rec->prev_entry = mt_span_claim(chunk, len, MT_SELF_ID, mt_payload_of(rec));
-    rec->prev = MT_SELF(chunk_at)(lo - MT_GRANULE);
-    rec->next = MT_SELF(chunk_at)(hi);
+    rec->prev = tlsf_glk_chunk_at(lo - MT_GRANULE);
+    rec->next = tlsf_glk_chunk_at(hi);
     mt_tlsf_block *b = mt_tlsf_at(lo);
     size_t flags = MT_TLSF_FREE;
     if (rec->prev) { /* the region below ends with its sentinel */
         mt_tlsf_block *below = mt_tlsf_at(lo - MT_TLSF_RESERVE);
         rec->prev->next = rec;
-        MT_SELF(unlink_region)(below);
+        tlsf_glk_unlink_region(below);
         b = below;
         if (mt_tlsf_prev_free(below)) {
-            if (!MT_LINK_CHECK || MT_LIKELY(MT_SELF(prev_ok)(below, "grow"))) {
+            if (!MT_LINK_CHECK || MT_LIKELY(tlsf_glk_prev_ok(below, "grow"))) {
                 b = below->prev_phys;
-                MT_SELF(remove)(b, mt_tlsf_size(b));
+                tlsf_glk_remove(b, mt_tlsf_size(b));
             } else {
                 mt_tlsf_set_prev_free(below, false); /* damaged: left out, not merged */
             }
@@ -701,26 +703,26 @@ static void MT_SELF(add_chunk)(char *chunk, size_t len, mt_tlsf_chunk *rec)
         rec->next->prev = rec;
         after = mt_tlsf_at(hi);
         size_t after_h = mt_tlsf_head(after);
-        if ((after_h & MT_TLSF_FREE) && MT_SELF(neighbour_ok)(after, &after_h, "grow")) {
-            MT_SELF(remove)(after, mt_tlsf_size(after));
+        if ((after_h & MT_TLSF_FREE) && tlsf_glk_neighbour_ok(after, &after_h, "grow")) {
+            tlsf_glk_remove(after, mt_tlsf_size(after));
             after = mt_tlsf_next(after);
         }
     } else {
         after = mt_tlsf_at(hi - MT_TLSF_RESERVE);
-        MT_SELF(place_sentinel)(hi - MT_TLSF_RESERVE, NULL);
+        tlsf_glk_place_sentinel(hi - MT_TLSF_RESERVE, NULL);
     }
     size_t size = (uintptr_t)after - (uintptr_t)b;
     mt_tlsf_set(b, size, flags);
     after->prev_phys = b;
     mt_tlsf_set_prev_free(after, true);
-    MT_SELF(insert)(b, size);
+    tlsf_glk_insert(b, size);
 }
 
-static inline void *MT_SELF(cs_grow)(void *arg)
+static inline void *tlsf_glk_cs_grow(void *arg)
 {
     mt_tlsf_req *r = arg;
-    MT_SELF(add_chunk)(r->chunk, r->len, r->rec);
-    return MT_SELF(take)(r->size, r->align);
+    tlsf_glk_add_chunk(r->chunk, r->len, r->rec);
+    return tlsf_glk_take(r->size, r->align);
 }
 
 /* Within free block f (out of the lists), the longest run of whole chunks
@@ -729,13 +731,13 @@ static inline void *MT_SELF(cs_grow)(void *arg)
  * start or room for a sentinel (after a free block of at least MT_TLSF_MIN,
  * or none); after it either the region's end or a free block of at least
  * MT_TLSF_MIN, or none. */
-static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi, mt_tlsf_chunk **first)
+static bool tlsf_glk_releasable(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi, mt_tlsf_chunk **first)
 {
     uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
     bool last = mt_tlsf_is_sentinel(mt_tlsf_at(f1));
     uintptr_t end = last ? f1 + MT_TLSF_RESERVE : f1;
     *lo = *hi = 0;
-    for (mt_tlsf_chunk *c = MT_SELF(chunk_at)(f0); c && c->base < end; c = c->next) {
+    for (mt_tlsf_chunk *c = tlsf_glk_chunk_at(f0); c && c->base < end; c = c->next) {
         if (!*lo && c->base >= f0) {
             size_t room = c->base - f0;
             if (!c->prev ? room == 0 : room == MT_TLSF_RESERVE || room >= MT_TLSF_RESERVE + MT_TLSF_MIN) {
@@ -752,7 +754,7 @@ static bool MT_SELF(releasable)(mt_tlsf_block *f, uintptr_t *lo, uintptr_t *hi, 
 
 /* Give [lo, hi) of free block f back below and close the region(s) around
  * the hole: a sentinel (after a shrunk f) below it, a new first block above. */
-static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi, mt_tlsf_chunk *first)
+static void tlsf_glk_release_run(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi, mt_tlsf_chunk *first)
 {
     uintptr_t f0 = (uintptr_t)f, f1 = f0 + mt_tlsf_size(f);
     mt_tlsf_block *after = mt_tlsf_at(f1);
@@ -760,19 +762,19 @@ static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi, m
         size_t left = lo - MT_TLSF_RESERVE - f0;
         if (left) {
             mt_tlsf_set(f, left, mt_tlsf_flags(f));
-            MT_SELF(insert)(f, left);
+            tlsf_glk_insert(f, left);
         }
-        MT_SELF(place_sentinel)(lo - MT_TLSF_RESERVE, left ? f : NULL);
+        tlsf_glk_place_sentinel(lo - MT_TLSF_RESERVE, left ? f : NULL);
     }
     if (mt_tlsf_is_sentinel(after) && hi == f1 + MT_TLSF_RESERVE) {
-        MT_SELF(unlink_region)(after);
+        tlsf_glk_unlink_region(after);
     } else if (f1 == hi) {
         mt_tlsf_set_prev_free(after, false);
     } else {
         mt_tlsf_block *rest = mt_tlsf_at(hi);
         mt_tlsf_set(rest, f1 - hi, MT_TLSF_FREE);
         after->prev_phys = rest;
-        MT_SELF(insert)(rest, f1 - hi);
+        tlsf_glk_insert(rest, f1 - hi);
     }
     if (first->prev)
         first->prev->next = NULL;
@@ -780,32 +782,32 @@ static void MT_SELF(release_run)(mt_tlsf_block *f, uintptr_t lo, uintptr_t hi, m
     while (c && c->base < hi) {
         mt_tlsf_chunk *next = c->next;
         mt_span_release((void *)c->base, c->len, c->prev_entry, MT_BELOW(free));
-        mt_record_put(&MT_SELF(state).records, c);
+        mt_record_put(&tlsf_glk_state.records, c);
         c = next;
     }
     if (c)
         c->prev = NULL;
 }
 
-static inline void *MT_SELF(cs_purge)(void *arg)
+static inline void *tlsf_glk_cs_purge(void *arg)
 {
     (void)arg;
     unsigned fl0, sl0;
-    mt_tlsf_map(MT_GRANULE, MT_SELF(sl_log2), &fl0, &sl0);
+    mt_tlsf_map(MT_GRANULE, tlsf_glk_sl_log2, &fl0, &sl0);
     mt_tlsf_block *candidates = NULL;
-    for (unsigned fl = fl0; fl < MT_SELF(fl_count); fl++) {
+    for (unsigned fl = fl0; fl < tlsf_glk_fl_count; fl++) {
         for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
-            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl], *next, *pred = NULL;
+            mt_tlsf_block *b = tlsf_glk_state.heads[fl][sl], *next, *pred = NULL;
             for (; b; b = next) {
                 uintptr_t lo, hi;
                 mt_tlsf_chunk *first;
-                if (MT_LINK_CHECK && MT_UNLIKELY(!MT_SELF(free_ok)(b, mt_tlsf_head(b), !pred))) {
-                    MT_SELF(list_broken)(b, pred, fl, sl, "purge");
+                if (MT_LINK_CHECK && MT_UNLIKELY(!tlsf_glk_free_ok(b, mt_tlsf_head(b), !pred))) {
+                    tlsf_glk_list_broken(b, pred, fl, sl, "purge");
                     break;
                 }
                 next = b->next_free;
-                if (MT_SELF(releasable)(b, &lo, &hi, &first)) {
-                    MT_SELF(remove)(b, mt_tlsf_size(b));
+                if (tlsf_glk_releasable(b, &lo, &hi, &first)) {
+                    tlsf_glk_remove(b, mt_tlsf_size(b));
                     b->next_free = candidates;
                     candidates = b;
                 } else {
@@ -820,11 +822,11 @@ static inline void *MT_SELF(cs_purge)(void *arg)
         uintptr_t lo, hi;
         mt_tlsf_chunk *first;
         candidates = b->next_free;
-        if (MT_SELF(releasable)(b, &lo, &hi, &first)) {
-            MT_SELF(release_run)(b, lo, hi, first);
+        if (tlsf_glk_releasable(b, &lo, &hi, &first)) {
+            tlsf_glk_release_run(b, lo, hi, first);
             any = (void *)1;
         } else {
-            MT_SELF(insert)(b, mt_tlsf_size(b));
+            tlsf_glk_insert(b, mt_tlsf_size(b));
         }
     }
     return any;
@@ -832,52 +834,52 @@ static inline void *MT_SELF(cs_purge)(void *arg)
 
 /* ---- the layer operations ---- */
 
-MT_SLOW void *MT_SELF(alloc_grow)(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *tlsf_glk_alloc_grow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t need = mt_tlsf_block_size(ctx->size);
     if (ctx->align > MT_MIN_ALIGN)
         need += ctx->align + MT_MIN_ALIGN;
-    need = mt_align_up(mt_tlsf_round(need, MT_SELF(sl_log2)) + MT_TLSF_RESERVE, MT_GRANULE);
+    need = mt_align_up(mt_tlsf_round(need, tlsf_glk_sl_log2) + MT_TLSF_RESERVE, MT_GRANULE);
     mt_tlsf_req r = {.size = ctx->size, .align = ctx->align};
     r.len = need > MT_POOL_SIZE ? need : mt_align_up(MT_POOL_SIZE, MT_GRANULE);
     /* the record first: a granule the pool takes from below then does not
      * land between two chunks of a heap that grows contiguously (brk_heap) */
     mt_ctx sub = mt_ctx_for_alloc(r.len, MT_GRANULE);
-    r.rec = mt_record_get(&MT_SELF(state).records, sizeof(mt_tlsf_chunk), next);
+    r.rec = mt_record_get(&tlsf_glk_state.records, sizeof(mt_tlsf_chunk), next);
     r.chunk = r.rec ? next(&sub) : NULL;
     if (!r.chunk) {
         if (r.rec)
-            mt_record_put(&MT_SELF(state).records, r.rec);
+            mt_record_put(&tlsf_glk_state.records, r.rec);
         ctx->err = sub.err ? sub.err : MT_ENOMEM;
         return NULL;
     }
-    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_grow), &r);
+    return MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_grow, &r);
 }
 
 #define MT_IMPLEMENTS_alloc
-MT_INLINE void *MT_SELF(alloc)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     if (!mt_size_in(ctx->size, MT_SIZE_HANDLE_LO(MT_SIZE_HANDLE), MT_SIZE_HANDLE_HI(MT_SIZE_HANDLE)) ||
         ctx->size > (size_t)(MT_MAX_BLOCK) || MT_UNLIKELY(ctx->align > MT_MAX_REQUEST - ctx->size))
         return next(ctx); /* no room for the alignment gap: the layer below decides */
     mt_tlsf_req r = {.size = ctx->size, .align = ctx->align};
-    void *p = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_alloc), &r);
+    void *p = MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_alloc, &r);
     if (MT_UNLIKELY(!p))
-        return MT_COLD_CALL(ctx, copy, MT_SELF(alloc_grow)(&copy, next));
+        return MT_COLD_CALL(ctx, copy, tlsf_glk_alloc_grow(&copy, next));
     return p;
 }
 
 #define MT_IMPLEMENTS_free
-MT_INLINE void *MT_SELF(free)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_free(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
-    MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_free), ctx->ptr);
+    MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_free, ctx->ptr);
     return NULL;
 }
 
 #define MT_IMPLEMENTS_getmeta
-MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_getmeta(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
@@ -886,25 +888,25 @@ MT_INLINE void *MT_SELF(getmeta)(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     if (MT_NOT_MINE(ctx, MT_SELF_ID))
         return next(ctx);
     if (ctx->size > (size_t)(MT_MAX_BLOCK))
         return NULL;
     mt_tlsf_req r = {.size = ctx->size, .ptr = ctx->ptr};
-    return MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_resize), &r);
+    return MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_resize, &r);
 }
 
-MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_tlsf_stats *stats);
+MT_SLOW MT_UNUSED const char *tlsf_glk_walk(mt_tlsf_stats *stats);
 
 /* Level 2 walks the heap after a purge, not after a growth: a walk is
  * O(heap), and a heap grows O(heap) times. */
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_purge(mt_ctx *ctx, mt_lfunc *next)
 {
-    void *any = MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_purge), NULL);
-    MT_ASSERT_HOLDS(MT_SELF(walk)(NULL));
+    void *any = MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_purge, NULL);
+    MT_ASSERT_HOLDS(tlsf_glk_walk(NULL));
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
@@ -917,7 +919,7 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 typedef struct {
     mt_tlsf_stats stats;
     const char *broken;
-} MT_SELF(check_result);
+} tlsf_glk_check_result;
 
 #define MT__TLSF_REQUIRE(cond, what)                 \
     do {                                             \
@@ -929,22 +931,22 @@ typedef struct {
 
 /* Granule g maps to the chunk holding it (*at: the chunks of the region in
  * address order, advanced as g grows). */
-static bool MT_SELF(mapped)(uintptr_t g, mt_tlsf_chunk **at)
+static bool tlsf_glk_mapped(uintptr_t g, mt_tlsf_chunk **at)
 {
     while (*at && g >= (*at)->base + (*at)->len)
         *at = (*at)->next;
-    return *at && MT_SELF(chunk_at)(g) == *at;
+    return *at && tlsf_glk_chunk_at(g) == *at;
 }
 
 /* Walk one region from its first chunk to its sentinel. */
-static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *sentinel)
+static void *tlsf_glk_check_region(tlsf_glk_check_result *res, mt_tlsf_block *sentinel)
 {
-    mt_tlsf_chunk *c = MT_SELF(chunk_at)((uintptr_t)sentinel);
+    mt_tlsf_chunk *c = tlsf_glk_chunk_at((uintptr_t)sentinel);
     uintptr_t end = (uintptr_t)sentinel + MT_TLSF_RESERVE;
     MT__TLSF_REQUIRE(c && !c->next && c->base + c->len == end, "region does not end at its sentinel");
     for (; c->prev; c = c->prev)
         MT__TLSF_REQUIRE(c->prev->next == c && c->prev->base + c->prev->len == c->base, "chunk links");
-    MT__TLSF_REQUIRE(!MT_SELF(chunk_at)(c->base - MT_GRANULE) && !MT_SELF(chunk_at)(end),
+    MT__TLSF_REQUIRE(!tlsf_glk_chunk_at(c->base - MT_GRANULE) && !tlsf_glk_chunk_at(end),
                      "a region next to another one of ours");
     for (mt_tlsf_chunk *k = c; k; k = k->next) {
         MT__TLSF_REQUIRE(k->len && k->len % MT_GRANULE == 0, "chunk length");
@@ -955,7 +957,7 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
     mt_tlsf_chunk *at = c;
     for (mt_tlsf_block *b = mt_tlsf_at(c->base);; b = mt_tlsf_next(b)) {
         MT__TLSF_REQUIRE((uintptr_t)b < end && ((uintptr_t)b & 15) == 0, "block outside its region");
-        MT__TLSF_REQUIRE(MT_SELF(mapped)((uintptr_t)b, &at),
+        MT__TLSF_REQUIRE(tlsf_glk_mapped((uintptr_t)b, &at),
                          "a block header's granule not mapped to its chunk");
         MT__TLSF_REQUIRE(mt_tlsf_prev_free(b) == (prev && mt_tlsf_is_free(prev)), "previous-free flag");
         MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b) || b->prev_phys == prev, "previous-block pointer");
@@ -969,7 +971,7 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
             MT__TLSF_REQUIRE(!mt_tlsf_prev_free(b), "two free blocks side by side");
             for (uintptr_t g = mt_align_up((uintptr_t)b + 1, MT_GRANULE); g < (uintptr_t)b + size;
                  g += MT_GRANULE)
-                MT__TLSF_REQUIRE(MT_SELF(mapped)(g, &at), "a free block's granule not mapped to its chunk");
+                MT__TLSF_REQUIRE(tlsf_glk_mapped(g, &at), "a free block's granule not mapped to its chunk");
             res->stats.free_blocks++;
             res->stats.free_bytes += size;
             if (size > res->stats.largest_free)
@@ -983,30 +985,30 @@ static void *MT_SELF(check_region)(MT_SELF(check_result) *res, mt_tlsf_block *se
     return NULL;
 }
 
-static void *MT_SELF(cs_check)(void *arg)
+static void *tlsf_glk_cs_check(void *arg)
 {
-    MT_SELF(check_result) *res = arg;
-    for (mt_tlsf_block *s = MT_SELF(state).regions; s; s = s->next_free) {
+    tlsf_glk_check_result *res = arg;
+    for (mt_tlsf_block *s = tlsf_glk_state.regions; s; s = s->next_free) {
         MT__TLSF_REQUIRE(s->next_free != s && (!s->next_free || s->next_free->prev_free == s),
                          "region list links");
         res->stats.regions++;
-        if (MT_SELF(check_region)(res, s))
+        if (tlsf_glk_check_region(res, s))
             return res;
     }
     size_t listed = 0;
-    for (unsigned fl = 0; fl < MT_SELF(fl_count); fl++) {
-        MT__TLSF_REQUIRE(!MT_SELF(state).sl_map[fl] == !(MT_SELF(state).fl_map >> fl & 1),
+    for (unsigned fl = 0; fl < tlsf_glk_fl_count; fl++) {
+        MT__TLSF_REQUIRE(!tlsf_glk_state.sl_map[fl] == !(tlsf_glk_state.fl_map >> fl & 1),
                          "first-level bitmap");
         for (unsigned sl = 0; sl < MT_SL_COUNT; sl++) {
-            mt_tlsf_block *b = MT_SELF(state).heads[fl][sl];
-            MT__TLSF_REQUIRE(!b == !(MT_SELF(state).sl_map[fl] >> sl & 1), "second-level bitmap");
+            mt_tlsf_block *b = tlsf_glk_state.heads[fl][sl];
+            MT__TLSF_REQUIRE(!b == !(tlsf_glk_state.sl_map[fl] >> sl & 1), "second-level bitmap");
             MT__TLSF_REQUIRE(!b || !b->prev_free, "list head has a predecessor");
             for (; b; b = b->next_free) {
                 unsigned f, s;
-                mt_tlsf_map(mt_tlsf_size(b), MT_SELF(sl_log2), &f, &s);
+                mt_tlsf_map(mt_tlsf_size(b), tlsf_glk_sl_log2, &f, &s);
                 MT__TLSF_REQUIRE(mt_tlsf_is_free(b) && f == fl && s == sl, "block in the wrong list");
                 /* link_check: a link the program rewrote is reported, not followed */
-                MT__TLSF_REQUIRE(!b->next_free || ((!MT_LINK_CHECK || MT_SELF(header_at)(b, b->next_free)) &&
+                MT__TLSF_REQUIRE(!b->next_free || ((!MT_LINK_CHECK || tlsf_glk_header_at(b, b->next_free)) &&
                                                    b->next_free->prev_free == b),
                                  "free list links");
                 MT__TLSF_REQUIRE(++listed <= res->stats.free_blocks, "more listed than free blocks");
@@ -1021,19 +1023,19 @@ static void *MT_SELF(cs_check)(void *arg)
 /* Check every invariant under the lock: NULL if they all hold, else "NAME:
  * the first one broken". Fills *stats (if not NULL) with what the walk
  * counted (tests). */
-MT_SLOW MT_UNUSED const char *MT_SELF(walk)(mt_tlsf_stats *stats)
+MT_SLOW MT_UNUSED const char *tlsf_glk_walk(mt_tlsf_stats *stats)
 {
-    MT_SELF(check_result) res = {{0}, NULL};
-    MT_SYNC_FN(MT_SYNC, exec)(&MT_SELF(state).lock, MT_SELF(cs_check), &res);
+    tlsf_glk_check_result res = {{0}, NULL};
+    MT_SYNC_FN(MT_SYNC, exec)(&tlsf_glk_state.lock, tlsf_glk_cs_check, &res);
     if (stats)
         *stats = res.stats;
     return res.broken;
 }
 
 #define MT_IMPLEMENTS_check
-MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *tlsf_glk_check(mt_ctx *ctx, mt_lfunc *next)
 {
-    return mt_check_then(MT_SELF(walk)(NULL), ctx, next);
+    return mt_check_then(tlsf_glk_walk(NULL), ctx, next);
 }
 
 #include "../core/layer_end.h"
@@ -1046,3 +1048,6 @@ MT_INLINE void *MT_SELF(check)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_SL_COUNT
 #undef MT_MAX_BLOCK
 #undef MT_LOCK_STAT
+#ifdef MT_NAMES_tlsf_glk
+#include "../names/tlsf_glk.h" /* forget them */
+#endif

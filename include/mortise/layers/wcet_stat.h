@@ -36,7 +36,9 @@
  * pointers no layer owns first, so foreign frees are not counted. */
 #define MT_CHAIN_NEEDS_OWNER 1
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/wcet_stat.h"
+#else
 #define MT_NAME wcet_stat
 #endif
 #ifndef MT_SAMPLE_EVERY
@@ -152,17 +154,17 @@ MT_UNUSED static void mt_wcet_report(mt_stats_out *o, const char *layer, const m
 #define MT_STAT_SLOT_T mt_wcet_slot
 #include "../stats/slots.h"
 
-static void MT_SELF(report)(mt_stats_out *o)
+static void wcet_stat_report(mt_stats_out *o)
 {
-    mt_wcet_report(o, MT_STR(MT_NAME), MT_SELF(state).slot, MT_STATS_THREADS, MT_SAMPLE_EVERY,
-                   mt_load_relaxed(&MT_SELF(state).pinned));
+    mt_wcet_report(o, MT_STR(MT_NAME), wcet_stat_state.slot, MT_STATS_THREADS, MT_SAMPLE_EVERY,
+                   mt_load_relaxed(&wcet_stat_state.pinned));
 }
 
 /* Count the request; time it if it is the thread's sample_every-th. */
-MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *wcet_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 {
-    mt_wcet_slot *s = MT_SELF(slot)();
-    bool shared = MT_SELF(shared)(s);
+    mt_wcet_slot *s = wcet_stat_slot();
+    bool shared = wcet_stat_shared(s);
     if (MT_LIKELY(mt_stats_add(&s->op[kind].count, 1, shared) % MT_SAMPLE_EVERY))
         return next(ctx);
     uint64_t t0 = mt_stats_begin();
@@ -180,3 +182,6 @@ MT_INLINE void *MT_SELF(measure)(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SAMPLE_EVERY
 #undef MT_PIN_THREADS
+#ifdef MT_NAMES_wcet_stat
+#include "../names/wcet_stat.h" /* forget them */
+#endif

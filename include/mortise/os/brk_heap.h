@@ -56,7 +56,9 @@
 #include "../policy/sync/sync.h"
 #include "pagemap_mmap.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/brk_heap.h"
+#else
 #define MT_NAME brk_heap
 #endif
 #ifndef MT_SYNC
@@ -68,144 +70,144 @@
 #define MT_BRK_ATTEMPTS 4
 #endif
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { brk_heap_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     mt_range_fit free;       /* freed granules; base NULL: absolute addresses */
     char *top;               /* the break as our last sbrk left it; NULL before */
-} MT_SELF(state);
+} brk_heap_state;
 
-static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
-static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+static void brk_heap_lock(void) { MT_SYNC_FN(MT_SYNC, lock)(&brk_heap_state.lock); }
+static void brk_heap_unlock(void) { MT_SYNC_FN(MT_SYNC, unlock)(&brk_heap_state.lock); }
 
 /* The break moved by increment (the port's sbrk: errno kept, as free must);
  * returns the previous break, NULL when refused. */
-static char *MT_SELF(sbrk)(intptr_t increment) { return mt_pal_brk(increment); }
+static char *brk_heap_sbrk(intptr_t increment) { return mt_pal_brk(increment); }
 
 /* Does the break still stand where our last move left it? Then the memory
  * just below it, up to our last free range, is ours to give back. */
-static bool MT_SELF(break_is_ours)(void)
+static bool brk_heap_break_is_ours(void)
 {
-    return MT_SELF(state).top && MT_SELF(sbrk)(0) == MT_SELF(state).top;
+    return brk_heap_state.top && brk_heap_sbrk(0) == brk_heap_state.top;
 }
 
 /* Lock held. Keep the whole granules of [lo, hi) — ours, not handed out — as
  * free ranges. */
-static void MT_SELF(keep_free)(char *lo, char *hi)
+static void brk_heap_keep_free(char *lo, char *hi)
 {
     lo = (char *)mt_align_up((uintptr_t)lo, MT_GRANULE);
     hi = (char *)mt_align_down_ptr((uintptr_t)hi, MT_GRANULE);
     if (hi > lo)
-        mt_range_fit_give(&MT_SELF(state).free, lo, (size_t)(hi - lo) >> MT_GRANULE_SHIFT);
+        mt_range_fit_give(&brk_heap_state.free, lo, (size_t)(hi - lo) >> MT_GRANULE_SHIFT);
 }
 
 /* Lock held. Move the break up by increment bytes; returns where the new
  * memory starts (the old break, which another thread may have moved since we
  * looked) or NULL. Every granule of it gets its page-map entry (0) first. */
-static char *MT_SELF(raise_break)(size_t increment)
+static char *brk_heap_raise_break(size_t increment)
 {
     if (increment > (size_t)PTRDIFF_MAX)
         return NULL;
-    char *old = MT_SELF(sbrk)((intptr_t)increment);
+    char *old = brk_heap_sbrk((intptr_t)increment);
     if (!old)
         return NULL;
     char *end = old + increment;
     char *lo = (char *)mt_align_up((uintptr_t)old, MT_GRANULE);
     char *hi = (char *)mt_align_down_ptr((uintptr_t)end, MT_GRANULE);
     if (hi > lo && !mt_pagemap_set_checked(lo, (size_t)(hi - lo), 0)) {
-        if (MT_SELF(sbrk)(0) == end) /* untrackable: give it back while we can */
-            MT_SELF(sbrk)(-(intptr_t)increment);
+        if (brk_heap_sbrk(0) == end) /* untrackable: give it back while we can */
+            brk_heap_sbrk(-(intptr_t)increment);
         return NULL;
     }
-    MT_SELF(state).top = end;
+    brk_heap_state.top = end;
     atomic_fetch_add(&mt_os_counters.mapped, increment);
     return old;
 }
 
 /* Lock held. A new block of len bytes aligned to align at the top of the
  * heap. Granules skipped for alignment stay free ranges. */
-MT_SLOW char *MT_SELF(grow)(size_t len, size_t align)
+MT_SLOW char *brk_heap_grow(size_t len, size_t align)
 {
     for (int attempt = 0; attempt < MT_BRK_ATTEMPTS; attempt++) {
-        char *cur = MT_SELF(sbrk)(0);
+        char *cur = brk_heap_sbrk(0);
         if (!cur)
             return NULL;
         char *start = (char *)mt_align_up((uintptr_t)cur, align);
         if (start < cur || (size_t)(start - cur) > (size_t)PTRDIFF_MAX - len)
             return NULL;
-        char *old = MT_SELF(raise_break)((size_t)(start - cur) + len);
+        char *old = brk_heap_raise_break((size_t)(start - cur) + len);
         if (!old)
             return NULL;
         if (old != cur) /* someone moved the break between our look and our move */
             start = (char *)mt_align_up((uintptr_t)old, align);
-        if (start >= old && start + len <= MT_SELF(state).top) {
-            MT_SELF(keep_free)(old, start);
+        if (start >= old && start + len <= brk_heap_state.top) {
+            brk_heap_keep_free(old, start);
             return start;
         }
-        MT_SELF(keep_free)(old, MT_SELF(state).top);
+        brk_heap_keep_free(old, brk_heap_state.top);
     }
     return NULL;
 }
 
 /* Lock held. Lower the break over the free range at the top of the heap, if
  * the break is still ours. Returns true iff it moved. */
-static bool MT_SELF(shrink)(void)
+static bool brk_heap_shrink(void)
 {
-    char *top = MT_SELF(state).top;
-    if (!MT_SELF(break_is_ours)())
+    char *top = brk_heap_state.top;
+    if (!brk_heap_break_is_ours())
         return false;
     char *tail =
-        mt_range_fit_take_tail(&MT_SELF(state).free, (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
+        mt_range_fit_take_tail(&brk_heap_state.free, (char *)mt_align_down_ptr((uintptr_t)top, MT_GRANULE));
     if (!tail)
         return false;
-    if (!MT_SELF(sbrk)(-(intptr_t)(top - tail))) {
-        MT_SELF(keep_free)(tail, top);
+    if (!brk_heap_sbrk(-(intptr_t)(top - tail))) {
+        brk_heap_keep_free(tail, top);
         return false;
     }
-    MT_SELF(state).top = tail;
+    brk_heap_state.top = tail;
     atomic_fetch_sub(&mt_os_counters.mapped, (size_t)(top - tail));
     return true;
 }
 
-static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+static char *brk_heap_obtain(size_t granules, size_t align, bool *zeroed)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
-    MT_SELF(lock)();
-    char *p = mt_range_fit_take(&MT_SELF(state).free, granules, align);
+    brk_heap_lock();
+    char *p = mt_range_fit_take(&brk_heap_state.free, granules, align);
     if (!p)
-        p = MT_SELF(grow)(len, align);
-    MT_SELF(unlock)();
+        p = brk_heap_grow(len, align);
+    brk_heap_unlock();
     *zeroed = true;
     return p;
 }
 
-static void MT_SELF(release)(char *p, size_t granules)
+static void brk_heap_release(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     /* Discard before the range is free: once it is in the list another
      * thread may take it and write to it. */
     mt_os_discard(p, len);
     atomic_fetch_add(&mt_os_counters.returned, len);
-    MT_SELF(lock)();
-    mt_range_fit_give(&MT_SELF(state).free, p, granules);
-    MT_SELF(shrink)();
-    MT_SELF(unlock)();
+    brk_heap_lock();
+    mt_range_fit_give(&brk_heap_state.free, p, granules);
+    brk_heap_shrink();
+    brk_heap_unlock();
 }
 
-static bool MT_SELF(extend)(char *end, size_t granules)
+static bool brk_heap_extend(char *end, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
-    MT_SELF(lock)();
-    bool done = mt_range_fit_take_at(&MT_SELF(state).free, end, granules);
-    if (!done && end == MT_SELF(state).top && MT_SELF(break_is_ours)()) {
-        char *old = MT_SELF(raise_break)(len);
+    brk_heap_lock();
+    bool done = mt_range_fit_take_at(&brk_heap_state.free, end, granules);
+    if (!done && end == brk_heap_state.top && brk_heap_break_is_ours()) {
+        char *old = brk_heap_raise_break(len);
         done = old == end;
         if (old && !done)
-            MT_SELF(keep_free)(old, MT_SELF(state).top);
+            brk_heap_keep_free(old, brk_heap_state.top);
     }
-    MT_SELF(unlock)();
+    brk_heap_unlock();
     return done;
 }
 
@@ -217,14 +219,14 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 /* Freed pages were discarded when freed; what is left is the keep and the
  * top of the heap if the break could not be lowered then. */
 #define MT_IMPLEMENTS_purge
-MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *brk_heap_purge(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
-    bool kept = MT_SELF(keep_purge)();
-    MT_SELF(lock)();
-    bool moved = MT_SELF(shrink)() || kept;
-    MT_SELF(unlock)();
+    bool kept = brk_heap_keep_purge();
+    brk_heap_lock();
+    bool moved = brk_heap_shrink() || kept;
+    brk_heap_unlock();
     return moved ? (void *)1 : NULL;
 }
 
@@ -235,3 +237,6 @@ MT_INLINE void *MT_SELF(purge)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_LARGE_DECAY_MS
 #undef MT_LOCK_STAT
 #undef MT_BRK_ATTEMPTS
+#ifdef MT_NAMES_brk_heap
+#include "../names/brk_heap.h" /* forget them */
+#endif

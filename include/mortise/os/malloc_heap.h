@@ -49,7 +49,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/malloc_heap.h"
+#else
 #define MT_NAME malloc_heap
 #endif
 
@@ -72,77 +74,81 @@
 _Static_assert(MT_MALLOC_HEAP_BOOTSTRAP % MT_GRANULE == 0,
                "malloc_heap: the bootstrap buffer must be a multiple of 64 KiB");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { malloc_heap_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 /* The look-up's phase is an mt_once (platform.h): 0 unresolved, then under
  * way, then ready or unavailable; a fork child that inherited a look-up
  * under way (its thread is not in the child) looks up again. */
-enum { MT_SELF(unresolved) = 0, MT_SELF(ready) = MT_ONCE_DONE, MT_SELF(unavailable) = MT_ONCE_FAILED };
+enum {
+    malloc_heap_unresolved = 0,
+    malloc_heap_ready = MT_ONCE_DONE,
+    malloc_heap_unavailable = MT_ONCE_FAILED
+};
 
 static struct {
     mt_once phase;
     int (*memalign)(void **out, size_t align, size_t size);
     void (*release)(void *p);
     _Atomic(size_t) bootstrap_used;
-} MT_SELF(libc);
+} malloc_heap_libc;
 
 /* This thread is inside the look-up: its allocations come from the buffer. */
-static MT_TLS bool MT_SELF(resolving_here);
+static MT_TLS bool malloc_heap_resolving_here;
 
 /* One granule more than the buffer, so a granule-aligned buffer fits even if
  * the loader does not honour large alignments. */
-static char MT_SELF(bootstrap)[MT_MALLOC_HEAP_BOOTSTRAP + MT_GRANULE];
+static char malloc_heap_bootstrap[MT_MALLOC_HEAP_BOOTSTRAP + MT_GRANULE];
 
-MT_INLINE char *MT_SELF(bootstrap_base)(void)
+MT_INLINE char *malloc_heap_bootstrap_base(void)
 {
-    return (char *)mt_align_up((uintptr_t)MT_SELF(bootstrap), MT_GRANULE);
+    return (char *)mt_align_up((uintptr_t)malloc_heap_bootstrap, MT_GRANULE);
 }
 
-MT_INLINE bool MT_SELF(from_bootstrap)(const char *p)
+MT_INLINE bool malloc_heap_from_bootstrap(const char *p)
 {
-    return (uintptr_t)p - (uintptr_t)MT_SELF(bootstrap_base)() < MT_MALLOC_HEAP_BOOTSTRAP;
+    return (uintptr_t)p - (uintptr_t)malloc_heap_bootstrap_base() < MT_MALLOC_HEAP_BOOTSTRAP;
 }
 
 /* A block from the static buffer, by an atomic bump; NULL when used up. */
-static char *MT_SELF(bootstrap_take)(size_t len, size_t align)
+static char *malloc_heap_bootstrap_take(size_t len, size_t align)
 {
-    size_t used = mt_load_relaxed(&MT_SELF(libc).bootstrap_used), start, end;
+    size_t used = mt_load_relaxed(&malloc_heap_libc.bootstrap_used), start, end;
     do {
         start = mt_align_up(used, align);
         end = start + len;
         if (start < used || end < start || end > MT_MALLOC_HEAP_BOOTSTRAP)
             return NULL;
-    } while (!mt_cas(&MT_SELF(libc).bootstrap_used, &used, end));
-    return MT_SELF(bootstrap_base)() + start;
+    } while (!mt_cas(&malloc_heap_libc.bootstrap_used, &used, end));
+    return malloc_heap_bootstrap_base() + start;
 }
 
 /* Find the C library's posix_memalign and free, once per process. Returns
  * true iff they are usable. Threads arriving meanwhile wait for the one
  * resolving (its own nested allocations never come here: resolving_here). */
-MT_SLOW bool MT_SELF(resolve)(void)
+MT_SLOW bool malloc_heap_resolve(void)
 {
-    uintptr_t phase = mt_load_acquire(&MT_SELF(libc).phase);
-    if (!mt_once_final(phase) && (phase = mt_once_enter(&MT_SELF(libc).phase)) == 0) {
-        MT_SELF(resolving_here) = true;
+    uintptr_t phase = mt_load_acquire(&malloc_heap_libc.phase);
+    if (!mt_once_final(phase) && (phase = mt_once_enter(&malloc_heap_libc.phase)) == 0) {
+        malloc_heap_resolving_here = true;
         void *memalign = MT_MALLOC_HEAP_LOOKUP("posix_memalign");
         void *release = MT_MALLOC_HEAP_LOOKUP("free");
-        MT_SELF(resolving_here) = false;
+        malloc_heap_resolving_here = false;
         /* ISO C has no function/object pointer casts; POSIX guarantees dlsym's do. */
-        __builtin_memcpy(&MT_SELF(libc).memalign, &memalign, sizeof memalign);
-        __builtin_memcpy(&MT_SELF(libc).release, &release, sizeof release);
-        phase = memalign && release ? MT_SELF(ready) : MT_SELF(unavailable);
-        mt_once_leave(&MT_SELF(libc).phase, phase);
+        __builtin_memcpy(&malloc_heap_libc.memalign, &memalign, sizeof memalign);
+        __builtin_memcpy(&malloc_heap_libc.release, &release, sizeof release);
+        phase = memalign && release ? malloc_heap_ready : malloc_heap_unavailable;
+        mt_once_leave(&malloc_heap_libc.phase, phase);
     }
-    return phase == MT_SELF(ready);
+    return phase == malloc_heap_ready;
 }
 
 /* At load time no layer holds a lock, so dlsym may allocate safely. */
-__attribute__((constructor)) static void MT_SELF(resolve_at_start)(void) { MT_SELF(resolve)(); }
+__attribute__((constructor)) static void malloc_heap_resolve_at_start(void) { malloc_heap_resolve(); }
 
 /* No C library allocator to find (a fully static executable has no object
  * after ours): blocks are mapped straight from the OS instead. */
-MT_SLOW char *MT_SELF(map)(size_t len, size_t align)
+MT_SLOW char *malloc_heap_map(size_t len, size_t align)
 {
     char *p = mt_os_map_aligned(len, align, false);
     if (p)
@@ -150,43 +156,43 @@ MT_SLOW char *MT_SELF(map)(size_t len, size_t align)
     return p;
 }
 
-static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+static char *malloc_heap_obtain(size_t granules, size_t align, bool *zeroed)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
-    if (MT_UNLIKELY(mt_load_acquire(&MT_SELF(libc).phase) != MT_SELF(ready))) {
-        char *p = MT_SELF(bootstrap_take)(len, align);
-        if (p || MT_SELF(resolving_here)) {
+    if (MT_UNLIKELY(mt_load_acquire(&malloc_heap_libc.phase) != malloc_heap_ready)) {
+        char *p = malloc_heap_bootstrap_take(len, align);
+        if (p || malloc_heap_resolving_here) {
             atomic_fetch_add(&mt_os_counters.mapped, p ? len : 0);
             *zeroed = true;
             return p;
         }
-        if (!MT_SELF(resolve)())
-            return MT_SELF(map)(len, align);
+        if (!malloc_heap_resolve())
+            return malloc_heap_map(len, align);
     }
     void *p;
-    if (MT_SELF(libc).memalign(&p, align, len) != 0)
+    if (malloc_heap_libc.memalign(&p, align, len) != 0)
         return NULL;
     atomic_fetch_add(&mt_os_counters.mapped, len);
     return p;
 }
 
-static void MT_SELF(release)(char *p, size_t granules)
+static void malloc_heap_release(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
-    if (MT_SELF(from_bootstrap)(p))
+    if (malloc_heap_from_bootstrap(p))
         return; /* kept: the C library never saw it */
     atomic_fetch_sub(&mt_os_counters.mapped, len);
     atomic_fetch_add(&mt_os_counters.returned, len);
-    if (mt_load_relaxed(&MT_SELF(libc).phase) == MT_SELF(unavailable)) {
+    if (mt_load_relaxed(&malloc_heap_libc.phase) == malloc_heap_unavailable) {
         mt_os_unmap(p, len);
         return;
     }
     int saved = mt_pal_errno();
-    MT_SELF(libc).release(p);
+    malloc_heap_libc.release(p);
     mt_pal_set_errno(saved);
 }
 
-static bool MT_SELF(extend)(char *end, size_t granules)
+static bool malloc_heap_extend(char *end, size_t granules)
 {
     (void)end;
     (void)granules;
@@ -207,3 +213,6 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #undef MT_LOCK_STAT
 #undef MT_MALLOC_HEAP_BOOTSTRAP
 #undef MT_MALLOC_HEAP_LOOKUP
+#ifdef MT_NAMES_malloc_heap
+#include "../names/malloc_heap.h" /* forget them */
+#endif

@@ -70,7 +70,9 @@
 #include "../policy/sync/sync.h"
 #include "os_mmap.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/mmap_heap.h"
+#else
 #define MT_NAME mmap_heap
 #endif
 #ifndef MT_FAA_HEAP_GROWTH
@@ -102,9 +104,9 @@
 _Static_assert(MT_THREADLOCAL_HEAP_SIZE % MT_GRANULE == 0,
                "mmap_heap: threadlocal_heap_size must be a multiple of 64 KiB");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { mmap_heap_id = MT_NEW_LAYER_ID };
 /* The slot as a typed constant: the macro may be any constant expression. */
-static const size_t MT_SELF(tl_size) = (size_t)(MT_THREADLOCAL_HEAP_SIZE);
+static const size_t mmap_heap_tl_size = (size_t)(MT_THREADLOCAL_HEAP_SIZE);
 #define MT_SELF_ID MT_SELF(id)
 
 /* ---- the page map and OS statistics of this composition ---- */
@@ -114,47 +116,47 @@ static const size_t MT_SELF(tl_size) = (size_t)(MT_THREADLOCAL_HEAP_SIZE);
 /* Dense chunks are carved from cur up, sparse ones from end down. */
 typedef struct {
     char *cur, *end;
-} MT_SELF(region);
+} mmap_heap_region;
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock;                 /* zero-filled = unlocked (sync.h) */
     char *cache[MT_MMAP_CACHE_GRANULES + 1]; /* free chunks by granule count */
-    MT_SELF(region) leftover[64];            /* remainders of exited threads */
+    mmap_heap_region leftover[64];           /* remainders of exited threads */
     unsigned leftovers;
     _Atomic(char *) arena_cur; /* faa_heap_growth */
     char *arena_end;
-} MT_SELF(state);
+} mmap_heap_state;
 
-static MT_TLS MT_SELF(region) MT_SELF(tl);
-static MT_TLS size_t MT_SELF(tl_dense); /* dense bytes this thread carved */
+static MT_TLS mmap_heap_region mmap_heap_tl;
+static MT_TLS size_t mmap_heap_tl_dense; /* dense bytes this thread carved */
 
 /* Huge pages where they stay dense: with a thread-local region, only the units
  * the dense cursor opens (carve_local); without one, every reservation. */
 #define MT_SELF_HUGE_RESERVE (MT_HUGE_PAGE && !MT_THREADLOCAL_HEAP_SIZE)
 
-static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
-static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+static void mmap_heap_lock(void) { MT_SYNC_FN(MT_SYNC, lock)(&mmap_heap_state.lock); }
+static void mmap_heap_unlock(void) { MT_SYNC_FN(MT_SYNC, unlock)(&mmap_heap_state.lock); }
 
 /* Fresh address space for a region or chunk of `len` bytes. */
-static char *MT_SELF(reserve)(size_t len)
+static char *mmap_heap_reserve(size_t len)
 {
     if (MT_FAA_HEAP_GROWTH && len <= MT_MMAP_ARENA_SIZE / 16) {
         for (;;) {
-            char *p = atomic_fetch_add_explicit(&MT_SELF(state).arena_cur, len, memory_order_relaxed);
-            if (p && p + len <= MT_SELF(state).arena_end)
+            char *p = atomic_fetch_add_explicit(&mmap_heap_state.arena_cur, len, memory_order_relaxed);
+            if (p && p + len <= mmap_heap_state.arena_end)
                 return p;
-            MT_SELF(lock)();
-            char *cur = mt_load_relaxed(&MT_SELF(state).arena_cur);
-            if (!cur || cur + len > MT_SELF(state).arena_end) {
+            mmap_heap_lock();
+            char *cur = mt_load_relaxed(&mmap_heap_state.arena_cur);
+            if (!cur || cur + len > mmap_heap_state.arena_end) {
                 char *arena = mt_os_map_aligned(MT_MMAP_ARENA_SIZE, MT_GRANULE, MT_SELF_HUGE_RESERVE);
                 if (!arena) {
-                    MT_SELF(unlock)();
+                    mmap_heap_unlock();
                     return NULL;
                 }
-                MT_SELF(state).arena_end = arena + MT_MMAP_ARENA_SIZE;
-                mt_store_relaxed(&MT_SELF(state).arena_cur, arena);
+                mmap_heap_state.arena_end = arena + MT_MMAP_ARENA_SIZE;
+                mt_store_relaxed(&mmap_heap_state.arena_cur, arena);
             }
-            MT_SELF(unlock)();
+            mmap_heap_unlock();
         }
     }
     return mt_os_map_aligned(len, MT_GRANULE, MT_SELF_HUGE_RESERVE);
@@ -162,23 +164,23 @@ static char *MT_SELF(reserve)(size_t len)
 
 /* Carve from this thread's region (threadlocal_heap_size), refilling it from
  * an exited thread's remainder or fresh address space. */
-MT_SLOW char *MT_SELF(carve_local)(size_t len)
+MT_SLOW char *mmap_heap_carve_local(size_t len)
 {
-    MT_SELF(region) *r = &MT_SELF(tl);
+    mmap_heap_region *r = &mmap_heap_tl;
     if ((size_t)(r->end - r->cur) < len) {
         if (!r->end)
             mt_thread_attach(); /* so thread_exit hands the remainder on */
-        MT_SELF(region) fresh = {0};
-        MT_SELF(lock)();
-        if (MT_SELF(state).leftovers)
-            fresh = MT_SELF(state).leftover[--MT_SELF(state).leftovers];
-        MT_SELF(unlock)();
+        mmap_heap_region fresh = {0};
+        mmap_heap_lock();
+        if (mmap_heap_state.leftovers)
+            fresh = mmap_heap_state.leftover[--mmap_heap_state.leftovers];
+        mmap_heap_unlock();
         if ((size_t)(fresh.end - fresh.cur) < len) {
-            fresh.cur = MT_SELF(reserve)(MT_SELF(tl_size));
+            fresh.cur = mmap_heap_reserve(mmap_heap_tl_size);
             if (!fresh.cur)
                 return NULL;
-            fresh.end = fresh.cur + MT_SELF(tl_size);
-            atomic_fetch_add(&mt_os_counters.mapped, MT_SELF(tl_size));
+            fresh.end = fresh.cur + mmap_heap_tl_size;
+            atomic_fetch_add(&mt_os_counters.mapped, mmap_heap_tl_size);
         }
         *r = fresh; /* the old remainder (< len) is abandoned: at most one chunk */
     }
@@ -189,36 +191,36 @@ MT_SLOW char *MT_SELF(carve_local)(size_t len)
     }
     p = r->cur;
     r->cur += len;
-    MT_SELF(tl_dense) += len;
+    mmap_heap_tl_dense += len;
     /* p opens a 2 MiB unit that nothing has touched yet: from the thread's
      * second unit of dense chunks on, ask for a huge page there */
     if (MT_HUGE_PAGE && ((uintptr_t)p & (MT_MMAP_HUGE_SIZE - 1)) == 0 &&
-        MT_SELF(tl_dense) > MT_MMAP_HUGE_SIZE && (size_t)(r->end - p) >= MT_MMAP_HUGE_SIZE)
+        mmap_heap_tl_dense > MT_MMAP_HUGE_SIZE && (size_t)(r->end - p) >= MT_MMAP_HUGE_SIZE)
         mt_os_advise_huge(p, MT_MMAP_HUGE_SIZE);
     return p;
 }
 
-MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
+MT_SLOW void *mmap_heap_alloc_chunk(mt_ctx *ctx)
 {
     size_t len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
     size_t granules = len >> MT_GRANULE_SHIFT;
     char *p = NULL;
 
     if (granules <= MT_MMAP_CACHE_GRANULES && ctx->align <= MT_GRANULE) {
-        MT_SELF(lock)();
-        p = MT_SELF(state).cache[granules];
+        mmap_heap_lock();
+        p = mmap_heap_state.cache[granules];
         if (p)
-            MT_SELF(state).cache[granules] =
+            mmap_heap_state.cache[granules] =
                 (char *)(mt_entry_payload(mt_pagemap_get(p)) << MT_GRANULE_SHIFT);
-        MT_SELF(unlock)();
+        mmap_heap_unlock();
         if (!p) {
             /* clang-format off */
-            if (MT_SELF(tl_size) && len <= MT_SELF(tl_size) / 4)
-                p = MT_SELF(carve_local)(len);
+            if (mmap_heap_tl_size && len <= mmap_heap_tl_size / 4)
+                p = mmap_heap_carve_local(len);
             else if (MT_FAA_HEAP_GROWTH)
-                p = MT_SELF(reserve)(len);
+                p = mmap_heap_reserve(len);
             /* clang-format on */
-            if (p && !MT_SELF(tl_size))
+            if (p && !mmap_heap_tl_size)
                 atomic_fetch_add(&mt_os_counters.mapped, len);
         }
     }
@@ -239,7 +241,7 @@ MT_SLOW void *MT_SELF(alloc_chunk)(mt_ctx *ctx)
     return p;
 }
 
-MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
+MT_SLOW void mmap_heap_free_chunk(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     atomic_fetch_sub(&mt_os_counters.handed_out, len);
@@ -252,18 +254,18 @@ MT_SLOW void MT_SELF(free_chunk)(char *p, size_t granules)
         return;
     }
     mt_os_discard(p, len);
-    MT_SELF(lock)();
-    char *head = MT_SELF(state).cache[granules];
+    mmap_heap_lock();
+    char *head = mmap_heap_state.cache[granules];
     mt_pagemap_set(p, MT_GRANULE, mt_entry(0, (uintptr_t)head >> MT_GRANULE_SHIFT));
-    MT_SELF(state).cache[granules] = p;
-    MT_SELF(unlock)();
+    mmap_heap_state.cache[granules] = p;
+    mmap_heap_unlock();
 }
 
 /* A directly mapped range made longer with mremap: in place if the OS can,
  * else moved to a granule-aligned reservation; its pages stay, the new tail
  * is fresh. NULL (the range unchanged) where the port cannot remap or the
  * range is not one mapping. */
-MT_SLOW char *MT_SELF(remap_grow)(char *p, size_t old_len, size_t new_len)
+MT_SLOW char *mmap_heap_remap_grow(char *p, size_t old_len, size_t new_len)
 {
 #if MT_PAL_HAVE_REMAP
     char *q = mt_pal_remap(p, old_len, new_len, NULL);
@@ -285,14 +287,14 @@ MT_SLOW char *MT_SELF(remap_grow)(char *p, size_t old_len, size_t new_len)
 /* The keep grows a kept block to serve a longer request (large_keep.h):
  * only blocks mapped directly, so a cached-size chunk's range (carved from
  * a thread's region, or a buddy chunk above) is never moved. */
-MT_INLINE bool MT_SELF(grows)(size_t granules)
+MT_INLINE bool mmap_heap_grows(size_t granules)
 {
     return MT_PAL_HAVE_REMAP && granules > MT_MMAP_CACHE_GRANULES;
 }
 
-MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
+MT_SLOW char *mmap_heap_grow_chunk(char *p, size_t granules, size_t new_granules)
 {
-    char *q = MT_SELF(remap_grow)(p, granules << MT_GRANULE_SHIFT, new_granules << MT_GRANULE_SHIFT);
+    char *q = mmap_heap_remap_grow(p, granules << MT_GRANULE_SHIFT, new_granules << MT_GRANULE_SHIFT);
     if (q)
         atomic_fetch_add(&mt_os_counters.mapped, (new_granules - granules) << MT_GRANULE_SHIFT);
     return q;
@@ -307,7 +309,7 @@ MT_SLOW char *MT_SELF(grow_chunk)(char *p, size_t granules, size_t new_granules)
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
  * a granule-aligned destination. Cached-size chunks are left to the socket. */
-MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
+MT_SLOW void *mmap_heap_resize_large(mt_ctx *ctx)
 {
     size_t old_len = ctx->meta << MT_GRANULE_SHIFT;
     size_t new_len = mt_align_up(ctx->size ? ctx->size : 1, MT_GRANULE);
@@ -322,7 +324,7 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
     if (new_len < old_len) {
         mt_os_unmap(p + new_len, old_len - new_len);
     } else {
-        dest = MT_SELF(remap_grow)(p, old_len, new_len);
+        dest = mmap_heap_remap_grow(p, old_len, new_len);
         if (!dest)
             return NULL;
     }
@@ -339,14 +341,14 @@ MT_SLOW void *MT_SELF(resize_large)(mt_ctx *ctx)
 }
 
 #define MT_IMPLEMENTS_resize
-MT_INLINE void *MT_SELF(resize)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *mmap_heap_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)next;
-    return MT_SELF(is_block)(ctx) ? MT_COLD_CALL(ctx, copy, MT_SELF(resize_large)(&copy)) : NULL;
+    return mmap_heap_is_block(ctx) ? MT_COLD_CALL(ctx, copy, mmap_heap_resize_large(&copy)) : NULL;
 }
 
 #define MT_IMPLEMENTS_create
-MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *mmap_heap_create(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
@@ -355,18 +357,18 @@ MT_INLINE void *MT_SELF(create)(mt_ctx *ctx, mt_lfunc *next)
 
 /* Hand this thread's unused region to the next thread that needs one. */
 #define MT_IMPLEMENTS_thread_exit
-MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
+MT_INLINE void *mmap_heap_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 {
     (void)ctx;
     (void)next;
-    MT_SELF(region) *r = &MT_SELF(tl);
+    mmap_heap_region *r = &mmap_heap_tl;
     if (r->end - r->cur >= (ptrdiff_t)MT_GRANULE) {
-        MT_SELF(lock)();
-        if (MT_SELF(state).leftovers < sizeof MT_SELF(state).leftover / sizeof MT_SELF(state).leftover[0])
-            MT_SELF(state).leftover[MT_SELF(state).leftovers++] = *r;
+        mmap_heap_lock();
+        if (mmap_heap_state.leftovers < sizeof mmap_heap_state.leftover / sizeof mmap_heap_state.leftover[0])
+            mmap_heap_state.leftover[mmap_heap_state.leftovers++] = *r;
         else
             mt_os_unmap(r->cur, (size_t)(r->end - r->cur));
-        MT_SELF(unlock)();
+        mmap_heap_unlock();
     }
     r->cur = r->end = NULL;
     return NULL;
@@ -387,3 +389,6 @@ MT_INLINE void *MT_SELF(thread_exit)(mt_ctx *ctx, mt_lfunc *next)
 #undef MT_MMAP_CACHE_GRANULES
 #undef MT_MMAP_DENSE_CHUNK
 #undef MT_MMAP_HUGE_SIZE
+#ifdef MT_NAMES_mmap_heap
+#include "../names/mmap_heap.h" /* forget them */
+#endif

@@ -35,7 +35,9 @@
 #include "../policy/sync/sync.h"
 #include "os_stats.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/sheap_glk.h"
+#else
 #define MT_NAME sheap_glk
 #endif
 #ifndef MT_POOL_SIZE
@@ -48,26 +50,27 @@
 _Static_assert(MT_POOL_SIZE % MT_GRANULE == 0 && MT_POOL_SIZE >= MT_GRANULE,
                "sheap_glk: pool_size must be a non-zero multiple of 64 KiB");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { sheap_glk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 /* The pool. The attribute aligns it to a granule in the image; if a loader
  * does not honour that, the pool starts at its first whole granule and one
- * granule is lost (MT_SELF(pool_base)). */
-static char MT_SELF(pool)[MT_POOL_SIZE] __attribute__((aligned(MT_GRANULE)));
-static _Atomic(uintptr_t) MT_SELF(map)[MT_POOL_SIZE / MT_GRANULE];
+ * granule is lost (sheap_glk_pool_base). */
+static char sheap_glk_pool[MT_POOL_SIZE] __attribute__((aligned(MT_GRANULE)));
+static _Atomic(uintptr_t) sheap_glk_map[MT_POOL_SIZE / MT_GRANULE];
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
     mt_range_fit free;
     bool ready;     /* the pool is in the free list (done lazily: no constructors) */
     char *pristine; /* lowest byte never handed out: zero from here up */
-} MT_SELF(state);
+} sheap_glk_state;
 
-MT_INLINE uintptr_t MT_SELF(pool_base)(void) { return mt_align_up((uintptr_t)MT_SELF(pool), MT_GRANULE); }
-MT_INLINE size_t MT_SELF(pool_granules)(void)
+MT_INLINE uintptr_t sheap_glk_pool_base(void) { return mt_align_up((uintptr_t)sheap_glk_pool, MT_GRANULE); }
+MT_INLINE size_t sheap_glk_pool_granules(void)
 {
-    return (mt_align_down_ptr((uintptr_t)MT_SELF(pool) + MT_POOL_SIZE, MT_GRANULE) - MT_SELF(pool_base)()) >>
+    return (mt_align_down_ptr((uintptr_t)sheap_glk_pool + MT_POOL_SIZE, MT_GRANULE) -
+            sheap_glk_pool_base()) >>
            MT_GRANULE_SHIFT;
 }
 
@@ -75,19 +78,19 @@ MT_INLINE size_t MT_SELF(pool_granules)(void)
 
 static inline uintptr_t mt_pagemap_get(const void *p)
 {
-    size_t index = ((uintptr_t)p - MT_SELF(pool_base)()) >> MT_GRANULE_SHIFT; /* wraps below the pool */
-    return index < MT_SELF(pool_granules)() ? mt_load_relaxed(&MT_SELF(map)[index]) : 0;
+    size_t index = ((uintptr_t)p - sheap_glk_pool_base()) >> MT_GRANULE_SHIFT; /* wraps below the pool */
+    return index < sheap_glk_pool_granules() ? mt_load_relaxed(&sheap_glk_map[index]) : 0;
 }
 
 /* Returns false iff part of [p, p + len) lies outside the pool. */
 static inline bool mt_pagemap_set_checked(const void *p, size_t len, uintptr_t entry)
 {
-    size_t first = ((uintptr_t)p - MT_SELF(pool_base)()) >> MT_GRANULE_SHIFT;
+    size_t first = ((uintptr_t)p - sheap_glk_pool_base()) >> MT_GRANULE_SHIFT;
     size_t count = len ? (len + MT_GRANULE - 1) >> MT_GRANULE_SHIFT : 1;
-    if (first >= MT_SELF(pool_granules)() || count > MT_SELF(pool_granules)() - first)
+    if (first >= sheap_glk_pool_granules() || count > sheap_glk_pool_granules() - first)
         return false;
     for (size_t i = first; i < first + count; i++)
-        mt_store_release(&MT_SELF(map)[i], entry);
+        mt_store_release(&sheap_glk_map[i], entry);
     return true;
 }
 
@@ -98,49 +101,50 @@ static inline void mt_pagemap_set(const void *p, size_t len, uintptr_t entry)
 
 /* ---- the instance ---- */
 
-static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
-static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+static void sheap_glk_lock(void) { MT_SYNC_FN(MT_SYNC, lock)(&sheap_glk_state.lock); }
+static void sheap_glk_unlock(void) { MT_SYNC_FN(MT_SYNC, unlock)(&sheap_glk_state.lock); }
 
 /* Lock held. The whole pool becomes one free range on first use. */
-MT_SLOW void MT_SELF(start)(void)
+MT_SLOW void sheap_glk_start(void)
 {
-    char *base = (char *)MT_SELF(pool_base)();
-    mt_range_fit_init(&MT_SELF(state).free, base);
-    mt_range_fit_give(&MT_SELF(state).free, base, MT_SELF(pool_granules)());
-    MT_SELF(state).pristine = base;
-    MT_SELF(state).ready = true;
-    mt_store_relaxed(&mt_os_counters.mapped, MT_SELF(pool_granules)() << MT_GRANULE_SHIFT);
+    char *base = (char *)sheap_glk_pool_base();
+    mt_range_fit_init(&sheap_glk_state.free, base);
+    mt_range_fit_give(&sheap_glk_state.free, base, sheap_glk_pool_granules());
+    sheap_glk_state.pristine = base;
+    sheap_glk_state.ready = true;
+    mt_store_relaxed(&mt_os_counters.mapped, sheap_glk_pool_granules() << MT_GRANULE_SHIFT);
 }
 
-static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+static char *sheap_glk_obtain(size_t granules, size_t align, bool *zeroed)
 {
-    MT_SELF(lock)();
-    if (MT_UNLIKELY(!MT_SELF(state).ready))
-        MT_SELF(start)();
-    char *p = granules <= MT_SELF(pool_granules)() ? mt_range_fit_take(&MT_SELF(state).free, granules, align)
-                                                   : NULL;
+    sheap_glk_lock();
+    if (MT_UNLIKELY(!sheap_glk_state.ready))
+        sheap_glk_start();
+    char *p = granules <= sheap_glk_pool_granules()
+                  ? mt_range_fit_take(&sheap_glk_state.free, granules, align)
+                  : NULL;
     if (p) {
         char *end = p + (granules << MT_GRANULE_SHIFT);
-        *zeroed = p >= MT_SELF(state).pristine;
-        if (end > MT_SELF(state).pristine)
-            MT_SELF(state).pristine = end;
+        *zeroed = p >= sheap_glk_state.pristine;
+        if (end > sheap_glk_state.pristine)
+            sheap_glk_state.pristine = end;
     }
-    MT_SELF(unlock)();
+    sheap_glk_unlock();
     return p;
 }
 
-static void MT_SELF(release)(char *p, size_t granules)
+static void sheap_glk_release(char *p, size_t granules)
 {
-    MT_SELF(lock)();
-    mt_range_fit_give(&MT_SELF(state).free, p, granules);
-    MT_SELF(unlock)();
+    sheap_glk_lock();
+    mt_range_fit_give(&sheap_glk_state.free, p, granules);
+    sheap_glk_unlock();
 }
 
-static bool MT_SELF(extend)(char *end, size_t granules)
+static bool sheap_glk_extend(char *end, size_t granules)
 {
-    MT_SELF(lock)();
-    bool done = mt_range_fit_take_at(&MT_SELF(state).free, end, granules);
-    MT_SELF(unlock)();
+    sheap_glk_lock();
+    bool done = mt_range_fit_take_at(&sheap_glk_state.free, end, granules);
+    sheap_glk_unlock();
     return done;
 }
 
@@ -155,3 +159,6 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #undef MT_LARGE_DECAY_MS
 #undef MT_POOL_SIZE
 #undef MT_LOCK_STAT
+#ifdef MT_NAMES_sheap_glk
+#include "../names/sheap_glk.h" /* forget them */
+#endif

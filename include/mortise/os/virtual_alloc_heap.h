@@ -60,7 +60,9 @@
 #include "../policy/sync/sync.h"
 #include "pagemap_mmap.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/virtual_alloc_heap.h"
+#else
 #define MT_NAME virtual_alloc_heap
 #endif
 #ifndef MT_RESERVE_SIZE
@@ -80,7 +82,7 @@
 _Static_assert((MT_RESERVE_SIZE) % MT_GRANULE == 0 && (MT_RESERVE_SIZE) > 0,
                "virtual_alloc_heap: reserve_size must be a positive multiple of 64 KiB");
 
-enum { MT_SELF(id) = MT_NEW_LAYER_ID };
+enum { virtual_alloc_heap_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 
 typedef struct {
@@ -88,30 +90,30 @@ typedef struct {
     size_t raw_len;
     char *base, *end;  /* the granule-aligned part blocks come from */
     mt_range_fit free; /* its free granules */
-} MT_SELF(reservation);
+} virtual_alloc_heap_reservation;
 
 static struct {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */
-    MT_SELF(reservation) r[MT_VA_RESERVATIONS];
+    virtual_alloc_heap_reservation r[MT_VA_RESERVATIONS];
     unsigned count;
-} MT_SELF(state);
+} virtual_alloc_heap_state;
 
-static void MT_SELF(lock)(void) { MT_SYNC_FN(MT_SYNC, lock)(&MT_SELF(state).lock); }
-static void MT_SELF(unlock)(void) { MT_SYNC_FN(MT_SYNC, unlock)(&MT_SELF(state).lock); }
+static void virtual_alloc_heap_lock(void) { MT_SYNC_FN(MT_SYNC, lock)(&virtual_alloc_heap_state.lock); }
+static void virtual_alloc_heap_unlock(void) { MT_SYNC_FN(MT_SYNC, unlock)(&virtual_alloc_heap_state.lock); }
 
 /* Lock held. The reservation holding granule p, or NULL. */
-static MT_SELF(reservation) *MT_SELF(holding)(const char *p)
+static virtual_alloc_heap_reservation *virtual_alloc_heap_holding(const char *p)
 {
-    for (unsigned i = 0; i < MT_SELF(state).count; i++)
-        if (p >= MT_SELF(state).r[i].base && p < MT_SELF(state).r[i].end)
-            return &MT_SELF(state).r[i];
+    for (unsigned i = 0; i < virtual_alloc_heap_state.count; i++)
+        if (p >= virtual_alloc_heap_state.r[i].base && p < virtual_alloc_heap_state.r[i].end)
+            return &virtual_alloc_heap_state.r[i];
     return NULL;
 }
 
 /* Lock held. A new reservation of at least len usable bytes, all free. */
-MT_SLOW MT_SELF(reservation) *MT_SELF(add_reservation)(size_t len)
+MT_SLOW virtual_alloc_heap_reservation *virtual_alloc_heap_add_reservation(size_t len)
 {
-    if (MT_SELF(state).count == MT_VA_RESERVATIONS)
+    if (virtual_alloc_heap_state.count == MT_VA_RESERVATIONS)
         return NULL;
     size_t usable = len > (MT_RESERVE_SIZE) ? len : (MT_RESERVE_SIZE);
     size_t raw_len = usable + MT_GRANULE; /* room to align the base to a granule */
@@ -130,8 +132,8 @@ MT_SLOW MT_SELF(reservation) *MT_SELF(add_reservation)(size_t len)
             mt_pal_unmap(raw, raw_len);
             return NULL;
         }
-    MT_SELF(reservation) *r = &MT_SELF(state).r[MT_SELF(state).count++];
-    *r = (MT_SELF(reservation)){.raw = raw, .raw_len = raw_len, .base = base, .end = base + usable};
+    virtual_alloc_heap_reservation *r = &virtual_alloc_heap_state.r[virtual_alloc_heap_state.count++];
+    *r = (virtual_alloc_heap_reservation){.raw = raw, .raw_len = raw_len, .base = base, .end = base + usable};
     mt_range_fit_init(&r->free, NULL); /* absolute addresses, as brk_heap */
     mt_range_fit_give(&r->free, base, usable >> MT_GRANULE_SHIFT);
     return r;
@@ -140,81 +142,81 @@ MT_SLOW MT_SELF(reservation) *MT_SELF(add_reservation)(size_t len)
 /* Lock held. Release reservation r if nothing of it is in use and another
  * one remains (the last one stays: a program that frees everything and
  * starts again does not pay a new reservation). */
-static void MT_SELF(drop_if_empty)(MT_SELF(reservation) *r)
+static void virtual_alloc_heap_drop_if_empty(virtual_alloc_heap_reservation *r)
 {
     size_t granules = (size_t)(r->end - r->base) >> MT_GRANULE_SHIFT;
-    if (MT_SELF(state).count < 2 || r->free.free_granules != granules)
+    if (virtual_alloc_heap_state.count < 2 || r->free.free_granules != granules)
         return;
     mt_range_fit_take_at(&r->free, r->base, granules); /* clears its headers */
     mt_pal_unmap(r->raw, r->raw_len);
-    *r = MT_SELF(state).r[--MT_SELF(state).count];
+    *r = virtual_alloc_heap_state.r[--virtual_alloc_heap_state.count];
 }
 
 /* Take the lock and make [p, p + granules) free ranges again, each part in
  * the reservation holding it (a kept block may have merged two neighbouring
  * reservations' blocks); a reservation left unused is released. */
-static void MT_SELF(give_back)(char *p, size_t granules)
+static void virtual_alloc_heap_give_back(char *p, size_t granules)
 {
-    MT_SELF(lock)();
+    virtual_alloc_heap_lock();
     for (char *end = p + (granules << MT_GRANULE_SHIFT); p < end;) {
-        MT_SELF(reservation) *r = MT_SELF(holding)(p);
+        virtual_alloc_heap_reservation *r = virtual_alloc_heap_holding(p);
         char *stop = r->end < end ? r->end : end;
         mt_range_fit_give(&r->free, p, (size_t)(stop - p) >> MT_GRANULE_SHIFT);
-        MT_SELF(drop_if_empty)(r);
+        virtual_alloc_heap_drop_if_empty(r);
         p = stop;
     }
-    MT_SELF(unlock)();
+    virtual_alloc_heap_unlock();
 }
 
 /* Commit granules just taken; refused (the commit limit): what a partial
  * commit left is undone and they are free again. */
-static bool MT_SELF(commit)(char *p, size_t granules)
+static bool virtual_alloc_heap_commit(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     if (!MT_VA_COMMIT(p, len)) {
         mt_pal_decommit(p, len);
-        MT_SELF(give_back)(p, granules);
+        virtual_alloc_heap_give_back(p, granules);
         return false;
     }
     atomic_fetch_add(&mt_os_counters.mapped, len);
     return true;
 }
 
-static char *MT_SELF(obtain)(size_t granules, size_t align, bool *zeroed)
+static char *virtual_alloc_heap_obtain(size_t granules, size_t align, bool *zeroed)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     char *p = NULL;
-    MT_SELF(lock)();
-    for (unsigned i = 0; !p && i < MT_SELF(state).count; i++)
-        p = mt_range_fit_take(&MT_SELF(state).r[i].free, granules, align);
+    virtual_alloc_heap_lock();
+    for (unsigned i = 0; !p && i < virtual_alloc_heap_state.count; i++)
+        p = mt_range_fit_take(&virtual_alloc_heap_state.r[i].free, granules, align);
     if (!p && len <= SIZE_MAX - align) {
-        MT_SELF(reservation) *r = MT_SELF(add_reservation)(len + align - MT_GRANULE);
+        virtual_alloc_heap_reservation *r = virtual_alloc_heap_add_reservation(len + align - MT_GRANULE);
         if (r)
             p = mt_range_fit_take(&r->free, granules, align);
     }
-    MT_SELF(unlock)();
+    virtual_alloc_heap_unlock();
     *zeroed = true; /* fresh reservation pages, or decommitted when freed */
-    return p && MT_SELF(commit)(p, granules) ? p : NULL;
+    return p && virtual_alloc_heap_commit(p, granules) ? p : NULL;
 }
 
 /* Decommitted before they are free: once in the free ranges another thread
  * may take, commit and write them. */
-static void MT_SELF(release)(char *p, size_t granules)
+static void virtual_alloc_heap_release(char *p, size_t granules)
 {
     size_t len = granules << MT_GRANULE_SHIFT;
     mt_pal_decommit(p, len);
     atomic_fetch_sub(&mt_os_counters.mapped, len);
     atomic_fetch_add(&mt_os_counters.returned, len);
-    MT_SELF(give_back)(p, granules);
+    virtual_alloc_heap_give_back(p, granules);
 }
 
-static bool MT_SELF(extend)(char *end, size_t granules)
+static bool virtual_alloc_heap_extend(char *end, size_t granules)
 {
-    MT_SELF(lock)();
-    MT_SELF(reservation) *r = MT_SELF(holding)(end);
+    virtual_alloc_heap_lock();
+    virtual_alloc_heap_reservation *r = virtual_alloc_heap_holding(end);
     bool taken = r && mt_range_fit_take_at(&r->free, end, granules);
-    MT_SELF(unlock)();
-    return taken && MT_SELF(commit)(end, granules);
+    virtual_alloc_heap_unlock();
+    return taken && virtual_alloc_heap_commit(end, granules);
 }
 
 #define MT_OS_RESIZE_IN_PLACE 1
@@ -232,3 +234,6 @@ static bool MT_SELF(extend)(char *end, size_t granules)
 #undef MT_RESERVE_SIZE
 #undef MT_VA_COMMIT
 #undef MT_VA_RESERVATIONS
+#ifdef MT_NAMES_virtual_alloc_heap
+#include "../names/virtual_alloc_heap.h" /* forget them */
+#endif

@@ -26,7 +26,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/cmalloc_socket.h"
+#else
 #define MT_NAME cmalloc_socket
 #endif
 
@@ -83,3 +85,6 @@ MT_EXPORT size_t MT_CMALLOC_API(cmalloc_usable_size)(void *p)
 #include "stats_exit.h" /* MORTISE_STATS: the report at exit */
 
 #include "../core/layer_end.h"
+#ifdef MT_NAMES_cmalloc_socket
+#include "../names/cmalloc_socket.h" /* forget them */
+#endif

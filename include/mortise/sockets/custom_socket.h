@@ -13,7 +13,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/custom_socket.h"
+#else
 #define MT_NAME custom_socket
 #endif
 #ifndef MT_PREFIX
@@ -29,3 +31,6 @@
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_PREFIX
+#ifdef MT_NAMES_custom_socket
+#include "../names/custom_socket.h" /* forget them */
+#endif

@@ -40,7 +40,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/kernel_socket.h"
+#else
 #define MT_NAME kernel_socket
 #endif
 #ifndef MT_KERNEL_MAX_ORDER
@@ -206,3 +208,6 @@ MT_EXPORT int MT_KERNEL_API(kmem_cache_shrink)(mt_kmem_cache *cache)
 
 #undef MT_PREFIX
 #include "../core/layer_end.h"
+#ifdef MT_NAMES_kernel_socket
+#include "../names/kernel_socket.h" /* forget them */
+#endif

@@ -17,7 +17,9 @@
  */
 #include "../core/layer.h"
 
-#ifndef MT_NAME
+#ifdef MT_NAME /* another instance name: the names below become its own */
+#include "../names/malloc_socket.h"
+#else
 #define MT_NAME malloc_socket
 #endif
 #include "../core/layer_end.h"
@@ -38,4 +40,7 @@
 #include "family.h"
 #if !defined(MT_SOCKET_RENAME)
 #include "cxx_new.h"
+#endif
+#ifdef MT_NAMES_malloc_socket
+#include "../names/malloc_socket.h" /* forget them */
 #endif

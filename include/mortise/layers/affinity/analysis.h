@@ -13,26 +13,26 @@
  * correctness: the scan reads only memory the page map says belongs to this
  * allocator, and never writes. */
 
-MT_INLINE uint32_t MT_SELF(size_class)(const mt_aff_group *g)
+MT_INLINE uint32_t affinity_pool_size_class(const mt_aff_group *g)
 {
     return g->max_size ? (uint32_t)mt_align_up(g->max_size, MT_MIN_ALIGN) : 0;
 }
 
-MT_UNUSED static uint32_t MT_SELF(find)(uint32_t g)
+MT_UNUSED static uint32_t affinity_pool_find(uint32_t g)
 {
-    while (MT_SELF(state).group[g - 1].parent != g) {
-        mt_aff_group *x = &MT_SELF(state).group[g - 1];
-        x->parent = MT_SELF(state).group[x->parent - 1].parent; /* path halving */
+    while (affinity_pool_state.group[g - 1].parent != g) {
+        mt_aff_group *x = &affinity_pool_state.group[g - 1];
+        x->parent = affinity_pool_state.group[x->parent - 1].parent; /* path halving */
         g = x->parent;
     }
     return g;
 }
 
-MT_UNUSED static void MT_SELF(addr_insert)(void *p, uint32_t g)
+MT_UNUSED static void affinity_pool_addr_insert(void *p, uint32_t g)
 {
     uint32_t h = mt_aff_addr_hash((uintptr_t)p);
     for (uint32_t i = 0; i < 8; i++) {
-        mt_aff_addr *a = &MT_SELF(state).addr[(h + i) & ((1u << MT_AFF_ADDR_BITS) - 1)];
+        mt_aff_addr *a = &affinity_pool_state.addr[(h + i) & ((1u << MT_AFF_ADDR_BITS) - 1)];
         uintptr_t k = mt_load_relaxed(&a->addr);
         if (!k || k == (uintptr_t)p) {
             a->group = g;
@@ -42,11 +42,11 @@ MT_UNUSED static void MT_SELF(addr_insert)(void *p, uint32_t g)
     }
 }
 
-MT_UNUSED static uint32_t MT_SELF(addr_find)(uintptr_t w)
+MT_UNUSED static uint32_t affinity_pool_addr_find(uintptr_t w)
 {
     uint32_t h = mt_aff_addr_hash(w);
     for (uint32_t i = 0; i < 8; i++) {
-        mt_aff_addr *a = &MT_SELF(state).addr[(h + i) & ((1u << MT_AFF_ADDR_BITS) - 1)];
+        mt_aff_addr *a = &affinity_pool_state.addr[(h + i) & ((1u << MT_AFF_ADDR_BITS) - 1)];
         uintptr_t k = mt_load_relaxed(&a->addr);
         if (!k)
             return 0;
@@ -58,12 +58,12 @@ MT_UNUSED static uint32_t MT_SELF(addr_find)(uintptr_t w)
 
 /* Groups b joins a's pool class; the log keeps why. Roots with a pool stay
  * roots, so a merged class keeps allocating from the pool it had. */
-MT_UNUSED static void MT_SELF(merge)(uint32_t a, uint32_t b, uint8_t type, uint32_t via, uint32_t offset)
+MT_UNUSED static void affinity_pool_merge(uint32_t a, uint32_t b, uint8_t type, uint32_t via, uint32_t offset)
 {
-    uint32_t ra = MT_SELF(find)(a), rb = MT_SELF(find)(b);
+    uint32_t ra = affinity_pool_find(a), rb = affinity_pool_find(b);
     if (ra == rb)
         return;
-    mt_aff_group *A = &MT_SELF(state).group[ra - 1], *B = &MT_SELF(state).group[rb - 1];
+    mt_aff_group *A = &affinity_pool_state.group[ra - 1], *B = &affinity_pool_state.group[rb - 1];
     if (!A->pool && B->pool) {
         uint32_t t = ra;
         ra = rb;
@@ -73,9 +73,9 @@ MT_UNUSED static void MT_SELF(merge)(uint32_t a, uint32_t b, uint8_t type, uint3
         B = T;
     }
     B->parent = ra;
-    if (MT_SELF(state).merges < MT_AFF_MERGE_LOG)
-        MT_SELF(state).merge[MT_SELF(state).merges] = (mt_aff_merge){type, a, b, via, offset};
-    MT_SELF(state).merges++;
+    if (affinity_pool_state.merges < MT_AFF_MERGE_LOG)
+        affinity_pool_state.merge[affinity_pool_state.merges] = (mt_aff_merge){type, a, b, via, offset};
+    affinity_pool_state.merges++;
     if (!A->pool || !B->pool)
         return;
     /* both had pools: direct sites of b's class move to a's pool, and the
@@ -83,41 +83,41 @@ MT_UNUSED static void MT_SELF(merge)(uint32_t a, uint32_t b, uint8_t type, uint3
      * wrapper cache at its next recheck (until then a stale entry costs
      * locality only: its pool still exists, its segment checks the size) */
     for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS); i++)
-        mt_store_relaxed(&MT_SELF(state).memo[i], 0);
-    mt_faa(&MT_SELF(state).memo_gen, 1);
+        mt_store_relaxed(&affinity_pool_state.memo[i], 0);
+    mt_faa(&affinity_pool_state.memo_gen, 1);
     for (uint32_t i = 0; i < MT_AFF_SITES; i++) {
-        mt_aff_site *s = &MT_SELF(state).site[i];
+        mt_aff_site *s = &affinity_pool_state.site[i];
         uintptr_t fast = mt_load_relaxed(&s->fast);
         if (fast == (uintptr_t)B->pool && A->pool->size >= B->pool->size)
-            MT_SELF(mark_pooled)(s, A->pool);
+            affinity_pool_mark_pooled(s, A->pool);
     }
 }
 
-MT_INLINE bool MT_SELF(mergeable)(uint32_t g)
+MT_INLINE bool affinity_pool_mergeable(uint32_t g)
 {
-    const mt_aff_group *x = &MT_SELF(state).group[g - 1];
+    const mt_aff_group *x = &affinity_pool_state.group[g - 1];
     return x->allocs && x->state != MT_AFF_UNPOOLED && x->max_size < MT_MAX_POOLED_SIZE;
 }
 
 /* Scan g's first objects for pointers at other groups' first objects. */
-MT_UNUSED static void MT_SELF(scan)(uint32_t g)
+MT_UNUSED static void affinity_pool_scan(uint32_t g)
 {
-    mt_aff_group *x = &MT_SELF(state).group[g - 1];
+    mt_aff_group *x = &affinity_pool_state.group[g - 1];
     size_t len = x->max_size < MT_AFF_SCAN_WORDS * 8 ? x->max_size & ~(size_t)7 : MT_AFF_SCAN_WORDS * 8;
-    if (MT_SELF(state).bytes_scanned + len * x->nfirst >
-        MT_AFF_SCAN_FLOOR + MT_SELF(state).bytes_seen / MT_AFF_SCAN_SHARE) {
-        MT_SELF(state).scans_skipped++;
+    if (affinity_pool_state.bytes_scanned + len * x->nfirst >
+        MT_AFF_SCAN_FLOOR + affinity_pool_state.bytes_seen / MT_AFF_SCAN_SHARE) {
+        affinity_pool_state.scans_skipped++;
         return;
     }
-    MT_SELF(state).scans++;
+    affinity_pool_state.scans++;
     for (uint32_t i = 0; i < x->nfirst; i++) {
         const char *o = x->first[i];
         if (!mt_entry_owner(mt_pagemap_get(o)))
             continue; /* not this allocator's memory any more */
-        MT_SELF(state).bytes_scanned += len;
+        affinity_pool_state.bytes_scanned += len;
         for (size_t off = 0; off < len; off += 8) {
             uintptr_t w = *(const uintptr_t *)(o + off);
-            uint32_t t = w && !(w & 7) ? MT_SELF(addr_find)(w) : 0;
+            uint32_t t = w && !(w & 7) ? affinity_pool_addr_find(w) : 0;
             if (!t || t == g)
                 continue;
             bool seen = false;
@@ -131,33 +131,33 @@ MT_UNUSED static void MT_SELF(scan)(uint32_t g)
 
 /* Type I: g points at a group of its own size. Type II: two groups of one
  * size pointed at from the same offset of g's class. */
-MT_UNUSED static void MT_SELF(merge_affine)(uint32_t g)
+MT_UNUSED static void affinity_pool_merge_affine(uint32_t g)
 {
-    mt_aff_group *x = &MT_SELF(state).group[g - 1];
+    mt_aff_group *x = &affinity_pool_state.group[g - 1];
     for (uint32_t e = 0; e < x->nedges; e++) {
         uint32_t t = x->edge[e].target;
-        if (MT_SELF(mergeable)(t) && MT_SELF(mergeable)(g) &&
-            MT_SELF(size_class)(&MT_SELF(state).group[t - 1]) == MT_SELF(size_class)(x))
-            MT_SELF(merge)(g, t, 1, 0, x->edge[e].offset);
+        if (affinity_pool_mergeable(t) && affinity_pool_mergeable(g) &&
+            affinity_pool_size_class(&affinity_pool_state.group[t - 1]) == affinity_pool_size_class(x))
+            affinity_pool_merge(g, t, 1, 0, x->edge[e].offset);
     }
-    uint32_t root = MT_SELF(find)(g);
+    uint32_t root = affinity_pool_find(g);
     mt_aff_edge class_edges[64];
     uint32_t n = 0;
-    for (uint32_t i = 1; i <= MT_SELF(state).groups && n < 64; i++) {
-        if (MT_SELF(find)(i) != root)
+    for (uint32_t i = 1; i <= affinity_pool_state.groups && n < 64; i++) {
+        if (affinity_pool_find(i) != root)
             continue;
-        const mt_aff_group *y = &MT_SELF(state).group[i - 1];
+        const mt_aff_group *y = &affinity_pool_state.group[i - 1];
         for (uint32_t e = 0; e < y->nedges && n < 64; e++)
             class_edges[n++] = y->edge[e];
     }
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++) {
             uint32_t t1 = class_edges[i].target, t2 = class_edges[j].target;
-            if (class_edges[i].offset != class_edges[j].offset || !MT_SELF(mergeable)(t1) ||
-                !MT_SELF(mergeable)(t2) || MT_SELF(find)(t1) == MT_SELF(find)(t2) ||
-                MT_SELF(size_class)(&MT_SELF(state).group[t1 - 1]) !=
-                    MT_SELF(size_class)(&MT_SELF(state).group[t2 - 1]))
+            if (class_edges[i].offset != class_edges[j].offset || !affinity_pool_mergeable(t1) ||
+                !affinity_pool_mergeable(t2) || affinity_pool_find(t1) == affinity_pool_find(t2) ||
+                affinity_pool_size_class(&affinity_pool_state.group[t1 - 1]) !=
+                    affinity_pool_size_class(&affinity_pool_state.group[t2 - 1]))
                 continue;
-            MT_SELF(merge)(t1, t2, 2, root, class_edges[i].offset);
+            affinity_pool_merge(t1, t2, 2, root, class_edges[i].offset);
         }
 }

@@ -22,36 +22,39 @@
 _Static_assert(MT_GRANULE / MT_SEGMENT_SIZE <= 64, "a span's segments fit its bitmap");
 
 /* The header of the segment holding p, from its span's page-map payload. */
-MT_INLINE mt_aff_seg *MT_SELF(seg_at)(const void *p, uintptr_t meta)
+MT_INLINE mt_aff_seg *affinity_pool_seg_at(const void *p, uintptr_t meta)
 {
     return (mt_aff_seg *)mt_payload_ptr(meta) +
            (((uintptr_t)p / MT_SEGMENT_SIZE) & (MT_AFF_SEGS_PER_SPAN - 1));
 }
 
-MT_INLINE uint32_t MT_SELF(seg_index)(const mt_aff_seg *h) { return (uint32_t)(h - &MT_SELF(segs)[0][0]); }
-
-MT_INLINE char *MT_SELF(seg_base)(const mt_aff_seg *h)
+MT_INLINE uint32_t affinity_pool_seg_index(const mt_aff_seg *h)
 {
-    uint32_t i = MT_SELF(seg_index)(h);
-    return MT_SELF(state).span[i / MT_AFF_SEGS_PER_SPAN].base +
+    return (uint32_t)(h - &affinity_pool_segs[0][0]);
+}
+
+MT_INLINE char *affinity_pool_seg_base(const mt_aff_seg *h)
+{
+    uint32_t i = affinity_pool_seg_index(h);
+    return affinity_pool_state.span[i / MT_AFF_SEGS_PER_SPAN].base +
            (size_t)(i % MT_AFF_SEGS_PER_SPAN) * MT_SEGMENT_SIZE;
 }
 
-MT_INLINE uint32_t MT_SELF(pool_index)(const mt_aff_pool *pool)
+MT_INLINE uint32_t affinity_pool_pool_index(const mt_aff_pool *pool)
 {
-    return (uint32_t)(pool - MT_SELF(state).pool);
+    return (uint32_t)(pool - affinity_pool_state.pool);
 }
 
 /* A segment's pool, NULL while it is free. */
-MT_INLINE mt_aff_pool *MT_SELF(seg_pool)(const mt_aff_seg *h)
+MT_INLINE mt_aff_pool *affinity_pool_seg_pool(const mt_aff_seg *h)
 {
-    return h->pool ? &MT_SELF(state).pool[h->pool - 1] : NULL;
+    return h->pool ? &affinity_pool_state.pool[h->pool - 1] : NULL;
 }
 
 /* Is p an object start of a segment of the pool with this magic? Its
  * offset is a multiple of the size iff offset * ceil(2^64 / size), wrapped,
  * is below the magic (exact for offsets and sizes below 2^32). */
-MT_INLINE bool MT_SELF(object_ok)(const void *p, uint64_t magic)
+MT_INLINE bool affinity_pool_object_ok(const void *p, uint64_t magic)
 {
     return (uint64_t)((uintptr_t)p & (MT_SEGMENT_SIZE - 1)) * magic < magic;
 }
@@ -61,49 +64,49 @@ MT_INLINE bool MT_SELF(object_ok)(const void *p, uint64_t magic)
  * thread_exit leaves its segments marked with an address a later thread
  * may get: that thread's frees into them stay plain list operations, and
  * their ring links are never touched, as gen differs); else its id. */
-MT_INLINE uintptr_t MT_SELF(me)(void)
+MT_INLINE uintptr_t affinity_pool_me(void)
 {
 #if MT_AFF_TP_REL
     return mt_aff_thread_pointer();
 #else
-    return MT_SELF(tl).id;
+    return affinity_pool_tl.id;
 #endif
 }
 
 /* spans_lock held: unlink span i from the list of spans with a free segment */
-MT_UNUSED static void MT_SELF(span_unlist)(int32_t i)
+MT_UNUSED static void affinity_pool_span_unlist(int32_t i)
 {
-    mt_aff_span *s = &MT_SELF(state).span[i];
+    mt_aff_span *s = &affinity_pool_state.span[i];
     if (!s->listed)
         return;
     if (s->prev)
-        MT_SELF(state).span[s->prev - 1].next = s->next;
+        affinity_pool_state.span[s->prev - 1].next = s->next;
     else
-        MT_SELF(state).spans_free_head = s->next;
+        affinity_pool_state.spans_free_head = s->next;
     if (s->next)
-        MT_SELF(state).span[s->next - 1].prev = s->prev;
+        affinity_pool_state.span[s->next - 1].prev = s->prev;
     s->listed = false;
 }
-MT_UNUSED static void MT_SELF(span_list)(int32_t i)
+MT_UNUSED static void affinity_pool_span_list(int32_t i)
 {
-    mt_aff_span *s = &MT_SELF(state).span[i];
+    mt_aff_span *s = &affinity_pool_state.span[i];
     s->prev = 0;
-    s->next = MT_SELF(state).spans_free_head;
+    s->next = affinity_pool_state.spans_free_head;
     if (s->next)
-        MT_SELF(state).span[s->next - 1].prev = i + 1;
-    MT_SELF(state).spans_free_head = i + 1;
+        affinity_pool_state.span[s->next - 1].prev = i + 1;
+    affinity_pool_state.spans_free_head = i + 1;
     s->listed = true;
 }
 
 /* spans_lock held: a new span from below, or -1 */
-MT_UNUSED static int32_t MT_SELF(span_new)(void)
+MT_UNUSED static int32_t affinity_pool_span_new(void)
 {
     int32_t i = -1;
-    if (MT_SELF(state).spans_high < MT_AFF_SPANS)
-        i = (int32_t)MT_SELF(state).spans_high;
+    if (affinity_pool_state.spans_high < MT_AFF_SPANS)
+        i = (int32_t)affinity_pool_state.spans_high;
     else
         for (int32_t j = 0; j < MT_AFF_SPANS && i < 0; j++)
-            if (!MT_SELF(state).span[j].base)
+            if (!affinity_pool_state.span[j].base)
                 i = j;
     if (i < 0)
         return -1;
@@ -111,40 +114,40 @@ MT_UNUSED static int32_t MT_SELF(span_new)(void)
     char *base = MT_BELOW(alloc)(&c);
     if (!base)
         return -1;
-    if ((uint32_t)i == MT_SELF(state).spans_high)
-        MT_SELF(state).spans_high++;
+    if ((uint32_t)i == affinity_pool_state.spans_high)
+        affinity_pool_state.spans_high++;
     for (uint32_t k = 0; k < MT_AFF_SEGS_PER_SPAN; k++)
-        mt_store_relaxed(&MT_SELF(segs)[i][k].owner, MT_AFF_OWNER_NONE);
-    mt_aff_span *s = &MT_SELF(state).span[i];
+        mt_store_relaxed(&affinity_pool_segs[i][k].owner, MT_AFF_OWNER_NONE);
+    mt_aff_span *s = &affinity_pool_state.span[i];
     s->base = base;
     s->used = 0;
-    s->prev_entry = mt_span_claim(base, MT_GRANULE, MT_SELF_ID, mt_payload_of(&MT_SELF(segs)[i][0]));
-    MT_SELF(state).spans_taken++;
-    MT_SELF(span_list)(i);
+    s->prev_entry = mt_span_claim(base, MT_GRANULE, MT_SELF_ID, mt_payload_of(&affinity_pool_segs[i][0]));
+    affinity_pool_state.spans_taken++;
+    affinity_pool_span_list(i);
     return i;
 }
 
 /* A free segment for `pool`, owned by the calling thread, its objects all on
  * its free list; NULL when the layer below refuses. */
-MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
+MT_SLOW mt_aff_seg *affinity_pool_segment_take(mt_aff_pool *pool)
 {
-    mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
-    int32_t i = MT_SELF(state).spans_free_head - 1;
+    mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
+    int32_t i = affinity_pool_state.spans_free_head - 1;
     if (i < 0)
-        i = MT_SELF(span_new)();
+        i = affinity_pool_span_new();
     if (i < 0) {
-        mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
+        mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);
         return NULL;
     }
-    mt_aff_span *s = &MT_SELF(state).span[i];
+    mt_aff_span *s = &affinity_pool_state.span[i];
     unsigned k = (unsigned)__builtin_ctzll(~s->used);
     s->used |= (uint64_t)1 << k;
     if (s->used == MT_AFF_SPAN_FULL)
-        MT_SELF(span_unlist)(i);
+        affinity_pool_span_unlist(i);
     char *base = s->base + (size_t)k * MT_SEGMENT_SIZE;
-    mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
+    mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);
 
-    mt_aff_seg *h = &MT_SELF(segs)[i][k];
+    mt_aff_seg *h = &affinity_pool_segs[i][k];
     size_t n = MT_SEGMENT_SIZE / pool->size;
     for (size_t j = 0; j + 1 < n; j++)
         *(void **)(base + j * pool->size) = base + (j + 1) * pool->size;
@@ -153,11 +156,11 @@ MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
     h->used = 0;
     h->size = (uint16_t)pool->size;
     h->magic = pool->size_magic;
-    h->gen = MT_SELF(tl).id;
+    h->gen = affinity_pool_tl.id;
     mt_store_relaxed(&h->remote, NULL);
-    h->pool = (uint16_t)(MT_SELF(pool_index)(pool) + 1);
+    h->pool = (uint16_t)(affinity_pool_pool_index(pool) + 1);
     h->next = h->prev = NULL;
-    mt_store_release(&h->owner, MT_SELF(me)());
+    mt_store_release(&h->owner, affinity_pool_me());
     mt_sync_spinlock_lock(&pool->lock);
     pool->segments++;
     pool->segments_taken++;
@@ -167,9 +170,9 @@ MT_SLOW mt_aff_seg *MT_SELF(segment_take)(mt_aff_pool *pool)
 
 /* An empty segment back to its span; the span back below when all of its
  * segments are free. Pool lock not held. */
-MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *h)
+MT_SLOW void affinity_pool_segment_give(mt_aff_seg *h)
 {
-    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
+    mt_aff_pool *pool = affinity_pool_seg_pool(h);
     mt_sync_spinlock_lock(&pool->lock);
     pool->segments--;
     pool->segments_given++;
@@ -181,28 +184,28 @@ MT_SLOW void MT_SELF(segment_give)(mt_aff_seg *h)
     h->free = NULL;
     mt_store_relaxed(&h->remote, NULL);
     mt_store_release(&h->owner, MT_AFF_OWNER_NONE);
-    uint32_t idx = MT_SELF(seg_index)(h);
+    uint32_t idx = affinity_pool_seg_index(h);
     int32_t i = (int32_t)(idx / MT_AFF_SEGS_PER_SPAN);
     unsigned k = idx % MT_AFF_SEGS_PER_SPAN;
-    mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
-    mt_aff_span *s = &MT_SELF(state).span[i];
+    mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
+    mt_aff_span *s = &affinity_pool_state.span[i];
     bool was_full = s->used == MT_AFF_SPAN_FULL;
     s->used &= ~((uint64_t)1 << k);
     if (was_full)
-        MT_SELF(span_list)(i);
+        affinity_pool_span_list(i);
     if (!s->used) {
-        MT_SELF(span_unlist)(i);
+        affinity_pool_span_unlist(i);
         char *base = s->base;
         s->base = NULL;
-        MT_SELF(state).spans_given++;
+        affinity_pool_state.spans_given++;
         mt_span_release(base, MT_GRANULE, s->prev_entry, MT_BELOW(free));
     }
-    mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
+    mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);
 }
 
 /* The current segment stops being current other than by running dry: its
  * count, from the objects on its free list. */
-MT_SLOW void MT_SELF(recount)(mt_aff_seg *h)
+MT_SLOW void affinity_pool_recount(mt_aff_seg *h)
 {
     uint32_t n = 0;
     for (void *f = h->free; f; f = *(void **)f)
@@ -212,7 +215,7 @@ MT_SLOW void MT_SELF(recount)(mt_aff_seg *h)
 
 /* The owner (or, for an abandoned segment, the holder of its pool's lock)
  * takes the remote frees: one exchange, then a walk to count them. */
-MT_INLINE void MT_SELF(collect)(mt_aff_seg *h)
+MT_INLINE void affinity_pool_collect(mt_aff_seg *h)
 {
     if (!mt_load_relaxed(&h->remote))
         return;
@@ -231,12 +234,12 @@ MT_INLINE void MT_SELF(collect)(mt_aff_seg *h)
 }
 
 /* The thread's ring of a pool's other segments (circular, doubly linked). */
-MT_INLINE void MT_SELF(ring_push_back)(uint32_t k, mt_aff_seg *s)
+MT_INLINE void affinity_pool_ring_push_back(uint32_t k, mt_aff_seg *s)
 {
-    mt_aff_seg *head = MT_SELF(tl).ring[k];
+    mt_aff_seg *head = affinity_pool_tl.ring[k];
     if (!head) {
         s->next = s->prev = s;
-        MT_SELF(tl).ring[k] = s;
+        affinity_pool_tl.ring[k] = s;
         return;
     }
     s->next = head;
@@ -244,40 +247,40 @@ MT_INLINE void MT_SELF(ring_push_back)(uint32_t k, mt_aff_seg *s)
     head->prev->next = s;
     head->prev = s;
 }
-MT_INLINE void MT_SELF(ring_remove)(uint32_t k, mt_aff_seg *s)
+MT_INLINE void affinity_pool_ring_remove(uint32_t k, mt_aff_seg *s)
 {
     if (s->next == s) {
-        MT_SELF(tl).ring[k] = NULL;
+        affinity_pool_tl.ring[k] = NULL;
     } else {
         s->prev->next = s->next;
         s->next->prev = s->prev;
-        if (MT_SELF(tl).ring[k] == s)
-            MT_SELF(tl).ring[k] = s->next;
+        if (affinity_pool_tl.ring[k] == s)
+            affinity_pool_tl.ring[k] = s->next;
     }
     s->next = s->prev = NULL;
 }
 
 /* The thread's start: its owner id (create runs it; a socket without
  * threads starts the thread on its first refill). */
-MT_UNUSED static void MT_SELF(begin)(void)
+MT_UNUSED static void affinity_pool_begin(void)
 {
-    MT_SELF(tl).id = mt_faa(&MT_SELF(state).thread_ids, 1) + 2; /* never 0 or OWNER_NONE */
-    MT_SELF(tl).state = MT_SELF(tl_on);
+    affinity_pool_tl.id = mt_faa(&affinity_pool_state.thread_ids, 1) + 2; /* never 0 or OWNER_NONE */
+    affinity_pool_tl.state = affinity_pool_tl_on;
 }
-MT_SLOW bool MT_SELF(start)(void)
+MT_SLOW bool affinity_pool_start(void)
 {
-    if (MT_SELF(tl).state == MT_SELF(tl_new)) {
+    if (affinity_pool_tl.state == affinity_pool_tl_new) {
         mt_thread_attach(); /* runs create, which begins the thread */
-        if (MT_SELF(tl).state == MT_SELF(tl_new))
-            MT_SELF(begin)();
+        if (affinity_pool_tl.state == affinity_pool_tl_new)
+            affinity_pool_begin();
     }
-    return MT_SELF(tl).state == MT_SELF(tl_on);
+    return affinity_pool_tl.state == affinity_pool_tl_on;
 }
 
 /* The fast path: an object of the thread's current segment, NULL if none. */
-MT_INLINE void *MT_SELF(pool_pop)(mt_aff_pool *pool)
+MT_INLINE void *affinity_pool_pool_pop(mt_aff_pool *pool)
 {
-    mt_aff_seg *h = MT_SELF(tl).cur[MT_SELF(pool_index)(pool)];
+    mt_aff_seg *h = affinity_pool_tl.cur[affinity_pool_pool_index(pool)];
     void *p = h->free;
     if (MT_LIKELY(p != NULL))
         h->free = *(void **)p;
@@ -285,7 +288,7 @@ MT_INLINE void *MT_SELF(pool_pop)(mt_aff_pool *pool)
 }
 
 /* An abandoned segment of pool for the calling thread, or NULL. */
-MT_SLOW mt_aff_seg *MT_SELF(adopt)(mt_aff_pool *pool)
+MT_SLOW mt_aff_seg *affinity_pool_adopt(mt_aff_pool *pool)
 {
     if (!mt_load_relaxed(&pool->abandoned)) /* a peek: a miss only takes a fresh segment */
         return NULL;
@@ -296,108 +299,108 @@ MT_SLOW mt_aff_seg *MT_SELF(adopt)(mt_aff_pool *pool)
         if (s->next)
             s->next->prev = NULL;
         s->next = s->prev = NULL;
-        s->gen = MT_SELF(tl).id;
-        mt_store_release(&s->owner, MT_SELF(me)());
+        s->gen = affinity_pool_tl.id;
+        mt_store_release(&s->owner, affinity_pool_me());
     }
     mt_sync_spinlock_unlock(&pool->lock);
     if (s)
-        MT_SELF(collect)(s);
+        affinity_pool_collect(s);
     return s;
 }
 
 /* The current segment ran dry: its remote frees, else another segment of
  * the thread's with free objects, else an abandoned one, else a fresh one
  * (*grown set). NULL when the thread has ended or the layer below refuses. */
-MT_SLOW void *MT_SELF(pool_refill)(mt_aff_pool *pool, bool *grown)
+MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool, bool *grown)
 {
     *grown = false;
-    if (MT_UNLIKELY(MT_SELF(tl).state != MT_SELF(tl_on)) && !MT_SELF(start)())
+    if (MT_UNLIKELY(affinity_pool_tl.state != affinity_pool_tl_on) && !affinity_pool_start())
         return NULL;
-    uint32_t k = MT_SELF(pool_index)(pool);
-    mt_aff_seg *h = MT_SELF(tl).cur[k], *s = NULL;
-    if (h != &MT_SELF(none)) {
-        MT_SELF(collect)(h);
+    uint32_t k = affinity_pool_pool_index(pool);
+    mt_aff_seg *h = affinity_pool_tl.cur[k], *s = NULL;
+    if (h != &affinity_pool_none) {
+        affinity_pool_collect(h);
         if (h->free)
-            return MT_SELF(pool_pop)(pool);
+            return affinity_pool_pool_pop(pool);
     }
-    for (unsigned i = 0; i < MT_AFF_LOOK && !s && MT_SELF(tl).ring[k]; i++) {
-        mt_aff_seg *t = MT_SELF(tl).ring[k];
-        MT_SELF(collect)(t);
+    for (unsigned i = 0; i < MT_AFF_LOOK && !s && affinity_pool_tl.ring[k]; i++) {
+        mt_aff_seg *t = affinity_pool_tl.ring[k];
+        affinity_pool_collect(t);
         if (t->free) {
-            MT_SELF(ring_remove)(k, t);
+            affinity_pool_ring_remove(k, t);
             s = t;
         } else
-            MT_SELF(tl).ring[k] = t->next; /* to the back */
+            affinity_pool_tl.ring[k] = t->next; /* to the back */
     }
     for (unsigned i = 0; i < MT_AFF_LOOK && !s; i++) {
-        mt_aff_seg *t = MT_SELF(adopt)(pool);
+        mt_aff_seg *t = affinity_pool_adopt(pool);
         if (!t)
             break;
         if (t->free)
             s = t;
         else
-            MT_SELF(ring_push_back)(k, t);
+            affinity_pool_ring_push_back(k, t);
     }
     if (!s) {
-        s = MT_SELF(segment_take)(pool);
+        s = affinity_pool_segment_take(pool);
         if (!s)
             return NULL;
         *grown = true;
     }
-    if (h != &MT_SELF(none)) {
+    if (h != &affinity_pool_none) {
         h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
-        MT_SELF(ring_push_back)(k, h);
+        affinity_pool_ring_push_back(k, h);
     }
-    MT_SELF(tl).cur[k] = s;
-    return MT_SELF(pool_pop)(pool);
+    affinity_pool_tl.cur[k] = s;
+    return affinity_pool_pool_pop(pool);
 }
 
-MT_INLINE void *MT_SELF(pool_alloc)(mt_aff_pool *pool, bool *grown)
+MT_INLINE void *affinity_pool_pool_alloc(mt_aff_pool *pool, bool *grown)
 {
     *grown = false;
-    void *p = MT_SELF(pool_pop)(pool);
-    return p ? p : MT_SELF(pool_refill)(pool, grown);
+    void *p = affinity_pool_pool_pop(pool);
+    return p ? p : affinity_pool_pool_refill(pool, grown);
 }
 
 /* The pool of an object start handed out by a live segment, else NULL (a
  * pointer into a span of ours that is not one is bad input: ignored). */
-MT_INLINE mt_aff_pool *MT_SELF(pool_of)(void *p, uintptr_t meta)
+MT_INLINE mt_aff_pool *affinity_pool_pool_of(void *p, uintptr_t meta)
 {
-    mt_aff_seg *h = MT_SELF(seg_at)(p, meta);
-    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
-    return pool && MT_SELF(object_ok)(p, pool->size_magic) ? pool : NULL;
+    mt_aff_seg *h = affinity_pool_seg_at(p, meta);
+    mt_aff_pool *pool = affinity_pool_seg_pool(h);
+    return pool && affinity_pool_object_ok(p, pool->size_magic) ? pool : NULL;
 }
 
-MT_INLINE size_t MT_SELF(pool_usable)(void *p, uintptr_t meta)
+MT_INLINE size_t affinity_pool_pool_usable(void *p, uintptr_t meta)
 {
-    mt_aff_pool *pool = MT_SELF(pool_of)(p, meta);
+    mt_aff_pool *pool = affinity_pool_pool_of(p, meta);
     return pool ? pool->size : 0;
 }
 
 /* The owner freed into h, which just became empty or had no free object:
  * a segment other than the current one goes back when empty, else to the
  * front of the ring, where the next refill finds it. */
-MT_SLOW void MT_SELF(free_note)(mt_aff_seg *h)
+MT_SLOW void affinity_pool_free_note(mt_aff_seg *h)
 {
     uint32_t k = h->pool - 1;
-    if (h == MT_SELF(tl).cur[k] || h->gen != MT_SELF(tl).id)
+    if (h == affinity_pool_tl.cur[k] || h->gen != affinity_pool_tl.id)
         return; /* current, or left by an ended thread whose mark this thread has */
-    MT_SELF(ring_remove)(k, h);
+    affinity_pool_ring_remove(k, h);
     if (!h->used) {
-        MT_SELF(segment_give)(h);
+        affinity_pool_segment_give(h);
         return;
     }
-    MT_SELF(ring_push_back)(k, h);
-    MT_SELF(tl).ring[k] = h;
+    affinity_pool_ring_push_back(k, h);
+    affinity_pool_tl.ring[k] = h;
 }
 
 /* A free by a thread that does not own the segment: a push onto its remote
  * stack; into an abandoned segment, under its pool's lock, straight onto its
  * free list, and the last one gives the segment back. */
-MT_NOINLINE_HOT void MT_SELF(free_other)(mt_aff_seg *h, void *p)
+MT_NOINLINE_HOT void affinity_pool_free_other(mt_aff_seg *h, void *p)
 {
-    mt_aff_pool *pool = MT_SELF(seg_pool)(h);
-    if (MT_UNLIKELY(!pool || !MT_SELF(object_ok)(p, pool->size_magic)))
+    mt_aff_pool *pool = affinity_pool_seg_pool(h);
+    if (MT_UNLIKELY(!pool || !affinity_pool_object_ok(p, pool->size_magic)))
         return;
     if (mt_load_acquire(&h->owner) == MT_AFF_OWNER_NONE) {
         mt_sync_spinlock_lock(&pool->lock);
@@ -405,7 +408,7 @@ MT_NOINLINE_HOT void MT_SELF(free_other)(mt_aff_seg *h, void *p)
             *(void **)p = h->free;
             h->free = p;
             h->used--;
-            MT_SELF(collect)(h);
+            affinity_pool_collect(h);
             bool empty = !h->used;
             if (empty) {
                 if (h->prev)
@@ -418,7 +421,7 @@ MT_NOINLINE_HOT void MT_SELF(free_other)(mt_aff_seg *h, void *p)
             }
             mt_sync_spinlock_unlock(&pool->lock);
             if (empty)
-                MT_SELF(segment_give)(h);
+                affinity_pool_segment_give(h);
             return;
         }
         mt_sync_spinlock_unlock(&pool->lock);
@@ -432,62 +435,62 @@ MT_NOINLINE_HOT void MT_SELF(free_other)(mt_aff_seg *h, void *p)
 
 /* The free fast path: an object of a segment the calling thread owns goes
  * on the segment's free list, no atomic operation. */
-MT_INLINE void MT_SELF(pool_free)(void *p, uintptr_t meta)
+MT_INLINE void affinity_pool_pool_free(void *p, uintptr_t meta)
 {
-    mt_aff_seg *h = MT_SELF(seg_at)(p, meta);
+    mt_aff_seg *h = affinity_pool_seg_at(p, meta);
 #if MT_AFF_TP_REL
     bool mine = mt_aff_is_thread_pointer(mt_load_relaxed(&h->owner));
 #else
-    bool mine = mt_load_relaxed(&h->owner) == MT_SELF(me)();
+    bool mine = mt_load_relaxed(&h->owner) == affinity_pool_me();
 #endif
     if (MT_UNLIKELY(!mine)) {
-        MT_SELF(free_other)(h, p);
+        affinity_pool_free_other(h, p);
         return;
     }
-    if (MT_UNLIKELY(!MT_SELF(object_ok)(p, h->magic)))
+    if (MT_UNLIKELY(!affinity_pool_object_ok(p, h->magic)))
         return; /* inside an object: ignored, as every trunk's free does */
     void *old = h->free;
     *(void **)p = old;
     h->free = p;
     if (MT_UNLIKELY(--h->used == 0 || !old))
-        MT_SELF(free_note)(h);
+        affinity_pool_free_note(h);
 }
 
 /* thread_exit: the thread's empty segments go back, the others are
  * abandoned to their pools (frees into them take the pool's lock; a thread
  * that runs dry adopts them). Later requests of the thread go below. */
-MT_SLOW void MT_SELF(abandon_all)(void)
+MT_SLOW void affinity_pool_abandon_all(void)
 {
-    int was = MT_SELF(tl).state;
-    MT_SELF(tl).state = MT_SELF(tl_off);
-    if (was != MT_SELF(tl_on))
+    int was = affinity_pool_tl.state;
+    affinity_pool_tl.state = affinity_pool_tl_off;
+    if (was != affinity_pool_tl_on)
         return;
     for (uint32_t k = 0; k < MT_AFF_POOLS; k++) {
-        mt_aff_seg *h = MT_SELF(tl).cur[k];
-        MT_SELF(tl).cur[k] = &MT_SELF(none);
-        if (h != &MT_SELF(none)) {
-            MT_SELF(collect)(h);
-            MT_SELF(recount)(h);
+        mt_aff_seg *h = affinity_pool_tl.cur[k];
+        affinity_pool_tl.cur[k] = &affinity_pool_none;
+        if (h != &affinity_pool_none) {
+            affinity_pool_collect(h);
+            affinity_pool_recount(h);
         }
-        if (h == &MT_SELF(none))
-            h = MT_SELF(tl).ring[k];
-        else if (MT_SELF(tl).ring[k])
-            MT_SELF(ring_push_back)(k, h), h = MT_SELF(tl).ring[k];
+        if (h == &affinity_pool_none)
+            h = affinity_pool_tl.ring[k];
+        else if (affinity_pool_tl.ring[k])
+            affinity_pool_ring_push_back(k, h), h = affinity_pool_tl.ring[k];
         else
             h->next = NULL;
         if (h && h->prev)
             h->prev->next = NULL; /* the ring as a list */
-        MT_SELF(tl).ring[k] = NULL;
+        affinity_pool_tl.ring[k] = NULL;
         while (h) {
             mt_aff_seg *next = h->next;
-            mt_aff_pool *pool = MT_SELF(seg_pool)(h);
-            MT_SELF(collect)(h);
+            mt_aff_pool *pool = affinity_pool_seg_pool(h);
+            affinity_pool_collect(h);
             if (!h->used) {
-                MT_SELF(segment_give)(h);
+                affinity_pool_segment_give(h);
             } else {
                 mt_sync_spinlock_lock(&pool->lock);
                 mt_store_release(&h->owner, MT_AFF_OWNER_NONE);
-                MT_SELF(collect)(h); /* frees pushed before they saw NONE */
+                affinity_pool_collect(h); /* frees pushed before they saw NONE */
                 h->prev = NULL;
                 h->next = mt_load_relaxed(&pool->abandoned);
                 if (h->next)
@@ -501,11 +504,11 @@ MT_SLOW void MT_SELF(abandon_all)(void)
 }
 
 /* state lock held: a new pool for objects of `size` bytes, or NULL */
-MT_UNUSED static mt_aff_pool *MT_SELF(pool_new)(size_t size, uint32_t root)
+MT_UNUSED static mt_aff_pool *affinity_pool_pool_new(size_t size, uint32_t root)
 {
-    if (MT_SELF(state).pools == MT_AFF_POOLS)
+    if (affinity_pool_state.pools == MT_AFF_POOLS)
         return NULL;
-    mt_aff_pool *pool = &MT_SELF(state).pool[MT_SELF(state).pools++];
+    mt_aff_pool *pool = &affinity_pool_state.pool[affinity_pool_state.pools++];
     pool->size = mt_align_up(size ? size : 1, MT_MIN_ALIGN);
     pool->size_magic = UINT64_MAX / pool->size + 1;
     pool->root = root;
@@ -514,7 +517,7 @@ MT_UNUSED static mt_aff_pool *MT_SELF(pool_new)(size_t size, uint32_t root)
 }
 
 /* A pool's segments held now (its lock orders the read). */
-MT_UNUSED static uint32_t MT_SELF(pool_segments)(mt_aff_pool *pool)
+MT_UNUSED static uint32_t affinity_pool_pool_segments(mt_aff_pool *pool)
 {
     mt_sync_spinlock_lock(&pool->lock);
     uint32_t n = pool->segments;
@@ -525,14 +528,14 @@ MT_UNUSED static uint32_t MT_SELF(pool_segments)(mt_aff_pool *pool)
 /* A direct site decided "pooled, into pool": the site's word, and the fast
  * path's entry at its return address's low bits (again, after an eviction,
  * or when a merge moves the site to another pool). */
-MT_UNUSED static void MT_SELF(mark_pooled)(mt_aff_site *s, mt_aff_pool *pool)
+MT_UNUSED static void affinity_pool_mark_pooled(mt_aff_site *s, mt_aff_pool *pool)
 {
     mt_store_release(&s->fast, (uintptr_t)pool);
     uintptr_t ra = mt_load_relaxed(&s->ra);
     uintptr_t slot = mt_aff_plain_slot(ra);
-    uintptr_t word = MT_SELF(pool_index)(pool);
+    uintptr_t word = affinity_pool_pool_index(pool);
 #if MT_AFF_TP_REL
-    word = (uintptr_t)&MT_SELF(tl).cur[word] - mt_aff_thread_pointer();
+    word = (uintptr_t)&affinity_pool_tl.cur[word] - mt_aff_thread_pointer();
 #endif
     if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra &&
         mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)) == word)
@@ -543,11 +546,11 @@ MT_UNUSED static void MT_SELF(mark_pooled)(mt_aff_site *s, mt_aff_pool *pool)
 }
 
 /* The thread's current segment of the pool a fast-path entry names. */
-MT_INLINE mt_aff_seg *MT_SELF(cur_of)(uintptr_t word)
+MT_INLINE mt_aff_seg *affinity_pool_cur_of(uintptr_t word)
 {
 #if MT_AFF_TP_REL
     return (mt_aff_seg *)mt_aff_tp_load(word);
 #else
-    return MT_SELF(tl).cur[word];
+    return affinity_pool_tl.cur[word];
 #endif
 }

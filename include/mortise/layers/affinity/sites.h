@@ -41,14 +41,14 @@ MT_UNUSED static bool mt_aff_names_match(const char *list, const char *name)
 #endif
 
 /* The slot's names and MORTISE_AFFINITY_WRAPPERS', read once. */
-MT_UNUSED static const char *MT_SELF(user_wrappers)(void)
+MT_UNUSED static const char *affinity_pool_user_wrappers(void)
 {
-    if (mt_load_acquire(&MT_SELF(state).wrappers_read) == 2)
-        return MT_SELF(state).user_wrappers;
+    if (mt_load_acquire(&affinity_pool_state.wrappers_read) == 2)
+        return affinity_pool_state.user_wrappers;
     int expected = 0;
-    if (mt_cas(&MT_SELF(state).wrappers_read, &expected, 1)) {
-        char *out = MT_SELF(state).user_wrappers;
-        size_t cap = sizeof MT_SELF(state).user_wrappers, len = 0;
+    if (mt_cas(&affinity_pool_state.wrappers_read, &expected, 1)) {
+        char *out = affinity_pool_state.user_wrappers;
+        size_t cap = sizeof affinity_pool_state.user_wrappers, len = 0;
         const char *parts[2] = {MT_STR(MT_WRAPPERS), mt_pal_getenv("MORTISE_AFFINITY_WRAPPERS")};
         for (int i = 0; i < 2; i++)
             for (const char *c = parts[i]; c && *c && len + 2 < cap; c++) {
@@ -57,24 +57,24 @@ MT_UNUSED static const char *MT_SELF(user_wrappers)(void)
                 out[len++] = *c;
             }
         out[len] = 0;
-        mt_store_release(&MT_SELF(state).wrappers_read, 2);
+        mt_store_release(&affinity_pool_state.wrappers_read, 2);
     }
-    return mt_load_acquire(&MT_SELF(state).wrappers_read) == 2 ? MT_SELF(state).user_wrappers : "";
+    return mt_load_acquire(&affinity_pool_state.wrappers_read) == 2 ? affinity_pool_state.user_wrappers : "";
 }
 
 /* The site of ra, inserted if new; NULL when its probes are all taken. */
-MT_UNUSED static mt_aff_site *MT_SELF(site_get)(uintptr_t ra)
+MT_UNUSED static mt_aff_site *affinity_pool_site_get(uintptr_t ra)
 {
     uint32_t h = mt_aff_site_hash(ra);
     for (uint32_t i = 0; i < MT_AFF_PROBES; i++) {
-        mt_aff_site *s = &MT_SELF(state).site[(h + i) & (MT_AFF_SITES - 1)];
+        mt_aff_site *s = &affinity_pool_state.site[(h + i) & (MT_AFF_SITES - 1)];
         uintptr_t k = mt_load_acquire(&s->ra);
         if (k == ra)
             return s;
         if (!k && (mt_cas(&s->ra, &k, ra) || k == ra))
             return s;
     }
-    MT_SELF(state).sites_full++; /* a statistic: a lost update costs nothing */
+    affinity_pool_state.sites_full++; /* a statistic: a lost update costs nothing */
     return NULL;
 }
 
@@ -82,12 +82,12 @@ MT_UNUSED static mt_aff_site *MT_SELF(site_get)(uintptr_t ra)
  * Stepped frame by frame (mt_pal_frames), not by unw_backtrace: its trace
  * cache costs 256 KiB of memory per thread, more than the layer's own
  * tables, and after learning the layer unwinds once in MT_AFF_RECHECK. */
-MT_UNUSED static int MT_SELF(unwind)(uintptr_t *ips, int max)
+MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max)
 {
     uintptr_t sps[MT_AFF_CHAIN_CAP + 8];
-    MT_SELF(busy) = 1;
+    affinity_pool_busy = 1;
     int n = mt_pal_frames(ips, sps, max < MT_AFF_CHAIN_CAP + 8 ? max : MT_AFF_CHAIN_CAP + 8);
-    MT_SELF(busy) = 0;
+    affinity_pool_busy = 0;
     return n;
 }
 
@@ -120,30 +120,30 @@ MT_INLINE uintptr_t mt_aff_context(const uintptr_t *frames, int i, int n)
  * its second allocation (by use it takes two callers and two sizes), so a
  * named wrapper's verdict still comes first; its first object is grouped
  * by the wrapper's own return address. */
-MT_UNUSED static void MT_SELF(name_site)(mt_aff_site *s, uintptr_t ra)
+MT_UNUSED static void affinity_pool_name_site(mt_aff_site *s, uintptr_t ra)
 {
     uint8_t expected = mt_load_relaxed(&s->named);
     if (expected == 2 || !mt_cas(&s->named, &expected, expected + 1) || expected == 0)
         return;
     mt_pal_symbol_info info;
-    MT_SELF(busy) = 1;
+    affinity_pool_busy = 1;
     bool known = mt_pal_symbol((const void *)(ra - 1), &info) && info.function;
-    MT_SELF(busy) = 0;
+    affinity_pool_busy = 0;
     if (!known)
         return;
-    bool wrapper = mt_aff_names_match(MT_SELF(user_wrappers)(), info.function);
+    bool wrapper = mt_aff_names_match(affinity_pool_user_wrappers(), info.function);
     for (unsigned i = 0; !wrapper && mt_aff_known_wrappers[i]; i++)
         wrapper = strstr(info.function, mt_aff_known_wrappers[i]) != NULL;
     if (wrapper) {
-        MT_SELF(lock)();
+        affinity_pool_lock();
         s->why = MT_AFF_BY_NAME;
         mt_store_release(&s->kind, MT_AFF_WRAPPER);
-        MT_SELF(unlock)();
+        affinity_pool_unlock();
     }
 }
 
 /* state lock held: one more allocation watched at a learning site. */
-MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t size)
+MT_UNUSED static void affinity_pool_learn(mt_aff_site *s, uintptr_t caller, size_t size)
 {
     if (mt_load_relaxed(&s->kind) != MT_AFF_LEARNING)
         return;
@@ -166,36 +166,36 @@ MT_UNUSED static void MT_SELF(learn)(mt_aff_site *s, uintptr_t caller, size_t si
 }
 
 /* A learning direct site: its function's caller, then one step of learning. */
-MT_UNUSED static uint32_t MT_SELF(learn_direct)(mt_aff_site *s, uintptr_t ra, size_t size)
+MT_UNUSED static uint32_t affinity_pool_learn_direct(mt_aff_site *s, uintptr_t ra, size_t size)
 {
     uintptr_t frames[10];
-    int n = MT_SELF(unwind)(frames, 10);
+    int n = affinity_pool_unwind(frames, 10);
     int i = mt_aff_find_frame(frames, n, ra);
     uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
-    MT_SELF(lock)();
-    MT_SELF(learn)(s, caller, size);
+    affinity_pool_lock();
+    affinity_pool_learn(s, caller, size);
     uint32_t kind = mt_load_relaxed(&s->kind);
-    MT_SELF(unlock)();
+    affinity_pool_unlock();
     return kind;
 }
 
 /* state lock held: the group of a call chain, made if new; 0 when full. */
-MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t depth)
+MT_UNUSED static uint32_t affinity_pool_group_get(const uintptr_t *chain, uint32_t depth)
 {
     uint64_t h = mt_aff_chain_hash(chain, depth);
     const uint32_t slots = MT_AFF_GROUPS * 2;
     for (uint32_t i = 0; i < slots; i++) {
-        uint32_t *slot = &MT_SELF(state).group_index[(uint32_t)(h + i) % slots];
+        uint32_t *slot = &affinity_pool_state.group_index[(uint32_t)(h + i) % slots];
         if (*slot) {
-            mt_aff_group *g = &MT_SELF(state).group[*slot - 1];
+            mt_aff_group *g = &affinity_pool_state.group[*slot - 1];
             if (g->hash == h && g->depth == depth && !memcmp(g->chain, chain, depth * sizeof *chain))
                 return *slot;
             continue;
         }
-        if (MT_SELF(state).groups == MT_AFF_GROUPS)
+        if (affinity_pool_state.groups == MT_AFF_GROUPS)
             break;
-        uint32_t id = ++MT_SELF(state).groups;
-        mt_aff_group *g = &MT_SELF(state).group[id - 1];
+        uint32_t id = ++affinity_pool_state.groups;
+        mt_aff_group *g = &affinity_pool_state.group[id - 1];
         g->hash = h;
         g->depth = depth;
         memcpy(g->chain, chain, depth * sizeof *chain);
@@ -204,16 +204,16 @@ MT_UNUSED static uint32_t MT_SELF(group_get)(const uintptr_t *chain, uint32_t de
         *slot = id;
         return id;
     }
-    MT_SELF(state).groups_full++;
+    affinity_pool_state.groups_full++;
     return 0;
 }
 
 /* state lock held: publish a wrapper's frame size to the walk once it is
  * trusted; withdraw it when the size varied. */
-MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
+MT_UNUSED static void affinity_pool_trust_frame(mt_aff_site *w)
 {
     uintptr_t ra = mt_load_relaxed(&w->ra);
-    _Atomic(uint64_t) *slot = &MT_SELF(wrap)[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
+    _Atomic(uint64_t) *slot = &affinity_pool_wrap[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
     if (w->frame_size > 0 && w->frame_size <= MT_AFF_WRAP_FRAME_MAX && w->frame_seen >= MT_AFF_FRAME_TRUST)
         mt_store_release(slot, mt_aff_wrap_entry(ra, w->frame_size));
     else if (w->frame_size < 0 && mt_load_relaxed(slot) >> 16 == (uint64_t)ra)
@@ -223,9 +223,9 @@ MT_UNUSED static void MT_SELF(trust_frame)(mt_aff_site *w)
 /* One frame up from trusted wrapper *at whose frame starts at *sp: its
  * caller's return address, in the word just below the frame's end, and
  * the caller's frame start; false when *at's frame size is not trusted. */
-MT_INLINE bool MT_SELF(wrap_up)(uintptr_t *at, uintptr_t *sp)
+MT_INLINE bool affinity_pool_wrap_up(uintptr_t *at, uintptr_t *sp)
 {
-    uint64_t e = mt_load_acquire(&MT_SELF(wrap)[*at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
+    uint64_t e = mt_load_acquire(&affinity_pool_wrap[*at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
     if (e >> 16 != (uint64_t)*at)
         return false;
     *sp += (uintptr_t)(e & 0xffff);
@@ -239,23 +239,23 @@ MT_INLINE bool MT_SELF(wrap_up)(uintptr_t *at, uintptr_t *sp)
  * ends the chain early; such a chain is never in the memo, whose entries
  * come from walks over classified frames (a site's kind never changes once
  * decided). */
-MT_INLINE uint64_t MT_SELF(memo_walk)(uintptr_t ra, uintptr_t sp, uintptr_t *chain, uint32_t *depth_out)
+MT_INLINE uint64_t affinity_pool_memo_walk(uintptr_t ra, uintptr_t sp, uintptr_t *chain, uint32_t *depth_out)
 {
     uint32_t depth = 0;
     chain[depth++] = ra;
-    for (uintptr_t at = ra; depth < MT_MAX_CHAIN && MT_SELF(wrap_up)(&at, &sp);)
+    for (uintptr_t at = ra; depth < MT_MAX_CHAIN && affinity_pool_wrap_up(&at, &sp);)
         chain[depth++] = at;
     *depth_out = depth;
     uint64_t h = mt_aff_chain_hash(chain, depth);
-    uint64_t e = mt_load_acquire(&MT_SELF(state).memo[mt_aff_memo_slot(h)]);
+    uint64_t e = mt_load_acquire(&affinity_pool_state.memo[mt_aff_memo_slot(h)]);
     return (e ^ h) & ~MT_AFF_MEMO_CODE ? 0 : e & MT_AFF_MEMO_CODE;
 }
 
 /* Empty the calling thread's wrapper cache. */
-MT_UNUSED static void MT_SELF(wc_clear)(void)
+MT_UNUSED static void affinity_pool_wc_clear(void)
 {
     for (uint32_t i = 0; i < (1u << MT_AFF_WCACHE_BITS); i++)
-        MT_SELF(wt).e[i].ra = 0;
+        affinity_pool_wt.e[i].ra = 0;
 }
 
 /* The memo decided a walked wrapper chain (code): the thread's wrapper
@@ -267,12 +267,12 @@ MT_UNUSED static void MT_SELF(wc_clear)(void)
  * short of its end). The address is cleared first and written last, so a
  * signal handler's malloc on this thread never sees half an entry. */
 
-MT_UNUSED static void MT_SELF(wc_fill)(const uintptr_t *chain, uint32_t depth, uint64_t code)
+MT_UNUSED static void affinity_pool_wc_fill(const uintptr_t *chain, uint32_t depth, uint64_t code)
 {
     if (depth < 2 || depth > 2 + MT_AFF_WC_UP)
         return;
     if (depth < MT_MAX_CHAIN) {
-        mt_aff_site *t = MT_SELF(site_get)(chain[depth - 1]);
+        mt_aff_site *t = affinity_pool_site_get(chain[depth - 1]);
         if (!t || mt_load_acquire(&t->kind) != MT_AFF_DIRECT)
             return;
     }
@@ -280,7 +280,7 @@ MT_UNUSED static void MT_SELF(wc_fill)(const uintptr_t *chain, uint32_t depth, u
     if (code != MT_AFF_MEMO_BELOW) {
         word = (uintptr_t)(code - 2);
 #if MT_AFF_TP_REL
-        word = (uintptr_t)&MT_SELF(tl).cur[word] - mt_aff_thread_pointer();
+        word = (uintptr_t)&affinity_pool_tl.cur[word] - mt_aff_thread_pointer();
 #endif
     }
     uintptr_t key = 0;
@@ -291,12 +291,12 @@ MT_UNUSED static void MT_SELF(wc_fill)(const uintptr_t *chain, uint32_t depth, u
      * finds only there) or another deep chain, alternately */
     uintptr_t slot = mt_aff_wc_slot_of(key, depth);
     if (depth > 2) {
-        uintptr_t a = MT_SELF(wt).e[slot].ra, b = MT_SELF(wt).e[slot ^ 1].ra;
+        uintptr_t a = affinity_pool_wt.e[slot].ra, b = affinity_pool_wt.e[slot ^ 1].ra;
         bool a_free = !a, b_free = !b, a_two = a && !(a & MT_AFF_WC_OUT);
-        if (!a_free && (b_free || a_two || (MT_SELF(wt).tick & 1)))
+        if (!a_free && (b_free || a_two || (affinity_pool_wt.tick & 1)))
             slot ^= 1;
     }
-    mt_aff_wc *c = &MT_SELF(wt).e[slot];
+    mt_aff_wc *c = &affinity_pool_wt.e[slot];
     bool out = depth > 2 || word == MT_AFF_WC_BELOW;
     c->ra = 0;
     atomic_signal_fence(memory_order_seq_cst);
@@ -314,12 +314,12 @@ MT_UNUSED static void MT_SELF(wc_fill)(const uintptr_t *chain, uint32_t depth, u
  * above are read at the trusted frame sizes as the walk reads them, and
  * the entry must hold the same chain, as deep (the walk stops at the
  * first frame not in the trusted table, as at the entry's making). */
-MT_INLINE const mt_aff_wc *MT_SELF(wc_find)(uintptr_t ra, uintptr_t sp)
+MT_INLINE const mt_aff_wc *affinity_pool_wc_find(uintptr_t ra, uintptr_t sp)
 {
     uintptr_t chain[2 + MT_AFF_WC_UP];
     uintptr_t depth = 0, at = ra, key = ra;
     chain[depth++] = ra;
-    while (depth < 2 + MT_AFF_WC_UP && MT_SELF(wrap_up)(&at, &sp)) {
+    while (depth < 2 + MT_AFF_WC_UP && affinity_pool_wrap_up(&at, &sp)) {
         chain[depth++] = at;
         key ^= at;
     }
@@ -327,7 +327,7 @@ MT_INLINE const mt_aff_wc *MT_SELF(wc_find)(uintptr_t ra, uintptr_t sp)
         return NULL;
     uintptr_t slot = mt_aff_wc_slot_of(key, depth);
     for (uintptr_t way = 0; way < (depth > 2 ? 2 : 1); way++) {
-        const mt_aff_wc *c = &MT_SELF(wt).e[slot ^ way];
+        const mt_aff_wc *c = &affinity_pool_wt.e[slot ^ way];
         if ((c->ra & ~MT_AFF_WC_OUT) != ra || c->caller != chain[1] || c->more != depth - 2)
             continue;
         uintptr_t k = 2;
@@ -340,14 +340,14 @@ MT_INLINE const mt_aff_wc *MT_SELF(wc_find)(uintptr_t ra, uintptr_t sp)
 }
 
 /* The slot of a call site of alloc_other (one per socket entry point). */
-MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
+MT_UNUSED static _Atomic(intptr_t) *affinity_pool_entry_slot(uintptr_t entry)
 {
     for (unsigned k = 0; k < MT_AFF_ENTRIES; k++) {
-        uintptr_t e = mt_load_acquire(&MT_SELF(state).entry[k]);
+        uintptr_t e = mt_load_acquire(&affinity_pool_state.entry[k]);
         if (e == entry)
-            return &MT_SELF(state).entry_delta[k];
-        if (!e && (mt_cas(&MT_SELF(state).entry[k], &e, entry) || e == entry))
-            return &MT_SELF(state).entry_delta[k];
+            return &affinity_pool_state.entry_delta[k];
+        if (!e && (mt_cas(&affinity_pool_state.entry[k], &e, entry) || e == entry))
+            return &affinity_pool_state.entry_delta[k];
     }
     return NULL;
 }
@@ -357,68 +357,68 @@ MT_UNUSED static _Atomic(intptr_t) *MT_SELF(entry_slot)(uintptr_t entry)
  * `learn`, learn on the way the distance from the caller's stack pointer
  * my_sp (taken in alloc_other, called from `entry`) to the first wrapper
  * frame and each wrapper's frame size, which the walk below relies on. */
-MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintptr_t my_sp, uintptr_t entry,
-                                               bool learn)
+MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, uintptr_t my_sp,
+                                                    uintptr_t entry, bool learn)
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
-    MT_SELF(busy) = 1;
-    n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8); /* no trace cache: MT_SELF(unwind) */
-    MT_SELF(busy) = 0;
+    affinity_pool_busy = 1;
+    n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8); /* no trace cache: affinity_pool_unwind */
+    affinity_pool_busy = 0;
     int i = -1;
     for (int k = 0; k < n && k < 8 && i < 0; k++)
         if (ips[k] == ra)
             i = k;
     if (i < 0) {
-        MT_SELF(state).chains_lost++;
+        affinity_pool_state.chains_lost++;
         return 0;
     }
-    _Atomic(intptr_t) *slot = learn && my_sp ? MT_SELF(entry_slot)(entry) : NULL;
+    _Atomic(intptr_t) *slot = learn && my_sp ? affinity_pool_entry_slot(entry) : NULL;
     if (slot) {
         intptr_t delta = (intptr_t)(sps[i] - my_sp), known = 0;
         if (!mt_cas(slot, &known, delta) && known != delta && known != -1) {
             mt_store_relaxed(slot, -1);
-            mt_store_relaxed(&MT_SELF(state).walk_off, 1);
+            mt_store_relaxed(&affinity_pool_state.walk_off, 1);
         }
     }
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint32_t depth = 0;
     chain[depth++] = ra;
-    mt_aff_site *wrapper = learn ? MT_SELF(site_get)(ra) : NULL;
+    mt_aff_site *wrapper = learn ? affinity_pool_site_get(ra) : NULL;
     for (int j = i + 1; j < n && depth < MT_MAX_CHAIN; j++) {
         if (wrapper) { /* the frame below j is a wrapper: its size */
             intptr_t size_here = (intptr_t)(sps[j] - sps[j - 1]);
-            MT_SELF(lock)();
+            affinity_pool_lock();
             if (!wrapper->frame_size && size_here > 0 && size_here <= 65536)
                 wrapper->frame_size = (int32_t)size_here;
             else if (wrapper->frame_size != size_here)
                 wrapper->frame_size = -1;
             if (wrapper->frame_size > 0 && wrapper->frame_seen < 255)
                 wrapper->frame_seen++;
-            MT_SELF(trust_frame)(wrapper);
-            MT_SELF(unlock)();
+            affinity_pool_trust_frame(wrapper);
+            affinity_pool_unlock();
         }
         uintptr_t frame = ips[j];
         chain[depth++] = frame;
-        mt_aff_site *t = MT_SELF(site_get)(frame);
+        mt_aff_site *t = affinity_pool_site_get(frame);
         if (!t)
             break;
-        MT_SELF(name_site)(t, frame);
+        affinity_pool_name_site(t, frame);
         uintptr_t ctx_frames[4];
         int m = 0;
         for (int k = j + 1; k < n && m < 4; k++)
             ctx_frames[m++] = ips[k];
-        MT_SELF(lock)();
-        MT_SELF(learn)(t, mt_aff_context(ctx_frames, 0, m), size);
+        affinity_pool_lock();
+        affinity_pool_learn(t, mt_aff_context(ctx_frames, 0, m), size);
         uint32_t kind = mt_load_relaxed(&t->kind);
-        MT_SELF(unlock)();
+        affinity_pool_unlock();
         if (kind != MT_AFF_WRAPPER)
             break;
         wrapper = learn ? t : NULL;
     }
-    MT_SELF(lock)();
-    uint32_t g = MT_SELF(group_get)(chain, depth);
-    MT_SELF(unlock)();
+    affinity_pool_lock();
+    uint32_t g = affinity_pool_group_get(chain, depth);
+    affinity_pool_unlock();
     return g;
 }
 
@@ -429,13 +429,13 @@ MT_UNUSED static uint32_t MT_SELF(chain_group)(uintptr_t ra, size_t size, uintpt
  * the entry's distance is not known well enough yet (the caller unwinds
  * with stack pointers), 0 alone when something else is missing. Takes no
  * lock. x86-64 only. */
-MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uintptr_t entry, bool *learn,
-                                              uintptr_t *chain)
+MT_UNUSED static uint32_t affinity_pool_walk_chain(uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
+                                                   bool *learn, uintptr_t *chain)
 {
     *learn = false;
     if (!my_sp)
         return 0;
-    _Atomic(intptr_t) *slot = MT_SELF(entry_slot)(entry);
+    _Atomic(intptr_t) *slot = affinity_pool_entry_slot(entry);
     intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
     if (delta == -1)
         return 0;
@@ -446,7 +446,7 @@ MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uin
     uintptr_t sp = my_sp + (uintptr_t)delta;
     uint32_t depth = 0;
     chain[depth++] = ra;
-    mt_aff_site *w = MT_SELF(site_get)(ra);
+    mt_aff_site *w = affinity_pool_site_get(ra);
     while (depth < MT_MAX_CHAIN) {
         if (!w || mt_load_relaxed(&w->kind) != MT_AFF_WRAPPER || w->frame_size < 0)
             return 0;
@@ -457,7 +457,7 @@ MT_UNUSED static uint32_t MT_SELF(walk_chain)(uintptr_t ra, uintptr_t my_sp, uin
         sp += (uintptr_t)w->frame_size;
         uintptr_t at = *(const uintptr_t *)(sp - sizeof(uintptr_t));
         chain[depth++] = at;
-        w = MT_SELF(site_get)(at);
+        w = affinity_pool_site_get(at);
         if (!w)
             return 0;
         uint32_t kind = mt_load_relaxed(&w->kind);

@@ -40,23 +40,23 @@ static struct {
     char user_wrappers[256];     /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
     _Atomic(uintptr_t) thread_ids; /* ids handed to threads so far */
-} MT_SELF(state);
+} affinity_pool_state;
 
 /* The segment headers of span i: segs[i], named by the span's page-map
  * payload (out of band: a segment is all objects). */
-static _Alignas(64) mt_aff_seg MT_SELF(segs)[MT_AFF_SPANS][MT_AFF_SEGS_PER_SPAN];
+static _Alignas(64) mt_aff_seg affinity_pool_segs[MT_AFF_SPANS][MT_AFF_SEGS_PER_SPAN];
 
 /* A thread's pooled allocations: per pool, the segment it allocates from
  * (the empty `none` until it has one, so the fast path needs no NULL test)
  * and a ring of its other segments of that pool. */
-static mt_aff_seg MT_SELF(none);
-enum { MT_SELF(tl_new) = 0, MT_SELF(tl_on), MT_SELF(tl_off) };
+static mt_aff_seg affinity_pool_none;
+enum { affinity_pool_tl_new = 0, affinity_pool_tl_on, affinity_pool_tl_off };
 static MT_TLS struct {
     mt_aff_seg *cur[MT_AFF_POOLS];
     mt_aff_seg *ring[MT_AFF_POOLS];
     uintptr_t id; /* a segment's owner mark; 0 before the thread starts */
     int state;    /* new, on, or off after thread_exit (all goes below) */
-} MT_SELF(tl) = {.cur = {[0 ... MT_AFF_POOLS - 1] = &MT_SELF(none)}};
+} affinity_pool_tl = {.cur = {[0 ... MT_AFF_POOLS - 1] = &affinity_pool_none}};
 
 /* The malloc fast path's tables, apart from the state so their address is
  * one RIP-relative lea, and in three parts (MT_AFF_*_AT), so one lea serves all three:
@@ -67,17 +67,17 @@ static MT_TLS struct {
  *   pool's index, set in that order after clearing the address (a reader
  *   that sees a stale index still checks the size against the segment, so
  *   a torn entry costs locality, never correctness). */
-static _Atomic(uintptr_t) MT_SELF(fast)[3u << MT_AFF_PLAIN_BITS];
+static _Atomic(uintptr_t) affinity_pool_fast[3u << MT_AFF_PLAIN_BITS];
 
 /* The walk's view of the wrappers whose frame size is trusted (seen
  * MT_AFF_FRAME_TRUST times, never varied), direct-mapped by the return
  * address's low bits: a walk of a decided chain reads one word per frame
  * instead of probing the site table. Cleared when a frame size varies. */
-static _Atomic(uint64_t) MT_SELF(wrap)[1u << MT_AFF_WRAP_BITS];
+static _Atomic(uint64_t) affinity_pool_wrap[1u << MT_AFF_WRAP_BITS];
 
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
  * (libunwind's, a signal handler's) goes below untouched. */
-static MT_TLS int MT_SELF(busy);
+static MT_TLS int affinity_pool_busy;
 /* A thread's wrapper cache (x86-64): the wrapper chains the memo decided,
  * direct-mapped by (wrapper's return address, caller's), so a hit skips
  * the walk, the chain's hash and the memo; with the walk's counters, one
@@ -91,33 +91,36 @@ static MT_TLS struct {
     unsigned left; /* cache hits before the next recheck */
     unsigned hits; /* memo and cache hits not yet in memo_hits */
     uint32_t gen;
-} MT_SELF(wt) = {.left = MT_AFF_RECHECK};
+} affinity_pool_wt = {.left = MT_AFF_RECHECK};
 
-MT_INLINE void MT_SELF(lock)(void) { mt_sync_spinlock_lock(&MT_SELF(state).lock); }
-MT_INLINE void MT_SELF(unlock)(void) { mt_sync_spinlock_unlock(&MT_SELF(state).lock); }
+MT_INLINE void affinity_pool_lock(void) { mt_sync_spinlock_lock(&affinity_pool_state.lock); }
+MT_INLINE void affinity_pool_unlock(void) { mt_sync_spinlock_unlock(&affinity_pool_state.lock); }
 
 /* fork: every lock in the order requests take them. */
-MT_UNUSED static void MT_SELF(lock_all)(void)
+MT_UNUSED static void affinity_pool_lock_all(void)
 {
-    MT_SELF(lock)();
+    affinity_pool_lock();
     for (uint32_t i = 0; i < MT_AFF_POOLS; i++)
-        mt_sync_spinlock_lock(&MT_SELF(state).pool[i].lock);
-    mt_sync_spinlock_lock(&MT_SELF(state).spans_lock);
+        mt_sync_spinlock_lock(&affinity_pool_state.pool[i].lock);
+    mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
 }
-MT_UNUSED static void MT_SELF(unlock_all)(void)
+MT_UNUSED static void affinity_pool_unlock_all(void)
 {
-    mt_sync_spinlock_unlock(&MT_SELF(state).spans_lock);
+    mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);
     for (uint32_t i = MT_AFF_POOLS; i-- > 0;)
-        mt_sync_spinlock_unlock(&MT_SELF(state).pool[i].lock);
-    MT_SELF(unlock)();
+        mt_sync_spinlock_unlock(&affinity_pool_state.pool[i].lock);
+    affinity_pool_unlock();
 }
-MT_UNUSED static void MT_SELF(reset_locks)(void)
+MT_UNUSED static void affinity_pool_reset_locks(void)
 {
-    mt_sync_spinlock_init(&MT_SELF(state).spans_lock);
+    mt_sync_spinlock_init(&affinity_pool_state.spans_lock);
     for (uint32_t i = 0; i < MT_AFF_POOLS; i++)
-        mt_sync_spinlock_init(&MT_SELF(state).pool[i].lock);
-    mt_sync_spinlock_init(&MT_SELF(state).lock);
+        mt_sync_spinlock_init(&affinity_pool_state.pool[i].lock);
+    mt_sync_spinlock_init(&affinity_pool_state.lock);
 }
 
 /* Mallocs made inside the unwinder, for the tests. */
-MT_UNUSED static uint64_t MT_SELF(reentries)(void) { return mt_load_relaxed(&MT_SELF(state).reentries); }
+MT_UNUSED static uint64_t affinity_pool_reentries(void)
+{
+    return mt_load_relaxed(&affinity_pool_state.reentries);
+}

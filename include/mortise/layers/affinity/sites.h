@@ -112,11 +112,12 @@ MT_INLINE uintptr_t mt_aff_context(const uintptr_t *frames, int i, int n)
 }
 
 /* Name a site at its second allocation (named: 0 unseen, 1 seen once, 2
- * named); a known or user-named wrapper is one from then on. dladdr scans
- * the whole dynamic symbol table of the object that holds the address,
- * hundreds of thousands of instructions in a large C++ library, and a
- * program has many return addresses that allocate once (start-up, a
- * wrapper's callers): those are never named. No site is decided before
+ * named); a known or user-named wrapper is one from then on. Naming is a
+ * look-up in the port layer's index of the object's symbols, and the first
+ * look-up in an object builds that index from its whole dynamic symbol
+ * table (pal/symbol.h); a program has many return addresses that allocate
+ * once (start-up, a wrapper's callers): those are never named, and an
+ * object only they reach is never indexed. No site is decided before
  * its second allocation (by use it takes two callers and two sizes), so a
  * named wrapper's verdict still comes first; its first object is grouped
  * by the wrapper's own return address. */

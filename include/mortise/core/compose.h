@@ -42,6 +42,11 @@
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
 #define MT__TOP_OP(L, op) \
     MT_INLINE MT_UNUSED void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
+/* The traits of the layers below L (MT_BELOW_TRAITS, core/layer.h). */
+#define MT__BELOW_TRAITS_OS(L) \
+    MT_INLINE MT_UNUSED unsigned mt_below_traits_##L(void) { return 0; }
+#define MT__BELOW_TRAITS(P, L) \
+    MT_INLINE MT_UNUSED unsigned mt_below_traits_##L(void) { return P##_traits | mt_below_traits_##P(); }
 
 /* The operations come from the one list (core/ops.h). */
 #define MT__FOR_OPS1(M, A) MT_FOR_EACH_OP(M, A)
@@ -50,9 +55,13 @@
 #define MT__AT_OP(U, L, op) \
     MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
-#define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L)
-#define MT__LINK(P, L) MT__FOR_OPS2(MT__LINK_OP, P, L)
-#define MT__TOP(L) MT__FOR_OPS1(MT__TOP_OP, L)
+#define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L) MT__BELOW_TRAITS_OS(L)
+#define MT__LINK(P, L) MT__FOR_OPS2(MT__LINK_OP, P, L) MT__BELOW_TRAITS(P, L)
+/* The top: the socket's entry to every operation, and the chain's traits
+ * (the top's and those below it). */
+#define MT__TOP(L)              \
+    MT__FOR_OPS1(MT__TOP_OP, L) \
+    MT_INLINE MT_UNUSED unsigned mt_chain_traits(void) { return L##_traits | mt_below_traits_##L(); }
 
 /* FOLDL over the list: MT__Rn links n remaining instances after P. */
 #define MT__R1(P, a) MT__LINK(P, a) MT__TOP(a)
@@ -73,10 +82,13 @@
 
 /* Every (upper, lower) pair: an upper layer that needs a trait of every
  * layer below (core/ctx.h, MT_TRAIT_NEEDS_*) gets it from each. */
-#define MT__NEEDS(U, L)                                                                               \
-    _Static_assert(!(U##_traits & MT_TRAIT_NEEDS_FRESH_HEADS) || (L##_traits & MT_TRAIT_FRESH_HEADS), \
-                   #U " needs every layer below to clear a fresh block's second word "                \
-                      "(MT_TRAIT_FRESH_HEADS, core/ctx.h); " #L " does not");
+#define MT__NEEDS(U, L)                                                                                  \
+    _Static_assert(!(U##_traits & MT_TRAIT_NEEDS_FRESH_HEADS) || (L##_traits & MT_TRAIT_FRESH_HEADS),    \
+                   #U " needs every layer below to clear a fresh block's second word "                   \
+                      "(MT_TRAIT_FRESH_HEADS, core/ctx.h); " #L " does not");                            \
+    _Static_assert(!(U##_traits & MT_TRAIT_NO_SAFETY_BELOW) || !(L##_traits & MT_TRAIT_REPORTS_INVALID), \
+                   #U " (head_canary=1) above another safety layer: " #L                                 \
+                      "'s header already guards the bytes before the block");
 
 /* MT__ATSn(a, u...): the reach of every u over a (a is below each), then the
  * same for the rest of the list: every (upper, lower) pair, in list order. */
@@ -149,12 +161,45 @@
 #define MT__STRS15(a, ...) #a, MT__STRS14(__VA_ARGS__)
 #define MT__STRS16(a, ...) #a, MT__STRS15(__VA_ARGS__)
 
+/* mt_chain_report_invalid (core/ctx.h): the lowest layer with
+ * MT_TRAIT_REPORTS_INVALID reports; the tests fold away. */
+#define MT__REPORT_BY(L)                         \
+    if (L##_traits & MT_TRAIT_REPORTS_INVALID) { \
+        L##_report_unowned(p, op);               \
+        return;                                  \
+    }
+#define MT__REPORTS(...) MT_CAT(MT__REPORTS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define MT__REPORTS1(a) MT__REPORT_BY(a)
+#define MT__REPORTS2(a, ...) MT__REPORT_BY(a) MT__REPORTS1(__VA_ARGS__)
+#define MT__REPORTS3(a, ...) MT__REPORT_BY(a) MT__REPORTS2(__VA_ARGS__)
+#define MT__REPORTS4(a, ...) MT__REPORT_BY(a) MT__REPORTS3(__VA_ARGS__)
+#define MT__REPORTS5(a, ...) MT__REPORT_BY(a) MT__REPORTS4(__VA_ARGS__)
+#define MT__REPORTS6(a, ...) MT__REPORT_BY(a) MT__REPORTS5(__VA_ARGS__)
+#define MT__REPORTS7(a, ...) MT__REPORT_BY(a) MT__REPORTS6(__VA_ARGS__)
+#define MT__REPORTS8(a, ...) MT__REPORT_BY(a) MT__REPORTS7(__VA_ARGS__)
+#define MT__REPORTS9(a, ...) MT__REPORT_BY(a) MT__REPORTS8(__VA_ARGS__)
+#define MT__REPORTS10(a, ...) MT__REPORT_BY(a) MT__REPORTS9(__VA_ARGS__)
+#define MT__REPORTS11(a, ...) MT__REPORT_BY(a) MT__REPORTS10(__VA_ARGS__)
+#define MT__REPORTS12(a, ...) MT__REPORT_BY(a) MT__REPORTS11(__VA_ARGS__)
+#define MT__REPORTS13(a, ...) MT__REPORT_BY(a) MT__REPORTS12(__VA_ARGS__)
+#define MT__REPORTS14(a, ...) MT__REPORT_BY(a) MT__REPORTS13(__VA_ARGS__)
+#define MT__REPORTS15(a, ...) MT__REPORT_BY(a) MT__REPORTS14(__VA_ARGS__)
+#define MT__REPORTS16(a, ...) MT__REPORT_BY(a) MT__REPORTS15(__VA_ARGS__)
+#define MT__REPORT_INVALID(...)                                             \
+    MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op) \
+    {                                                                       \
+        MT__REPORTS(__VA_ARGS__)                                            \
+        (void)p;                                                            \
+        (void)op;                                                           \
+    }
+
 /* MT_COMPOSE(os_layer, layer..., socket): at least an OS layer and a socket. */
 /* clang-format off */
 #define MT_COMPOSE(os, ...)                                                        \
     MT__OS(os)                                                                     \
     MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(os, __VA_ARGS__)                         \
     MT__ATS(os, __VA_ARGS__)                                                       \
+    MT__REPORT_INVALID(os, __VA_ARGS__)                                            \
     MT__NAMES(os, __VA_ARGS__)
 /* clang-format on */
 

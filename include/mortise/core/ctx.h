@@ -28,8 +28,8 @@
  *                 ctx->owner may be 0 (a pointer no layer owns: stack, global,
  *                 another allocator's): every layer passes it on untouched, as
  *                 any block not its own, and the end ignores it. A layer that
- *                 acts on frees before the owner answers (statistics) defines
- *                 MT_CHAIN_NEEDS_OWNER: the socket then drops owner 0 first.
+ *                 acts on frees before the owner answers (statistics) has
+ *                 MT_TRAIT_NEEDS_OWNER: the socket then drops owner 0 first.
  *                 An add-on reads a block's size only through MT_BELOW(getmeta),
  *                 which answers NULL for owner 0.
  *   alloc_batch   alloc, and up to ctx->count more blocks of the same size and
@@ -151,8 +151,37 @@ MT_UNUSED static const bool mt_chain_wants_usable;
  *                               requests on needs it as well to sit under
  *                               one that needs it.
  *   MT_TRAIT_NEEDS_FRESH_HEADS  every layer below has MT_TRAIT_FRESH_HEADS
- *                               (tail_chksum's freed_mark). */
-enum { MT_TRAIT_FRESH_HEADS = 1, MT_TRAIT_NEEDS_FRESH_HEADS = 2 };
+ *                               (tail_chksum's freed_mark).
+ *   MT_TRAIT_NEEDS_OWNER        the layer acts on frees before the owner
+ *                               answers (statistics): the socket drops a
+ *                               pointer no layer owns (owner 0) first.
+ *   MT_TRAIT_REPORTS_INVALID    a safety layer: the socket reports a pointer
+ *                               no layer owns as invalid-free (layer
+ *                               "pagemap", under the lowest safety layer's
+ *                               err_handle: mt_chain_report_invalid), and the
+ *                               chain reports requested sizes as usable, so
+ *                               realloc asks it (resize) on every change of
+ *                               size instead of keeping the block.
+ *   MT_TRAIT_NO_SAFETY_BELOW    no layer below has MT_TRAIT_REPORTS_INVALID
+ *                               (tail_chksum's head_canary). */
+enum {
+    MT_TRAIT_FRESH_HEADS = 1,
+    MT_TRAIT_NEEDS_FRESH_HEADS = 2,
+    MT_TRAIT_NEEDS_OWNER = 4,
+    MT_TRAIT_REPORTS_INVALID = 8,
+    MT_TRAIT_NO_SAFETY_BELOW = 16
+};
+
+/* The chain's traits: every layer's, or-ed (defined by MT_COMPOSE); a
+ * constant once inlined, so a test of it costs nothing. A layer reads the
+ * traits of the layers below it with MT_BELOW_TRAITS() (core/layer.h). */
+static inline unsigned mt_chain_traits(void);
+
+/* Report p, owned by no layer, as invalid-free (layer "pagemap", operation
+ * op) under the err_handle policy of the lowest layer with
+ * MT_TRAIT_REPORTS_INVALID (its NAME_report_unowned); nothing without one.
+ * Defined by MT_COMPOSE. */
+static void mt_chain_report_invalid(void *p, const char *op);
 
 /* Does a layer of the composition need MT_TRAIT_FRESH_HEADS's clearing? A
  * tentative definition, as mt_chain_wants_usable: 1 only where such a layer

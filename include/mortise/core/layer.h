@@ -89,6 +89,11 @@ MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
  * Like `next`, it is folded into the caller: it costs what the layers below do. */
 #define MT_BELOW(op) MT_CAT(MT_CAT(mt_below_, MT_NAME), _##op)
 #define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx * ctx);
+/* The traits of every layer below this one, or-ed (core/ctx.h, MT_TRAIT_*;
+ * defined by MT_COMPOSE): a constant once inlined. A header that reads them
+ * declares them first with MT_DECLARE_BELOW_TRAITS. */
+#define MT_BELOW_TRAITS() MT_CAT(mt_below_traits_, MT_NAME)()
+#define MT_DECLARE_BELOW_TRAITS MT_INLINE unsigned MT_CAT(mt_below_traits_, MT_NAME)(void);
 
 /* The chain from a named instance further down, for any operation: the
  * layer `name` linked to everything below it. A layer that routes a request

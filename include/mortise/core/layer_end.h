@@ -29,6 +29,7 @@ MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
 
 #undef MT_NAME
 #undef MT_HAS_INVARIANTS
+#undef MT_HAS_REPORT_UNOWNED
 #undef MT_SELF_ID
 /* A layer with lock_stat=1: the socket leaves each request's call site for
  * its locks (MT_SOCKET_NOTE_CALLER, sockets/socket_core.h). */

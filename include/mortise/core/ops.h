@@ -57,7 +57,22 @@
 
 /* The forwarders of instance `name` for every operation it did not mark
  * (layer_end.h). */
-#define MT_LAYER_OPS_DEFAULTS(name) MT_FOR_EACH_OP(MT__DEFAULT_OP, name)
+#define MT_LAYER_OPS_DEFAULTS(name)      \
+    MT_FOR_EACH_OP(MT__DEFAULT_OP, name) \
+    MT__DEFAULT_REPORT_IF(MT__OP_MARKED_(MT__OP_PROBE(MT_HAS_REPORT_UNOWNED), 0, ~), name)
+/* NAME_report_unowned(p, op): how the layer reports a pointer no layer owns
+ * (mt_chain_report_invalid, core/ctx.h). A safety layer defines it and says
+ * so with `#define MT_HAS_REPORT_UNOWNED`; every other layer gets one that
+ * does nothing, never called (its traits lack MT_TRAIT_REPORTS_INVALID). */
+#define MT__DEFAULT_REPORT_IF(has, name) MT__DEFAULT_REPORT_IF_(has, name)
+#define MT__DEFAULT_REPORT_IF_(has, name) MT__DEFAULT_REPORT_##has(name)
+#define MT__DEFAULT_REPORT_0(name)                                          \
+    MT_INLINE MT_UNUSED void name##_report_unowned(void *p, const char *op) \
+    {                                                                       \
+        (void)p;                                                            \
+        (void)op;                                                           \
+    }
+#define MT__DEFAULT_REPORT_1(name)
 /* The forwarder of an operation the layer did not mark; nothing if it did. */
 #define MT__DEFAULT_OP(name, op) MT__DEFAULT_OP_IF(MT__OP_MARKED(op), name, op)
 #define MT__DEFAULT_OP_IF(marked, name, op) MT__DEFAULT_OP_PASTE(marked, name, op)

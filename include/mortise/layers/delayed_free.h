@@ -1032,6 +1032,7 @@ MT_UNUSED static void *delayed_free_oldest_slot(void)
     return delayed_free_q.ring ? &delayed_free_q.ring[delayed_free_q.first] : NULL;
 }
 
+#define MT_LAYER_TRAITS MT_TRAIT_REPORTS_INVALID /* (core/ctx.h, safety/common.h) */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_CHKSUM

@@ -26,10 +26,6 @@
 #include "../core/layer.h"
 #include "../stats/registry.h"
 
-/* Every free is counted here before the owner is known: the socket drops
- * pointers no layer owns first, so foreign frees are not counted. */
-#define MT_CHAIN_NEEDS_OWNER 1
-
 #ifdef MT_NAME /* another instance name: the names below become its own */
 #include "../names/szcls_stat.h"
 #else
@@ -162,6 +158,9 @@ MT_INLINE void *szcls_stat_resize(mt_ctx *ctx, mt_lfunc *next)
 
 #undef MT_STAT_SLOT_T
 #undef MT__SZ_CLASSES
+/* Every free is counted here before the owner is known: the socket drops
+ * pointers no layer owns first, so foreign frees are not counted. */
+#define MT_LAYER_TRAITS MT_TRAIT_NEEDS_OWNER /* (core/ctx.h) */
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZECLASS

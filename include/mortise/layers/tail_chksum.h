@@ -172,17 +172,11 @@
 MT_UNUSED static const bool mt_chain_wants_fresh_heads = 1;
 #endif
 
-/* A safety layer below (included before this one) reports every block its
- * getmeta refuses; then a refusal needs no second report here. */
-#if defined(MT_CHAIN_REPORTS_INVALID)
-#if MT_HEAD_CANARY
-#error \
-    "tail_chksum: head_canary=1 above another safety layer; delayed_free's header already guards the bytes before the block"
-#endif
-enum { tail_chksum_below_reports = 1 };
-#else
-enum { tail_chksum_below_reports = 0 };
-#endif
+/* A safety layer below reports every block its getmeta refuses; then a
+ * refusal needs no second report here. (head_canary=1 over one does not
+ * compose: MT_TRAIT_NO_SAFETY_BELOW.) */
+MT_DECLARE_BELOW_TRAITS
+#define MT_TAIL_BELOW_REPORTS ((MT_BELOW_TRAITS() & MT_TRAIT_REPORTS_INVALID) != 0)
 /* Bytes in front of the program's block (the canary and a spare word, so
  * the block stays 16-aligned); an aligned request gets its alignment. */
 enum { tail_chksum_head = MT_HEAD_CANARY ? 16 : 0 };
@@ -198,9 +192,8 @@ enum { tail_chksum_id = MT_NEW_LAYER_ID };
 #define MORTISE_LAYERS_TAIL_CHKSUM_ONCE
 #define MT_TAIL_WORD ((size_t)8)      /* the check word */
 #define MT_TAIL_OVERHEAD ((size_t)16) /* check word + size word */
-#if defined(MT_CHAIN_REPORTS_INVALID) /* above another safety layer: it reports our sizes less these */
+/* a safety layer below reports sizes less these (safety/common.h) */
 MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
-#endif
 MT_UNUSED static const bool mt_chain_wants_usable = 1; /* (core/ctx.h): sealed_from reads it */
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
@@ -493,7 +486,7 @@ MT_SLOW int tail_chksum_inspect(const mt_ctx *ctx, size_t *size, size_t *usable,
     *size = 0;
     *usable = 0;
     *head = 0;
-    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !tail_chksum_below_reports)
+    if (((uintptr_t)p & (MT_MIN_ALIGN - 1)) && !MT_TAIL_BELOW_REPORTS)
         return MT_TAIL_INVALID;
     /* with a head: the head the canary names; else a headless block (a
      * far alignment claim_far could not name: a granule start) at p
@@ -521,7 +514,7 @@ MT_SLOW int tail_chksum_inspect(const mt_ctx *ctx, size_t *size, size_t *usable,
         return MT_TAIL_WRECKED;
 #endif
     if (!owned)
-        return tail_chksum_below_reports ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
+        return MT_TAIL_BELOW_REPORTS ? MT_TAIL_REPORTED_BELOW : MT_TAIL_INVALID;
     *usable = q.usable;
     /* with a head, p starts no headed block (inspect_*): a block below
      * starting at p is the program's only if it is headless */
@@ -529,7 +522,7 @@ MT_SLOW int tail_chksum_inspect(const mt_ctx *ctx, size_t *size, size_t *usable,
         return MT_TAIL_INVALID;
     /* (below a safety layer getmeta vouched for p: no pointer inside a block) */
     /* clang-format off */
-    if (state == MT_TAIL_WRECKED && !tail_chksum_below_reports && tail_chksum_inside_block(p, q.usable))
+    if (state == MT_TAIL_WRECKED && !MT_TAIL_BELOW_REPORTS && tail_chksum_inside_block(p, q.usable))
         return MT_TAIL_INVALID;
     /* clang-format on */
     return state;
@@ -676,7 +669,7 @@ MT_INLINE size_t tail_chksum_vouch(const mt_ctx *ctx, uint64_t key, size_t *usab
         aligned = aligned && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) != 0;
         q.ptr = (char *)ctx->ptr - tail_chksum_head;
     }
-    if (tail_chksum_below_reports)
+    if (MT_TAIL_BELOW_REPORTS)
         q.chain = MT_SAFETY_QUICK; /* a refusal is decided (and reported) on the slow path */
     void *owned = aligned ? MT_BELOW(getmeta)(&q) : NULL;
     *usable = q.usable;
@@ -754,7 +747,7 @@ MT_INLINE void *tail_chksum_free(mt_ctx *ctx, mt_lfunc *next)
     char *p = ctx->ptr;
     uint64_t key = mt_chksum_key_if_set();
     size_t usable;
-    if (tail_chksum_below_reports)
+    if (MT_TAIL_BELOW_REPORTS)
         mt_safety_op_above = "free";
     size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX)) {
@@ -804,7 +797,7 @@ MT_INLINE void *tail_chksum_getmeta(mt_ctx *ctx, mt_lfunc *next)
     uint64_t key = mt_chksum_key_if_set();
     size_t usable;
     (void)next; /* the same chain as MT_BELOW(getmeta) */
-    if (tail_chksum_below_reports)
+    if (MT_TAIL_BELOW_REPORTS)
         mt_safety_op_above = NULL;
     size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX))
@@ -838,7 +831,7 @@ MT_INLINE void *tail_chksum_reseal(mt_ctx *ctx, mt_lfunc *next, uint64_t key, si
 MT_SLOW void *tail_chksum_resize_slow(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t size, usable, head;
-    if (tail_chksum_below_reports)
+    if (MT_TAIL_BELOW_REPORTS)
         mt_safety_op_above = "realloc";
     if (tail_chksum_inspect(ctx, &size, &usable, &head) != MT_TAIL_OK)
         return NULL;
@@ -855,7 +848,7 @@ MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t usable;
     uint64_t key = mt_chksum_key_if_set();
-    if (tail_chksum_below_reports)
+    if (MT_TAIL_BELOW_REPORTS)
         mt_safety_op_above = "realloc";
     size_t size = tail_chksum_vouch(ctx, key, &usable);
     if (MT_UNLIKELY(size == SIZE_MAX))
@@ -863,16 +856,19 @@ MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
     return tail_chksum_reseal(ctx, next, key, ctx->size, usable, tail_chksum_head);
 }
 
-#if MT_FREED_MARK
-#define MT_LAYER_TRAITS \
-    MT_TRAIT_NEEDS_FRESH_HEADS /* (core/ctx.h): mark_broken_at trusts a mark in the head */
-#endif
+/* (core/ctx.h) a safety layer (safety/common.h); with freed_mark,
+ * mark_broken_at trusts a mark in the head; with head_canary, no safety
+ * layer below, whose header would already lie in front of the block */
+#define MT_LAYER_TRAITS                                                            \
+    (MT_TRAIT_REPORTS_INVALID | (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) | \
+     (MT_HEAD_CANARY ? MT_TRAIT_NO_SAFETY_BELOW : 0))
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_CHKSUM
 #undef MT_ERR_HANDLE
 #undef MT_HEAD_CANARY
 #undef MT_FREED_MARK
+#undef MT_TAIL_BELOW_REPORTS
 #ifdef MT_NAMES_tail_chksum
 #include "../names/tail_chksum.h" /* forget them */
 #endif

@@ -6,7 +6,6 @@
 #ifndef MT_NAMES_tail_chksum
 #define MT_NAMES_tail_chksum
 #define tail_chksum_alloc MT_SELF(alloc)
-#define tail_chksum_below_reports MT_SELF(below_reports)
 #define tail_chksum_canary MT_SELF(canary)
 #define tail_chksum_check_word MT_SELF(check_word)
 #define tail_chksum_claim_far MT_SELF(claim_far)
@@ -46,7 +45,6 @@
 #else
 #undef MT_NAMES_tail_chksum
 #undef tail_chksum_alloc
-#undef tail_chksum_below_reports
 #undef tail_chksum_canary
 #undef tail_chksum_check_word
 #undef tail_chksum_claim_far

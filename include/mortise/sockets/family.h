@@ -313,12 +313,12 @@ MT_EXPORT void *(*__imp__expand)(void *, size_t) = MT_CRT_API(_expand);
 #endif
 #endif
 
-#if defined(MT_CHAIN_REPORTS_INVALID)
+/* Every composition has it; without a safety layer (MT_TRAIT_REPORTS_INVALID)
+ * nothing reports, and the handler is never called. */
 #ifndef MT_SOCKET_ERROR_API
 #define MT_SOCKET_ERROR_API mortise_set_error_handler
 #endif
 MT_EXPORT void MT_SOCKET_ERROR_API(mortise_error_handler *fn, void *arg) { mt_report_set_handler(fn, arg); }
-#endif
 
 #ifndef MT_SOCKET_CHECK_API
 #define MT_SOCKET_CHECK_API mortise_check

@@ -17,18 +17,13 @@
 
 #include "../core/pagemap.h"
 
-/* A composition with a safety layer (layers/safety/common.h defines the
- * flags) reports a pointer no layer owns as invalid-free, and reports
- * requested sizes as usable, so realloc lets the chain resize on every
- * change of size. Without one both cost nothing. */
-#if defined(MT_CHAIN_REPORTS_INVALID)
-#define MT_SOCKET_REPORT_INVALID(p, op) mt_chain_report_invalid((p), (op))
-#else
-#define MT_SOCKET_REPORT_INVALID(p, op) ((void)0)
-#endif
-#ifndef MT_CHAIN_EXACT_USABLE
-#define MT_CHAIN_EXACT_USABLE 0
-#endif
+/* A composition with a safety layer (MT_TRAIT_REPORTS_INVALID, core/ctx.h)
+ * reports a pointer no layer owns as invalid-free, and reports requested
+ * sizes as usable, so realloc lets the chain resize on every change of
+ * size. Without one both tests fold away. */
+#define MT_SOCKET_REPORTS_INVALID ((mt_chain_traits() & MT_TRAIT_REPORTS_INVALID) != 0)
+#define MT_SOCKET_REPORT_INVALID(p, op) \
+    (MT_SOCKET_REPORTS_INVALID ? mt_chain_report_invalid((p), (op)) : (void)0)
 
 MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
 
@@ -50,21 +45,24 @@ MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
  * never dereferenced. Every layer's free compares ctx->owner with its own id
  * and passes on what is not its own, and the chain's end ignores it, so
  * owner 0 needs no test here unless a safety layer reports it or a layer
- * acts on frees it does not own (MT_CHAIN_NEEDS_OWNER, core/ctx.h).
+ * acts on frees it does not own (MT_TRAIT_NEEDS_OWNER, core/ctx.h).
  * With a page map that answers NULL as "no leaf" (MT_PAGEMAP_FIND,
  * core/pagemap_radix.h), NULL needs no test of its own either: its lookup
  * ends at the range check every lookup makes (docs/fastpath.md). */
 MT_INLINE void mt_socket_free_req(mt_ctx req, void *p)
 {
-#if defined(MT_CHAIN_REPORTS_INVALID) || defined(MT_CHAIN_NEEDS_OWNER)
-    if (MT_UNLIKELY(!p))
-        return;
-    mt_ctx_route(&req, p);
-    if (MT_UNLIKELY(!req.owner)) {
-        MT_SOCKET_REPORT_INVALID(p, "free");
+    if (mt_chain_traits() & (MT_TRAIT_REPORTS_INVALID | MT_TRAIT_NEEDS_OWNER)) {
+        if (MT_UNLIKELY(!p))
+            return;
+        mt_ctx_route(&req, p);
+        if (MT_UNLIKELY(!req.owner)) {
+            MT_SOCKET_REPORT_INVALID(p, "free");
+            return;
+        }
+        mt_chain_free(&req);
         return;
     }
-#elif defined(MT_PAGEMAP_FIND)
+#if defined(MT_PAGEMAP_FIND)
     uintptr_t e;
     if (MT_UNLIKELY(!mt_pagemap_find(p, &e)))
         return;
@@ -200,7 +198,7 @@ MT_INLINE void *mt_socket_realloc_req(mt_ctx req, void *p, size_t size)
         return NULL;
     }
     size_t usable = ctx.usable;
-    if (size <= usable && size >= usable / 2 && (!MT_CHAIN_EXACT_USABLE || size == usable))
+    if (size <= usable && size >= usable / 2 && (!MT_SOCKET_REPORTS_INVALID || size == usable))
         return p;
     ctx.size = size;
     void *q = mt_chain_resize(&ctx);

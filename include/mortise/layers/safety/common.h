@@ -1,17 +1,15 @@
 /* mortise/layers/safety/common.h — what the safety layers (tail_chksum,
  * delayed_free) share: unaligned word access, a read that cannot fault, the
- * instance's report function, and the socket's invalid-free report.
+ * instance's report function, and its report of a pointer no layer owns
+ * (NAME_report_unowned).
  *
  * A template fragment, included inside a safety layer's header after
- * MT_NAME, MT_CHKSUM and MT_ERR_HANDLE are set. The first safety instance of
- * a composition also defines, for the socket (sockets/socket_core.h):
- *   MT_CHAIN_REPORTS_INVALID  free/realloc/malloc_usable_size of a pointer
- *                             no layer owns is reported as invalid-free
- *                             (layer "pagemap"), under that instance's
- *                             err_handle policy;
- *   MT_CHAIN_EXACT_USABLE     the chain reports requested sizes as usable,
- *                             so realloc asks the chain (resize) whenever
- *                             the size changes instead of keeping the block.
+ * MT_NAME, MT_CHKSUM and MT_ERR_HANDLE are set. The layer has
+ * MT_TRAIT_REPORTS_INVALID (core/ctx.h): the socket then reports
+ * free/realloc/malloc_usable_size of a pointer no layer owns as invalid-free
+ * (layer "pagemap") under the lowest safety layer's err_handle policy, and
+ * realloc asks the chain (resize) whenever the size changes, since the
+ * chain reports requested sizes as usable.
  */
 #ifndef MORTISE_LAYERS_SAFETY_COMMON_ONCE
 #define MORTISE_LAYERS_SAFETY_COMMON_ONCE
@@ -83,12 +81,11 @@ MT_SLOW MT_UNUSED void MT_SELF(raise)(int kind, void *p, size_t size, const char
     MT_ERR_FN(MT_ERR_HANDLE, raise)(&e);
 }
 
-#ifndef MT_CHAIN_REPORTS_INVALID
-#define MT_CHAIN_REPORTS_INVALID 1
-#define MT_CHAIN_EXACT_USABLE 1
-MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
+/* A pointer no layer owns, under this instance's policy
+ * (mt_chain_report_invalid, core/ctx.h, asks the lowest safety layer). */
+#define MT_HAS_REPORT_UNOWNED
+MT_SLOW MT_UNUSED void MT_SELF(report_unowned)(void *p, const char *op)
 {
     mortise_error e = {MORTISE_BUG_INVALID_FREE, p, 0, "pagemap", op};
     MT_ERR_FN(MT_ERR_HANDLE, raise)(&e);
 }
-#endif

@@ -42,11 +42,13 @@
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_link_##P##_##op); }
 #define MT__TOP_OP(L, op) \
     MT_INLINE MT_UNUSED void *mt_chain_##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
-/* The traits of the layers below L (MT_BELOW_TRAITS, core/layer.h). */
+/* The traits of the layers below L (MT_BELOW_TRAITS, core/layer.h) and of
+ * the whole chain (mt_chain_traits): each one flat or of the layers'
+ * constants, so it folds at once whatever the chain's length. */
 #define MT__BELOW_TRAITS_OS(L) \
     MT_INLINE MT_UNUSED unsigned mt_below_traits_##L(void) { return 0; }
-#define MT__BELOW_TRAITS(P, L) \
-    MT_INLINE MT_UNUSED unsigned mt_below_traits_##L(void) { return P##_traits | mt_below_traits_##P(); }
+#define MT__BELOW_TRAITS(BELOW, L) \
+    MT_INLINE MT_UNUSED unsigned mt_below_traits_##L(void) { return BELOW; }
 
 /* The operations come from the one list (core/ops.h). */
 #define MT__FOR_OPS1(M, A) MT_FOR_EACH_OP(M, A)
@@ -55,30 +57,32 @@
 #define MT__AT_OP(U, L, op) \
     MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
+#define MT__TRAITS_OF(L) L##_traits /* (after L's expansion) */
 #define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L) MT__BELOW_TRAITS_OS(L)
-#define MT__LINK(P, L) MT__FOR_OPS2(MT__LINK_OP, P, L) MT__BELOW_TRAITS(P, L)
+#define MT__LINK(BELOW, P, L) MT__FOR_OPS2(MT__LINK_OP, P, L) MT__BELOW_TRAITS(BELOW, L)
 /* The top: the socket's entry to every operation, and the chain's traits
  * (the top's and those below it). */
-#define MT__TOP(L)              \
+#define MT__TOP(ALL, L)         \
     MT__FOR_OPS1(MT__TOP_OP, L) \
-    MT_INLINE MT_UNUSED unsigned mt_chain_traits(void) { return L##_traits | mt_below_traits_##L(); }
+    MT_INLINE MT_UNUSED unsigned mt_chain_traits(void) { return ALL; }
 
-/* FOLDL over the list: MT__Rn links n remaining instances after P. */
-#define MT__R1(P, a) MT__LINK(P, a) MT__TOP(a)
-#define MT__R2(P, a, ...) MT__LINK(P, a) MT__R1(a, __VA_ARGS__)
-#define MT__R3(P, a, ...) MT__LINK(P, a) MT__R2(a, __VA_ARGS__)
-#define MT__R4(P, a, ...) MT__LINK(P, a) MT__R3(a, __VA_ARGS__)
-#define MT__R5(P, a, ...) MT__LINK(P, a) MT__R4(a, __VA_ARGS__)
-#define MT__R6(P, a, ...) MT__LINK(P, a) MT__R5(a, __VA_ARGS__)
-#define MT__R7(P, a, ...) MT__LINK(P, a) MT__R6(a, __VA_ARGS__)
-#define MT__R8(P, a, ...) MT__LINK(P, a) MT__R7(a, __VA_ARGS__)
-#define MT__R9(P, a, ...) MT__LINK(P, a) MT__R8(a, __VA_ARGS__)
-#define MT__R10(P, a, ...) MT__LINK(P, a) MT__R9(a, __VA_ARGS__)
-#define MT__R11(P, a, ...) MT__LINK(P, a) MT__R10(a, __VA_ARGS__)
-#define MT__R12(P, a, ...) MT__LINK(P, a) MT__R11(a, __VA_ARGS__)
-#define MT__R13(P, a, ...) MT__LINK(P, a) MT__R12(a, __VA_ARGS__)
-#define MT__R14(P, a, ...) MT__LINK(P, a) MT__R13(a, __VA_ARGS__)
-#define MT__R15(P, a, ...) MT__LINK(P, a) MT__R14(a, __VA_ARGS__)
+/* FOLDL over the list: MT__Rn links n remaining instances after P; BELOW
+ * is the or of the traits of P and every instance below it. */
+#define MT__R1(BELOW, P, a) MT__LINK(BELOW, P, a) MT__TOP(BELOW | a##_traits, a)
+#define MT__R2(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R1(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R3(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R2(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R4(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R3(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R5(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R4(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R6(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R5(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R7(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R6(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R8(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R7(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R9(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R8(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R10(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R9(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R11(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R10(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R12(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R11(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R13(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R12(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R14(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R13(BELOW | a##_traits, a, __VA_ARGS__)
+#define MT__R15(BELOW, P, a, ...) MT__LINK(BELOW, P, a) MT__R14(BELOW | a##_traits, a, __VA_ARGS__)
 
 /* Every (upper, lower) pair: an upper layer that needs a trait of every
  * layer below (core/ctx.h, MT_TRAIT_NEEDS_*) gets it from each. */
@@ -197,7 +201,7 @@
 /* clang-format off */
 #define MT_COMPOSE(os, ...)                                                        \
     MT__OS(os)                                                                     \
-    MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(os, __VA_ARGS__)                         \
+    MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(MT__TRAITS_OF(os), os, __VA_ARGS__)                         \
     MT__ATS(os, __VA_ARGS__)                                                       \
     MT__REPORT_INVALID(os, __VA_ARGS__)                                            \
     MT__NAMES(os, __VA_ARGS__)

@@ -75,9 +75,10 @@ PREFIX ?=
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
-# A tags file (vi, emacs with etags-compatible readers) in which a layer
-# instance's functions, defined through MT_SELF(op), are found by their real
-# names: `vi -t slab_lk_alloc` (tools/tags.py; needs universal-ctags).
+# A tags file (vi, emacs with etags-compatible readers) that also finds the
+# functions the preprocessor writes (forwarders, shared fragments, renamed
+# instances, the composition's glue) by their real names: `vi -t
+# mt_link_slab_lk_alloc` (tools/tags.py; needs universal-ctags).
 tags:
 	tools/tags.py -o tags
 

@@ -326,6 +326,40 @@ static void handoff_take(void)
     for (int i = k; i < n; i++)
         t_free(held[i]);
 }
+
+/* thread_cache: the free that finds its list full cuts the newer half off
+ * for a hand-off slot, walking the list from its head; a forged link second
+ * in the list is met by that walk: reported once, not followed. */
+static void handoff_cut(void)
+{
+    enum { SIZE = 80, MAX = 1 << 16 };
+    static void *held[MAX];
+    size_t c = thread_cache_class_index(SIZE);
+    int n = 0;
+    while (n < MAX / 2)
+        held[n++] = t_malloc(SIZE);
+    int k = 0;
+    while (k < n && thread_cache_tl.room[c])
+        t_free(held[k++]);
+    CHECK_MSG(k >= 2 && k < n && !thread_cache_handoff[c][0], "hand-off cut: %d frees did not fill the list",
+              k);
+    if (k < 2 || k >= n)
+        return;
+    void *second = held[k - 2]; /* the list: held[k - 1] -> held[k - 2] -> ... */
+    CHECK_MSG(thread_cache_tl.head[c] == held[k - 1] && *(void **)held[k - 1] == second,
+              "hand-off cut: the list does not start with the last two frees");
+    *(void **)second = WILD;
+    reports = 0;
+    t_free(held[k++]); /* the list is full: the walk that cuts its newer half meets the link */
+    expect_one(second, NULL, "hand-off cut");
+    void *again[64];
+    for (int i = 0; i < 64; i++) /* the cache goes on serving the class */
+        again[i] = t_malloc(SIZE);
+    for (int i = 0; i < 64; i++)
+        t_free(again[i]);
+    for (int i = k; i < n; i++)
+        t_free(held[i]);
+}
 #endif
 
 #if LINK_LAYER == 4 || LINK_LAYER == 8
@@ -802,6 +836,7 @@ int main(void)
     in_thread(cache_flush_exit);
     expect_one(damaged, NULL, "flush at thread exit");
     handoff_take();
+    handoff_cut();
     aligned_hit();
 #endif
 #if LINK_LAYER == 8

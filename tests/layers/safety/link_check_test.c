@@ -297,17 +297,27 @@ static void *cache_flush_exit(void *arg)
 /* thread_cache: a full list sheds its newer half into a hand-off slot; a
  * forged link second in that chain is met when a miss takes the chain:
  * reported once, not followed. */
-static void handoff_take(void)
+enum { HANDOFF_MAX = 1 << 16 };
+
+/* Allocate n blocks of size into held, then free them in order until the
+ * class's list is full (no room left); returns how many were freed. */
+static int fill_list(size_t size, void **held, int n)
 {
-    enum { SIZE = 48, MAX = 1 << 16 };
-    static void *held[MAX];
-    size_t c = thread_cache_class_index(SIZE);
-    int n = 0;
-    while (n < MAX / 2)
-        held[n++] = t_malloc(SIZE);
+    size_t c = thread_cache_class_index(size);
+    for (int i = 0; i < n; i++)
+        held[i] = t_malloc(size);
     int k = 0;
     while (k < n && thread_cache_tl.room[c])
         t_free(held[k++]);
+    return k;
+}
+
+static void handoff_take(void)
+{
+    enum { SIZE = 48, MAX = HANDOFF_MAX };
+    static void *held[MAX];
+    size_t c = thread_cache_class_index(SIZE);
+    int n = MAX / 2, k = fill_list(SIZE, held, n);
     CHECK_MSG(k < n && !thread_cache_handoff[c][0], "hand-off: %d frees did not fill the list", k);
     t_free(held[k++]); /* the list is full: its newer half goes to slot 0 */
     void *chain = thread_cache_handoff[c][0], *second = chain ? *(void **)chain : NULL;
@@ -332,15 +342,10 @@ static void handoff_take(void)
  * in the list is met by that walk: reported once, not followed. */
 static void handoff_cut(void)
 {
-    enum { SIZE = 80, MAX = 1 << 16 };
-    static void *held[MAX];
+    enum { SIZE = 80 };
+    static void *held[HANDOFF_MAX];
     size_t c = thread_cache_class_index(SIZE);
-    int n = 0;
-    while (n < MAX / 2)
-        held[n++] = t_malloc(SIZE);
-    int k = 0;
-    while (k < n && thread_cache_tl.room[c])
-        t_free(held[k++]);
+    int n = HANDOFF_MAX / 2, k = fill_list(SIZE, held, n);
     CHECK_MSG(k >= 2 && k < n && !thread_cache_handoff[c][0], "hand-off cut: %d frees did not fill the list",
               k);
     if (k < 2 || k >= n)

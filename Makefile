@@ -76,9 +76,11 @@ install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX))
 
 # A tags file (vi, emacs with etags-compatible readers) that also finds the
-# functions the preprocessor writes (forwarders, shared fragments, renamed
-# instances, the composition's glue) by their real names: `vi -t
-# mt_link_slab_lk_alloc` (tools/tags.py; needs universal-ctags).
+# functions the preprocessor writes (shared fragments' MT_SELF(x), renamed
+# instances, the glue of compositions that call MT_COMPOSE themselves) by
+# their real names: `vi -t mmap_heap_alloc` (tools/tags.py; needs
+# universal-ctags). The ready allocators' glue and forwarders are plain C in
+# instances/chains/ (tools/compose_chain.py), which grep and ctags find as is.
 tags:
 	tools/tags.py -o tags
 

@@ -6,6 +6,8 @@
  * objects (the python test) cannot afford.
  * model: mmap_heap::buddy_glk(size_handle=[0, SIZE_MAX])::malloc_socket
  */
+/* Forwarders and glue written out: chains/buddy.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/mmap_heap.h>
@@ -16,4 +18,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, buddy_glk, malloc_socket)
+/* MT_COMPOSE(mmap_heap, buddy_glk, malloc_socket), written out: */
+#include "chains/buddy.h"

@@ -6,6 +6,8 @@
  *          ::cond_bypass(pred=odd_size, target=segfit_lower)::malloc_socket
  * (name= names an instance, docs/mortise.md; odd_size is defined below)
  */
+/* Forwarders and glue written out: chains/bypass.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/mmap_heap.h>
@@ -30,4 +32,5 @@ static inline bool odd_size(const mt_ctx *ctx) { return ctx->size & 1; }
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lower, segfit_upper, cond_bypass, malloc_socket)
+/* MT_COMPOSE(mmap_heap, segfit_lower, segfit_upper, cond_bypass, malloc_socket), written out: */
+#include "chains/bypass.h"

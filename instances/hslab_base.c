@@ -8,6 +8,8 @@
  *          ::thread_cache(sizeclass=tc, size_handle=[0, 32768], cache_size=2MB)
  *          ::malloc_socket
  */
+/* Forwarders and glue written out: chains/hslab_base.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #define MT_FAA_HEAP_GROWTH 1
@@ -21,4 +23,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, malloc_socket)
+/* MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, malloc_socket), written out: */
+#include "chains/hslab_base.h"

@@ -2,6 +2,8 @@
  * blocks straight from mmap): no lock on any malloc or free.
  * model: mmap_heap::segfit_lf(sizeclass=log2b)::malloc_socket
  */
+/* Forwarders and glue written out: chains/segfit_lf.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/mmap_heap.h>
@@ -11,4 +13,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lf, malloc_socket)
+/* MT_COMPOSE(mmap_heap, segfit_lf, malloc_socket), written out: */
+#include "chains/segfit_lf.h"

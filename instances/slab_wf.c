@@ -2,6 +2,8 @@
  * request straight to mmap_heap (whole granules, mremap on realloc).
  * model: mmap_heap(threadlocal_heap_size=256MB)::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])::malloc_socket
  */
+/* Forwarders and glue written out: chains/slab_wf.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #define MT_THREADLOCAL_HEAP_SIZE ((size_t)256 << 20)
@@ -15,4 +17,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, slab_wf, malloc_socket)
+/* MT_COMPOSE(mmap_heap, slab_wf, malloc_socket), written out: */
+#include "chains/slab_wf.h"

@@ -2,6 +2,8 @@
  * their 64 KiB span (slab_arrcache: TLB locality).
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::slab_arrcache(sizeclass=log2b, size_handle=[0, 32768], cache_size=1MB, slab_size=64KB)::malloc_socket
  */
+/* Forwarders and glue written out: chains/slabarr.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include "segfit_trunk.h"
@@ -14,4 +16,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lk, slab_arrcache, malloc_socket)
+/* MT_COMPOSE(mmap_heap, segfit_lk, slab_arrcache, malloc_socket), written out: */
+#include "chains/slabarr.h"

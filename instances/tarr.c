@@ -1,6 +1,8 @@
 /* tarr — segfit with per-thread array magazines in front (tarrcache).
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::tarrcache(sizeclass=log2b, size_handle=[0, 32768], cache_size=1MB)::malloc_socket
  */
+/* Forwarders and glue written out: chains/tarr.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include "segfit_trunk.h"
@@ -12,4 +14,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lk, tarrcache, malloc_socket)
+/* MT_COMPOSE(mmap_heap, segfit_lk, tarrcache, malloc_socket), written out: */
+#include "chains/tarr.h"

@@ -4,6 +4,8 @@
  * MORTISE_CORE_CACHE emulates cores of different sizes.
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
  */
+/* Forwarders and glue written out: chains/tcache_core.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include "segfit_trunk.h"
@@ -16,4 +18,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket)
+/* MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket), written out: */
+#include "chains/tcache_core.h"

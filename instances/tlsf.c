@@ -1,6 +1,8 @@
 /* tlsf — the paper's baseline: TLSF over one contiguous heap, one mutex.
  * model: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket
  */
+/* Forwarders and glue written out: chains/tlsf.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/brk_heap.h>
@@ -10,4 +12,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(brk_heap, tlsf_glk, malloc_socket)
+/* MT_COMPOSE(brk_heap, tlsf_glk, malloc_socket), written out: */
+#include "chains/tlsf.h"

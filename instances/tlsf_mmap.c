@@ -2,6 +2,8 @@
  * chunks side by side), one spinlock.
  * model: mmap_heap::tlsf_glk(sync=spinlock)::malloc_socket
  */
+/* Forwarders and glue written out: chains/tlsf_mmap.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/mmap_heap.h>
@@ -11,4 +13,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket)
+/* MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket), written out: */
+#include "chains/tlsf_mmap.h"

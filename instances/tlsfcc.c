@@ -5,6 +5,8 @@
  * split-and-merge needs to keep fragmentation low.
  * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX])::malloc_socket
  */
+/* Forwarders and glue written out: chains/tlsfcc.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/brk_heap.h>
@@ -15,4 +17,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(brk_heap, tlsf_glk, malloc_socket)
+/* MT_COMPOSE(brk_heap, tlsf_glk, malloc_socket), written out: */
+#include "chains/tlsfcc.h"

@@ -8,6 +8,8 @@
  * followed.
  * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX], link_check=1)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
  */
+/* Forwarders and glue written out: chains/tlsfccsd.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #include <mortise/os/brk_heap.h>
@@ -29,4 +31,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
+/* MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket), written out: */
+#include "chains/tlsfccsd.h"

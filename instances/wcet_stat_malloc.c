@@ -8,6 +8,8 @@
  * (docs/stats.md).
  * model: malloc_heap(passthrough=1)::wcet_stat(pin_threads=1)::malloc_socket
  */
+/* Forwarders and glue written out: chains/wcet_stat_malloc.h */
+#define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
 #define MT_PASSTHROUGH 1
@@ -18,4 +20,5 @@
 
 #include <mortise/sockets/malloc_socket.h>
 
-MT_COMPOSE(malloc_heap, wcet_stat, malloc_socket)
+/* MT_COMPOSE(malloc_heap, wcet_stat, malloc_socket), written out: */
+#include "chains/wcet_stat_malloc.h"

@@ -2,12 +2,14 @@
 """Write a vi/emacs-style `tags` file that finds a layer instance's functions.
 
 A layer header writes its own functions under their names (slab_lk_alloc),
-which grep and a plain ctags run find; what they cannot find is what the
-preprocessor writes: the operations a layer forwards (core/layer_end.h), the
-functions of fragments several layers share (MT_SELF(x) in layers/cache/,
-os/granule_owner.h, ...), the functions of an instance with another name
-(`small_alloc`), and the composition's glue (mt_link_*, mt_chain_*:
-MT_COMPOSE). This tool preprocesses every composition (instances/*.c and any
+and a ready allocator's glue and forwarders are written out in
+instances/chains/NAME.h (tools/compose_chain.py): grep and a plain ctags run
+find those. What they cannot find is what the preprocessor still writes:
+the functions of fragments several layers share (MT_SELF(x) in
+layers/cache/, os/granule_owner.h, ...), the functions of an instance with
+another name (`small_alloc`), and the glue and forwarders of compositions
+that call MT_COMPOSE themselves (bench/baselines, tests, yours without
+`mortise build --written-out`). This tool preprocesses every composition (instances/*.c and any
 extra files given), lets ctags list the function definitions of the
 preprocessed text, and maps each back through the compiler's line markers to
 the line that defines it: `mmap_heap_alloc` leads to the

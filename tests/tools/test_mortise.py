@@ -16,7 +16,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))
 sys.dont_write_bytecode = True
 
-from mortise_lib import gen  # noqa: E402
+from mortise_lib import chain, gen  # noqa: E402
 from mortise_lib.check import bands, check  # noqa: E402
 from mortise_lib.registry import Registry, instance_model_line  # noqa: E402
 from mortise_lib.spec import SIZE_MAX, SpecError, location, render  # noqa: E402
@@ -397,10 +397,11 @@ class Generated(unittest.TestCase):
         self.assertIn("#define MT_CTX_EXTRA unsigned gfp;\n#include <mortise/mortise.h>", c)
 
     def test_instance_file_shape(self):
-        """The generated file has instances/segfit.c's macro lines, in order."""
+        """The generated file, its glue written out (--written-out), has
+        instances/segfit.c's macro lines, in order."""
         src = (ROOT / "instances" / "segfit.c").read_text()
         comp = check(REG, instance_model_line(src))
-        c = gen.composition_c(comp)
+        c = chain.written_form(gen.composition_c(comp), "segfit")
         want = [l for l in src.splitlines() if l.startswith(("#define", "#include", "MT_"))]
         got = [l for l in c.splitlines() if l.startswith(("#define", "#include", "MT_"))]
         self.assertEqual(got, want)
@@ -606,6 +607,41 @@ class Commands(unittest.TestCase):
             c = out.read_text()
             self.assertIn("#define MT_PREFIX my_\n#include <mortise/sockets/custom_socket.h>", c)
             self.assertIn("MT_COMPOSE(mmap_heap, segfit_lk, custom_socket)", c)
+
+    def test_written_out(self):
+        """--written-out: the composition includes chains/FILE.h, which
+        defines the glue and the forwarders as source lines, and a static
+        walk from malloc over the two files and the headers reaches the OS
+        layer; the library has the machine code of the macro's."""
+        spec = "mmap_heap::segfit_lk::thread_cache::malloc_socket"
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp) / "mine.c"
+            r = self.mortise("build", spec, "--written-out", "--emit-c", str(out),
+                             "-o", str(pathlib.Path(tmp) / "libw.so"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            c = out.read_text()
+            self.assertIn('#define MT_GLUE_WRITTEN_OUT\n#include <mortise/mortise.h>', c)
+            self.assertIn("/* MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket), "
+                          'written out: */\n#include "chains/mine.h"', c)
+            h = (pathlib.Path(tmp) / "chains" / "mine.h").read_text()
+            for line in ("MT_INLINE MT_UNUSED void *mt_chain_alloc(mt_ctx *ctx) "
+                         "{ return mt_link_malloc_socket_alloc(ctx); }",
+                         "MT_INLINE void *malloc_socket_alloc(mt_ctx *ctx, mt_lfunc *next) "
+                         "{ return next(ctx); }"):
+                self.assertIn(line, h)
+            walk = subprocess.run([sys.executable, str(ROOT / "tests" / "tools" / "call_graph.py"), str(out)],
+                                  capture_output=True, text=True)
+            self.assertEqual(walk.returncode, 0, walk.stdout)
+            self.assertIn("mt_link_mmap_heap_alloc -> mmap_heap_alloc", walk.stdout)
+            r = self.mortise("build", spec, "-o", str(pathlib.Path(tmp) / "libm.so"))
+            self.assertEqual(r.returncode, 0, r.stderr)
+            if shutil.which("objdump"):
+                code = [subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(pathlib.Path(tmp) / lib)],
+                                       capture_output=True, text=True, check=True).stdout.split("\n", 3)[3]
+                        for lib in ("libw.so", "libm.so")]
+                self.assertEqual(code[0], code[1])
+        r = self.mortise("build", spec, "--written-out", "--emit-c", "-")
+        self.assertEqual(r.returncode, 2)
 
 
 class Run(unittest.TestCase):

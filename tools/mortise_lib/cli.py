@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Sequence
 from typing import NoReturn
 
-from . import gen, tune
+from . import chain, gen, tune
 from .check import Composition, bands, check, fmt_range, suggest
 from .paths import Paths
 from .registry import KIND_ORDER, Registry, Slot
@@ -114,16 +114,33 @@ def layer_libs(comp: Composition) -> list[str]:
     return libs
 
 
+def written_out(paths: Paths, c_text: str, stem: str, origin: str,
+                opt: list[str] | None = None) -> tuple[str, str]:
+    """c_text with its forwarders and glue written out (mortise_lib/chain.py):
+    the composition that includes chains/STEM.h, and that file's text."""
+    cc = compiler()
+    flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
+    try:
+        header = chain.chain_header(c_text, origin, cc, flags, paths.include, pathlib.Path.cwd())
+        return chain.written_form(c_text, stem), header
+    except chain.ChainError as e:
+        raise Failure(f"mortise: writing out the glue: {e}", 1)
+
+
 def build_files(paths: Paths, c_text: str, out_so: str | os.PathLike[str] | None = None,
                 out_a: str | os.PathLike[str] | None = None, opt: list[str] | None = None,
-                verbose: bool = False, libs: Sequence[str] = ()) -> list[str]:
-    """Compile c_text once (-fPIC) into out_so and/or out_a."""
+                verbose: bool = False, libs: Sequence[str] = (), chain_h: str | None = None) -> list[str]:
+    """Compile c_text once (-fPIC) into out_so and/or out_a; chain_h: the
+    text of chains/composition.h it includes (written_out)."""
     cc = compiler()
     flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
     with tempfile.TemporaryDirectory(prefix="mortise-") as tmp:
         src = pathlib.Path(tmp) / "composition.c"
         obj = pathlib.Path(tmp) / "composition.o"
         src.write_text(c_text)
+        if chain_h is not None:
+            (pathlib.Path(tmp) / "chains").mkdir()
+            (pathlib.Path(tmp) / "chains" / "composition.h").write_text(chain_h)
         run_cmd(cc + flags + ["-c", str(src), "-o", str(obj)], verbose)
         if out_so:
             run_cmd(cc + ["-shared", "-o", str(out_so), str(obj)] + LINK_FLAGS + list(libs), verbose)
@@ -158,13 +175,25 @@ def cmd_build(args: argparse.Namespace, paths: Paths) -> int:
                           "slot in the spec", 2)
         defines.append((name, value or "1"))
     c_text = gen.composition_c(comp, includes, defines=defines)
+    opt = shlex.split(args.opt) if args.opt is not None else None
+    if args.written_out and args.emit_c == "-":
+        raise Failure("mortise build: --written-out writes two files: give --emit-c FILE.c", 2)
     if args.emit_c == "-":
         sys.stdout.write(c_text)
     elif args.emit_c:
-        pathlib.Path(args.emit_c).write_text(c_text)
+        emit = pathlib.Path(args.emit_c)
+        if args.written_out:
+            text, header = written_out(paths, c_text, emit.stem, emit.name, opt)
+            (emit.parent / "chains").mkdir(exist_ok=True)
+            (emit.parent / "chains" / f"{emit.stem}.h").write_text(header)
+            emit.write_text(text)
+        else:
+            emit.write_text(c_text)
     if args.output or args.static:
-        opt = shlex.split(args.opt) if args.opt is not None else None
-        build_files(paths, c_text, args.output, args.static, opt, args.verbose, layer_libs(comp))
+        chain_h = None
+        if args.written_out:
+            c_text, chain_h = written_out(paths, c_text, "composition", "mortise build", opt)
+        build_files(paths, c_text, args.output, args.static, opt, args.verbose, layer_libs(comp), chain_h)
     return 0
 
 
@@ -347,6 +376,11 @@ def parser() -> argparse.ArgumentParser:
                    "malloc_socket becomes custom_socket(prefix=P_)")
     b.add_argument("--emit-c", metavar="FILE.c",
                    help="write the generated composition ('-': standard output)")
+    b.add_argument("--written-out", action="store_true",
+                   help="write the layers' forwarders and MT_COMPOSE's glue out as C "
+                   "(chains/FILE.h beside --emit-c FILE.c, which includes it), so "
+                   "that grep, ctags and a call-graph walk find every function "
+                   "(same machine code)")
     b.add_argument("-O", "--opt", dest="opt", metavar="FLAGS",
                    help="optimisation flags replacing the default '-O2 -g -DNDEBUG' "
                    "(e.g. -O '-O3 -march=native')")

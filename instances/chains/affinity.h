@@ -143,6 +143,71 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
 }
 
 /* The composition (core/compose.h) */
+MT_INLINE void *mt_end_create(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_alloc(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_free(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_alloc_batch(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_free_batch(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_getmeta(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_resize(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_thread_exit(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_fork_prepare(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_fork_parent(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_fork_child(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_purge(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
+MT_INLINE void *mt_end_check(mt_ctx *ctx)
+{
+    (void)ctx;
+    return ((void *)0);
+}
 MT_INLINE MT_UNUSED void *mt_below_mmap_heap_create(mt_ctx *ctx) { return mt_end_create(ctx); }
 MT_INLINE void *mt_link_mmap_heap_create(mt_ctx *ctx) { return mmap_heap_create(ctx, mt_end_create); }
 MT_INLINE MT_UNUSED void *mt_below_mmap_heap_alloc(mt_ctx *ctx) { return mt_end_alloc(ctx); }

@@ -8,8 +8,8 @@ every defined function its body names (a call, or a function passed as
 `next`). No preprocessor runs: what the walk finds is what grep finds.
 It then checks that
   - malloc reaches NAME_alloc of every layer of the composition, down to
-    the OS layer's (MT_COMPOSE's first), and
-  - free reaches NAME_free of every layer,
+    the OS layer's (MT_COMPOSE's first) and mt_end_alloc below it, and
+  - free reaches NAME_free of every layer and mt_end_free,
 and prints each path from malloc to the OS layer. As a control, the same
 walk without instances/chains/NAME.h must not reach the OS layer.
 
@@ -206,13 +206,14 @@ def check(src: Path, layer_of: Dict[Path, str], verbose: bool) -> List[str]:
     layers = [x.strip() for x in m.group(1).split(",")]
     g = Graph(src, layer_of)
     problems: List[str] = []
-    for start, op, names in (("malloc", "alloc", layers), ("free", "free", layers)):
-        for layer in names:
-            p = g.path(start, f"{layer}_{op}")
+    for start, op in (("malloc", "alloc"), ("free", "free")):
+        # every layer's operation, and the end of the chain below the OS layer
+        for goal in [f"{layer}_{op}" for layer in layers] + [f"mt_end_{op}"]:
+            p = g.path(start, goal)
             if p is None:
-                why = "not defined in the source" if g.defined(f"{layer}_{op}") is None else "not reached"
-                problems.append(f"{src.name}: {start} -> {layer}_{op}: {why}")
-            elif verbose or (start == "malloc" and layer == layers[0]):
+                why = "not defined in the source" if g.defined(goal) is None else "not reached"
+                problems.append(f"{src.name}: {start} -> {goal}: {why}")
+            elif verbose or (start == "malloc" and goal == f"{layers[0]}_{op}"):
                 print(f"{src.stem}: {' -> '.join(p)}")
     # The control: without the written-out chain the walk must stop (at
     # mt_chain_alloc), else this test would prove nothing.

@@ -7,9 +7,11 @@
  * defines
  *     mt_link_L_op(ctx) { return L_op(ctx, mt_link_P_op); }
  * so every layer is handed the already-linked chain below it as a constant
- * function pointer. It also defines mt_below_L_op, the chain below L for any
- * operation, which a layer reaches as MT_BELOW(op) (core/layer.h) when one
- * operation needs another (free asking getmeta for the block's size).
+ * function pointer; the OS layer's is mt_end_op, the end of the chain
+ * (returns NULL), defined here too. It also defines mt_below_L_op, the
+ * chain below L for any operation, which a layer reaches as MT_BELOW(op)
+ * (core/layer.h) when one operation needs another (free asking getmeta for
+ * the block's size).
  * All of these are always-inline, so the compiler folds the whole chain into
  * the socket's entry points: adding a forwarding layer adds no instruction
  * (tests/suites/zero_cost checks this on the machine code). GCC resolves one level
@@ -37,6 +39,13 @@
 
 #include "ctx.h"
 
+/* The end of the chain, below the OS layer: nothing more can serve anything. */
+#define MT__END_OP(unused, op)               \
+    MT_INLINE void *mt_end_##op(mt_ctx *ctx) \
+    {                                        \
+        (void)ctx;                           \
+        return NULL;                         \
+    }
 #define MT__LINK_OS_OP(L, op)                                                               \
     MT_INLINE MT_UNUSED void *mt_below_##L##_##op(mt_ctx *ctx) { return mt_end_##op(ctx); } \
     MT_INLINE void *mt_link_##L##_##op(mt_ctx *ctx) { return L##_##op(ctx, mt_end_##op); }
@@ -61,7 +70,7 @@
     MT_INLINE MT_UNUSED void *mt_at_##U##__##L##__##op(mt_ctx *ctx) { return mt_link_##L##_##op(ctx); }
 
 #define MT__TRAITS_OF(L) L##_traits /* (after L's expansion) */
-#define MT__OS(L) MT__FOR_OPS1(MT__LINK_OS_OP, L) MT__BELOW_TRAITS_OS(L)
+#define MT__OS(L) MT__FOR_OPS1(MT__END_OP, ~) MT__FOR_OPS1(MT__LINK_OS_OP, L) MT__BELOW_TRAITS_OS(L)
 #define MT__LINK(BELOW, P, L) MT__FOR_OPS2(MT__LINK_OP, P, L) MT__BELOW_TRAITS(BELOW, L)
 /* The top: the socket's entry to every operation, and the chain's traits
  * (the top's and those below it). */

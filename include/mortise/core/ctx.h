@@ -199,15 +199,8 @@ MT_INLINE void mt_fresh_head(void *block)
 /* Every operation of the contract: MT_LAYER_OPS(X) / MT_FOR_EACH_OP(X, ...)
  * (core/ops.h, the one list). */
 
-/* The end of the chain, below the OS layer: nothing more can serve anything. */
-#define MT_DEFINE_END_OP(op)                 \
-    MT_INLINE void *mt_end_##op(mt_ctx *ctx) \
-    {                                        \
-        (void)ctx;                           \
-        return NULL;                         \
-    }
-MT_LAYER_OPS(MT_DEFINE_END_OP)
-#undef MT_DEFINE_END_OP
+/* The end of the chain, below the OS layer (mt_end_op: nothing more can
+ * serve anything), is defined by MT_COMPOSE with the links above it. */
 
 /* The composed chain, seen from the socket. Declared here, defined by
  * MT_COMPOSE; a socket used without a composition fails to link. */

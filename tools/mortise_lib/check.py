@@ -285,8 +285,8 @@ class Checker:
                 self.bad(v, f"{where} is a count: no unit ('{v.text}')")
             n = v.number if t == "N" else self.size(v, where)
             if not slot.allows(n):      # what the layer's descriptor declares, and the compiler checks
-                lo, hi = slot.allowed
-                self.bad(v, f"{where} is {lo} to {hi}, not '{v.text}'")
+                lo, hi = (x if isinstance(x, str) or t == "N" else format_size(x) for x in slot.allowed)
+                self.bad(v, f"{where} is {lo} to {hi} (its descriptor), not '{v.text}'")
             return n
         if t == "POLICY" or slot.name in self.registry.policies or \
                 ("|" in t and t != "0|1"):

@@ -5,7 +5,7 @@ contract comment (core/describe.h) and guards the rest with
 `#ifndef MT_DESCRIBE`. describe() preprocesses one unit that includes every
 such header in describe mode and expands each descriptor with LAYER and
 SLOT that stringify their arguments, so the fields arrive as the compiler
-reads them; tools/describe_layers.py writes the result to descriptors.py,
+reads them; tools/describe_layers.py writes the result to descriptors.json,
 the table the registry reads.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ include/mortise/{os,layers,sockets} that defines a descriptor,
 MT_DESCRIPTOR_<name> (core/describe.h): its model name, kind, traits,
 aliases, links and slots (macro, type, default, allowed values, slot
 aliases). tools/describe_layers.py expands the descriptors with the C
-preprocessor into descriptors.py, which this module reads; only a layer's
+preprocessor into descriptors.json, which this module reads; only a layer's
 summary (its contract's first sentence) and the context fields a socket
 needs (MT_CTX_EXTRA) still come from its contract comment. A policy is a
 header under include/mortise/policy/ whose first line reads
@@ -17,13 +17,13 @@ and tools/check_catalogue.py see exactly what the compiler will see.
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 from collections.abc import Iterable
 from typing import Any, Dict, List, Tuple
 
 from .describe import Descriptor
-from .descriptors import DESCRIPTORS
 
 FOLDER_KIND: dict[str, str | None] = {"os": "OS layer", "layers": None, "sockets": "socket"}
 KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
@@ -42,6 +42,9 @@ Extensions = Dict[str, List[Tuple[pathlib.Path, Dict[str, "Slot"]]]]
 
 
 SIZE_MAX = (1 << 64) - 1
+# The layers' descriptors as tools/describe_layers.py wrote them (installed
+# beside this module).
+TABLE = pathlib.Path(__file__).resolve().parent / "descriptors.json"
 # The descriptor's type names that the model language spells otherwise.
 VTYPE = {"RANGE": "[lo, hi]", "BOOL": "0|1", "INSTANCE": "LAYER"}
 
@@ -71,7 +74,7 @@ class Slot:
 
     @classmethod
     def described(cls, d: dict[str, Any]) -> "Slot":
-        """A slot of a layer's descriptor (descriptors.py): the model
+        """A slot of a layer's descriptor (descriptors.json): the model
         language's spelling of its type and default."""
         t, dflt, allowed = d["type"], d["default"], d["allowed"]
         vtype = VTYPE.get(t, t)
@@ -197,11 +200,13 @@ class Registry:
     def __init__(self, include_dir: str | pathlib.Path, instance_dirs: Iterable[str | pathlib.Path] = (),
                  descriptors: dict[str, Descriptor] | None = None) -> None:
         """descriptors: the layers' descriptors (describe.describe() of
-        include_dir); the checked-in table, descriptors.py, by default."""
+        include_dir); the checked-in table, descriptors.json, by default."""
         self.include_dir = pathlib.Path(include_dir)
         self.root = self.include_dir / "mortise"
         self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
-        self.layers = self._read_layers(DESCRIPTORS if descriptors is None else descriptors)
+        if descriptors is None:
+            descriptors = json.loads(TABLE.read_text())
+        self.layers = self._read_layers(descriptors)
         self.policies, extensions = self._read_policies()
         self._extend(extensions)
 

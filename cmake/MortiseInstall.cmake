@@ -3,8 +3,9 @@
 # to itself, so --prefix and DESTDIR work after the build):
 #   include/mortise/                 the headers
 #   lib/libmortise-NAME.so, .a       every instance library that was built
-#   bin/mortise                      the command (tools/mortise), its modules in
-#   share/mortise/mortise_lib/       share/mortise/, and the instances' composition
+#   bin/mortise                      the command (tools/mortise), its modules
+#   share/mortise/mortise_lib/       (and the layers' descriptors.json) in
+#                                    share/mortise/, and the instances' composition
 #   share/mortise/instances/*.c, *.h files it lists (and users copy), with the
 #                                    chains some of them share
 #   share/mortise/bench_lib/svg.py   the SVG writer `mortise tune` plots with
@@ -29,7 +30,7 @@ endforeach()
 set(mortise_share ${CMAKE_INSTALL_DATADIR}/mortise)
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/mortise DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/mortise_lib DESTINATION ${mortise_share}
-        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+        FILES_MATCHING PATTERN "*.py" PATTERN "descriptors.json" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/instances/ DESTINATION ${mortise_share}/instances
         FILES_MATCHING PATTERN "*.c" PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/tools/bench_lib/__init__.py

@@ -20,7 +20,7 @@ Fails (exit 1, one line per problem) when
     does not count the operations core/ops.h's MT_FOR_EACH_OP lists, or
     the operations table of docs/writing-a-layer.md lists others;
   - the table of docs/design.md §3 (every layer and policy by kind) misses
-    a layer ("[model: NAME]" in os/, layers/, sockets/) or a policy (a
+    a layer (a descriptor, MT_DESCRIPTOR_NAME, in os/, layers/, sockets/) or a policy (a
     policy header's first line "SLOT=NAME") of the headers, or names one
     that no header declares;
   - a header under include/ or a composition file under instances/ quotes a
@@ -222,7 +222,8 @@ def count_problems(root: pathlib.Path) -> List[str]:
     return problems
 
 
-MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
+# a layer's descriptor (core/describe.h), as tools/mortise_lib/describe.py finds it
+MODEL = re.compile(r"^#define MT_DESCRIPTOR_(\w+)\(LAYER, SLOT\)", re.M)
 POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
 
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""tools/check_catalogue.py can fail at what it checks that a layer forgets:
-on a copy of the sources it passes, then a layer's forgotten slot, a
-forgotten per-instance default and a composition's stray slot macro are
-written into the copy, one at a time, and it must exit 1 naming each."""
+"""tools/check_catalogue.py can fail at what it checks that a layer forgets
+and that its descriptor states: on a copy of the sources it passes, then a
+layer's forgotten slot, a forgotten per-instance default, a composition's
+stray slot macro, a descriptor default the header does not #define and a
+descriptor the header does not name for core/layer_end.h are written into
+the copy, one at a time, and it must exit 1 naming each."""
 import pathlib
 import shutil
 import subprocess
@@ -68,6 +70,18 @@ class CheckCatalogue(unittest.TestCase):
         r = self.changed("instances/hslab_chain.h", "#include <mortise/layers/thread_cache.h>",
                          "#define MT_TLLABS 4\n#include <mortise/layers/thread_cache.h>")
         self.fails_with(r, "instances/hslab_chain.h:", "MT_TLLABS is not a slot of layers/thread_cache.h")
+
+    def test_descriptor_default_drifts(self):
+        """The descriptor states a default the header does not #define."""
+        r = self.changed("include/mortise/layers/slab_wf.h", "SLOT(tllabs, MT_TLLABS, N, 40,",
+                         "SLOT(tllabs, MT_TLLABS, N, 41,")
+        self.fails_with(r, "slab_wf: slot tllabs: the descriptor's default '41' is not what "
+                        "layers/slab_wf.h #defines for MT_TLLABS (40)")
+
+    def test_descriptor_not_named_at_the_end(self):
+        """Without MT_DESCRIPTOR before layer_end.h the compiler checks nothing."""
+        r = self.changed("include/mortise/layers/count.h", "#define MT_DESCRIPTOR MT_DESCRIPTOR_count\n", "")
+        self.fails_with(r, "count: layers/count.h does not name its descriptor")
 
 
 if __name__ == "__main__":

@@ -278,14 +278,16 @@ class Checker:
             if v.kind != "number" or v.unit or v.number not in (0, 1):
                 self.bad(v, f"{where} is 0 or 1, not '{v.text}'")
             return v.number
-        if t == "N":
-            if v.kind != "number":
+        if t in ("N", "BYTES"):
+            if t == "N" and v.kind != "number":
                 self.bad(v, f"{where} is a count (a plain number), not '{v.text}'")
-            if v.unit:
+            if t == "N" and v.unit:
                 self.bad(v, f"{where} is a count: no unit ('{v.text}')")
-            return v.number
-        if t == "BYTES":
-            return self.size(v, where)
+            n = v.number if t == "N" else self.size(v, where)
+            if not slot.allows(n):      # what the layer's descriptor declares, and the compiler checks
+                lo, hi = (x if isinstance(x, str) or t == "N" else format_size(x) for x in slot.allowed)
+                self.bad(v, f"{where} is {lo} to {hi} (its descriptor), not '{v.text}'")
+            return n
         if t == "POLICY" or slot.name in self.registry.policies or \
                 ("|" in t and t != "0|1"):
             if v.kind != "name":

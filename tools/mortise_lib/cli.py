@@ -107,7 +107,8 @@ def run_cmd(cmd: list[str], verbose: bool) -> None:
 
 
 def layer_libs(comp: Composition) -> list[str]:
-    """-lNAME for every library a layer of the composition links ([links: NAME])."""
+    """-lNAME for every library a layer of the composition links (its
+    descriptor's links, core/describe.h)."""
     libs: list[str] = []
     for i in comp.instances:
         libs += [f"-l{n}" for n in getattr(i.layer, "links", []) if f"-l{n}" not in libs]
@@ -273,7 +274,7 @@ def slot_line(slot: Slot) -> str:
 
 def cmd_list(args: argparse.Namespace, paths: Paths) -> int:
     reg = registry(paths)
-    print("Layers (from the [model: NAME] contract blocks of "
+    print("Layers (from the descriptors, MT_DESCRIPTOR_NAME, of the headers of "
           f"{paths.include / 'mortise'}; slot=TYPE (default)):")
     titles = {"OS layer": "OS layers (first, exactly one)", "trunk": "trunk layers",
               "add-on": "add-on layers", "socket": "sockets (last, exactly one)"}

@@ -1,53 +1,110 @@
 """The registry of layers, policies and instances, read from the headers.
 
 Nothing here is a table kept by hand: a layer is a header under
-include/mortise/{os,layers,sockets} whose contract block carries
-"[model: NAME]"; its slots are the contract's "slot=TYPE → MT_MACRO (default)"
-entries; other names the model language accepts for it are its "[alias: NAME]"
-and, for a slot, "[slot alias: NAME → SLOT]" tags (the paper's spellings); a
-policy is a header under include/mortise/policy/ whose first line reads
-"SLOT=NAME — ..."; a ready instance is a composition file with a "model:"
-line in its opening comment. So `mortise list`, the spec checker and
-tools/check_catalogue.py see exactly what the compiler will see.
+include/mortise/{os,layers,sockets} that defines a descriptor,
+MT_DESCRIPTOR_<name> (core/describe.h): its model name, kind, traits,
+aliases, links and slots (macro, type, default, allowed values, slot
+aliases). tools/describe_layers.py expands the descriptors with the C
+preprocessor into descriptors.json, which this module reads; only a layer's
+summary (its contract's first sentence) and the context fields a socket
+needs (MT_CTX_EXTRA) still come from its contract comment. A policy is a
+header under include/mortise/policy/ whose first line reads
+"SLOT=NAME — ..."; a policy header whose contract states slots of its own
+("slot=TYPE → MT_MACRO (default)", policy/sync/lockstat.h) gives them to
+every layer with that slot; a ready instance is a composition file with a
+"model:" line in its opening comment. So `mortise list`, the spec checker
+and tools/check_catalogue.py see exactly what the compiler will see.
 """
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 from collections.abc import Iterable
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
+
+from .describe import Descriptor
 
 FOLDER_KIND: dict[str, str | None] = {"os": "OS layer", "layers": None, "sockets": "socket"}
 KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
 # The slots whose values are policies, by the policy folder's slot name.
 POLICY_SLOTS = ("sync", "sizeclass", "chksum", "err_handle")
 
-MODEL = re.compile(r"\[model:\s*([a-z0-9_]+)\]")
-ALIAS = re.compile(r"\[alias:\s*([a-z0-9_]+)\]")
-SLOT_ALIAS = re.compile(r"\[slot alias:\s*([a-z0-9_]+)\s*→\s*([a-z0-9_]+)\]")
-# slot=TYPE → MT_MACRO (default...): TYPE is a word, 0|1, or [lo, hi].
+# A policy header's own slots (policy/sync/lockstat.h), as its contract
+# states them: slot=TYPE → MT_MACRO (default...), TYPE a word, 0|1 or [lo, hi].
 SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
                   r"(MT_[A-Z0-9_]+)\s*\(")
 POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
-# Libraries a layer needs linked ("[links: unwind]": -lunwind).
-LINKS = re.compile(r"\[links:\s*([a-z0-9_ ]+)\]")
 # Context fields a layer or socket needs declared before Mortise is included.
 CTX_EXTRA = re.compile(r"#define MT_CTX_EXTRA ([^\n]*?)\s*$", re.M)
 # Slot extensions by slot: (policy header, the slots it adds) for each.
 Extensions = Dict[str, List[Tuple[pathlib.Path, Dict[str, "Slot"]]]]
 
 
+SIZE_MAX = (1 << 64) - 1
+# The layers' descriptors as tools/describe_layers.py wrote them (installed
+# beside this module).
+TABLE = pathlib.Path(__file__).resolve().parent / "descriptors.json"
+# The descriptor's type names that the model language spells otherwise.
+VTYPE = {"RANGE": "[lo, hi]", "BOOL": "0|1", "INSTANCE": "LAYER"}
+
+
+def _size_text(n: Any) -> str:
+    if isinstance(n, int) and n:
+        for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+            if n % (1 << shift) == 0:
+                return f"{n >> shift} {unit}"
+    return str(n)
+
+
 class Slot:
     """One policy slot of a layer as its contract states it."""
 
     inherited_from: pathlib.Path | None = None    # the policy header that gives it to the layer
+    value: Any = None          # a descriptor's default as it states it (65536, [0, "SIZE_MAX"], "tc")
 
-    def __init__(self, name: str, vtype: str, macro: str, default_text: str, line: int) -> None:
+    def __init__(self, name: str, vtype: str, macro: str, default_text: str, line: int,
+                 allowed: list[Any] | None = None) -> None:
         self.name = name
         self.vtype = vtype              # "[lo, hi]", "0|1", "BYTES", "N", "POLICY", ...
         self.macro = macro
-        self.default_text = default_text  # as written, e.g. "2 MiB", "0, 32768"
-        self.line = line                  # line of the header it is stated on
+        self.default_text = default_text  # e.g. "2 MiB", "0, 32768"
+        self.line = line                  # line of the contract it is stated on (0: a descriptor's)
+        self.allowed = allowed or []      # the descriptor's (lo, hi) or names
+
+    @classmethod
+    def described(cls, d: dict[str, Any]) -> "Slot":
+        """A slot of a layer's descriptor (descriptors.json): the model
+        language's spelling of its type and default."""
+        t, dflt, allowed = d["type"], d["default"], d["allowed"]
+        vtype = VTYPE.get(t, t)
+        if t == "CHOICE":
+            vtype = "|".join(allowed)
+        if t == "RANGE":
+            text = ", ".join(str(x) for x in dflt)
+        elif t == "BYTES":
+            text = _size_text(dflt)
+        else:
+            text = str(dflt)
+        slot = cls(d["name"], vtype, d["macro"], text, 0, allowed)
+        slot.value = dflt
+        return slot
+
+    def allows(self, value: int) -> bool:
+        """Is value inside the numeric range the descriptor declares (any
+        value for a slot without one)?"""
+        if len(self.allowed) != 2 or not all(isinstance(x, int) or x == "SIZE_MAX" for x in self.allowed):
+            return True
+        lo, hi = (SIZE_MAX if x == "SIZE_MAX" else x for x in self.allowed)
+        return bool(lo <= value <= hi)
+
+    @property
+    def special(self) -> list[int]:
+        """Values a numeric slot gives a meaning of their own: 0 ("off")
+        where its declared range starts at 0 (core/describe.h)."""
+        if self.vtype in ("BYTES", "N") and self.allowed[:1] == [0]:
+            return [0]
+        return []
 
     @property
     def default(self) -> str:
@@ -83,6 +140,7 @@ class Layer:
         self.slot_aliases: dict[str, str] = {}    # other slot name → slot name ("[slot alias: A → S]")
 
     summary = ""              # the contract's first sentence
+    traits = "0"              # its MT_TRAIT_* expression (core/ctx.h), as the descriptor states it
 
     @property
     def include(self) -> str:
@@ -120,7 +178,7 @@ def summary(contract: str) -> str:
     layer over POSIX mmap.   [model: mmap_heap]': the title up to its end."""
     head = contract.split("\n *\n")[0]
     head = re.sub(r"\n\s*\*\s*", " ", head)
-    head = MODEL.sub("", head.split("—", 1)[-1])
+    head = re.sub(r"\[model:[^\]]*\]", "", head.split("—", 1)[-1])
     head = re.sub(r"\s+", " ", head).strip()
     return re.split(r"(?<=\.)\s", head)[0].rstrip(".")
 
@@ -139,41 +197,37 @@ def parse_slots(contract: str) -> dict[str, Slot]:
 class Registry:
     """Layers, policies and instances of one include tree."""
 
-    def __init__(self, include_dir: str | pathlib.Path, instance_dirs: Iterable[str | pathlib.Path] = ()) -> None:
+    def __init__(self, include_dir: str | pathlib.Path, instance_dirs: Iterable[str | pathlib.Path] = (),
+                 descriptors: dict[str, Descriptor] | None = None) -> None:
+        """descriptors: the layers' descriptors (describe.describe() of
+        include_dir); the checked-in table, descriptors.json, by default."""
         self.include_dir = pathlib.Path(include_dir)
         self.root = self.include_dir / "mortise"
         self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
-        self.layers = self._read_layers()
+        if descriptors is None:
+            descriptors = json.loads(TABLE.read_text())
+        self.layers = self._read_layers(descriptors)
         self.policies, extensions = self._read_policies()
         self._extend(extensions)
 
-    def _read_layers(self) -> dict[str, Layer]:
+    def _read_layers(self, descriptors: dict[str, Descriptor]) -> dict[str, Layer]:
         layers = {}
-        for folder, kind in FOLDER_KIND.items():
-            for path in sorted((self.root / folder).glob("*.h")):
-                text = path.read_text(errors="replace")
-                contract = _contract(text)
-                m = MODEL.search(contract)
-                if not m:
-                    continue
-                slots = parse_slots(contract)
-                if kind is None:
-                    # A trunk layer serves a size range from memory it owns:
-                    # a size_handle slot and a page-map id (MT_SELF_ID). An
-                    # add-on passes requests through (caches have a range but
-                    # no id; delayed_free has an id for the blocks it wraps
-                    # but no range).
-                    owns = "MT_SELF_ID" in text
-                    kind = "trunk" if owns and "size_handle" in slots else "add-on"
-                layer = Layer(m.group(1), kind, folder, path.relative_to(self.root),
-                              slots, CTX_EXTRA.findall(contract))
-                layer.summary = summary(contract)
-                links = LINKS.search(contract)
-                layer.links = links.group(1).split() if links else []
-                layer.aliases = ALIAS.findall(contract)
-                layer.slot_aliases = dict(SLOT_ALIAS.findall(contract))
-                layers[m.group(1)] = layer
-                kind = FOLDER_KIND[folder]
+
+        def order(item: tuple[str, Descriptor]) -> tuple[int, str]:   # by folder, then header
+            header = item[1]["header"]
+            return list(FOLDER_KIND).index(header.split("/")[0]), header
+        for name, d in sorted(descriptors.items(), key=order):
+            header = pathlib.Path(d["header"])
+            slots = {s["name"]: Slot.described(s) for s in d["slots"]}
+            path = self.root / header
+            contract = _contract(path.read_text(errors="replace")) if path.exists() else ""
+            layer = Layer(name, d["kind"], header.parts[0], header, slots, CTX_EXTRA.findall(contract))
+            layer.summary = summary(contract)
+            layer.links = list(d["links"])
+            layer.aliases = list(d["aliases"])
+            layer.slot_aliases = {a: s["name"] for s in d["slots"] for a in s["aliases"]}
+            layer.traits = d["traits"]
+            layers[name] = layer
         return layers
 
     def _read_policies(self) -> tuple[dict[str, dict[str, pathlib.Path]], Extensions]:

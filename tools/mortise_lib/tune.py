@@ -118,15 +118,16 @@ def pareto_front(points: List[Tuple[str, float, float]]) -> list[str]:
 
 
 def special_values(slot: Slot) -> list[int]:
-    """Values the contract names as special, e.g. 0 in '32 MiB; 0 = off'."""
-    return [int(v) for v in re.findall(r"(?<![\w.])(\d+)\s*=\s*[a-z]", slot.default_text)]
+    """Values the slot's descriptor gives a meaning of their own: 0 ("off")
+    of large_keep, whose declared range starts at 0 (core/describe.h)."""
+    return slot.special
 
 
 def slot_values(reg: Registry, slot: Slot, current: Any, single_thread: bool) -> list[Any]:
     """The values a neighbour may give slot, from the registry: the policies
-    of its folder, the alternatives its type lists (magic|xor|crc32), the
-    other of 0|1, or sizes and counts a factor of STEP_FACTORS away from
-    the current one plus the special values its contract names."""
+    of its folder, the alternatives its descriptor allows (magic|xor|crc32),
+    the other of 0|1, or sizes and counts a factor of STEP_FACTORS away from
+    the current one plus its special values."""
     if slot.vtype == "POLICY":
         names = reg.policy_names(slot.name)
         if slot.name == "sync" and not single_thread:
@@ -138,6 +139,7 @@ def slot_values(reg: Registry, slot: Slot, current: Any, single_thread: bool) ->
         return [1 - int(current)] if current in (0, 1) else []
     if slot.vtype in ("BYTES", "N") and isinstance(current, int):
         vals = [int(current * f) for f in STEP_FACTORS if current * f >= 1] + special_values(slot)
+        vals = [v for v in vals if slot.allows(v)]     # the descriptor's range: the compiler's too
         return [render_value(slot, v).replace(" ", "") for v in dict.fromkeys(vals) if v != current]
     return []
 

@@ -27,6 +27,7 @@
 #include "ctx.h"
 #include "pagemap.h"
 #include "debug.h"
+#include "describe.h"
 
 #define MT_SELF(x) MT_CAT(MT_NAME, _##x)
 

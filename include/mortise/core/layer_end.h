@@ -21,13 +21,20 @@ _Static_assert(
     "more layers in this translation unit than the page map's owner field counts (15 on 32-bit targets)");
 #endif
 /* The layer's traits (core/ctx.h, MT_TRAIT_*), which MT_COMPOSE checks
- * between every pair of layers; a layer that has some defines
- * MT_LAYER_TRAITS before including this file. */
+ * between every pair of layers, and the range checks of its numeric slots:
+ * from its descriptor (core/describe.h), which a layer header names with
+ * #define MT_DESCRIPTOR MT_DESCRIPTOR_<name> before including this file.
+ * A layer without one (a test's own layer) may define MT_LAYER_TRAITS. */
+#ifdef MT_DESCRIPTOR
+MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK)
+#undef MT_DESCRIPTOR
+#else
 #ifndef MT_LAYER_TRAITS
 #define MT_LAYER_TRAITS 0
 #endif
 enum { MT_SELF(traits) = MT_LAYER_TRAITS };
 #undef MT_LAYER_TRAITS
+#endif
 #define MT__OPS_CLEAR_MARKERS
 #include "ops.h"
 MT_FOR_EACH_OP(MT__OP_CLEARED, ~)

@@ -1,5 +1,5 @@
 /* affinity_pool — pools of small objects grouped by call chain and
- * affinity (dynamic pool allocation).                  [model: affinity_pool]
+ * affinity (dynamic pool allocation).
  *
  * Serves: small requests (below max_pooled_size, alignment ≤ 16) from pools
  *   of 4 KiB segments, one pool per group of affine objects (each thread
@@ -42,7 +42,7 @@
  *   max_chain=N → MT_MAX_CHAIN (8): the deepest call chain, at most 16;
  *   wrappers=IDENT → MT_WRAPPERS (empty): names of the program's wrapper
  *     functions, separated by ':'.
- * Links: libunwind [links: unwind]; the composition is linked -lunwind.
+ * Links: libunwind; the composition is linked -lunwind (the descriptor's links).
  * Needs from below: alloc of 64 KiB granule-aligned spans (claimed in the
  *   page map under this layer's id, 16 segments each), free to give a span
  *   back when all its segments are empty; every request it does not pool.
@@ -122,6 +122,16 @@
  *   path), and has no usable size (realloc and malloc_usable_size refuse it).
  * Example: mmap_heap::buddy_glk(size_handle=[32768,SIZE_MAX])::slab_lk(size_handle=[0,32768])::thread_cache(size_handle=[0,32768])::affinity_pool::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_affinity_pool(LAYER, SLOT)                              \
+    LAYER(affinity_pool, addon, 0, (), (unwind))                              \
+    SLOT(min_objects, MT_MIN_OBJECTS, N, 100, (1, SIZE_MAX), ())              \
+    SLOT(max_pooled_size, MT_MAX_POOLED_SIZE, BYTES, 128, (16, 1024), ())     \
+    SLOT(segment_size, MT_SEGMENT_SIZE, BYTES, 4 << 10, (1024, 64 << 10), ()) \
+    SLOT(max_chain, MT_MAX_CHAIN, N, 8, (1, 16), ())                          \
+    SLOT(wrappers, MT_WRAPPERS, IDENT, empty, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../pal/callchain.h"
 #include "../core/pagemap.h"
@@ -154,8 +164,6 @@ _Static_assert((MT_SEGMENT_SIZE & (MT_SEGMENT_SIZE - 1)) == 0 && MT_SEGMENT_SIZE
                    MT_SEGMENT_SIZE <= MT_GRANULE,
                "affinity_pool: segment_size is a power of two from 1 KiB to the granule");
 _Static_assert(MT_MAX_CHAIN >= 1 && MT_MAX_CHAIN <= MT_AFF_CHAIN_CAP, "affinity_pool: max_chain is 1 to 16");
-_Static_assert(MT_MAX_POOLED_SIZE >= 16 && MT_MAX_POOLED_SIZE <= 1024,
-               "affinity_pool: max_pooled_size is 16 to 1024 bytes");
 
 MT_DECLARE_BELOW(alloc)
 MT_DECLARE_BELOW(free)
@@ -416,12 +424,14 @@ MT_INLINE void *affinity_pool_fork_child(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_HAS_INVARIANTS /* check: the pools and spans, then the layers below */
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_affinity_pool
+#include "../core/layer_end.h"
 #undef MT_MIN_OBJECTS
 #undef MT_MAX_POOLED_SIZE
 #undef MT_SEGMENT_SIZE
 #undef MT_MAX_CHAIN
 #undef MT_WRAPPERS
-#include "../core/layer_end.h"
 #ifdef MT_NAMES_affinity_pool
 #include "../names/affinity_pool.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* aligned — round every request up to an alignment.             [model: aligned]
+/* aligned — round every request up to an alignment.
  *
  * Serves: nothing itself; rewrites alloc requests in size_handle so that the
  *   size is a multiple of `alignment` and the block is aligned to it, then
@@ -12,6 +12,13 @@
  * Thread safety: stateless. Fails: never itself.
  * Example: mmap_heap::segfit_lk::aligned(alignment=64)::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_aligned(LAYER, SLOT)                      \
+    LAYER(aligned, addon, 0, (), ())                            \
+    SLOT(alignment, MT_ALIGNMENT, BYTES, 64, (1, SIZE_MAX), ()) \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -38,6 +45,7 @@ MT_INLINE void *aligned_alloc(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_aligned
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -45,3 +53,4 @@ MT_INLINE void *aligned_alloc(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_aligned
 #include "../names/aligned.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,5 +1,4 @@
 /* batched_free — frees collected per thread, handed below in batches.
- *                                                        [model: batched_free]
  *
  * Serves: frees of blocks whose usable size is in size_handle: the block is
  *   put in the calling thread's batch (an array of MT_BATCH_SIZE pointers in
@@ -43,6 +42,13 @@
  *     :: batched_free(batch_size=32, size_handle=[0, 65536])
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_batched_free(LAYER, SLOT)            \
+    LAYER(batched_free, addon, 0, (), ())                  \
+    SLOT(batch_size, MT_BATCH_SIZE, N, 32, (1, 65536), ()) \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 65536), (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "cache/magazine.h" /* mt_cache_free_block */
 
@@ -57,8 +63,6 @@
 #ifndef MT_SIZE_HANDLE
 #define MT_SIZE_HANDLE 0, 65536
 #endif
-_Static_assert(MT_BATCH_SIZE >= 1 && MT_BATCH_SIZE <= 65536, "batched_free: batch_size out of range");
-
 MT_DECLARE_BELOW(getmeta)
 MT_DECLARE_BELOW(free)
 
@@ -160,6 +164,7 @@ MT_SLOW MT_UNUSED const char *batched_free_invariants(void)
     return NULL;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_batched_free
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -167,3 +172,4 @@ MT_SLOW MT_UNUSED const char *batched_free_invariants(void)
 #ifdef MT_NAMES_batched_free
 #include "../names/batched_free.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* buddy_glk — binary buddy system, one global lock.            [model: buddy_glk]
+/* buddy_glk — binary buddy system, one global lock.
  *
  * Serves: blocks of 2^k bytes, min <= 2^k <= chunk (defaults: 4 KiB and
  *   4 MiB), aligned to their size up to the 64 KiB granule (chunks are
@@ -98,6 +98,16 @@
  *     :: slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 32768])
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_buddy_glk(LAYER, SLOT)                                       \
+    LAYER(buddy_glk, trunk, 0, (), ())                                             \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (32768, SIZE_MAX), (0, SIZE_MAX), ()) \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                  \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, none, (), ())                            \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                           \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -710,6 +720,7 @@ MT_SLOW MT_UNUSED const char *buddy_glk_invariants(void)
     return broken;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_buddy_glk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -725,3 +736,4 @@ MT_SLOW MT_UNUSED const char *buddy_glk_invariants(void)
 #ifdef MT_NAMES_buddy_glk
 #include "../names/buddy_glk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

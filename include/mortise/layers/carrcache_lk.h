@@ -1,4 +1,4 @@
-/* carrcache_lk — per-CPU array magazines, a lock per CPU.   [model: carrcache_lk]
+/* carrcache_lk — per-CPU array magazines, a lock per CPU.
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the
  *   magazine of the request's class on the CPU the request is for: the
@@ -57,6 +57,15 @@
  *     :: carrcache_lk(sync=spinlock, size_handle=[0, 32768], cache_size=1MB)
  *     :: cmalloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_carrcache_lk(LAYER, SLOT)                             \
+    LAYER(carrcache_lk, addon, 0, (), ())                                   \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                    \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                           \
+    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "cache/core_cache.h"
 #include "../policy/sync/sync.h"
@@ -299,6 +308,7 @@ MT_SLOW MT_UNUSED const char *carrcache_lk_invariants(void)
     return broken;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_carrcache_lk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -312,3 +322,4 @@ MT_SLOW MT_UNUSED const char *carrcache_lk_invariants(void)
 #ifdef MT_NAMES_carrcache_lk
 #include "../names/carrcache_lk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,5 +1,5 @@
 /* cond_bypass — route allocations past the next layers when a predicate
- * holds.                                                   [model: cond_bypass]
+ * holds.
  *
  * Serves: allocations for which the user's predicate is true go straight to
  *   a named layer further down (the target) and the chain below it, skipping
@@ -40,6 +40,13 @@
  *     :: cond_bypass(pred=odd_size, target=lower)
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_cond_bypass(LAYER, SLOT)      \
+    LAYER(cond_bypass, addon, 0, (), ())            \
+    SLOT(pred, MT_PRED, FUNCTION, required, (), ()) \
+    SLOT(target, MT_TARGET, INSTANCE, required, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -64,9 +71,11 @@ MT_INLINE void *cond_bypass_alloc(mt_ctx *ctx, mt_lfunc *next)
     return next(ctx);
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_cond_bypass
 #include "../core/layer_end.h"
 #undef MT_PRED
 #undef MT_TARGET
 #ifdef MT_NAMES_cond_bypass
 #include "../names/cond_bypass.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

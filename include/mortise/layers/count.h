@@ -1,4 +1,4 @@
-/* count — count allocations and frees per size range.          [model: count]
+/* count — count allocations and frees per size range.
  *
  * The worked example of docs/writing-a-layer.md (the main paper's Figure 4
  * counts requests of one size; this one keeps a histogram).
@@ -18,6 +18,12 @@
  * Fails: never itself.
  * Example: mmap_heap::segfit_lk::count(size_handle=[0, 1024])::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_count(LAYER, SLOT) \
+    LAYER(count, addon, 0, (), ())       \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -114,9 +120,11 @@ MT_UNUSED static mt_count_pair count_total(void)
     return r;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_count
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
 #ifdef MT_NAMES_count
 #include "../names/count.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,5 +1,4 @@
 /* delayed_free — a checked header and a per-thread quarantine.
- *                                                          [model: delayed_free]
  *
  * Serves: nothing itself; every allocation goes below with a 16-byte header
  *   in front of the block the program gets (p):
@@ -59,7 +58,7 @@
  *                        pointer inside a block). The socket's owner
  *                        lookup reports pointers nobody owns ("pagemap").
  * Aliases (the paper's §4.1 spellings; docs/mortise.md, "Aliases"):
- *   [alias: delayed] for this layer, [slot alias: chk_sum → chksum].
+ *   delayed for this layer, chk_sum for the slot chksum (its descriptor).
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (magic): the state word's policy.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default).
@@ -141,6 +140,16 @@
  *     MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, delayed_free, malloc_socket)
  *   With tail_chksum (tlsfccsd): ... tlsf_glk, delayed_free, tail_chksum, malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_delayed_free(LAYER, SLOT)                                                \
+    LAYER(delayed_free, addon, MT_TRAIT_REPORTS_INVALID, (delayed), ())                        \
+    SLOT(chksum, MT_CHKSUM, CHOICE, magic, (magic, xor, crc32), (chk_sum))                     \
+    SLOT(err_handle, MT_ERR_HANDLE, CHOICE, default, (default, fatal, tolerate, callback), ()) \
+    SLOT(delayed_size, MT_DELAYED_SIZE, BYTES, 64 << 10, (1, SIZE_MAX), ())                    \
+    SLOT(node_xor, MT_NODE_XOR, BOOL, 1, (0, 1), ())                                           \
+    SLOT(delayed_fill, MT_DELAYED_FILL_SIZE, BYTES, 192, (80, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -198,7 +207,6 @@ enum {
 enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
 #endif
 
-_Static_assert(MT_NODE_XOR == 0 || MT_NODE_XOR == 1, "delayed_free: node_xor is 0 or 1");
 _Static_assert((MT_DELAYED_FILL_SIZE) >= 80,
                "delayed_free: delayed_fill covers 16 bytes and 64 bytes of tail");
 
@@ -1032,7 +1040,7 @@ MT_UNUSED static void *delayed_free_oldest_slot(void)
     return delayed_free_q.ring ? &delayed_free_q.ring[delayed_free_q.first] : NULL;
 }
 
-#define MT_LAYER_TRAITS MT_TRAIT_REPORTS_INVALID /* (core/ctx.h, safety/common.h) */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_delayed_free
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_CHKSUM
@@ -1045,3 +1053,4 @@ MT_UNUSED static void *delayed_free_oldest_slot(void)
 #ifdef MT_NAMES_delayed_free
 #include "../names/delayed_free.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* fake — a layer that does nothing.                               [model: fake]
+/* fake — a layer that does nothing.
  *
  * Serves: nothing; forwards every operation unchanged to the next layer.
  * Slots: none. Time and space: zero — it exists to prove that composition is
@@ -6,6 +6,10 @@
  * identical (tests/suites/zero_cost). Thread safety: stateless.
  * Example: mmap_heap::fake::segfit_lk::fake::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_fake(LAYER, SLOT) LAYER(fake, addon, 0, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -14,7 +18,9 @@
 #define MT_NAME fake
 #endif
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_fake
 #include "../core/layer_end.h"
 #ifdef MT_NAMES_fake
 #include "../names/fake.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

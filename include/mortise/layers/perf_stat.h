@@ -1,4 +1,4 @@
-/* perf_stat — count and mean time of the requests below it.  [model: perf_stat]
+/* perf_stat — count and mean time of the requests below it.
  *
  * The paper's average-time layer: every alloc, free and resize that passes
  * is counted and timed (the layers below it, from this layer's view), and
@@ -21,6 +21,10 @@
  * Example: mmap_heap::segfit_lk::perf_stat::thread_cache::perf_stat(name=top)::malloc_socket
  *   (the cost of the thread cache's misses, and of the whole)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_perf_stat(LAYER, SLOT) LAYER(perf_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../stats/registry.h"
 
@@ -104,8 +108,9 @@ MT_INLINE void *perf_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 #undef MT_STAT_SLOT_T
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
-#define MT_LAYER_TRAITS MT_TRAIT_NEEDS_OWNER /* (core/ctx.h) */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_perf_stat
 #include "../core/layer_end.h"
 #ifdef MT_NAMES_perf_stat
 #include "../names/perf_stat.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* segfit_lf — lock-free segregated fit.                      [model: segfit_lf]
+/* segfit_lf — lock-free segregated fit.
  *
  * Serves: sizes in size_handle up to max_block (larger requests go to the
  *   next layer), alignments up to 64 KiB (by picking a class whose size is a
@@ -78,6 +78,16 @@
  * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
  *   freed_mark it clears the second word of every block it carves anew.
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_segfit_lf(LAYER, SLOT)                                   \
+    LAYER(segfit_lf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                      \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                       \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 1 << 20, (1, SIZE_MAX), ())           \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                       \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -623,7 +633,8 @@ MT_INLINE void *segfit_lf_check(mt_ctx *ctx, mt_lfunc *next)
     return mt_check_then(segfit_lf_walk(NULL), ctx, next);
 }
 
-#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
+/* Its traits (descriptor, core/ctx.h): mt_fresh_head on every block carved anew. */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_segfit_lf
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -635,3 +646,4 @@ MT_INLINE void *segfit_lf_check(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_segfit_lf
 #include "../names/segfit_lf.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* segfit_lk — segregated fit with a lock per size class.     [model: segfit_lk]
+/* segfit_lk — segregated fit with a lock per size class.
  *
  * Serves: sizes in size_handle up to MT_SEGFIT_MAX_BLOCK (1 MiB), alignments
  *   up to 64 KiB (by picking a class whose size is a multiple of the alignment;
@@ -37,6 +37,16 @@
  * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
  *   freed_mark it clears the second word of every block it carves anew.
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_segfit_lk(LAYER, SLOT)                                 \
+    LAYER(segfit_lk, trunk, MT_TRAIT_FRESH_HEADS, (), ())                    \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 262144), (0, SIZE_MAX), ()) \
+    SLOT(sync, MT_SYNC, POLICY, posix_mutex, (), ())                         \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                     \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                     \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -348,7 +358,8 @@ MT_SLOW MT_UNUSED const char *segfit_lk_invariants(void)
     return segfit_lk_check_classes(segfit_lk_classes_used());
 }
 
-#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
+/* Its traits (descriptor, core/ctx.h): mt_fresh_head on every block carved anew. */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_segfit_lk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -362,3 +373,4 @@ MT_SLOW MT_UNUSED const char *segfit_lk_invariants(void)
 #ifdef MT_NAMES_segfit_lk
 #include "../names/segfit_lk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

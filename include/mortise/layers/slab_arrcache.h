@@ -1,5 +1,4 @@
 /* slab_arrcache — per-thread cache grouped by slab, for TLB locality.
- *                                                       [model: slab_arrcache]
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the calling
  *   thread's cache of the request's class, frees of blocks whose class it
@@ -65,6 +64,15 @@
  *     :: slab_arrcache(size_handle=[0, 32768], cache_size=1MB, slab_size=64KB)
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_slab_arrcache(LAYER, SLOT)                            \
+    LAYER(slab_arrcache, addon, 0, (), ())                                  \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                    \
+    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ())      \
+    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (1, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
@@ -323,6 +331,7 @@ MT_SLOW MT_UNUSED const char *slab_arrcache_invariants(void)
     return broken;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_arrcache
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -335,3 +344,4 @@ MT_SLOW MT_UNUSED const char *slab_arrcache_invariants(void)
 #ifdef MT_NAMES_slab_arrcache
 #include "../names/slab_arrcache.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

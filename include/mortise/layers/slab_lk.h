@@ -1,4 +1,4 @@
-/* slab_lk — slabs per size class, a lock per class.              [model: slab_lk]
+/* slab_lk — slabs per size class, a lock per class.
  *
  * Serves: sizes in size_handle up to the policy's last class, aligned to
  *   16, or to a larger power of two (at most the 64 KiB granule) by taking
@@ -89,6 +89,17 @@
  *     :: slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 32768])
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_slab_lk(LAYER, SLOT)                                    \
+    LAYER(slab_lk, trunk, 0, (), ())                                          \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ())   \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, tc, (), ())                         \
+    SLOT(sync, MT_SYNC, POLICY, posix_spin, (), ())                           \
+    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, 256 << 20), ()) \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                      \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -120,7 +131,6 @@
 
 _Static_assert((MT_SLAB_SIZE) % MT_GRANULE == 0 && (MT_SLAB_SIZE) > 0,
                "slab_lk: slab_size must be a multiple of the 64 KiB granule");
-_Static_assert((MT_SLAB_SIZE) <= ((size_t)1 << 28), "slab_lk: slab_size at most 256 MiB");
 
 enum { slab_lk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
@@ -793,6 +803,7 @@ MT_SLOW MT_UNUSED const char *slab_lk_invariants(void)
     return slab_lk_check_classes(MT_SZCLS_CLASSES(MT_SIZECLASS)); /* the unused ones too: empty */
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_lk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -808,3 +819,4 @@ MT_SLOW MT_UNUSED const char *slab_lk_invariants(void)
 #ifdef MT_NAMES_slab_lk
 #include "../names/slab_lk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* slab_wf — wait-free thread-local slabs for small blocks.     [model: slab_wf]
+/* slab_wf — wait-free thread-local slabs for small blocks.
  *
  * The heart of the paper's wfslab allocator (§3): every thread allocates from
  * slabs it owns, frees its own blocks with plain list operations, and hands
@@ -114,6 +114,17 @@
  * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
  *   freed_mark it clears the second word of every block it carves anew.
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_slab_wf(LAYER, SLOT)                                   \
+    LAYER(slab_wf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                      \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 65536), (0, SIZE_MAX), ())  \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, prime, (), ())                     \
+    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, SIZE_MAX), ()) \
+    SLOT(tllabs, MT_TLLABS, N, 40, (1, SIZE_MAX), ())                        \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                     \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"
 
@@ -1358,7 +1369,8 @@ MT_INLINE void *slab_wf_check(mt_ctx *ctx, mt_lfunc *next)
     return mt_check_then(slab_wf_check_heaps(&why) ? why : NULL, ctx, next);
 }
 
-#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block carved anew */
+/* Its traits (descriptor, core/ctx.h): mt_fresh_head on every block carved anew. */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_wf
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -1378,3 +1390,4 @@ MT_INLINE void *slab_wf_check(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_slab_wf
 #include "../names/slab_wf.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* szcls_stat — size-class histogram of the requests passing.  [model: szcls_stat]
+/* szcls_stat — size-class histogram of the requests passing.
  *
  * The paper's size-distribution layer: every alloc request is counted under
  * the class its requested size falls in (the smallest class of the slot's
@@ -23,6 +23,12 @@
  * Fails: never itself. Hosted only.
  * Example: mmap_heap::segfit_lk::szcls_stat(sizeclass=tc)::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_szcls_stat(LAYER, SLOT)              \
+    LAYER(szcls_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, NAME, log2b, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../stats/registry.h"
 
@@ -160,7 +166,7 @@ MT_INLINE void *szcls_stat_resize(mt_ctx *ctx, mt_lfunc *next)
 #undef MT__SZ_CLASSES
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
-#define MT_LAYER_TRAITS MT_TRAIT_NEEDS_OWNER /* (core/ctx.h) */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_szcls_stat
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZECLASS
@@ -168,3 +174,4 @@ MT_INLINE void *szcls_stat_resize(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_szcls_stat
 #include "../names/szcls_stat.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* tail_chksum — a check word right after every block.       [model: tail_chksum]
+/* tail_chksum — a check word right after every block.
  *
  * Serves: nothing itself; every allocation goes below 16 bytes larger and
  *   gets, byte-precisely after the *requested* size, an 8-byte check word
@@ -38,7 +38,7 @@
  *   resealed (default, callback) or condemned (tolerate: its later free
  *   leaks it silently).
  * Aliases (the paper's §4.1 spelling; docs/mortise.md, "Aliases"):
- *   [slot alias: chk_sum → chksum].
+ *   chk_sum for the slot chksum (its descriptor).
  * Slots (model language → macro, default):
  *   chksum=magic|xor|crc32 → MT_CHKSUM (xor): policy/chksum/.
  *   err_handle=default|fatal|tolerate|callback → MT_ERR_HANDLE (default):
@@ -144,6 +144,18 @@
  *   With delayed_free too (tlsfccsd): tail_chksum above delayed_free, e.g.
  *     MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_tail_chksum(LAYER, SLOT)                                                 \
+    LAYER(tail_chksum, addon,                                                                  \
+          (MT_TRAIT_REPORTS_INVALID | (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) |       \
+           (MT_HEAD_CANARY ? MT_TRAIT_NO_SAFETY_BELOW : 0)),                                   \
+          (), ())                                                                              \
+    SLOT(chksum, MT_CHKSUM, CHOICE, xor, (magic, xor, crc32), (chk_sum))                       \
+    SLOT(err_handle, MT_ERR_HANDLE, CHOICE, default, (default, fatal, tolerate, callback), ()) \
+    SLOT(head_canary, MT_HEAD_CANARY, BOOL, 0, (0, 1), ())                                     \
+    SLOT(freed_mark, MT_FREED_MARK, BOOL, 0, (0, 1), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -856,12 +868,10 @@ MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
     return tail_chksum_reseal(ctx, next, key, ctx->size, usable, tail_chksum_head);
 }
 
-/* (core/ctx.h) a safety layer (safety/common.h); with freed_mark,
+/* Its traits (descriptor, core/ctx.h): a safety layer (safety/common.h); with freed_mark,
  * mark_broken_at trusts a mark in the head; with head_canary, no safety
  * layer below, whose header would already lie in front of the block */
-#define MT_LAYER_TRAITS                                                            \
-    (MT_TRAIT_REPORTS_INVALID | (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) | \
-     (MT_HEAD_CANARY ? MT_TRAIT_NO_SAFETY_BELOW : 0))
+#define MT_DESCRIPTOR MT_DESCRIPTOR_tail_chksum
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_CHKSUM
@@ -872,3 +882,4 @@ MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_tail_chksum
 #include "../names/tail_chksum.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* tarrcache — per-thread array magazines per size class.       [model: tarrcache]
+/* tarrcache — per-thread array magazines per size class.
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the calling
  *   thread's magazine of the request's class: a fixed-size array of block
@@ -51,6 +51,14 @@
  *     :: tarrcache(size_handle=[0, 32768], cache_size=1MB)
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_tarrcache(LAYER, SLOT)                                \
+    LAYER(tarrcache, addon, 0, (), ())                                      \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                    \
+    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"
 #include "cache/magazine.h"
@@ -156,6 +164,7 @@ MT_SLOW MT_UNUSED const char *tarrcache_invariants(void)
     return broken;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_tarrcache
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -166,3 +175,4 @@ MT_SLOW MT_UNUSED const char *tarrcache_invariants(void)
 #ifdef MT_NAMES_tarrcache
 #include "../names/tarrcache.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* thread_cache — per-thread LIFO free lists per size class.   [model: thread_cache]
+/* thread_cache — per-thread LIFO free lists per size class.
  *
  * Serves: alloc requests in size_handle with alignment <= 16 from the calling
  *   thread's LIFO list of the request's size class, and (on the hit path
@@ -122,6 +122,17 @@
  *                     coreaware_cachesize=1)
  *     :: malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_thread_cache(LAYER, SLOT)                             \
+    LAYER(thread_cache, addon, 0, (), ())                                   \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
+    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                    \
+    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 2 << 20, (1, SIZE_MAX), ())      \
+    SLOT(coreaware_cachesize, MT_COREAWARE_CACHESIZE, BOOL, 0, (0, 1), ())  \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                    \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "cache/core_cache.h"
 #include "../policy/sizeclass/sizeclass.h"
@@ -562,6 +573,7 @@ MT_SLOW MT_UNUSED const char *thread_cache_invariants(void)
     return broken;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_thread_cache
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -579,3 +591,4 @@ MT_SLOW MT_UNUSED const char *thread_cache_invariants(void)
 #ifdef MT_NAMES_thread_cache
 #include "../names/thread_cache.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* tlsf_glk — Two-Level Segregated Fit under one global lock.  [model: tlsf_glk]
+/* tlsf_glk — Two-Level Segregated Fit under one global lock.
  *
  * Serves: sizes in size_handle up to max_block, any power-of-two alignment,
  *   with O(1) alloc and free (Masmano, Ripoll, Crespo, Real, ECRTS 2004): free
@@ -103,6 +103,18 @@
  *          #include <mortise/layers/tlsf_glk.h>
  *          MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket)      (instance tlsf_mmap)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_tlsf_glk(LAYER, SLOT)                                    \
+    LAYER(tlsf_glk, trunk, 0, (), ())                                          \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ()) \
+    SLOT(sync, MT_SYNC, POLICY, posix_mutex, (), ())                           \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 4 << 20, (1, SIZE_MAX), ())           \
+    SLOT(sl_count, MT_SL_COUNT, N, 32, (2, 64), ())                            \
+    SLOT(pool_size, MT_POOL_SIZE, BYTES, 1 << 20, (64 << 10, SIZE_MAX), ())    \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                       \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "glk/record_pool.h"
@@ -1038,6 +1050,7 @@ MT_INLINE void *tlsf_glk_check(mt_ctx *ctx, mt_lfunc *next)
     return mt_check_then(tlsf_glk_walk(NULL), ctx, next);
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_tlsf_glk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SIZE_HANDLE
@@ -1051,3 +1064,4 @@ MT_INLINE void *tlsf_glk_check(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_tlsf_glk
 #include "../names/tlsf_glk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* wcet_stat — latency distribution of the requests below it.  [model: wcet_stat]
+/* wcet_stat — latency distribution of the requests below it.
  *
  * The paper's worst-case measurement layer (section 4.3): times alloc, free
  * and resize through the layers below it with the cycle counter, one
@@ -29,6 +29,13 @@
  * Example: malloc_heap(passthrough=1)::wcet_stat(pin_threads=1)::malloc_socket
  *   (instances/wcet_stat_malloc.c: measures whichever malloc is loaded next)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_wcet_stat(LAYER, SLOT)                     \
+    LAYER(wcet_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ())        \
+    SLOT(sample_every, MT_SAMPLE_EVERY, N, 8, (1, SIZE_MAX), ()) \
+    SLOT(pin_threads, MT_PIN_THREADS, BOOL, 0, (0, 1), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../stats/registry.h"
 
@@ -43,8 +50,6 @@
 #ifndef MT_PIN_THREADS
 #define MT_PIN_THREADS 0
 #endif
-_Static_assert(MT_SAMPLE_EVERY >= 1, "wcet_stat: sample_every must be at least 1");
-
 #ifndef MORTISE_LAYERS_WCET_STAT_TYPES
 #define MORTISE_LAYERS_WCET_STAT_TYPES
 enum { MT_WCET_ALLOC, MT_WCET_FREE, MT_WCET_RESIZE, MT_WCET_OPS };
@@ -176,7 +181,7 @@ MT_INLINE void *wcet_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 #undef MT_STAT_SLOT_T
 /* Every free is counted here before the owner is known: the socket drops
  * pointers no layer owns first, so foreign frees are not counted. */
-#define MT_LAYER_TRAITS MT_TRAIT_NEEDS_OWNER /* (core/ctx.h) */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_wcet_stat
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SAMPLE_EVERY
@@ -184,3 +189,4 @@ MT_INLINE void *wcet_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_wcet_stat
 #include "../names/wcet_stat.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* brk_heap — OS-interface layer over the program break (sbrk).  [model: brk_heap]
+/* brk_heap — OS-interface layer over the program break (sbrk).
  *
  * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
  *   requested alignment if larger, from one contiguous heap that grows and
@@ -51,6 +51,14 @@
  * Example: brk_heap::tlsf_glk(sync=posix_mutex)::malloc_socket
  *          brk_heap::segfit_lk::malloc_socket             (instances/segfit_brk.c)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_brk_heap(LAYER, SLOT)                             \
+    LAYER(brk_heap, os, 0, (), ())                                      \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                       \
+    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ()) \
+    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"
 #include "../policy/sync/sync.h"
@@ -230,6 +238,7 @@ MT_INLINE void *brk_heap_purge(mt_ctx *ctx, mt_lfunc *next)
     return moved ? (void *)1 : NULL;
 }
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_brk_heap
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC
@@ -240,3 +249,4 @@ MT_INLINE void *brk_heap_purge(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_brk_heap
 #include "../names/brk_heap.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

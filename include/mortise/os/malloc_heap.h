@@ -1,5 +1,4 @@
 /* malloc_heap — OS-interface layer over the C library's allocator.
- *                                                            [model: malloc_heap]
  * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
  *   requested alignment if larger, each block one posix_memalign of the C
  *   library's allocator, given back with its free. For platforms where malloc
@@ -47,6 +46,12 @@
  *   (or, without one, the OS) refuses memory.
  * Example: malloc_heap::segfit_lk::malloc_socket       (instances/segfit_libc.c)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_malloc_heap(LAYER, SLOT) \
+    LAYER(malloc_heap, os, 0, (), ())          \
+    SLOT(passthrough, MT_PASSTHROUGH, BOOL, 0, (0, 1), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -55,7 +60,10 @@
 #define MT_NAME malloc_heap
 #endif
 
-#if defined(MT_PASSTHROUGH) && MT_PASSTHROUGH
+#ifndef MT_PASSTHROUGH
+#define MT_PASSTHROUGH 0
+#endif
+#if MT_PASSTHROUGH
 #include "malloc_passthrough.h"
 #else
 #include "pagemap_mmap.h"
@@ -204,6 +212,7 @@ static bool malloc_heap_extend(char *end, size_t granules)
 
 #endif /* MT_PASSTHROUGH */
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_malloc_heap
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC
@@ -216,3 +225,4 @@ static bool malloc_heap_extend(char *end, size_t granules)
 #ifdef MT_NAMES_malloc_heap
 #include "../names/malloc_heap.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* mmap_heap — OS-interface layer over POSIX mmap.                 [model: mmap_heap]
+/* mmap_heap — OS-interface layer over POSIX mmap.
  *
  * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
  *   requested alignment if larger. Memory it returns is zero-filled
@@ -66,6 +66,17 @@
  * Traits: MT_TRAIT_FRESH_HEADS (core/ctx.h): under tail_chksum's
  *   freed_mark it clears the second word of every block it hands out (kept blocks are split and merged).
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_mmap_heap(LAYER, SLOT)                                           \
+    LAYER(mmap_heap, os, MT_TRAIT_FRESH_HEADS, (), ())                                 \
+    SLOT(faa_heap_growth, MT_FAA_HEAP_GROWTH, BOOL, 0, (0, 1), ())                     \
+    SLOT(threadlocal_heap_size, MT_THREADLOCAL_HEAP_SIZE, BYTES, 0, (0, SIZE_MAX), ()) \
+    SLOT(huge_page, MT_HUGE_PAGE, BOOL, 0, (0, 1), ())                                 \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                      \
+    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ())                \
+    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"
 #include "os_mmap.h"
@@ -375,7 +386,8 @@ MT_INLINE void *mmap_heap_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 }
 
 #undef MT_SELF_HUGE_RESERVE
-#define MT_LAYER_TRAITS MT_TRAIT_FRESH_HEADS /* (core/ctx.h): mt_fresh_head on every block it hands out */
+/* Its traits (descriptor, core/ctx.h): mt_fresh_head on every block it hands out. */
+#define MT_DESCRIPTOR MT_DESCRIPTOR_mmap_heap
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC
@@ -392,3 +404,4 @@ MT_INLINE void *mmap_heap_thread_exit(mt_ctx *ctx, mt_lfunc *next)
 #ifdef MT_NAMES_mmap_heap
 #include "../names/mmap_heap.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

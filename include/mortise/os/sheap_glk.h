@@ -1,5 +1,4 @@
 /* sheap_glk — OS-interface layer over a static pool, one global lock.
- *                                                              [model: sheap_glk]
  * Serves: any size that fits, in whole granules (64 KiB) aligned to 64 KiB or
  *   to the requested alignment if larger, from a pool reserved in the
  *   program's image (BSS). No OS, no C library: for bare metal, kernels and
@@ -30,6 +29,13 @@
  *   symbols but memcpy/memset) when paired with a socket that needs no libc.
  * Example: sheap_glk(pool_size=4MB, sync=none)::segfit_lk(sync=none)::kernel_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_sheap_glk(LAYER, SLOT)                                 \
+    LAYER(sheap_glk, os, 0, (), ())                                          \
+    SLOT(pool_size, MT_POOL_SIZE, BYTES, 16 << 20, (64 << 10, SIZE_MAX), ()) \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"
 #include "../policy/sync/sync.h"
@@ -152,6 +158,7 @@ static bool sheap_glk_extend(char *end, size_t granules)
 #define MT_OS_LOCK MT_SELF(state).lock
 #include "granule_blocks.h"
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_sheap_glk
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC
@@ -162,3 +169,4 @@ static bool sheap_glk_extend(char *end, size_t granules)
 #ifdef MT_NAMES_sheap_glk
 #include "../names/sheap_glk.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

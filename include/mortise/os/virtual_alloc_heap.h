@@ -1,5 +1,5 @@
 /* virtual_alloc_heap — OS-interface layer that reserves address space and
- * commits it on demand.                                   [model: virtual_alloc_heap]
+ * commits it on demand.
  *
  * Serves: any size, in whole granules (64 KiB) aligned to 64 KiB or to the
  *   requested alignment if larger, from large reservations (mt_pal_reserve:
@@ -55,6 +55,15 @@
  *          virtual_alloc_heap(reserve_size=4GB)::tlsf_glk(sync=posix_mutex)::malloc_socket
  *          (and hslab's chain over it: instances/hslabva.c)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_virtual_alloc_heap(LAYER, SLOT)                             \
+    LAYER(virtual_alloc_heap, os, 0, (), ())                                      \
+    SLOT(reserve_size, MT_RESERVE_SIZE, BYTES, 1 << 30, (64 << 10, SIZE_MAX), ()) \
+    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                 \
+    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ())           \
+    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"
 #include "../policy/sync/sync.h"
@@ -225,6 +234,7 @@ static bool virtual_alloc_heap_extend(char *end, size_t granules)
 #define MT_OS_PURGE_KEEP /* freed granules were decommitted when freed */
 #include "granule_blocks.h"
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_virtual_alloc_heap
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_SYNC
@@ -237,3 +247,4 @@ static bool virtual_alloc_heap_extend(char *end, size_t granules)
 #ifdef MT_NAMES_virtual_alloc_heap
 #include "../names/virtual_alloc_heap.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

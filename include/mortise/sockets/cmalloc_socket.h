@@ -1,4 +1,4 @@
-/* cmalloc_socket — malloc with a caller-given CPU id.       [model: cmalloc_socket]
+/* cmalloc_socket — malloc with a caller-given CPU id.
  *
  * Serves: the malloc(3) calls with one more argument, the CPU (core, cache
  *   partition, DRAM bank) the caller wants the request served for. It travels
@@ -24,6 +24,12 @@
  * Layer operations: all forwarded (the socket is the top).
  * Example: mmap_heap::segfit_lk::thread_cache(coreaware_cachesize=1)::cmalloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_cmalloc_socket(LAYER, SLOT) \
+    LAYER(cmalloc_socket, socket, 0, (), ())      \
+    SLOT(prefix, MT_PREFIX, IDENT, empty, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -84,7 +90,9 @@ MT_EXPORT size_t MT_CMALLOC_API(cmalloc_usable_size)(void *p)
 #undef MT_PREFIX
 #include "stats_exit.h" /* MORTISE_STATS: the report at exit */
 
+#define MT_DESCRIPTOR MT_DESCRIPTOR_cmalloc_socket
 #include "../core/layer_end.h"
 #ifdef MT_NAMES_cmalloc_socket
 #include "../names/cmalloc_socket.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

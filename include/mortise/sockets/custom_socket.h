@@ -1,5 +1,4 @@
 /* custom_socket — the malloc family under a prefix of your choice.
- *                                                          [model: custom_socket]
  * Serves: PREFIXmalloc, PREFIXfree, PREFIXcalloc, PREFIXrealloc, ... — the same
  *   family and behaviour as malloc_socket (sockets/family.h), without C++
  *   operators, so a Mortise allocator lives beside the system's malloc:
@@ -11,6 +10,12 @@
  * Threads: per-thread create/exit and fork handlers (core/thread.h).
  * Example: mmap_heap::segfit_lk::custom_socket(prefix=myheap_)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_custom_socket(LAYER, SLOT) \
+    LAYER(custom_socket, socket, 0, (), ())      \
+    SLOT(prefix, MT_PREFIX, IDENT, mortise_, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -28,9 +33,11 @@
 #define MT_STATS_PREFIX MT_PREFIX                                /* PREFIXstats_print, PREFIXstats_json */
 #include "../core/thread.h"
 #include "family.h"
+#define MT_DESCRIPTOR MT_DESCRIPTOR_custom_socket
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */
 #undef MT_PREFIX
 #ifdef MT_NAMES_custom_socket
 #include "../names/custom_socket.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

@@ -1,4 +1,4 @@
-/* kernel_socket — the Linux kernel's allocation interface.   [model: kernel_socket]
+/* kernel_socket — the Linux kernel's allocation interface.
  *
  * Serves (every name after prefix=PREFIX):
  *   void  *page_alloc(unsigned order)        2^order pages of MT_PAGE_SIZE,
@@ -38,6 +38,12 @@
  * Layer operations: all forwarded (the socket is the top).
  * Example: sheap_glk(pool_size=8MB)::segfit_lk(sync=spinlock)::kernel_socket(prefix=mt_)
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_kernel_socket(LAYER, SLOT) \
+    LAYER(kernel_socket, socket, 0, (), ())      \
+    SLOT(prefix, MT_PREFIX, IDENT, empty, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -207,7 +213,9 @@ MT_EXPORT int MT_KERNEL_API(kmem_cache_shrink)(mt_kmem_cache *cache)
 #include "stats_exit.h" /* MORTISE_STATS: the report at exit */
 
 #undef MT_PREFIX
+#define MT_DESCRIPTOR MT_DESCRIPTOR_kernel_socket
 #include "../core/layer_end.h"
 #ifdef MT_NAMES_kernel_socket
 #include "../names/kernel_socket.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

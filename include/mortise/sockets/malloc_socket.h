@@ -1,4 +1,4 @@
-/* malloc_socket — the malloc(3) interface.                 [model: malloc_socket]
+/* malloc_socket — the malloc(3) interface.
  *
  * Serves: the whole family under the standard names — malloc, free, calloc,
  *   realloc, reallocarray, memalign, posix_memalign, aligned_alloc, valloc,
@@ -15,6 +15,10 @@
  *   defines), e.g.  MT_COMPOSE(mmap_heap, segfit_lk, malloc_socket)
  * Example: mmap_heap::segfit_lk::malloc_socket
  */
+/* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads and core/layer_end.h checks the slots against. */
+#define MT_DESCRIPTOR_malloc_socket(LAYER, SLOT) LAYER(malloc_socket, socket, 0, (), ())
+#ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 
 #ifdef MT_NAME /* another instance name: the names below become its own */
@@ -22,6 +26,7 @@
 #else
 #define MT_NAME malloc_socket
 #endif
+#define MT_DESCRIPTOR MT_DESCRIPTOR_malloc_socket
 #include "../core/layer_end.h"
 
 #if defined(MT_SOCKET_RENAME)
@@ -44,3 +49,4 @@
 #ifdef MT_NAMES_malloc_socket
 #include "../names/malloc_socket.h" /* forget them */
 #endif
+#endif /* MT_DESCRIBE */

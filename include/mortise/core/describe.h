@@ -1,0 +1,81 @@
+/* mortise/core/describe.h — a layer's descriptor: what the layer is, as data
+ * the compiler reads.
+ *
+ * Every layer header (os/, layers/, sockets/) defines, right after its
+ * contract comment, one X-macro named MT_DESCRIPTOR_<model name>:
+ *
+ *     #define MT_DESCRIPTOR_slab_lk(LAYER, SLOT)                                 \
+ *         LAYER(slab_lk, trunk, 0, (), ())                                       \
+ *         SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
+ *         SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, 256 << 20), ())
+ *
+ *   LAYER(name, kind, traits, (aliases...), (links...))
+ *     name    the model-language name (`mortise list`, specs)
+ *     kind    os | trunk | addon | socket
+ *     traits  an expression of MT_TRAIT_* (core/ctx.h), 0 for none; it may
+ *             read the layer's slots (tail_chksum's do). It is the layer's
+ *             NAME_traits, which MT_COMPOSE checks (core/compose.h)
+ *     aliases other names the model language accepts for the layer
+ *     links   libraries the composition links (affinity_pool: (unwind))
+ *   SLOT(name, MACRO, TYPE, default, allowed, (slot aliases...)), one per
+ *   slot in contract order:
+ *     TYPE    RANGE ([lo, hi] in the model language; MACRO is "lo, hi"),
+ *             BOOL (0|1), BYTES, N, POLICY (any policy of the slot's
+ *             folder, policy/), CHOICE (one of allowed), IDENT, FUNCTION,
+ *             INSTANCE (a layer instance's name), NAME (a policy's name)
+ *     default the value a spec that leaves the slot out gets: a number
+ *             (BYTES may be written 64 << 10), (lo, hi) for RANGE, a name,
+ *             `empty` or `required`
+ *     allowed (lo, hi) for BOOL, BYTES, N and RANGE; the names for CHOICE;
+ *             () otherwise. A numeric range that starts at 0 means 0 is the
+ *             slot's "off" (large_keep, threadlocal_heap_size), which
+ *             tools/mortise_lib/tune.py tries
+ *
+ * The header's body is guarded by `#ifndef MT_DESCRIBE`: describe mode
+ * (tools/describe_layers.py, `cc -E -P` over a unit that includes every
+ * layer header so) sees the descriptors alone and expands them into
+ * tools/mortise_lib/descriptors.json, the table tools/mortise_lib/registry.py
+ * reads; tools/check_catalogue.py checks that the header #undefs every slot
+ * macro and #defines the defaults the descriptor states. Before including
+ * core/layer_end.h a header names its descriptor
+ * (#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_lk); layer_end.h then takes the
+ * traits from it and checks every BOOL, BYTES and N slot's value against
+ * its declared range (a _Static_assert naming the instance and slot), so
+ * the descriptor cannot drift from what the code accepts. Neither adds
+ * machine code. */
+#ifndef MORTISE_CORE_DESCRIBE_H
+#define MORTISE_CORE_DESCRIBE_H
+
+#define MT__DESC_STR_(x) #x
+#define MT__DESC_STR(x) MT__DESC_STR_(x)
+#define MT__DESC_UNPAREN(...) __VA_ARGS__
+
+/* layer_end.h: MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK) */
+#define MT__DESC_TRAITS(name, kind, traits_expr, aliases, links) enum { MT_SELF(traits) = (traits_expr) };
+#define MT__DESC_CHECK(slot, macro, type, dflt, allowed, aliases) \
+    MT__DESC_CHECK_##type(slot, #macro, (macro), allowed)
+#define MT__DESC_CHECK_RANGE(slot, name, value, allowed)
+#define MT__DESC_CHECK_POLICY(slot, name, value, allowed)
+#define MT__DESC_CHECK_CHOICE(slot, name, value, allowed)
+#define MT__DESC_CHECK_IDENT(slot, name, value, allowed)
+#define MT__DESC_CHECK_FUNCTION(slot, name, value, allowed)
+#define MT__DESC_CHECK_INSTANCE(slot, name, value, allowed)
+#define MT__DESC_CHECK_NAME(slot, name, value, allowed)
+#define MT__DESC_CHECK_BOOL(slot, name, value, allowed) \
+    MT__DESC_IN(slot, name, value, MT__DESC_UNPAREN allowed)
+#define MT__DESC_CHECK_BYTES MT__DESC_CHECK_BOOL
+#define MT__DESC_CHECK_N MT__DESC_CHECK_BOOL
+#define MT__DESC_IN(slot, name, value, ...) MT__DESC_IN_(slot, name, value, __VA_ARGS__)
+/* lo <= value <= hi as d <= r, d = value - lo and r = hi - lo unsigned (a
+ * value below lo wraps far above r), written d/2 < r/2 + 1 - (d & ~r & 1):
+ * exact, no overflow for r up to the type's maximum, and no operand that
+ * folds to a 0 GCC's -Wtype-limits calls always true (d <= r with value ==
+ * lo would be "unsigned >= 0"). */
+#define MT__DESC_D(a, b) ((unsigned long long)(a) - (unsigned long long)(b))
+#define MT__DESC_IN_(slot, name, value, lo, hi)                                                             \
+    _Static_assert(MT__DESC_D(value, lo) / 2 <                                                              \
+                       MT__DESC_D(hi, lo) / 2 + 1 - (MT__DESC_D(value, lo) & ~MT__DESC_D(hi, lo) & 1),      \
+                   MT__DESC_STR(MT_NAME) ": slot " #slot " (" name ") is outside the range its descriptor " \
+                                         "declares, [" #lo ", " #hi "]");
+
+#endif

@@ -21,7 +21,23 @@ _Static_assert(
 #ifndef MT_LAYER_TRAITS
 #define MT_LAYER_TRAITS 0
 #endif
+/* A layer whose locks count contention (lock_stat=1, policy/sync/sync.h)
+ * has MT_TRAIT_LOCK_STAT and the two hooks MT_COMPOSE calls through the
+ * highest such layer (mt_chain_note_caller, mt_chain_lock_stat_fork:
+ * core/ctx.h); every other layer has hooks that do nothing, never called. */
+#if defined(MT_LOCK_STAT) && MT_LOCK_STAT
+enum { MT_SELF(traits) = MT_LAYER_TRAITS | MT_TRAIT_LOCK_STAT };
+MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void)
+{
+    if (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)))
+        mt_thread_attach(); /* the thread's first request: its exit is recorded */
+}
+MT_INLINE MT_UNUSED void MT_SELF(lock_stat_fork)(int phase) { mt_lockstat_fork(phase); }
+#else
 enum { MT_SELF(traits) = MT_LAYER_TRAITS };
+MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void) {}
+MT_INLINE MT_UNUSED void MT_SELF(lock_stat_fork)(int phase) { (void)phase; }
+#endif
 #undef MT_LAYER_TRAITS
 #define MT__OPS_CLEAR_MARKERS
 #include "ops.h"
@@ -31,10 +47,3 @@ MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
 #undef MT_HAS_INVARIANTS
 #undef MT_HAS_REPORT_UNOWNED
 #undef MT_SELF_ID
-/* A layer with lock_stat=1: the socket leaves each request's call site for
- * its locks (MT_SOCKET_NOTE_CALLER, sockets/socket_core.h). */
-#if defined(MT_LOCK_STAT) && !defined(MT_CHAIN_LOCK_STAT)
-#if MT_LOCK_STAT
-#define MT_CHAIN_LOCK_STAT 1
-#endif
-#endif

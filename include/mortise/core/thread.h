@@ -56,34 +56,25 @@ MT_UNUSED static void mt_thread_attach(void)
     mt_chain_create(&ctx);
 }
 
-/* With lock statistics (MT_CHAIN_LOCK_STAT), the report names call sites
- * with dladdr: the port layer's fork gate closes before any allocator lock
- * is taken (docs/fork.md), and the fork child stamps the threads it lost. */
+/* With lock statistics, their hooks run first at prepare and last after
+ * (mt_chain_lock_stat_fork, core/ctx.h). */
 static void mt_fork_prepare(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_pal_callchain_fork_prepare();
-    mt_lockstat_no_caller();
-#endif
+    mt_chain_lock_stat_fork(0);
     mt_chain_fork_prepare(&ctx);
 }
 static void mt_fork_parent(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_chain_fork_parent(&ctx);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_pal_callchain_fork_parent();
-#endif
+    mt_chain_lock_stat_fork(1);
 }
 static void mt_fork_child(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_chain_fork_child(&ctx);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_lockstat_fork_child();
-    mt_pal_callchain_fork_child();
-#endif
+    mt_chain_lock_stat_fork(2);
 }
 
 __attribute__((constructor)) static void mt_process_init(void)

@@ -192,6 +192,23 @@ MT_UNUSED static void mt_lockstat_fork_child(void)
     }
 }
 
+/* fork's hooks in a chain with lock statistics (mt_chain_lock_stat_fork,
+ * core/ctx.h): the report names call sites with dladdr, so the port layer's
+ * fork gate closes before any allocator lock is taken (docs/fork.md), and
+ * the fork child stamps the threads it lost. */
+MT_INLINE void mt_lockstat_fork(int phase)
+{
+    if (phase == 0) {
+        mt_pal_callchain_fork_prepare();
+        mt_lockstat_no_caller();
+    } else if (phase == 1) {
+        mt_pal_callchain_fork_parent();
+    } else {
+        mt_lockstat_fork_child();
+        mt_pal_callchain_fork_child();
+    }
+}
+
 typedef struct {
     bool contended;
     uint64_t since;

@@ -501,6 +501,16 @@ MT_INLINE MT_UNUSED unsigned mt_chain_traits(void)
 {
     return mmap_heap_traits | segfit_lk_traits | thread_cache_traits | malloc_socket_traits;
 }
+MT_UNUSED static const _Bool mt_chain_wants_usable =
+    ((mmap_heap_traits | segfit_lk_traits | thread_cache_traits | malloc_socket_traits) &
+     MT_TRAIT_WANTS_USABLE) != 0;
+MT_UNUSED static const _Bool mt_chain_wants_fresh_heads =
+    ((mmap_heap_traits | segfit_lk_traits | thread_cache_traits | malloc_socket_traits) &
+     MT_TRAIT_NEEDS_FRESH_HEADS) != 0;
+MT_UNUSED static const size_t mt_chain_tail_bytes =
+    ((mmap_heap_traits | segfit_lk_traits | thread_cache_traits | malloc_socket_traits) & MT_TRAIT_ADDS_TAIL)
+        ? ((size_t)16)
+        : 0;
 MT_INLINE MT_UNUSED void *mt_at_segfit_lk__mmap_heap__create(mt_ctx *ctx)
 {
     return mt_link_mmap_heap_create(ctx);
@@ -910,6 +920,21 @@ MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
     }
     (void)p;
     (void)op;
+}
+MT_INLINE void mt_chain_note_caller(void)
+{
+    mmap_heap_note_caller();
+    segfit_lk_note_caller();
+    thread_cache_note_caller();
+    malloc_socket_note_caller();
+}
+MT_INLINE void mt_chain_lock_stat_event(int event)
+{
+    mmap_heap_lock_stat_event(event);
+    segfit_lk_lock_stat_event(event);
+    thread_cache_lock_stat_event(event);
+    malloc_socket_lock_stat_event(event);
+    (void)event;
 }
 MT_UNUSED static inline const char *const *mt_chain_layer_names(size_t *count)
 {

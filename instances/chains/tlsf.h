@@ -355,6 +355,12 @@ MT_INLINE MT_UNUSED unsigned mt_chain_traits(void)
 {
     return brk_heap_traits | tlsf_glk_traits | malloc_socket_traits;
 }
+MT_UNUSED static const _Bool mt_chain_wants_usable =
+    ((brk_heap_traits | tlsf_glk_traits | malloc_socket_traits) & MT_TRAIT_WANTS_USABLE) != 0;
+MT_UNUSED static const _Bool mt_chain_wants_fresh_heads =
+    ((brk_heap_traits | tlsf_glk_traits | malloc_socket_traits) & MT_TRAIT_NEEDS_FRESH_HEADS) != 0;
+MT_UNUSED static const size_t mt_chain_tail_bytes =
+    ((brk_heap_traits | tlsf_glk_traits | malloc_socket_traits) & MT_TRAIT_ADDS_TAIL) ? ((size_t)16) : 0;
 MT_INLINE MT_UNUSED void *mt_at_tlsf_glk__brk_heap__create(mt_ctx *ctx)
 {
     return mt_link_brk_heap_create(ctx);
@@ -552,6 +558,19 @@ MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
     }
     (void)p;
     (void)op;
+}
+MT_INLINE void mt_chain_note_caller(void)
+{
+    brk_heap_note_caller();
+    tlsf_glk_note_caller();
+    malloc_socket_note_caller();
+}
+MT_INLINE void mt_chain_lock_stat_event(int event)
+{
+    brk_heap_lock_stat_event(event);
+    tlsf_glk_lock_stat_event(event);
+    malloc_socket_lock_stat_event(event);
+    (void)event;
 }
 MT_UNUSED static inline const char *const *mt_chain_layer_names(size_t *count)
 {

@@ -74,9 +74,12 @@
 #define MT__LINK(BELOW, P, L) MT__FOR_OPS2(MT__LINK_OP, P, L) MT__BELOW_TRAITS(BELOW, L)
 /* The top: the socket's entry to every operation, and the chain's traits
  * (the top's and those below it). */
-#define MT__TOP(ALL, L)         \
-    MT__FOR_OPS1(MT__TOP_OP, L) \
-    MT_INLINE MT_UNUSED unsigned mt_chain_traits(void) { return ALL; }
+#define MT__TOP(ALL, L)                                                                               \
+    MT__FOR_OPS1(MT__TOP_OP, L)                                                                       \
+    MT_INLINE MT_UNUSED unsigned mt_chain_traits(void) { return ALL; }                                \
+    MT_UNUSED static const bool mt_chain_wants_usable = ((ALL)&MT_TRAIT_WANTS_USABLE) != 0;           \
+    MT_UNUSED static const bool mt_chain_wants_fresh_heads = ((ALL)&MT_TRAIT_NEEDS_FRESH_HEADS) != 0; \
+    MT_UNUSED static const size_t mt_chain_tail_bytes = ((ALL)&MT_TRAIT_ADDS_TAIL) ? MT_SAFETY_TAIL_BYTES : 0;
 
 /* FOLDL over the list: MT__Rn links n remaining instances after P; BELOW
  * is the or of the traits of P and every instance below it. */
@@ -184,30 +187,51 @@
         L##_report_unowned(p, op);               \
         return;                                  \
     }
-#define MT__REPORTS(...) MT_CAT(MT__REPORTS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define MT__REPORTS1(a) MT__REPORT_BY(a)
-#define MT__REPORTS2(a, ...) MT__REPORT_BY(a) MT__REPORTS1(__VA_ARGS__)
-#define MT__REPORTS3(a, ...) MT__REPORT_BY(a) MT__REPORTS2(__VA_ARGS__)
-#define MT__REPORTS4(a, ...) MT__REPORT_BY(a) MT__REPORTS3(__VA_ARGS__)
-#define MT__REPORTS5(a, ...) MT__REPORT_BY(a) MT__REPORTS4(__VA_ARGS__)
-#define MT__REPORTS6(a, ...) MT__REPORT_BY(a) MT__REPORTS5(__VA_ARGS__)
-#define MT__REPORTS7(a, ...) MT__REPORT_BY(a) MT__REPORTS6(__VA_ARGS__)
-#define MT__REPORTS8(a, ...) MT__REPORT_BY(a) MT__REPORTS7(__VA_ARGS__)
-#define MT__REPORTS9(a, ...) MT__REPORT_BY(a) MT__REPORTS8(__VA_ARGS__)
-#define MT__REPORTS10(a, ...) MT__REPORT_BY(a) MT__REPORTS9(__VA_ARGS__)
-#define MT__REPORTS11(a, ...) MT__REPORT_BY(a) MT__REPORTS10(__VA_ARGS__)
-#define MT__REPORTS12(a, ...) MT__REPORT_BY(a) MT__REPORTS11(__VA_ARGS__)
-#define MT__REPORTS13(a, ...) MT__REPORT_BY(a) MT__REPORTS12(__VA_ARGS__)
-#define MT__REPORTS14(a, ...) MT__REPORT_BY(a) MT__REPORTS13(__VA_ARGS__)
-#define MT__REPORTS15(a, ...) MT__REPORT_BY(a) MT__REPORTS14(__VA_ARGS__)
-#define MT__REPORTS16(a, ...) MT__REPORT_BY(a) MT__REPORTS15(__VA_ARGS__)
+#define MT__EACH(M, ...) MT_CAT(MT__EACH, MT__NARGS(__VA_ARGS__))(M, __VA_ARGS__)
+#define MT__EACH1(M, a) M(a)
+#define MT__EACH2(M, a, ...) M(a) MT__EACH1(M, __VA_ARGS__)
+#define MT__EACH3(M, a, ...) M(a) MT__EACH2(M, __VA_ARGS__)
+#define MT__EACH4(M, a, ...) M(a) MT__EACH3(M, __VA_ARGS__)
+#define MT__EACH5(M, a, ...) M(a) MT__EACH4(M, __VA_ARGS__)
+#define MT__EACH6(M, a, ...) M(a) MT__EACH5(M, __VA_ARGS__)
+#define MT__EACH7(M, a, ...) M(a) MT__EACH6(M, __VA_ARGS__)
+#define MT__EACH8(M, a, ...) M(a) MT__EACH7(M, __VA_ARGS__)
+#define MT__EACH9(M, a, ...) M(a) MT__EACH8(M, __VA_ARGS__)
+#define MT__EACH10(M, a, ...) M(a) MT__EACH9(M, __VA_ARGS__)
+#define MT__EACH11(M, a, ...) M(a) MT__EACH10(M, __VA_ARGS__)
+#define MT__EACH12(M, a, ...) M(a) MT__EACH11(M, __VA_ARGS__)
+#define MT__EACH13(M, a, ...) M(a) MT__EACH12(M, __VA_ARGS__)
+#define MT__EACH14(M, a, ...) M(a) MT__EACH13(M, __VA_ARGS__)
+#define MT__EACH15(M, a, ...) M(a) MT__EACH14(M, __VA_ARGS__)
+#define MT__EACH16(M, a, ...) M(a) MT__EACH15(M, __VA_ARGS__)
 #define MT__REPORT_INVALID(...)                                             \
     MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op) \
     {                                                                       \
-        MT__REPORTS(__VA_ARGS__)                                            \
+        MT__EACH(MT__REPORT_BY, __VA_ARGS__)                                \
         (void)p;                                                            \
         (void)op;                                                           \
     }
+
+/* mt_chain_note_caller, mt_chain_lock_stat_event (core/ctx.h): every
+ * layer's hook, in list order. Only a layer with MT_TRAIT_LOCK_STAT has
+ * hooks that do something (core/layer_end.h), and theirs may run twice
+ * (a second note of the same call site, a second close of the same fork
+ * gate); without one both functions are empty, with no test left behind
+ * that the compiler would weigh before folding it. */
+#define MT__NOTE_CALLER_BY(L) L##_note_caller();
+#define MT__LOCK_STAT_EVENT_BY(L) L##_lock_stat_event(event);
+/* clang-format off */
+#define MT__LOCK_STAT_HOOKS(...)                                  \
+    MT_INLINE void mt_chain_note_caller(void)                     \
+    {                                                             \
+        MT__EACH(MT__NOTE_CALLER_BY, __VA_ARGS__)                 \
+    }                                                             \
+    MT_INLINE void mt_chain_lock_stat_event(int event)            \
+    {                                                             \
+        MT__EACH(MT__LOCK_STAT_EVENT_BY, __VA_ARGS__)             \
+        (void)event;                                              \
+    }
+/* clang-format on */
 
 /* MT_COMPOSE(os_layer, layer..., socket): at least an OS layer and a socket. */
 /* clang-format off */
@@ -216,6 +240,7 @@
     MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(MT__TRAITS_OF(os), os, __VA_ARGS__)                         \
     MT__ATS(os, __VA_ARGS__)                                                       \
     MT__REPORT_INVALID(os, __VA_ARGS__)                                            \
+    MT__LOCK_STAT_HOOKS(os, __VA_ARGS__)                                           \
     MT__NAMES(os, __VA_ARGS__)
 /* clang-format on */
 

@@ -130,17 +130,11 @@ struct mt_ctx {
     MT_CTX_EXTRA
 };
 
-/* Does a layer of the composition read alloc's usable-size hint (ptr and
- * usable, above)? A tentative definition: such a layer (tail_chksum)
- * defines it as 1, later in the translation unit; else it is 0, and the
- * layers that could give the hint spend no instruction on it (their
- * machine code is what it was without the hint: tests/suites/zero_cost). */
-MT_UNUSED static const bool mt_chain_wants_usable;
-
 /* Layer traits: bits of a layer's MT_LAYER_TRAITS (core/layer_end.h).
  * MT_COMPOSE rejects a chain where a layer needs of every layer below it a
  * trait one of them lacks, naming both (core/compose.h).
- *   MT_TRAIT_FRESH_HEADS        while mt_chain_wants_fresh_heads (below) is 1,
+ *   MT_TRAIT_FRESH_HEADS        while a layer of the chain has
+ *                               MT_TRAIT_NEEDS_FRESH_HEADS (mt_fresh_head),
  *                               the layer clears the second word (bytes 8 to
  *                               15) of every block it hands out whose start
  *                               it did not take back, as that same block,
@@ -163,14 +157,34 @@ MT_UNUSED static const bool mt_chain_wants_usable;
  *                               realloc asks it (resize) on every change of
  *                               size instead of keeping the block.
  *   MT_TRAIT_NO_SAFETY_BELOW    no layer below has MT_TRAIT_REPORTS_INVALID
- *                               (tail_chksum's head_canary). */
+ *                               (tail_chksum's head_canary).
+ *   MT_TRAIT_WANTS_USABLE       the layer reads alloc's usable-size hint (ptr
+ *                               and usable, above: tail_chksum); the layers
+ *                               that can give it do so only in a chain with
+ *                               such a layer (mt_chain_wants_usable), so
+ *                               every other chain keeps the machine code it
+ *                               had without the hint (tests/suites/zero_cost).
+ *   MT_TRAIT_LOCK_STAT          the layer counts its locks' contention per
+ *                               call site (lock_stat=1, policy/sync/lockstat.h;
+ *                               core/layer_end.h sets it): the socket notes
+ *                               each request's call site (mt_chain_note_caller)
+ *                               and fork stamps the threads the child lost
+ *                               (mt_chain_lock_stat_event).
+ *   MT_TRAIT_ADDS_TAIL          the layer adds MT_SAFETY_TAIL_BYTES to every
+ *                               request it passes down (tail_chksum's size and
+ *                               check words): a safety layer below reports
+ *                               the program's size, that much less. */
 enum {
     MT_TRAIT_FRESH_HEADS = 1,
     MT_TRAIT_NEEDS_FRESH_HEADS = 2,
     MT_TRAIT_NEEDS_OWNER = 4,
     MT_TRAIT_REPORTS_INVALID = 8,
-    MT_TRAIT_NO_SAFETY_BELOW = 16
+    MT_TRAIT_NO_SAFETY_BELOW = 16,
+    MT_TRAIT_WANTS_USABLE = 32,
+    MT_TRAIT_ADDS_TAIL = 64,
+    MT_TRAIT_LOCK_STAT = 128
 };
+#define MT_SAFETY_TAIL_BYTES ((size_t)16)
 
 /* The chain's traits: every layer's, or-ed (defined by MT_COMPOSE); a
  * constant once inlined, so a test of it costs nothing. A layer reads the
@@ -183,11 +197,37 @@ static inline unsigned mt_chain_traits(void);
  * Defined by MT_COMPOSE. */
 static void mt_chain_report_invalid(void *p, const char *op);
 
-/* Does a layer of the composition need MT_TRAIT_FRESH_HEADS's clearing? A
- * tentative definition, as mt_chain_wants_usable: 1 only where such a layer
- * (tail_chksum with freed_mark=1) defines it, so the layers below spend no
- * instruction on it otherwise. */
+/* The lock statistics' hooks: every layer's NAME_note_caller and
+ * NAME_lock_stat_event (core/layer_end.h), which do something only in a
+ * layer with MT_TRAIT_LOCK_STAT; nothing without one. Defined by
+ * MT_COMPOSE. note_caller, first thing in every entry point, leaves the
+ * program's call site (the entry point's return address) for the locks of
+ * this request and attaches the thread on its first request;
+ * lock_stat_event runs at fork's prepare (before any lock), parent and
+ * child (after the chain), and around a thread's exit (core/thread.h). */
+enum {
+    MT_LOCK_STAT_FORK_PREPARE,
+    MT_LOCK_STAT_FORK_PARENT,
+    MT_LOCK_STAT_FORK_CHILD,
+    MT_LOCK_STAT_EXIT_BEGIN,
+    MT_LOCK_STAT_EXIT_END
+};
+static inline void mt_chain_note_caller(void);
+static inline void mt_chain_lock_stat_event(int event);
+
+/* Chain-wide questions a layer asks in its code, each a test of the
+ * chain's traits that MT_COMPOSE answers: tentative definitions here, which
+ * MT_COMPOSE completes later in the translation unit (0 where nothing
+ * composes, as in a layer's unit test). Constants from the start, so the
+ * code under a false one is never emitted, and the compiler decides as it
+ * would without the question (tests/suites/zero_cost).
+ *   mt_chain_wants_usable       MT_TRAIT_WANTS_USABLE: give alloc's hint
+ *   mt_chain_wants_fresh_heads  MT_TRAIT_NEEDS_FRESH_HEADS: mt_fresh_head
+ *                               clears
+ *   mt_chain_tail_bytes         MT_TRAIT_ADDS_TAIL: MT_SAFETY_TAIL_BYTES */
+MT_UNUSED static const bool mt_chain_wants_usable;
 MT_UNUSED static const bool mt_chain_wants_fresh_heads;
+MT_UNUSED static const size_t mt_chain_tail_bytes;
 
 /* A layer with MT_TRAIT_FRESH_HEADS: the block it hands out starts anew. */
 MT_INLINE void mt_fresh_head(void *block)

@@ -51,7 +51,8 @@
 #define MT__DESC_UNPAREN(...) __VA_ARGS__
 
 /* layer_end.h: MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK) */
-#define MT__DESC_TRAITS(name, kind, traits_expr, aliases, links) enum { MT_SELF(traits) = (traits_expr) };
+#define MT__DESC_TRAITS(name, kind, traits_expr, aliases, links) \
+    enum { MT_SELF(traits) = (traits_expr) | MT__LOCK_STAT_TRAIT };
 #define MT__DESC_CHECK(slot, macro, type, dflt, allowed, aliases) \
     MT__DESC_CHECK_##type(slot, #macro, (macro), allowed)
 #define MT__DESC_CHECK_RANGE(slot, name, value, allowed)

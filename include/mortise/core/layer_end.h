@@ -24,7 +24,24 @@ _Static_assert(
  * between every pair of layers, and the range checks of its numeric slots:
  * from its descriptor (core/describe.h), which a layer header names with
  * #define MT_DESCRIPTOR MT_DESCRIPTOR_<name> before including this file.
- * A layer without one (a test's own layer) may define MT_LAYER_TRAITS. */
+ * A layer without one (a test's own layer) may define MT_LAYER_TRAITS.
+ * A layer whose locks count contention (lock_stat=1, policy/sync/sync.h)
+ * also has MT_TRAIT_LOCK_STAT and the two hooks MT_COMPOSE calls for every
+ * layer (mt_chain_note_caller, mt_chain_lock_stat_event: core/ctx.h); every
+ * other layer's hooks are empty. */
+#if defined(MT_LOCK_STAT) && MT_LOCK_STAT
+#define MT__LOCK_STAT_TRAIT MT_TRAIT_LOCK_STAT
+MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void)
+{
+    if (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)))
+        mt_thread_attach(); /* the thread's first request: its exit is recorded */
+}
+MT_INLINE MT_UNUSED void MT_SELF(lock_stat_event)(int event) { mt_lockstat_event(event); }
+#else
+#define MT__LOCK_STAT_TRAIT 0
+MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void) {}
+MT_INLINE MT_UNUSED void MT_SELF(lock_stat_event)(int event) { (void)event; }
+#endif
 #ifdef MT_DESCRIPTOR
 MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK)
 #undef MT_DESCRIPTOR
@@ -32,9 +49,10 @@ MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK)
 #ifndef MT_LAYER_TRAITS
 #define MT_LAYER_TRAITS 0
 #endif
-enum { MT_SELF(traits) = MT_LAYER_TRAITS };
+enum { MT_SELF(traits) = MT_LAYER_TRAITS | MT__LOCK_STAT_TRAIT };
 #undef MT_LAYER_TRAITS
 #endif
+#undef MT__LOCK_STAT_TRAIT
 #define MT__OPS_CLEAR_MARKERS
 #include "ops.h"
 MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
@@ -43,10 +61,3 @@ MT_FOR_EACH_OP(MT__OP_CLEARED, ~)
 #undef MT_HAS_INVARIANTS
 #undef MT_HAS_REPORT_UNOWNED
 #undef MT_SELF_ID
-/* A layer with lock_stat=1: the socket leaves each request's call site for
- * its locks (MT_SOCKET_NOTE_CALLER, sockets/socket_core.h). */
-#if defined(MT_LOCK_STAT) && !defined(MT_CHAIN_LOCK_STAT)
-#if MT_LOCK_STAT
-#define MT_CHAIN_LOCK_STAT 1
-#endif
-#endif

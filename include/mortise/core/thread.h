@@ -26,13 +26,9 @@ static void mt_thread_detach(void *unused)
     (void)unused;
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_thread_attached = false;
-#if defined(MT_CHAIN_LOCK_STAT) /* lock statistics: the exit's locks have no call site */
-    mt_lockstat_no_caller();
-#endif
+    mt_chain_lock_stat_event(MT_LOCK_STAT_EXIT_BEGIN);
     mt_chain_thread_exit(&ctx);
-#if defined(MT_CHAIN_LOCK_STAT) /* the thread's row is kept, with its end */
-    mt_lockstat_thread_end();
-#endif
+    mt_chain_lock_stat_event(MT_LOCK_STAT_EXIT_END);
 }
 
 MT_SLOW bool mt_thread_key_ready(void)
@@ -56,34 +52,25 @@ MT_UNUSED static void mt_thread_attach(void)
     mt_chain_create(&ctx);
 }
 
-/* With lock statistics (MT_CHAIN_LOCK_STAT), the report names call sites
- * with dladdr: the port layer's fork gate closes before any allocator lock
- * is taken (docs/fork.md), and the fork child stamps the threads it lost. */
+/* With lock statistics, their hooks run first at prepare and last after
+ * (mt_chain_lock_stat_event, core/ctx.h). */
 static void mt_fork_prepare(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_pal_callchain_fork_prepare();
-    mt_lockstat_no_caller();
-#endif
+    mt_chain_lock_stat_event(MT_LOCK_STAT_FORK_PREPARE);
     mt_chain_fork_prepare(&ctx);
 }
 static void mt_fork_parent(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_chain_fork_parent(&ctx);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_pal_callchain_fork_parent();
-#endif
+    mt_chain_lock_stat_event(MT_LOCK_STAT_FORK_PARENT);
 }
 static void mt_fork_child(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     mt_chain_fork_child(&ctx);
-#if defined(MT_CHAIN_LOCK_STAT)
-    mt_lockstat_fork_child();
-    mt_pal_callchain_fork_child();
-#endif
+    mt_chain_lock_stat_event(MT_LOCK_STAT_FORK_CHILD);
 }
 
 __attribute__((constructor)) static void mt_process_init(void)

@@ -222,11 +222,12 @@ static MT_TLS struct {
     int state;             /* mt_delayed_new / on / off (no ring, or the thread has exited) */
 } delayed_free_q;
 
-/* Reports give the program's size: a safety layer above (tail_chksum)
- * asked for mt_safety_added_above bytes more. */
+/* Reports give the program's size: a safety layer above (tail_chksum,
+ * MT_TRAIT_ADDS_TAIL) asked for mt_chain_tail_bytes more. */
 MT_SLOW void delayed_free_report(int kind, void *p, size_t size, const char *op)
 {
-    delayed_free_raise(kind, p, size > mt_safety_added_above ? size - mt_safety_added_above : 0, op);
+    size_t added = mt_chain_tail_bytes;
+    delayed_free_raise(kind, p, size > added ? size - added : 0, op);
 }
 
 /* ---- the header ---- */

@@ -148,7 +148,8 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_tail_chksum(LAYER, SLOT)                                                 \
     LAYER(tail_chksum, addon,                                                                  \
-          (MT_TRAIT_REPORTS_INVALID | (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) |       \
+          (MT_TRAIT_REPORTS_INVALID | MT_TRAIT_WANTS_USABLE | MT_TRAIT_ADDS_TAIL |             \
+           (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) |                                  \
            (MT_HEAD_CANARY ? MT_TRAIT_NO_SAFETY_BELOW : 0)),                                   \
           (), ())                                                                              \
     SLOT(chksum, MT_CHKSUM, CHOICE, xor, (magic, xor, crc32), (chk_sum))                       \
@@ -178,11 +179,6 @@
 #if MT_FREED_MARK && !MT_HEAD_CANARY
 #error "tail_chksum: freed_mark=1 needs head_canary=1 (the mark's state word is the head's canary)"
 #endif
-#if MT_FREED_MARK
-/* (core/ctx.h) the layers below clear a fresh block's second word, where
- * a freed block's head keeps the mark */
-MT_UNUSED static const bool mt_chain_wants_fresh_heads = 1;
-#endif
 
 /* A safety layer below reports every block its getmeta refuses; then a
  * refusal needs no second report here. (head_canary=1 over one does not
@@ -202,11 +198,8 @@ enum { tail_chksum_id = MT_NEW_LAYER_ID };
 
 #ifndef MORTISE_LAYERS_TAIL_CHKSUM_ONCE
 #define MORTISE_LAYERS_TAIL_CHKSUM_ONCE
-#define MT_TAIL_WORD ((size_t)8)      /* the check word */
-#define MT_TAIL_OVERHEAD ((size_t)16) /* check word + size word */
-/* a safety layer below reports sizes less these (safety/common.h) */
-MT_UNUSED static const size_t mt_safety_added_above = MT_TAIL_OVERHEAD;
-MT_UNUSED static const bool mt_chain_wants_usable = 1; /* (core/ctx.h): sealed_from reads it */
+#define MT_TAIL_WORD ((size_t)8)              /* the check word */
+#define MT_TAIL_OVERHEAD MT_SAFETY_TAIL_BYTES /* check word + size word (MT_TRAIT_ADDS_TAIL) */
 #define MT_TAIL_FREED 0x46524545d00dfeedull
 #define MT_TAIL_CONDEMNED 0x434f4e44454d4e21ull
 #define MT_TAIL_OFFSET_SHIFT 56 /* the size word's top byte: log2 of the head's length */
@@ -868,9 +861,12 @@ MT_INLINE void *tail_chksum_resize(mt_ctx *ctx, mt_lfunc *next)
     return tail_chksum_reseal(ctx, next, key, ctx->size, usable, tail_chksum_head);
 }
 
-/* Its traits (descriptor, core/ctx.h): a safety layer (safety/common.h); with freed_mark,
- * mark_broken_at trusts a mark in the head; with head_canary, no safety
- * layer below, whose header would already lie in front of the block */
+/* Its traits (descriptor, core/ctx.h): a safety layer (safety/common.h)
+ * that adds its two words to every request and reads the usable-size hint
+ * (sealed_from); with freed_mark, mark_broken_at trusts a mark in the head,
+ * so the layers below clear a fresh block's second word; with head_canary,
+ * no safety layer below, whose header would already lie in front of the
+ * block */
 #define MT_DESCRIPTOR MT_DESCRIPTOR_tail_chksum
 #include "../core/layer_end.h"
 /* Forget this instance's slots: the next instance starts from the defaults. */

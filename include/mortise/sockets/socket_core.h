@@ -28,18 +28,13 @@
 MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
 
 /* First thing in every entry point of the malloc(3) family and operator
- * new/delete. With a lock_stat=1 layer in the composition (core/layer_end.h
- * defines MT_CHAIN_LOCK_STAT) it leaves the program's call site — the
+ * new/delete. With a lock_stat=1 layer in the composition
+ * (MT_TRAIT_LOCK_STAT, core/ctx.h) it leaves the program's call site — the
  * return address of the entry point — for the locks of this request
  * (policy/sync/lockstat.h: lock calls carry no context), and on the
  * thread's first request gives the thread its row and attaches it, so its
- * exit is recorded. Without one it is nothing: the same machine code. */
-#if defined(MT_CHAIN_LOCK_STAT)
-#define MT_SOCKET_NOTE_CALLER() \
-    (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)) ? mt_thread_attach() : (void)0)
-#else
-#define MT_SOCKET_NOTE_CALLER() ((void)0)
-#endif
+ * exit is recorded. Without one it is a constant false: no instruction. */
+#define MT_SOCKET_NOTE_CALLER() mt_chain_note_caller()
 
 /* Free p: route it by the page map; a pointer no layer owns (entry 0) is
  * never dereferenced. Every layer's free compares ctx->owner with its own id

@@ -19,12 +19,6 @@
 #include "../../policy/chksum/chksum.h"
 #include "../../policy/err/err.h"
 
-/* Bytes a safety layer composed above adds to every request that reaches
- * the safety layers below (tail_chksum above delayed_free: 16), so that the
- * lower one reports the program's size. A tentative definition: the upper
- * layer's header defines it (later in the translation unit), else it is 0. */
-MT_UNUSED static const size_t mt_safety_added_above;
-
 /* The operation a safety layer above is running when it asks the one below
  * for a block's size (free, realloc), so that a bug the lower one finds in
  * its getmeta is reported under the program's operation; NULL: getmeta's

@@ -39,11 +39,11 @@
  * The caller. A lock call carries no request context (most are made from
  * helpers of the layers' that have none), so the socket leaves the
  * request's call site where the lock can read it: each entry point of a
- * composition with a lock_stat=1 layer (core/layer_end.h defines
- * MT_CHAIN_LOCK_STAT) stores __builtin_return_address(0) — the program's
+ * composition with a lock_stat=1 layer (MT_TRAIT_LOCK_STAT, core/ctx.h)
+ * stores __builtin_return_address(0) — the program's
  * instruction after its call to malloc, free, ... — in the calling thread's
  * mt_lockstat_self.site (MT_SOCKET_NOTE_CALLER, sockets/socket_core.h);
- * without such a layer the macro is empty and the socket's code is what it
+ * without such a layer the hook is empty and the socket's code is what it
  * was. Locks taken outside a request (a thread's exit, fork handlers) have
  * no call site (0). Per lock, MT_LOCKSTAT_CALLERS (8) call sites get a row
  * (an open-addressing table keyed by the address, written in the critical
@@ -189,6 +189,30 @@ MT_UNUSED static void mt_lockstat_fork_child(void)
         mt_lockstat_thread *row = &mt_lockstat_threads.rows[i];
         if (row != mt_lockstat_self.row && mt_load_relaxed(&row->start_ns) && !mt_load_relaxed(&row->end_ns))
             mt_store_relaxed(&row->end_ns, now);
+    }
+}
+
+/* The socket's hooks in a chain with lock statistics
+ * (mt_chain_lock_stat_event, core/ctx.h). The report names call sites with
+ * dladdr, so the port layer's fork gate closes before any allocator lock is
+ * taken (docs/fork.md), and the fork child stamps the threads it lost; the
+ * locks of fork handlers and of a thread's exit have no call site; an
+ * exiting thread's row is kept, with its end. Each may run more than once
+ * for one event (one call per lock_stat=1 layer): all are idempotent. */
+MT_INLINE void mt_lockstat_event(int event)
+{
+    switch (event) {
+    case MT_LOCK_STAT_FORK_PREPARE:
+        mt_pal_callchain_fork_prepare();
+        mt_lockstat_no_caller();
+        break;
+    case MT_LOCK_STAT_FORK_PARENT: mt_pal_callchain_fork_parent(); break;
+    case MT_LOCK_STAT_FORK_CHILD:
+        mt_lockstat_fork_child();
+        mt_pal_callchain_fork_child();
+        break;
+    case MT_LOCK_STAT_EXIT_BEGIN: mt_lockstat_no_caller(); break;
+    default: mt_lockstat_thread_end(); break;
     }
 }
 

@@ -97,7 +97,9 @@ def describe(include_dir: str | pathlib.Path) -> dict[str, Descriptor]:
     """Model name → descriptor, for every layer header of include_dir."""
     include_dir = pathlib.Path(include_dir).resolve()
     found = headers(include_dir)
-    unit = ["#define MT_DESCRIBE 1"] + [f'#include "{p.relative_to(include_dir)}"' for p in found.values()]
+    # (core/describe.h: the shared slots a descriptor may name)
+    unit = ["#define MT_DESCRIBE 1", '#include "mortise/core/describe.h"']
+    unit += [f'#include "{p.relative_to(include_dir)}"' for p in found.values()]
     unit.append(PRINTERS)
     unit += [f'"{p.relative_to(include_dir / "mortise")}" {macro}(MT__DL, MT__DS)' for macro, p in found.items()]
     r = subprocess.run(compiler() + ["-E", "-P", "-I", str(include_dir), "-x", "c", "-"],

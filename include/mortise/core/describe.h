@@ -31,6 +31,12 @@
  *             slot's "off" (large_keep, threadlocal_heap_size), which
  *             tools/mortise_lib/tune.py tries
  *
+ * A slot that several layers declare alike is written once, below, and a
+ * descriptor names it (MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768) for the first
+ * SLOT line above): size_handle, sizeclass and sync with the layer's
+ * default; link_check with the err_handle policy its reports go through;
+ * the OS layers' large_keep and large_decay_ms.
+ *
  * The header's body is guarded by `#ifndef MT_DESCRIBE`: describe mode
  * (tools/describe_layers.py, `cc -E -P` over a unit that includes every
  * layer header so) sees the descriptors alone and expands them into
@@ -45,6 +51,18 @@
  * machine code. */
 #ifndef MORTISE_CORE_DESCRIBE_H
 #define MORTISE_CORE_DESCRIBE_H
+
+/* The shared slots (see above), each as one or two SLOT entries. */
+#define MT_SLOT_SIZE_HANDLE(SLOT, lo, hi) \
+    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (lo, hi), (0, SIZE_MAX), ())
+#define MT_SLOT_SIZECLASS(SLOT, dflt) SLOT(sizeclass, MT_SIZECLASS, POLICY, dflt, (), ())
+#define MT_SLOT_SYNC(SLOT, dflt) SLOT(sync, MT_SYNC, POLICY, dflt, (), ())
+#define MT_SLOTS_LINK_CHECK(SLOT)                        \
+    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ()) \
+    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#define MT_SLOTS_LARGE_KEEP(SLOT)                                       \
+    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ()) \
+    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
 
 #define MT__DESC_STR_(x) #x
 #define MT__DESC_STR(x) MT__DESC_STR_(x)

@@ -17,7 +17,7 @@
 #define MT_DESCRIPTOR_aligned(LAYER, SLOT)                      \
     LAYER(aligned, addon, 0, (), ())                            \
     SLOT(alignment, MT_ALIGNMENT, BYTES, 64, (1, SIZE_MAX), ()) \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ())
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 

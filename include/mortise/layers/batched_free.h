@@ -47,7 +47,7 @@
 #define MT_DESCRIPTOR_batched_free(LAYER, SLOT)            \
     LAYER(batched_free, addon, 0, (), ())                  \
     SLOT(batch_size, MT_BATCH_SIZE, N, 32, (1, 65536), ()) \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 65536), (0, SIZE_MAX), ())
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 65536)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "cache/magazine.h" /* mt_cache_free_block */

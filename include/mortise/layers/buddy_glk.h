@@ -100,13 +100,12 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_buddy_glk(LAYER, SLOT)                                       \
-    LAYER(buddy_glk, trunk, 0, (), ())                                             \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (32768, SIZE_MAX), (0, SIZE_MAX), ()) \
-    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                  \
-    SLOT(sizeclass, MT_SIZECLASS, POLICY, none, (), ())                            \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                           \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#define MT_DESCRIPTOR_buddy_glk(LAYER, SLOT)   \
+    LAYER(buddy_glk, trunk, 0, (), ())         \
+    MT_SLOT_SIZE_HANDLE(SLOT, 32768, SIZE_MAX) \
+    MT_SLOT_SYNC(SLOT, spinlock)               \
+    MT_SLOT_SIZECLASS(SLOT, none)              \
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"

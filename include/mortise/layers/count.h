@@ -22,7 +22,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_count(LAYER, SLOT) \
     LAYER(count, addon, 0, (), ())       \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ())
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 

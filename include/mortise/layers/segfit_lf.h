@@ -80,13 +80,12 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_segfit_lf(LAYER, SLOT)                                   \
-    LAYER(segfit_lf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                      \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ()) \
-    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                       \
-    SLOT(max_block, MT_MAX_BLOCK, BYTES, 1 << 20, (1, SIZE_MAX), ())           \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                       \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#define MT_DESCRIPTOR_segfit_lf(LAYER, SLOT)                         \
+    LAYER(segfit_lf, trunk, MT_TRAIT_FRESH_HEADS, (), ())            \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                           \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                                   \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 1 << 20, (1, SIZE_MAX), ()) \
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"

@@ -93,12 +93,11 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_slab_lk(LAYER, SLOT)                                    \
     LAYER(slab_lk, trunk, 0, (), ())                                          \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ())   \
-    SLOT(sizeclass, MT_SIZECLASS, POLICY, tc, (), ())                         \
-    SLOT(sync, MT_SYNC, POLICY, posix_spin, (), ())                           \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                       \
+    MT_SLOT_SIZECLASS(SLOT, tc)                                               \
+    MT_SLOT_SYNC(SLOT, posix_spin)                                            \
     SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, 256 << 20), ()) \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                      \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"

@@ -118,12 +118,11 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_slab_wf(LAYER, SLOT)                                   \
     LAYER(slab_wf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                      \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 65536), (0, SIZE_MAX), ())  \
-    SLOT(sizeclass, MT_SIZECLASS, POLICY, prime, (), ())                     \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 65536)                                      \
+    MT_SLOT_SIZECLASS(SLOT, prime)                                           \
     SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, SIZE_MAX), ()) \
     SLOT(tllabs, MT_TLLABS, N, 40, (1, SIZE_MAX), ())                        \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                     \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sizeclass/sizeclass.h"

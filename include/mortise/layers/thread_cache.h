@@ -124,14 +124,13 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_thread_cache(LAYER, SLOT)                             \
-    LAYER(thread_cache, addon, 0, (), ())                                   \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, 32768), (0, SIZE_MAX), ()) \
-    SLOT(sizeclass, MT_SIZECLASS, POLICY, log2b, (), ())                    \
-    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 2 << 20, (1, SIZE_MAX), ())      \
-    SLOT(coreaware_cachesize, MT_COREAWARE_CACHESIZE, BOOL, 0, (0, 1), ())  \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                    \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#define MT_DESCRIPTOR_thread_cache(LAYER, SLOT)                            \
+    LAYER(thread_cache, addon, 0, (), ())                                  \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                    \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                                         \
+    SLOT(cache_size, MT_CACHE_SIZE, BYTES, 2 << 20, (1, SIZE_MAX), ())     \
+    SLOT(coreaware_cachesize, MT_COREAWARE_CACHESIZE, BOOL, 0, (0, 1), ()) \
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "cache/core_cache.h"

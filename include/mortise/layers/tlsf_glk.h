@@ -105,15 +105,14 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_tlsf_glk(LAYER, SLOT)                                    \
-    LAYER(tlsf_glk, trunk, 0, (), ())                                          \
-    SLOT(size_handle, MT_SIZE_HANDLE, RANGE, (0, SIZE_MAX), (0, SIZE_MAX), ()) \
-    SLOT(sync, MT_SYNC, POLICY, posix_mutex, (), ())                           \
-    SLOT(max_block, MT_MAX_BLOCK, BYTES, 4 << 20, (1, SIZE_MAX), ())           \
-    SLOT(sl_count, MT_SL_COUNT, N, 32, (2, 64), ())                            \
-    SLOT(pool_size, MT_POOL_SIZE, BYTES, 1 << 20, (64 << 10, SIZE_MAX), ())    \
-    SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ())                       \
-    SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
+#define MT_DESCRIPTOR_tlsf_glk(LAYER, SLOT)                                 \
+    LAYER(tlsf_glk, trunk, 0, (), ())                                       \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                                  \
+    MT_SLOT_SYNC(SLOT, posix_mutex)                                         \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 4 << 20, (1, SIZE_MAX), ())        \
+    SLOT(sl_count, MT_SL_COUNT, N, 32, (2, 64), ())                         \
+    SLOT(pool_size, MT_POOL_SIZE, BYTES, 1 << 20, (64 << 10, SIZE_MAX), ()) \
+    MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"

@@ -53,11 +53,10 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_brk_heap(LAYER, SLOT)                             \
-    LAYER(brk_heap, os, 0, (), ())                                      \
-    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                       \
-    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ()) \
-    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+#define MT_DESCRIPTOR_brk_heap(LAYER, SLOT) \
+    LAYER(brk_heap, os, 0, (), ())          \
+    MT_SLOT_SYNC(SLOT, spinlock)            \
+    MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"

@@ -73,9 +73,8 @@
     SLOT(faa_heap_growth, MT_FAA_HEAP_GROWTH, BOOL, 0, (0, 1), ())                     \
     SLOT(threadlocal_heap_size, MT_THREADLOCAL_HEAP_SIZE, BYTES, 0, (0, SIZE_MAX), ()) \
     SLOT(huge_page, MT_HUGE_PAGE, BOOL, 0, (0, 1), ())                                 \
-    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                      \
-    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ())                \
-    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+    MT_SLOT_SYNC(SLOT, spinlock)                                                       \
+    MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../policy/sync/sync.h"

@@ -34,7 +34,7 @@
 #define MT_DESCRIPTOR_sheap_glk(LAYER, SLOT)                                 \
     LAYER(sheap_glk, os, 0, (), ())                                          \
     SLOT(pool_size, MT_POOL_SIZE, BYTES, 16 << 20, (64 << 10, SIZE_MAX), ()) \
-    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())
+    MT_SLOT_SYNC(SLOT, spinlock)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"

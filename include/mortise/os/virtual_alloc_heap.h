@@ -60,9 +60,8 @@
 #define MT_DESCRIPTOR_virtual_alloc_heap(LAYER, SLOT)                             \
     LAYER(virtual_alloc_heap, os, 0, (), ())                                      \
     SLOT(reserve_size, MT_RESERVE_SIZE, BYTES, 1 << 30, (64 << 10, SIZE_MAX), ()) \
-    SLOT(sync, MT_SYNC, POLICY, spinlock, (), ())                                 \
-    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ())           \
-    SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+    MT_SLOT_SYNC(SLOT, spinlock)                                                  \
+    MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "range_fit.h"

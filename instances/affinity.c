@@ -7,7 +7,7 @@
  * order lie together (docs/affinity.md). Linked with -lunwind.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768])::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1)::affinity_pool(min_objects=100, max_pooled_size=128, segment_size=4KB, max_chain=8)::malloc_socket
  */
-/* Forwarders and glue written out: chains/affinity.h */
+/* Forwarders and glue written out: chains/affinity.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -29,4 +29,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, affinity_pool, malloc_socket), written out: */
-#include "chains/affinity.h"
+#include "chains/affinity.inl"

@@ -6,7 +6,7 @@
  * objects (the python test) cannot afford.
  * model: mmap_heap::buddy_glk(size_handle=[0, SIZE_MAX])::malloc_socket
  */
-/* Forwarders and glue written out: chains/buddy.h */
+/* Forwarders and glue written out: chains/buddy.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -19,4 +19,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, buddy_glk, malloc_socket), written out: */
-#include "chains/buddy.h"
+#include "chains/buddy.inl"

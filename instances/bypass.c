@@ -6,7 +6,7 @@
  *          ::cond_bypass(pred=odd_size, target=segfit_lower)::malloc_socket
  * (name= names an instance, docs/mortise.md; odd_size is defined below)
  */
-/* Forwarders and glue written out: chains/bypass.h */
+/* Forwarders and glue written out: chains/bypass.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -33,4 +33,4 @@ static inline bool odd_size(const mt_ctx *ctx) { return ctx->size & 1; }
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lower, segfit_upper, cond_bypass, malloc_socket), written out: */
-#include "chains/bypass.h"
+#include "chains/bypass.inl"

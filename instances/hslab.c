@@ -6,7 +6,7 @@
  * the core the thread runs on (MORTISE_CORE_CACHE or sysfs; docs/instances.md).
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768])::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
  */
-/* Forwarders and glue written out: chains/hslab.h */
+/* Forwarders and glue written out: chains/hslab.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -22,4 +22,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, malloc_socket), written out: */
-#include "chains/hslab.h"
+#include "chains/hslab.inl"

@@ -8,7 +8,7 @@
  *          ::thread_cache(sizeclass=tc, size_handle=[0, 32768], cache_size=2MB)
  *          ::malloc_socket
  */
-/* Forwarders and glue written out: chains/hslab_base.h */
+/* Forwarders and glue written out: chains/hslab_base.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -24,4 +24,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, malloc_socket), written out: */
-#include "chains/hslab_base.h"
+#include "chains/hslab_base.inl"

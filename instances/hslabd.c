@@ -7,7 +7,7 @@
  * instead of being followed.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX], link_check=1, err_handle=fatal)::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768], link_check=1, err_handle=fatal)::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1, link_check=1, err_handle=fatal)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::malloc_socket
  */
-/* Forwarders and glue written out: chains/hslabd.h */
+/* Forwarders and glue written out: chains/hslabd.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -47,4 +47,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, buddy_glk, slab_lk, thread_cache, delayed_free, malloc_socket), written out: */
-#include "chains/hslabd.h"
+#include "chains/hslabd.inl"

@@ -11,7 +11,7 @@
  * the core the thread runs on (MORTISE_CORE_CACHE or sysfs; docs/instances.md).
  * model: virtual_alloc_heap::buddy_glk(sync=flatcombine, sizeclass=tc, size_handle=[32768,SIZE_MAX])::slab_lk(sync=posix_spin, slab_size=64KB, sizeclass=tc, size_handle=[0,32768])::thread_cache(sizeclass=tc, size_handle=[0,32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
  */
-/* Forwarders and glue written out: chains/hslabva.h */
+/* Forwarders and glue written out: chains/hslabva.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -25,4 +25,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(virtual_alloc_heap, buddy_glk, slab_lk, thread_cache, malloc_socket), written out: */
-#include "chains/hslabva.h"
+#include "chains/hslabva.inl"

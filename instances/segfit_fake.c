@@ -3,7 +3,7 @@
  * segfit's).
  * model: mmap_heap::fake::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::fake::malloc_socket
  */
-/* Forwarders and glue written out: chains/segfit_fake.h */
+/* Forwarders and glue written out: chains/segfit_fake.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -23,4 +23,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, fake1, segfit_lk, fake2, malloc_socket), written out: */
-#include "chains/segfit_fake.h"
+#include "chains/segfit_fake.inl"

@@ -2,7 +2,7 @@
  * blocks straight from mmap): no lock on any malloc or free.
  * model: mmap_heap::segfit_lf(sizeclass=log2b)::malloc_socket
  */
-/* Forwarders and glue written out: chains/segfit_lf.h */
+/* Forwarders and glue written out: chains/segfit_lf.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -14,4 +14,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lf, malloc_socket), written out: */
-#include "chains/segfit_lf.h"
+#include "chains/segfit_lf.inl"

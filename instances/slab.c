@@ -1,7 +1,7 @@
 /* slab — slab allocation per size class; large requests go to the OS layer.
  * model: mmap_heap::slab_lk(size_handle=[0, 32768])::malloc_socket
  */
-/* Forwarders and glue written out: chains/slab.h */
+/* Forwarders and glue written out: chains/slab.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -13,4 +13,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, slab_lk, malloc_socket), written out: */
-#include "chains/slab.h"
+#include "chains/slab.inl"

@@ -2,7 +2,7 @@
  * request straight to mmap_heap (whole granules, mremap on realloc).
  * model: mmap_heap(threadlocal_heap_size=256MB)::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0, 65536])::malloc_socket
  */
-/* Forwarders and glue written out: chains/slab_wf.h */
+/* Forwarders and glue written out: chains/slab_wf.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -18,4 +18,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, slab_wf, malloc_socket), written out: */
-#include "chains/slab_wf.h"
+#include "chains/slab_wf.inl"

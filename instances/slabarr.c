@@ -2,7 +2,7 @@
  * their 64 KiB span (slab_arrcache: TLB locality).
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::slab_arrcache(sizeclass=log2b, size_handle=[0, 32768], cache_size=1MB, slab_size=64KB)::malloc_socket
  */
-/* Forwarders and glue written out: chains/slabarr.h */
+/* Forwarders and glue written out: chains/slabarr.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -17,4 +17,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lk, slab_arrcache, malloc_socket), written out: */
-#include "chains/slabarr.h"
+#include "chains/slabarr.inl"

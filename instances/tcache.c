@@ -2,7 +2,7 @@
  * floor (docs/fastpath.md compares it with bench/baselines/handwritten.c).
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB)::malloc_socket
  */
-/* Forwarders and glue written out: chains/tcache.h */
+/* Forwarders and glue written out: chains/tcache.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -16,4 +16,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket), written out: */
-#include "chains/tcache.h"
+#include "chains/tcache.inl"

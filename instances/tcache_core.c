@@ -4,7 +4,7 @@
  * MORTISE_CORE_CACHE emulates cores of different sizes.
  * model: mmap_heap::segfit_lk(sync=posix_mutex, sizeclass=log2b, size_handle=[0, 262144])::thread_cache(sizeclass=log2b, size_handle=[0, 32768], cache_size=2MB, coreaware_cachesize=1)::malloc_socket
  */
-/* Forwarders and glue written out: chains/tcache_core.h */
+/* Forwarders and glue written out: chains/tcache_core.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -19,4 +19,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket), written out: */
-#include "chains/tcache_core.h"
+#include "chains/tcache_core.inl"

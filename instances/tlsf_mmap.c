@@ -2,7 +2,7 @@
  * chunks side by side), one spinlock.
  * model: mmap_heap::tlsf_glk(sync=spinlock)::malloc_socket
  */
-/* Forwarders and glue written out: chains/tlsf_mmap.h */
+/* Forwarders and glue written out: chains/tlsf_mmap.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -14,4 +14,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, tlsf_glk, malloc_socket), written out: */
-#include "chains/tlsf_mmap.h"
+#include "chains/tlsf_mmap.inl"

@@ -5,7 +5,7 @@
  * split-and-merge needs to keep fragmentation low.
  * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX])::malloc_socket
  */
-/* Forwarders and glue written out: chains/tlsfcc.h */
+/* Forwarders and glue written out: chains/tlsfcc.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -18,4 +18,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(brk_heap, tlsf_glk, malloc_socket), written out: */
-#include "chains/tlsfcc.h"
+#include "chains/tlsfcc.inl"

@@ -8,7 +8,7 @@
  * followed.
  * model: brk_heap::tlsf_glk(sync=ccsynch, size_handle=[0,SIZE_MAX], link_check=1)::delayed_free(chksum=magic, node_xor=1, delayed_size=64KB, err_handle=fatal)::tail_chksum(chksum=xor, err_handle=default)::malloc_socket
  */
-/* Forwarders and glue written out: chains/tlsfccsd.h */
+/* Forwarders and glue written out: chains/tlsfccsd.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -32,4 +32,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(brk_heap, tlsf_glk, delayed_free, tail_chksum, malloc_socket), written out: */
-#include "chains/tlsfccsd.h"
+#include "chains/tlsfccsd.inl"

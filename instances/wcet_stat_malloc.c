@@ -8,7 +8,7 @@
  * (docs/stats.md).
  * model: malloc_heap(passthrough=1)::wcet_stat(pin_threads=1)::malloc_socket
  */
-/* Forwarders and glue written out: chains/wcet_stat_malloc.h */
+/* Forwarders and glue written out: chains/wcet_stat_malloc.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -21,4 +21,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(malloc_heap, wcet_stat, malloc_socket), written out: */
-#include "chains/wcet_stat_malloc.h"
+#include "chains/wcet_stat_malloc.inl"

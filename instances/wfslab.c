@@ -6,7 +6,7 @@
  * lock.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX])::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536])::malloc_socket
  */
-/* Forwarders and glue written out: chains/wfslab.h */
+/* Forwarders and glue written out: chains/wfslab.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -15,4 +15,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, malloc_socket), written out: */
-#include "chains/wfslab.h"
+#include "chains/wfslab.inl"

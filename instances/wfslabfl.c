@@ -3,7 +3,7 @@
  * checks that it compiles to wfslab's machine code.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::fake::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX])::fake::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536])::fake::malloc_socket
  */
-/* Forwarders and glue written out: chains/wfslabfl.h */
+/* Forwarders and glue written out: chains/wfslabfl.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -34,4 +34,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, fake1, segfit_lf, fake2, slab_wf, fake3, malloc_socket), written out: */
-#include "chains/wfslabfl.h"
+#include "chains/wfslabfl.inl"

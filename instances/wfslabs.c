@@ -8,7 +8,7 @@
  * so a write into a free block is reported instead of followed.
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=256MB, huge_page=1)::segfit_lf(sizeclass=log2b, size_handle=[65536,SIZE_MAX], link_check=1)::slab_wf(sizeclass=prime, slab_size=64KB, tllabs=40, size_handle=[0,65536], link_check=1)::tail_chksum(chksum=xor, err_handle=default, head_canary=1, freed_mark=1)::malloc_socket
  */
-/* Forwarders and glue written out: chains/wfslabs.h */
+/* Forwarders and glue written out: chains/wfslabs.inl */
 #define MT_GLUE_WRITTEN_OUT
 #include <mortise/mortise.h>
 
@@ -38,4 +38,4 @@
 #include <mortise/sockets/malloc_socket.h>
 
 /* MT_COMPOSE(mmap_heap, segfit_lf, slab_wf, tail_chksum, malloc_socket), written out: */
-#include "chains/wfslabs.h"
+#include "chains/wfslabs.inl"

@@ -7,14 +7,14 @@ implement (NAME_op(ctx, next) { return next(ctx); }), and MT_COMPOSE
 (core/compose.h) links the layers (mt_link_*, mt_below_*, mt_at_*,
 mt_chain_*). Neither grep, ctags nor a static call-graph walk sees a
 function that only a macro expansion defines, so a ready allocator
-(instances/NAME.c) includes instances/chains/NAME.h instead: the same
+(instances/NAME.c) includes instances/chains/NAME.inl instead: the same
 expansion, written out by this tool and formatted with the repository's
 .clang-format. The instance
   - defines MT_GLUE_WRITTEN_OUT before its first layer (layer_end.h then
     leaves the forwarders to the written-out file), and
   - names its composition in a comment right before the include:
         /* MT_COMPOSE(mmap_heap, segfit_lk, malloc_socket), written out: */
-        #include "chains/segfit.h"
+        #include "chains/segfit.inl"
 The macros stay the source of truth: the file is what they expand to, and
 `--check` (ctest tools.compose_chain) fails when it is not. The work is
 done by tools/mortise_lib/chain.py, which `mortise build --written-out`
@@ -51,7 +51,7 @@ def flags() -> List[str]:
 
 
 def header_path(src: pathlib.Path) -> pathlib.Path:
-    return src.parent / "chains" / (src.stem + ".h")
+    return src.parent / "chains" / (src.stem + ".inl")
 
 
 def expected(src: pathlib.Path, cc: str) -> str:
@@ -62,8 +62,8 @@ def expected(src: pathlib.Path, cc: str) -> str:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true", help="(re)write chains/NAME.h")
-    mode.add_argument("--check", action="store_true", help="exit 1 when a chains/NAME.h is stale")
+    mode.add_argument("--write", action="store_true", help="(re)write chains/NAME.inl")
+    mode.add_argument("--check", action="store_true", help="exit 1 when a chains/NAME.inl is stale")
     mode.add_argument("--convert", action="store_true",
                       help="make FILE.c include its written-out chain, then write it")
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))

@@ -3,7 +3,7 @@
 
 A layer header writes its own functions under their names (slab_lk_alloc),
 and a ready allocator's glue and forwarders are written out in
-instances/chains/NAME.h (tools/compose_chain.py): grep and a plain ctags run
+instances/chains/NAME.inl (tools/compose_chain.py): grep and a plain ctags run
 find those. What they cannot find is what the preprocessor still writes:
 the functions of fragments several layers share (MT_SELF(x) in
 layers/cache/, os/granule_owner.h, ...), the functions of an instance with

@@ -2,7 +2,7 @@
 """A static call-graph walk over the source text of every ready allocator.
 
 For each instances/NAME.c this reads the files it includes (transitively:
-the layer headers, the sockets, instances/chains/NAME.h), finds every
+the layer headers, the sockets, instances/chains/NAME.inl), finds every
 function definition written there, and draws an edge from a function to
 every defined function its body names (a call, or a function passed as
 `next`). No preprocessor runs: what the walk finds is what grep finds.
@@ -11,7 +11,7 @@ It then checks that
     the OS layer's (MT_COMPOSE's first) and mt_end_alloc below it, and
   - free reaches NAME_free of every layer and mt_end_free,
 and prints each path from malloc to the OS layer. As a control, the same
-walk without instances/chains/NAME.h must not reach the OS layer.
+walk without instances/chains/NAME.inl must not reach the OS layer.
 
 Two spellings are read as the name they define, as a reader does:
 MT_API(malloc) is malloc, and MT_SELF(x) in a fragment several layers
@@ -148,7 +148,7 @@ class Graph:
         self.where: Dict[str, Path] = {}
         by = included(src)
         for f in by:
-            if f.suffix not in (".c", ".h") or "names" == f.parent.name or (
+            if f.suffix not in (".c", ".h", ".inl") or "names" == f.parent.name or (
                     not chains and f.parent.name == "chains"):
                 continue
             for name, is_self, body in definitions(strip(f.read_text())):
@@ -218,7 +218,7 @@ def check(src: Path, layer_of: Dict[Path, str], verbose: bool) -> List[str]:
     # The control: without the written-out chain the walk must stop (at
     # mt_chain_alloc), else this test would prove nothing.
     if Graph(src, layer_of, chains=False).path("malloc", f"{layers[0]}_alloc") is not None:
-        problems.append(f"{src.name}: malloc reaches {layers[0]}_alloc without chains/{src.stem}.h")
+        problems.append(f"{src.name}: malloc reaches {layers[0]}_alloc without chains/{src.stem}.inl")
     return problems
 
 

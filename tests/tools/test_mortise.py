@@ -614,7 +614,7 @@ class Commands(unittest.TestCase):
             self.assertIn("MT_COMPOSE(mmap_heap, segfit_lk, custom_socket)", c)
 
     def test_written_out(self):
-        """--written-out: the composition includes chains/FILE.h, which
+        """--written-out: the composition includes chains/FILE.inl, which
         defines the glue and the forwarders as source lines, and a static
         walk from malloc over the two files and the headers reaches the OS
         layer; the library has the machine code of the macro's."""
@@ -627,8 +627,8 @@ class Commands(unittest.TestCase):
             c = out.read_text()
             self.assertIn('#define MT_GLUE_WRITTEN_OUT\n#include <mortise/mortise.h>', c)
             self.assertIn("/* MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, malloc_socket), "
-                          'written out: */\n#include "chains/mine.h"', c)
-            h = (pathlib.Path(tmp) / "chains" / "mine.h").read_text()
+                          'written out: */\n#include "chains/mine.inl"', c)
+            h = (pathlib.Path(tmp) / "chains" / "mine.inl").read_text()
             for line in ("MT_INLINE MT_UNUSED void *mt_chain_alloc(mt_ctx *ctx) "
                          "{ return mt_link_malloc_socket_alloc(ctx); }",
                          "MT_INLINE void *malloc_socket_alloc(mt_ctx *ctx, mt_lfunc *next) "

@@ -5,10 +5,10 @@ core/layer_end.h forwards every operation a layer does not implement
 links the layers (mt_link_*, mt_below_*, mt_at_*, mt_chain_*). Only the
 preprocessor sees those definitions: grep, ctags and a static call-graph
 walk do not. A composition that defines MT_GLUE_WRITTEN_OUT before its
-first layer and includes chains/NAME.h in place of its MT_COMPOSE line,
+first layer and includes chains/NAME.inl in place of its MT_COMPOSE line,
 
     /* MT_COMPOSE(mmap_heap, segfit_lk, malloc_socket), written out: */
-    #include "chains/segfit.h"
+    #include "chains/segfit.inl"
 
 gets the same definitions from that file: the macros' own expansion (they
 stay the source of truth), with platform.h's attribute macros and the
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 SWITCH = "MT_GLUE_WRITTEN_OUT"
 COMPOSE = re.compile(r"MT_COMPOSE\(([^()]*)\)")
-CHAIN_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"chains/([\w.-]+\.h)"[ \t]*$', re.M)
+CHAIN_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"chains/([\w.-]+\.inl)"[ \t]*$', re.M)
 SWITCH_LINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+" + SWITCH + r"\b[^\n]*\n?", re.M)
 MARKER = re.compile(r'^#\s*(\d+)\s+"([^"]*)"')
 OPS = ("create|alloc|free|alloc_batch|free_batch|getmeta|resize|thread_exit"
@@ -78,17 +78,17 @@ def macro_form(c_text: str) -> str:
 
 def written_form(c_text: str, stem: str) -> str:
     """c_text with the switch defined before its first #include and its
-    MT_COMPOSE line replaced by chains/STEM.h."""
+    MT_COMPOSE line replaced by chains/STEM.inl."""
     args, written = composition_args(c_text)
     if written:
         return c_text
     text, n = re.subn(r"^MT_COMPOSE\(([^()]*)\)[ \t]*$",
-                      f'/* MT_COMPOSE({args}), written out: */\n#include "chains/{stem}.h"',
+                      f'/* MT_COMPOSE({args}), written out: */\n#include "chains/{stem}.inl"',
                       c_text, count=1, flags=re.M)
     first = re.search(r"^#\s*include\b", text, re.M)
     if not n or not first:
         raise ChainError("MT_COMPOSE(...) must stand on a line of its own, after an #include")
-    return (text[:first.start()] + f"/* Forwarders and glue written out: chains/{stem}.h */\n"
+    return (text[:first.start()] + f"/* Forwarders and glue written out: chains/{stem}.inl */\n"
             f"#define {SWITCH}\n" + text[first.start():])
 
 
@@ -142,7 +142,7 @@ def clang_format(text: str, style: pathlib.Path | None) -> str:
 
 def chain_header(c_text: str, origin: str, cc: Sequence[str], flags: Sequence[str],
                  include: pathlib.Path, quote_dir: pathlib.Path) -> str:
-    """The text of chains/NAME.h for composition c_text (instances/NAME.c or
+    """The text of chains/NAME.inl for composition c_text (instances/NAME.c or
     a generated one): flags are its compile flags (with -I include), quote_dir
     where its "..." includes are found."""
     args, _ = composition_args(c_text)

@@ -118,7 +118,7 @@ def layer_libs(comp: Composition) -> list[str]:
 def written_out(paths: Paths, c_text: str, stem: str, origin: str,
                 opt: list[str] | None = None) -> tuple[str, str]:
     """c_text with its forwarders and glue written out (mortise_lib/chain.py):
-    the composition that includes chains/STEM.h, and that file's text."""
+    the composition that includes chains/STEM.inl, and that file's text."""
     cc = compiler()
     flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
     try:
@@ -132,7 +132,7 @@ def build_files(paths: Paths, c_text: str, out_so: str | os.PathLike[str] | None
                 out_a: str | os.PathLike[str] | None = None, opt: list[str] | None = None,
                 verbose: bool = False, libs: Sequence[str] = (), chain_h: str | None = None) -> list[str]:
     """Compile c_text once (-fPIC) into out_so and/or out_a; chain_h: the
-    text of chains/composition.h it includes (written_out)."""
+    text of chains/composition.inl it includes (written_out)."""
     cc = compiler()
     flags = compile_flags(paths, cc, opt if opt is not None else DEFAULT_OPT)
     with tempfile.TemporaryDirectory(prefix="mortise-") as tmp:
@@ -141,7 +141,7 @@ def build_files(paths: Paths, c_text: str, out_so: str | os.PathLike[str] | None
         src.write_text(c_text)
         if chain_h is not None:
             (pathlib.Path(tmp) / "chains").mkdir()
-            (pathlib.Path(tmp) / "chains" / "composition.h").write_text(chain_h)
+            (pathlib.Path(tmp) / "chains" / "composition.inl").write_text(chain_h)
         run_cmd(cc + flags + ["-c", str(src), "-o", str(obj)], verbose)
         if out_so:
             run_cmd(cc + ["-shared", "-o", str(out_so), str(obj)] + LINK_FLAGS + list(libs), verbose)
@@ -186,7 +186,7 @@ def cmd_build(args: argparse.Namespace, paths: Paths) -> int:
         if args.written_out:
             text, header = written_out(paths, c_text, emit.stem, emit.name, opt)
             (emit.parent / "chains").mkdir(exist_ok=True)
-            (emit.parent / "chains" / f"{emit.stem}.h").write_text(header)
+            (emit.parent / "chains" / f"{emit.stem}.inl").write_text(header)
             emit.write_text(text)
         else:
             emit.write_text(c_text)
@@ -379,7 +379,7 @@ def parser() -> argparse.ArgumentParser:
                    help="write the generated composition ('-': standard output)")
     b.add_argument("--written-out", action="store_true",
                    help="write the layers' forwarders and MT_COMPOSE's glue out as C "
-                   "(chains/FILE.h beside --emit-c FILE.c, which includes it), so "
+                   "(chains/FILE.inl beside --emit-c FILE.c, which includes it), so "
                    "that grep, ctags and a call-graph walk find every function "
                    "(same machine code)")
     b.add_argument("-O", "--opt", dest="opt", metavar="FLAGS",

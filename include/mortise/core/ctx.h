@@ -204,14 +204,8 @@ static void mt_chain_report_invalid(void *p, const char *op);
  * program's call site (the entry point's return address) for the locks of
  * this request and attaches the thread on its first request;
  * lock_stat_event runs at fork's prepare (before any lock), parent and
- * child (after the chain), and around a thread's exit (core/thread.h). */
-enum {
-    MT_LOCK_STAT_FORK_PREPARE,
-    MT_LOCK_STAT_FORK_PARENT,
-    MT_LOCK_STAT_FORK_CHILD,
-    MT_LOCK_STAT_EXIT_BEGIN,
-    MT_LOCK_STAT_EXIT_END
-};
+ * child (after the chain), and around a thread's exit (core/thread.h;
+ * the events: MT_LOCK_STAT_*, core/platform.h). */
 static inline void mt_chain_note_caller(void);
 static inline void mt_chain_lock_stat_event(int event);
 

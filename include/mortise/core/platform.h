@@ -206,4 +206,15 @@ static __attribute__((noinline, cold, unused)) uintptr_t mt_once_enter(mt_once *
 }
 MT_INLINE void mt_once_leave(mt_once *w, uintptr_t final) { mt_store_release(w, final); }
 
+/* The events of the lock statistics' hook (mt_chain_lock_stat_event,
+ * core/ctx.h; mt_lockstat_event, policy/sync/lockstat.h): here, where both
+ * the socket's thread and fork handlers and the statistics see them. */
+enum {
+    MT_LOCK_STAT_FORK_PREPARE,
+    MT_LOCK_STAT_FORK_PARENT,
+    MT_LOCK_STAT_FORK_CHILD,
+    MT_LOCK_STAT_EXIT_BEGIN,
+    MT_LOCK_STAT_EXIT_END
+};
+
 #endif

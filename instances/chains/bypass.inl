@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* segfit_lower: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_lower_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -52,6 +54,8 @@ MT_INLINE MT_UNUSED void segfit_lower_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_lower_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_lower_lock_stat_event(int event) { (void)event; }
 
 /* segfit_upper: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_upper_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -79,6 +83,8 @@ MT_INLINE MT_UNUSED void segfit_upper_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_upper_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_upper_lock_stat_event(int event) { (void)event; }
 
 /* cond_bypass: the operations it leaves to core/layer_end.h */
 MT_INLINE void *cond_bypass_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -104,6 +110,8 @@ MT_INLINE MT_UNUSED void cond_bypass_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void cond_bypass_note_caller(void) {}
+MT_INLINE MT_UNUSED void cond_bypass_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -124,6 +132,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -27,6 +27,8 @@ MT_INLINE MT_UNUSED void virtual_alloc_heap_report_unowned(void *p, const char *
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void virtual_alloc_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void virtual_alloc_heap_lock_stat_event(int event) { (void)event; }
 
 /* buddy_glk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *buddy_glk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -54,6 +56,8 @@ MT_INLINE MT_UNUSED void buddy_glk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void buddy_glk_note_caller(void) {}
+MT_INLINE MT_UNUSED void buddy_glk_lock_stat_event(int event) { (void)event; }
 
 /* slab_lk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *slab_lk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -67,6 +71,8 @@ MT_INLINE MT_UNUSED void slab_lk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void slab_lk_note_caller(void) {}
+MT_INLINE MT_UNUSED void slab_lk_lock_stat_event(int event) { (void)event; }
 
 /* thread_cache: the operations it leaves to core/layer_end.h */
 MT_INLINE void *mt_below_thread_cache_alloc(mt_ctx *ctx);
@@ -97,6 +103,8 @@ MT_INLINE MT_UNUSED void thread_cache_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void thread_cache_note_caller(void) {}
+MT_INLINE MT_UNUSED void thread_cache_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -117,6 +125,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

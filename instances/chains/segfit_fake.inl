@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* fake1: the operations it leaves to core/layer_end.h */
 MT_INLINE void *fake1_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -45,6 +47,8 @@ MT_INLINE MT_UNUSED void fake1_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void fake1_note_caller(void) {}
+MT_INLINE MT_UNUSED void fake1_lock_stat_event(int event) { (void)event; }
 
 /* segfit_lk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_lk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -72,6 +76,8 @@ MT_INLINE MT_UNUSED void segfit_lk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_lk_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_lk_lock_stat_event(int event) { (void)event; }
 
 /* fake2: the operations it leaves to core/layer_end.h */
 MT_INLINE void *fake2_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -92,6 +98,8 @@ MT_INLINE MT_UNUSED void fake2_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void fake2_note_caller(void) {}
+MT_INLINE MT_UNUSED void fake2_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -112,6 +120,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* segfit_lf: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_lf_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -47,6 +49,8 @@ MT_INLINE MT_UNUSED void segfit_lf_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_lf_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_lf_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -67,6 +71,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* slab_lk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *slab_lk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -38,6 +40,8 @@ MT_INLINE MT_UNUSED void slab_lk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void slab_lk_note_caller(void) {}
+MT_INLINE MT_UNUSED void slab_lk_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -58,6 +62,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

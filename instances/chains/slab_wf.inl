@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* slab_wf: the operations it leaves to core/layer_end.h */
 MT_INLINE void *mt_below_slab_wf_alloc(mt_ctx *ctx);
@@ -48,6 +50,8 @@ MT_INLINE MT_UNUSED void slab_wf_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void slab_wf_note_caller(void) {}
+MT_INLINE MT_UNUSED void slab_wf_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -68,6 +72,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* segfit_lk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_lk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -52,6 +54,8 @@ MT_INLINE MT_UNUSED void segfit_lk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_lk_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_lk_lock_stat_event(int event) { (void)event; }
 
 /* slab_arrcache: the operations it leaves to core/layer_end.h */
 MT_INLINE void *mt_below_slab_arrcache_alloc(mt_ctx *ctx);
@@ -82,6 +86,8 @@ MT_INLINE MT_UNUSED void slab_arrcache_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void slab_arrcache_note_caller(void) {}
+MT_INLINE MT_UNUSED void slab_arrcache_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -102,6 +108,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

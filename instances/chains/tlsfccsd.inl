@@ -27,6 +27,8 @@ MT_INLINE MT_UNUSED void brk_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void brk_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void brk_heap_lock_stat_event(int event) { (void)event; }
 
 /* tlsf_glk: the operations it leaves to core/layer_end.h */
 MT_INLINE void *tlsf_glk_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -50,6 +52,8 @@ MT_INLINE MT_UNUSED void tlsf_glk_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void tlsf_glk_note_caller(void) {}
+MT_INLINE MT_UNUSED void tlsf_glk_lock_stat_event(int event) { (void)event; }
 
 /* delayed_free: the operations it leaves to core/layer_end.h */
 MT_INLINE void *delayed_free_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -74,6 +78,8 @@ MT_INLINE void *delayed_free_check(mt_ctx *ctx, mt_lfunc *next)
 {
     return mt_check_then(delayed_free_invariants(), ctx, next);
 }
+MT_INLINE MT_UNUSED void delayed_free_note_caller(void) {}
+MT_INLINE MT_UNUSED void delayed_free_lock_stat_event(int event) { (void)event; }
 
 /* tail_chksum: the operations it leaves to core/layer_end.h */
 MT_INLINE void *tail_chksum_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -97,6 +103,8 @@ MT_INLINE void *tail_chksum_fork_parent(mt_ctx *ctx, mt_lfunc *next) { return ne
 MT_INLINE void *tail_chksum_fork_child(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 MT_INLINE void *tail_chksum_purge(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 MT_INLINE void *tail_chksum_check(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
+MT_INLINE MT_UNUSED void tail_chksum_note_caller(void) {}
+MT_INLINE MT_UNUSED void tail_chksum_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -117,6 +125,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -31,6 +31,8 @@ MT_INLINE MT_UNUSED void malloc_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_heap_lock_stat_event(int event) { (void)event; }
 
 /* wcet_stat: the operations it leaves to core/layer_end.h */
 MT_INLINE void *wcet_stat_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -58,6 +60,8 @@ MT_INLINE MT_UNUSED void wcet_stat_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void wcet_stat_note_caller(void) {}
+MT_INLINE MT_UNUSED void wcet_stat_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -78,6 +82,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

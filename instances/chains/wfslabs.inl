@@ -25,6 +25,8 @@ MT_INLINE MT_UNUSED void mmap_heap_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void mmap_heap_note_caller(void) {}
+MT_INLINE MT_UNUSED void mmap_heap_lock_stat_event(int event) { (void)event; }
 
 /* segfit_lf: the operations it leaves to core/layer_end.h */
 MT_INLINE void *segfit_lf_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -47,6 +49,8 @@ MT_INLINE MT_UNUSED void segfit_lf_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void segfit_lf_note_caller(void) {}
+MT_INLINE MT_UNUSED void segfit_lf_lock_stat_event(int event) { (void)event; }
 
 /* slab_wf: the operations it leaves to core/layer_end.h */
 MT_INLINE void *mt_below_slab_wf_alloc(mt_ctx *ctx);
@@ -70,6 +74,8 @@ MT_INLINE MT_UNUSED void slab_wf_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void slab_wf_note_caller(void) {}
+MT_INLINE MT_UNUSED void slab_wf_lock_stat_event(int event) { (void)event; }
 
 /* tail_chksum: the operations it leaves to core/layer_end.h */
 MT_INLINE void *tail_chksum_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -93,6 +99,8 @@ MT_INLINE void *tail_chksum_fork_parent(mt_ctx *ctx, mt_lfunc *next) { return ne
 MT_INLINE void *tail_chksum_fork_child(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 MT_INLINE void *tail_chksum_purge(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
 MT_INLINE void *tail_chksum_check(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
+MT_INLINE MT_UNUSED void tail_chksum_note_caller(void) {}
+MT_INLINE MT_UNUSED void tail_chksum_lock_stat_event(int event) { (void)event; }
 
 /* malloc_socket: the operations it leaves to core/layer_end.h */
 MT_INLINE void *malloc_socket_create(mt_ctx *ctx, mt_lfunc *next) { return next(ctx); }
@@ -113,6 +121,8 @@ MT_INLINE MT_UNUSED void malloc_socket_report_unowned(void *p, const char *op)
     (void)p;
     (void)op;
 }
+MT_INLINE MT_UNUSED void malloc_socket_note_caller(void) {}
+MT_INLINE MT_UNUSED void malloc_socket_lock_stat_event(int event) { (void)event; }
 
 /* The composition (core/compose.h) */
 MT_INLINE void *mt_end_create(mt_ctx *ctx)

@@ -26,21 +26,11 @@ _Static_assert(
  * #define MT_DESCRIPTOR MT_DESCRIPTOR_<name> before including this file.
  * A layer without one (a test's own layer) may define MT_LAYER_TRAITS.
  * A layer whose locks count contention (lock_stat=1, policy/sync/sync.h)
- * also has MT_TRAIT_LOCK_STAT and the two hooks MT_COMPOSE calls for every
- * layer (mt_chain_note_caller, mt_chain_lock_stat_event: core/ctx.h); every
- * other layer's hooks are empty. */
+ * also has MT_TRAIT_LOCK_STAT (its hooks: MT_LAYER_OPS_DEFAULTS, core/ops.h). */
 #if defined(MT_LOCK_STAT) && MT_LOCK_STAT
 #define MT__LOCK_STAT_TRAIT MT_TRAIT_LOCK_STAT
-MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void)
-{
-    if (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0)))
-        mt_thread_attach(); /* the thread's first request: its exit is recorded */
-}
-MT_INLINE MT_UNUSED void MT_SELF(lock_stat_event)(int event) { mt_lockstat_event(event); }
 #else
 #define MT__LOCK_STAT_TRAIT 0
-MT_INLINE MT_UNUSED void MT_SELF(note_caller)(void) {}
-MT_INLINE MT_UNUSED void MT_SELF(lock_stat_event)(int event) { (void)event; }
 #endif
 #ifdef MT_DESCRIPTOR
 MT_DESCRIPTOR(MT__DESC_TRAITS, MT__DESC_CHECK)

@@ -57,9 +57,28 @@
 
 /* The forwarders of instance `name` for every operation it did not mark
  * (layer_end.h). */
-#define MT_LAYER_OPS_DEFAULTS(name)      \
-    MT_FOR_EACH_OP(MT__DEFAULT_OP, name) \
-    MT__DEFAULT_REPORT_IF(MT__OP_MARKED_(MT__OP_PROBE(MT_HAS_REPORT_UNOWNED), 0, ~), name)
+#define MT_LAYER_OPS_DEFAULTS(name)                                                        \
+    MT_FOR_EACH_OP(MT__DEFAULT_OP, name)                                                   \
+    MT__DEFAULT_REPORT_IF(MT__OP_MARKED_(MT__OP_PROBE(MT_HAS_REPORT_UNOWNED), 0, ~), name) \
+    MT_CAT(MT__LOCK_STAT_HOOKS_, MT_LOCK_STAT)(name)
+/* NAME_note_caller() and NAME_lock_stat_event(event), which MT_COMPOSE calls
+ * for every layer (mt_chain_note_caller, mt_chain_lock_stat_event:
+ * core/ctx.h): with lock_stat=1 (MT_LOCK_STAT, policy/sync/sync.h) they
+ * note the request's call site (the entry point's return address) and
+ * attach the thread on its first request, and pass the socket's fork and
+ * thread-exit events to the statistics (policy/sync/lockstat.h); otherwise
+ * they are empty (0, or the token MT_LOCK_STAT itself when undefined). */
+#define MT__LOCK_STAT_HOOKS_MT_LOCK_STAT(name) MT__LOCK_STAT_HOOKS_0(name)
+#define MT__LOCK_STAT_HOOKS_0(name)                      \
+    MT_INLINE MT_UNUSED void name##_note_caller(void) {} \
+    MT_INLINE MT_UNUSED void name##_lock_stat_event(int event) { (void)event; }
+#define MT__LOCK_STAT_HOOKS_1(name)                                          \
+    MT_INLINE MT_UNUSED void name##_note_caller(void)                        \
+    {                                                                        \
+        if (mt_lockstat_note_caller((uintptr_t)__builtin_return_address(0))) \
+            mt_thread_attach();                                              \
+    }                                                                        \
+    MT_INLINE MT_UNUSED void name##_lock_stat_event(int event) { mt_lockstat_event(event); }
 /* NAME_report_unowned(p, op): how the layer reports a pointer no layer owns
  * (mt_chain_report_invalid, core/ctx.h). A safety layer defines it and says
  * so with `#define MT_HAS_REPORT_UNOWNED`; every other layer gets one that

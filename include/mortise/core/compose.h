@@ -212,24 +212,37 @@
         (void)op;                                                           \
     }
 
-/* mt_chain_note_caller, mt_chain_lock_stat_event (core/ctx.h): every
- * layer's hook, in list order. Only a layer with MT_TRAIT_LOCK_STAT has
- * hooks that do something (core/layer_end.h), and theirs may run twice
- * (a second note of the same call site, a second close of the same fork
- * gate); without one both functions are empty, with no test left behind
- * that the compiler would weigh before folding it. */
+/* mt_chain_note_caller, mt_chain_lock_stat_event (core/ctx.h): in a chain
+ * with MT_TRAIT_LOCK_STAT, every layer's hook in list order (only a layer
+ * with lock statistics has hooks that do something, core/ops.h, and theirs
+ * may run twice for one request or event: a second note of the same call
+ * site, a second close of the same fork gate); in any other chain nothing,
+ * behind one test of a constant expression, whatever the chain's length. */
 #define MT__NOTE_CALLER_BY(L) L##_note_caller();
 #define MT__LOCK_STAT_EVENT_BY(L) L##_lock_stat_event(event);
+/* The or of every layer's traits, as a constant expression. */
+#define MT__OR_TRAITS(L) | L##_traits
+#define MT__TRAITS_ALL(...) (0 MT__EACH(MT__OR_TRAITS, __VA_ARGS__))
 /* clang-format off */
-#define MT__LOCK_STAT_HOOKS(...)                                  \
-    MT_INLINE void mt_chain_note_caller(void)                     \
+#define MT__LOCK_STAT_HOOKS(ALL, ...)                             \
+    MT_INLINE void mt_chain_note_each(void)                       \
     {                                                             \
         MT__EACH(MT__NOTE_CALLER_BY, __VA_ARGS__)                 \
     }                                                             \
-    MT_INLINE void mt_chain_lock_stat_event(int event)            \
+    MT_INLINE void mt_chain_note_caller(void)                     \
+    {                                                             \
+        if ((ALL) & MT_TRAIT_LOCK_STAT)                           \
+            mt_chain_note_each();                                 \
+    }                                                             \
+    MT_INLINE void mt_chain_lock_stat_each(int event)             \
     {                                                             \
         MT__EACH(MT__LOCK_STAT_EVENT_BY, __VA_ARGS__)             \
         (void)event;                                              \
+    }                                                             \
+    MT_INLINE void mt_chain_lock_stat_event(int event)            \
+    {                                                             \
+        if ((ALL) & MT_TRAIT_LOCK_STAT)                           \
+            mt_chain_lock_stat_each(event);                       \
     }
 /* clang-format on */
 
@@ -240,7 +253,7 @@
     MT_CAT(MT__R, MT__NARGS(__VA_ARGS__))(MT__TRAITS_OF(os), os, __VA_ARGS__)                         \
     MT__ATS(os, __VA_ARGS__)                                                       \
     MT__REPORT_INVALID(os, __VA_ARGS__)                                            \
-    MT__LOCK_STAT_HOOKS(os, __VA_ARGS__)                                           \
+    MT__LOCK_STAT_HOOKS(MT__TRAITS_ALL(os, __VA_ARGS__), os, __VA_ARGS__)                                           \
     MT__NAMES(os, __VA_ARGS__)
 /* clang-format on */
 

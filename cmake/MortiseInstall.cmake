@@ -7,7 +7,8 @@
 #   share/mortise/mortise_lib/       (and the layers' descriptors.json) in
 #                                    share/mortise/, and the instances' composition
 #   share/mortise/instances/*.c, *.h files it lists (and users copy), with the
-#                                    chains some of them share
+#                                    chains some of them share, and chains/*.inl
+#                                    (each one's glue written out)
 #   share/mortise/bench_lib/svg.py   the SVG writer `mortise tune` plots with
 #   lib/pkgconfig/mortise.pc         pkg-config: cflags a composition needs, libs
 #   lib/cmake/Mortise/               find_package(Mortise): Mortise::headers,
@@ -32,7 +33,7 @@ install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/mortise DESTINATION ${CMAKE_INSTALL
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/mortise_lib DESTINATION ${mortise_share}
         FILES_MATCHING PATTERN "*.py" PATTERN "descriptors.json" PATTERN "__pycache__" EXCLUDE)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/instances/ DESTINATION ${mortise_share}/instances
-        FILES_MATCHING PATTERN "*.c" PATTERN "*.h")
+        FILES_MATCHING PATTERN "*.c" PATTERN "*.h" PATTERN "*.inl")
 install(FILES ${PROJECT_SOURCE_DIR}/tools/bench_lib/__init__.py
               ${PROJECT_SOURCE_DIR}/tools/bench_lib/svg.py
         DESTINATION ${mortise_share}/bench_lib)

@@ -1724,7 +1724,7 @@ MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
     (void)p;
     (void)op;
 }
-MT_INLINE void mt_chain_note_each(void)
+MT_INLINE MT_UNUSED void mt_chain_note_each(void)
 {
     mmap_heap_note_caller();
     buddy_glk_note_caller();
@@ -1733,14 +1733,14 @@ MT_INLINE void mt_chain_note_each(void)
     affinity_pool_note_caller();
     malloc_socket_note_caller();
 }
-MT_INLINE void mt_chain_note_caller(void)
+MT_INLINE MT_UNUSED void mt_chain_note_caller(void)
 {
     if (((0 | mmap_heap_traits | buddy_glk_traits | slab_lk_traits | thread_cache_traits |
           affinity_pool_traits | malloc_socket_traits)) &
         MT_TRAIT_LOCK_STAT)
         mt_chain_note_each();
 }
-MT_INLINE void mt_chain_lock_stat_each(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_each(int event)
 {
     mmap_heap_lock_stat_event(event);
     buddy_glk_lock_stat_event(event);
@@ -1750,7 +1750,7 @@ MT_INLINE void mt_chain_lock_stat_each(int event)
     malloc_socket_lock_stat_event(event);
     (void)event;
 }
-MT_INLINE void mt_chain_lock_stat_event(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_event(int event)
 {
     if (((0 | mmap_heap_traits | buddy_glk_traits | slab_lk_traits | thread_cache_traits |
           affinity_pool_traits | malloc_socket_traits)) &

@@ -1345,7 +1345,7 @@ MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
     (void)p;
     (void)op;
 }
-MT_INLINE void mt_chain_note_each(void)
+MT_INLINE MT_UNUSED void mt_chain_note_each(void)
 {
     virtual_alloc_heap_note_caller();
     buddy_glk_note_caller();
@@ -1353,14 +1353,14 @@ MT_INLINE void mt_chain_note_each(void)
     thread_cache_note_caller();
     malloc_socket_note_caller();
 }
-MT_INLINE void mt_chain_note_caller(void)
+MT_INLINE MT_UNUSED void mt_chain_note_caller(void)
 {
     if (((0 | virtual_alloc_heap_traits | buddy_glk_traits | slab_lk_traits | thread_cache_traits |
           malloc_socket_traits)) &
         MT_TRAIT_LOCK_STAT)
         mt_chain_note_each();
 }
-MT_INLINE void mt_chain_lock_stat_each(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_each(int event)
 {
     virtual_alloc_heap_lock_stat_event(event);
     buddy_glk_lock_stat_event(event);
@@ -1369,7 +1369,7 @@ MT_INLINE void mt_chain_lock_stat_each(int event)
     malloc_socket_lock_stat_event(event);
     (void)event;
 }
-MT_INLINE void mt_chain_lock_stat_event(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_event(int event)
 {
     if (((0 | virtual_alloc_heap_traits | buddy_glk_traits | slab_lk_traits | thread_cache_traits |
           malloc_socket_traits)) &

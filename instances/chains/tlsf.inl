@@ -565,25 +565,25 @@ MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op)
     (void)p;
     (void)op;
 }
-MT_INLINE void mt_chain_note_each(void)
+MT_INLINE MT_UNUSED void mt_chain_note_each(void)
 {
     brk_heap_note_caller();
     tlsf_glk_note_caller();
     malloc_socket_note_caller();
 }
-MT_INLINE void mt_chain_note_caller(void)
+MT_INLINE MT_UNUSED void mt_chain_note_caller(void)
 {
     if (((0 | brk_heap_traits | tlsf_glk_traits | malloc_socket_traits)) & MT_TRAIT_LOCK_STAT)
         mt_chain_note_each();
 }
-MT_INLINE void mt_chain_lock_stat_each(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_each(int event)
 {
     brk_heap_lock_stat_event(event);
     tlsf_glk_lock_stat_event(event);
     malloc_socket_lock_stat_event(event);
     (void)event;
 }
-MT_INLINE void mt_chain_lock_stat_event(int event)
+MT_INLINE MT_UNUSED void mt_chain_lock_stat_event(int event)
 {
     if (((0 | brk_heap_traits | tlsf_glk_traits | malloc_socket_traits)) & MT_TRAIT_LOCK_STAT)
         mt_chain_lock_stat_each(event);

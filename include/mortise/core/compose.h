@@ -224,25 +224,25 @@
 #define MT__OR_TRAITS(L) | L##_traits
 #define MT__TRAITS_ALL(...) (0 MT__EACH(MT__OR_TRAITS, __VA_ARGS__))
 /* clang-format off */
-#define MT__LOCK_STAT_HOOKS(ALL, ...)                             \
-    MT_INLINE void mt_chain_note_each(void)                       \
-    {                                                             \
-        MT__EACH(MT__NOTE_CALLER_BY, __VA_ARGS__)                 \
-    }                                                             \
-    MT_INLINE void mt_chain_note_caller(void)                     \
-    {                                                             \
-        if ((ALL) & MT_TRAIT_LOCK_STAT)                           \
-            mt_chain_note_each();                                 \
-    }                                                             \
-    MT_INLINE void mt_chain_lock_stat_each(int event)             \
-    {                                                             \
-        MT__EACH(MT__LOCK_STAT_EVENT_BY, __VA_ARGS__)             \
-        (void)event;                                              \
-    }                                                             \
-    MT_INLINE void mt_chain_lock_stat_event(int event)            \
-    {                                                             \
-        if ((ALL) & MT_TRAIT_LOCK_STAT)                           \
-            mt_chain_lock_stat_each(event);                       \
+#define MT__LOCK_STAT_HOOKS(ALL, ...)                            \
+    MT_INLINE MT_UNUSED void mt_chain_note_each(void)            \
+    {                                                            \
+        MT__EACH(MT__NOTE_CALLER_BY, __VA_ARGS__)                \
+    }                                                            \
+    MT_INLINE MT_UNUSED void mt_chain_note_caller(void)          \
+    {                                                            \
+        if ((ALL) & MT_TRAIT_LOCK_STAT)                          \
+            mt_chain_note_each();                                \
+    }                                                            \
+    MT_INLINE MT_UNUSED void mt_chain_lock_stat_each(int event)  \
+    {                                                            \
+        MT__EACH(MT__LOCK_STAT_EVENT_BY, __VA_ARGS__)            \
+        (void)event;                                             \
+    }                                                            \
+    MT_INLINE MT_UNUSED void mt_chain_lock_stat_event(int event) \
+    {                                                            \
+        if ((ALL) & MT_TRAIT_LOCK_STAT)                          \
+            mt_chain_lock_stat_each(event);                      \
     }
 /* clang-format on */
 

@@ -31,7 +31,7 @@
  * mt_chain_layer_names(), the instance names in order, for reports.
  * Up to 16 instances; one composition per translation unit.
  * A ready allocator (instances/NAME.c) includes this expansion written out
- * as C, instances/chains/NAME.h (tools/compose_chain.py, which checks it is
+ * as C, instances/chains/NAME.inl (tools/compose_chain.py, which checks it is
  * still what these macros make), so every function here has a source line.
  */
 #ifndef MORTISE_CORE_COMPOSE_H

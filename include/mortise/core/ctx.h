@@ -130,7 +130,9 @@ struct mt_ctx {
     MT_CTX_EXTRA
 };
 
-/* Layer traits: bits of a layer's MT_LAYER_TRAITS (core/layer_end.h).
+/* Layer traits: bits of the traits a layer's descriptor states
+ * (core/describe.h; MT_LAYER_TRAITS for a layer without one), which
+ * core/layer_end.h makes its NAME_traits.
  * MT_COMPOSE rejects a chain where a layer needs of every layer below it a
  * trait one of them lacks, naming both (core/compose.h).
  *   MT_TRAIT_FRESH_HEADS        while a layer of the chain has
@@ -198,8 +200,8 @@ static inline unsigned mt_chain_traits(void);
 static void mt_chain_report_invalid(void *p, const char *op);
 
 /* The lock statistics' hooks: every layer's NAME_note_caller and
- * NAME_lock_stat_event (core/layer_end.h), which do something only in a
- * layer with MT_TRAIT_LOCK_STAT; nothing without one. Defined by
+ * NAME_lock_stat_event (MT_LAYER_OPS_DEFAULTS, core/ops.h), which do
+ * something only in a layer with MT_TRAIT_LOCK_STAT; nothing without one. Defined by
  * MT_COMPOSE. note_caller, first thing in every entry point, leaves the
  * program's call site (the entry point's return address) for the locks of
  * this request and attaches the thread on its first request;

@@ -9,7 +9,7 @@
  * The forwarders come from the one operation list (core/ops.h): for each
  * operation without a marker, NAME_op(ctx, next) { return next(ctx); } —
  * exactly what a hand-written forwarder was, so the machine code is the same.
- * A composition that includes its glue written out (instances/chains/NAME.h,
+ * A composition that includes its glue written out (instances/chains/NAME.inl,
  * tools/compose_chain.py) defines MT_GLUE_WRITTEN_OUT: that file holds the
  * forwarders as source lines grep, ctags and a debugger find. */
 #ifndef MT_GLUE_WRITTEN_OUT

@@ -33,7 +33,8 @@ MT_INLINE mt_ctx mt_socket_request(void) { return mt_ctx_for_alloc(0, 1); }
  * return address of the entry point — for the locks of this request
  * (policy/sync/lockstat.h: lock calls carry no context), and on the
  * thread's first request gives the thread its row and attaches it, so its
- * exit is recorded. Without one it is a constant false: no instruction. */
+ * exit is recorded. Without one it is a test of a constant the compiler
+ * drops (core/compose.h). */
 #define MT_SOCKET_NOTE_CALLER() mt_chain_note_caller()
 
 /* Free p: route it by the page map; a pointer no layer owns (entry 0) is

@@ -111,16 +111,16 @@ def resolve_include(frm: Path, kind: str, name: str) -> Optional[Path]:
 def included(src: Path) -> Dict[Path, Set[Path]]:
     """Every file src includes, transitively, mapped to the files that include it."""
     by: Dict[Path, Set[Path]] = {src.resolve(): set()}
-    todo = [src.resolve()]
-    while todo:
-        f = todo.pop()
+    pending = [src.resolve()]
+    while pending:
+        f = pending.pop()
         for m in INCLUDE_LINE.finditer(f.read_text()):
             p = resolve_include(f, m.group(1), m.group(2))
             if p is None:
                 continue
             if p not in by:
                 by[p] = set()
-                todo.append(p)
+                pending.append(p)
             by[p].add(f)
     return by
 
@@ -129,16 +129,16 @@ def owners(f: Path, by: Dict[Path, Set[Path]], layer_of: Dict[Path, str]) -> Set
     """The layers whose headers include f, directly or through other fragments."""
     seen: Set[Path] = set()
     out: Set[str] = set()
-    todo = [f]
-    while todo:
-        g = todo.pop()
+    pending = [f]
+    while pending:
+        g = pending.pop()
         if g in seen:
             continue
         seen.add(g)
         if g in layer_of:
             out.add(layer_of[g])
             continue
-        todo.extend(by.get(g, ()))
+        pending.extend(by.get(g, ()))
     return out
 
 

@@ -11,7 +11,12 @@ MT_SELF_ID); every slot the descriptor lists must appear in the row's slots
 column with the same default, and in the contract's prose (its name). Every
 row must name a header that exists.
 The descriptor agrees with the code: each default it states is one the
-header (or a fragment it includes) #defines for the slot's macro.
+header (or a fragment it includes) #defines for the slot's macro. A
+context field it declares (MT_CTX_FIELD) is the one the contract tells the
+composition to put in MT_CTX_EXTRA. A policy header's descriptor
+(MT_POLICY_DESCRIPTOR_<slot>_<name>) names the slot of its folder and the
+header's own name, the contract's prose says slot=name (an extension's:
+names each slot it adds).
 Every slot macro a header names is forgotten by that header (an #undef;
 the headers put them right after `#include "../core/layer_end.h"`), and so
 is every per-instance default it sets with `#ifndef MT_X`; a composition
@@ -39,8 +44,11 @@ from typing import Dict, List, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from mortise_lib.describe import describe  # noqa: E402
+from mortise_lib.describe import Table, describe  # noqa: E402
 from mortise_lib.registry import FOLDER_KIND as KINDS, Layer, Registry, Slot, _contract  # noqa: E402
+
+# The policy slot each folder of policy/ holds.
+POLICY_FOLDER_SLOT = {"sync": "sync", "sizeclass": "sizeclass", "chksum": "chksum", "err": "err_handle"}
 
 # name → (folder, header, {slot: default text}, kind)
 Contracts = Dict[str, Tuple[str, pathlib.Path, Dict[str, str], str]]
@@ -48,18 +56,17 @@ Contracts = Dict[str, Tuple[str, pathlib.Path, Dict[str, str], str]]
 Aliases = Dict[Tuple[str, str], List[str]]
 
 
-def registry() -> Registry:
-    """The registry of the headers as they are now: descriptors expanded by
-    the preprocessor, not the checked-in table (ctest tools.descriptors
-    checks that one)."""
-    return Registry(ROOT / "include", descriptors=describe(ROOT / "include"))
+def descriptors() -> Table:
+    """The descriptors of the headers as they are now, expanded by the
+    preprocessor, not the checked-in table (ctest tools.descriptors checks
+    that one)."""
+    return describe(ROOT / "include")
 
 
-def header_contracts() -> Contracts:
+def header_contracts(reg: Registry) -> Contracts:
     """name → (folder, header, {slot: default text}, kind), from the registry
     that `mortise` uses (tools/mortise_lib/registry.py); slots a policy header
     gives every layer of a slot (lock_stat) are documented there, not per row."""
-    reg = registry()
     return {name: (l.folder, l.header, {s.name: s.default_text for s in l.slots.values()
                                         if not s.inherited_from},
                    l.kind)
@@ -280,6 +287,41 @@ def descriptor_problems(reg: Registry) -> list[str]:
     return problems
 
 
+def ctx_problems(reg: Registry) -> list[str]:
+    """A layer's context fields (its descriptor's MT_CTX_FIELD entries) are
+    the declarations its contract tells the composition to define."""
+    problems: list[str] = []
+    for name, layer in reg.layers.items():
+        prose = re.sub(r"\s+", " ", _contract((reg.root / layer.header).read_text(errors="replace")))
+        for decl in layer.ctx_extra:
+            if not re.search(r"#define MT_CTX_EXTRA [^\n]*" + re.escape(decl), prose):
+                problems.append(f"{name}: the contract never asks for the context field its descriptor "
+                                f"declares (#define MT_CTX_EXTRA {decl})")
+    return problems
+
+
+def policy_problems(table: Table, root: pathlib.Path) -> list[str]:
+    """Each policy descriptor against its header: the folder's slot, the
+    header's name, and the contract's prose."""
+    problems: list[str] = []
+    for slot, names in table["policies"].items():
+        for name, d in names.items():
+            header = root / d["header"]
+            where = f"{slot}={name} ({d['header']})"
+            if POLICY_FOLDER_SLOT.get(header.parent.name) != slot:
+                problems.append(f"{where}: policy/{header.parent.name}/ holds policies of "
+                                f"{POLICY_FOLDER_SLOT.get(header.parent.name, 'no slot')}")
+            if header.stem != name:
+                problems.append(f"{where}: the header's name is {header.stem}")
+            prose = _contract(header.read_text(errors="replace"))
+            if d["kind"] == "policy" and f"{slot}={name}" not in prose:
+                problems.append(f"{where}: the contract's prose never says {slot}={name}")
+            for s in d["slots"]:
+                if not re.search(r"(?<![A-Za-z0-9_])" + s["name"] + r"(?![A-Za-z0-9_])", prose):
+                    problems.append(f"{where}: the contract's prose never names slot {s['name']}")
+    return problems
+
+
 def kind_problems(layer: Layer, text: str) -> list[str]:
     want = KINDS[layer.folder]
     if want is None:
@@ -319,7 +361,9 @@ def default_listed(default: str, cell_text: str) -> bool:
 
 
 def main() -> int:
-    headers, rows = header_contracts(), catalogue_rows()
+    table = descriptors()
+    reg = Registry(ROOT / "include", descriptors=table)
+    headers, rows = header_contracts(reg), catalogue_rows()
     problems: list[str] = []
     for name, (folder, path, slots, derived) in headers.items():
         row = rows.get(name)
@@ -339,10 +383,11 @@ def main() -> int:
     for name in rows:
         if name not in headers:
             problems.append(f"{name}: docs row but no header describes it (MT_DESCRIPTOR_{name})")
-    reg = registry()
     problems += alias_problems(reg)
     problems += forgetting_problems(reg)
     problems += descriptor_problems(reg)
+    problems += ctx_problems(reg)
+    problems += policy_problems(table, reg.root)
     for p in problems:
         print("catalogue:", p)
     print(f"catalogue: {len(headers)} layers checked, {len(problems)} problems")

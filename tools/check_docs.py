@@ -20,9 +20,10 @@ Fails (exit 1, one line per problem) when
     does not count the operations core/ops.h's MT_FOR_EACH_OP lists, or
     the operations table of docs/writing-a-layer.md lists others;
   - the table of docs/design.md §3 (every layer and policy by kind) misses
-    a layer (a descriptor, MT_DESCRIPTOR_NAME, in os/, layers/, sockets/) or a policy (a
-    policy header's first line "SLOT=NAME") of the headers, or names one
-    that no header declares;
+    a layer (a descriptor, MT_DESCRIPTOR_NAME, in os/, layers/, sockets/) or a
+    policy (a policy descriptor of kind policy, MT_POLICY_DESCRIPTOR_SLOT_NAME,
+    in policy/) of the headers, as the preprocessor expands them
+    (tools/mortise_lib/describe.py), or names one that no header declares;
   - a header under include/ or a composition file under instances/ quotes a
     results page (docs/results/) or a date: measured figures and their
     history live in docs/results/, headers say what is true now;
@@ -38,6 +39,9 @@ import pathlib
 import re
 import sys
 from typing import Iterator, List, Set, Tuple
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from mortise_lib.describe import DescribeError, describe  # noqa: E402
 
 # What a bare name or a path may end with to be taken for a file.
 EXTENSIONS = ("h", "c", "S", "py", "sh", "md", "txt", "cmake", "json", "ini", "in", "ld", "svg", "out")
@@ -222,22 +226,16 @@ def count_problems(root: pathlib.Path) -> List[str]:
     return problems
 
 
-# a layer's descriptor (core/describe.h), as tools/mortise_lib/describe.py finds it
-MODEL = re.compile(r"^#define MT_DESCRIPTOR_(\w+)\(LAYER, SLOT\)", re.M)
-POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
-
-
 def design_table_problems(root: pathlib.Path) -> List[str]:
     """docs/design.md §3's table names every layer and policy of the
     headers, and nothing else in backquotes."""
-    declared: Set[str] = set()
-    for folder in ("os", "layers", "sockets"):        # as tools/mortise_lib/registry.py reads them
-        for header in (root / "include/mortise" / folder).glob("*.h"):
-            declared |= set(MODEL.findall(header.read_text()))
-    for header in (root / "include/mortise/policy").glob("*/*.h"):
-        m = POLICY_LINE.match(header.read_text())
-        if m and m.group(1) in ("sync", "sizeclass", "chksum", "err_handle"):
-            declared.add(m.group(2))
+    try:
+        table = describe(root / "include")      # as tools/mortise_lib/registry.py reads them
+    except DescribeError as e:
+        return [f"include/: the descriptors cannot be read: {e}"]
+    declared: Set[str] = set(table["layers"])
+    for names in table["policies"].values():
+        declared |= {name for name, d in names.items() if d["kind"] == "policy"}
     text = (root / "docs/design.md").read_text()
     start = text.find("\n## 3.")
     if start < 0:

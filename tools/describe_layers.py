@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Write or check tools/mortise_lib/descriptors.json, the layers' descriptors.
+"""Write or check tools/mortise_lib/descriptors.json, the layers' and policies' descriptors.
 
 Each layer header states what it is as an X-macro the compiler reads,
 MT_DESCRIPTOR_<name> (core/describe.h): model name, kind, traits, aliases,
-links and every slot with its macro, type, default, allowed values and
-aliases. This tool expands them with the C preprocessor in describe mode
+links, every slot with its macro, type, default, allowed values and
+aliases, and the context fields it needs (MT_CTX_EXTRA). Each policy
+header states its slot, name and kind, MT_POLICY_DESCRIPTOR_<slot>_<name>,
+with the slots an extension (policy/sync/lockstat.h) gives the layers.
+This tool expands them with the C preprocessor in describe mode
 (tools/mortise_lib/describe.py; $CC, else cc) and writes the table that
 tools/mortise_lib/registry.py reads, so `mortise list`, `mortise build`,
 the spec checker, tools/check_catalogue.py and `mortise tune` see what the
@@ -22,21 +25,29 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
-from mortise_lib.describe import DescribeError, Descriptor, describe  # noqa: E402
+from mortise_lib.describe import DescribeError, Table, describe  # noqa: E402
 
 TABLE = ROOT / "tools" / "mortise_lib" / "descriptors.json"
 
 
-def render(table: dict[str, Descriptor]) -> str:
-    """The table as JSON: one layer a block, one slot a line."""
+def render(table: Table) -> str:
+    """The table as JSON: one layer a block, one slot a line; one policy a
+    line (an extension's slots on it)."""
     layers = []
-    for name in sorted(table):
-        d = table[name]
-        fields = [f'    "{key}": {json.dumps(d[key])}' for key in ("header", "kind", "traits", "aliases", "links")]
-        slots = ",\n".join(f"      {json.dumps(slot)}" for slot in d["slots"])
-        fields.append('    "slots": [\n' + slots + "\n    ]" if slots else '    "slots": []')
-        layers.append(f"  {json.dumps(name)}: {{\n" + ",\n".join(fields) + "\n  }")
-    return "{\n" + ",\n".join(layers) + "\n}\n"
+    for name in sorted(table["layers"]):
+        d = table["layers"][name]
+        fields = [f'      "{key}": {json.dumps(d[key])}'
+                  for key in ("header", "kind", "traits", "aliases", "links", "ctx")]
+        slots = ",\n".join(f"        {json.dumps(slot)}" for slot in d["slots"])
+        fields.append('      "slots": [\n' + slots + "\n      ]" if slots else '      "slots": []')
+        layers.append(f"    {json.dumps(name)}: {{\n" + ",\n".join(fields) + "\n    }")
+    slots_of = []
+    for slot in sorted(table["policies"]):
+        names = table["policies"][slot]
+        rows = ",\n".join(f"      {json.dumps(n)}: {json.dumps(names[n])}" for n in sorted(names))
+        slots_of.append(f"    {json.dumps(slot)}: {{\n" + rows + "\n    }")
+    return ('{\n  "layers": {\n' + ",\n".join(layers) + '\n  },\n'
+            '  "policies": {\n' + ",\n".join(slots_of) + "\n  }\n}\n")
 
 
 def main() -> int:

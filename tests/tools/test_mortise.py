@@ -391,8 +391,11 @@ class Generated(unittest.TestCase):
         self.assertNotIn("MT_SIZECLASS", c)      # defaults stay the header's
 
     def test_context_fields_a_socket_needs(self):
-        """kernel_socket's contract asks for '#define MT_CTX_EXTRA unsigned gfp;'
-        before Mortise is included."""
+        """kernel_socket's descriptor declares the context field gfp
+        (MT_CTX_FIELD), which goes into MT_CTX_EXTRA before Mortise is
+        included; it is no slot."""
+        self.assertEqual(REG.layers["kernel_socket"].ctx_extra, ["unsigned gfp;"])
+        self.assertNotIn("gfp", REG.layers["kernel_socket"].slots)
         comp = check(REG, "sheap_glk::segfit_lk(sync=spinlock)::kernel_socket(prefix=k_)")
         c = gen.composition_c(comp)
         self.assertIn("#define MT_CTX_EXTRA unsigned gfp;\n#include <mortise/mortise.h>", c)
@@ -469,6 +472,32 @@ class RegistryFromHeaders(unittest.TestCase):
                 check(reg, "mmap_heap::probe(depth=65)::malloc_socket")
             with self.assertRaises(SpecError):
                 check(REG, "mmap_heap::probe::malloc_socket")
+
+    def test_a_new_policy_header_appears(self):
+        """A policy is whatever the policy descriptors say: copy the tree, add
+        a sync policy and an extension of the sync slot."""
+        with tempfile.TemporaryDirectory() as tmp:
+            inc = pathlib.Path(tmp) / "include"
+            shutil.copytree(ROOT / "include", inc)
+            (inc / "mortise/policy/sync/probe.h").write_text(
+                "/* sync=probe — a test policy. */\n"
+                "#define MT_POLICY_DESCRIPTOR_sync_probe(POLICY, SLOT) POLICY(sync, probe, policy)\n"
+                "#if !defined(PROBE_H) && !defined(MT_DESCRIBE)\n#define PROBE_H\n#endif\n")
+            (inc / "mortise/policy/sync/probe_ext.h").write_text(
+                "/* probe_depth: a test extension. */\n"
+                "#define MT_POLICY_DESCRIPTOR_sync_probe_ext(POLICY, SLOT) \\\n"
+                "    POLICY(sync, probe_ext, extension) SLOT(probe_depth, MT_PROBE_DEPTH, N, 3, (1, 8), ())\n")
+            reg = Registry(inc, descriptors=describe(inc))
+            self.assertIn("probe", reg.policy_names("sync"))
+            self.assertNotIn("probe_ext", reg.policy_names("sync"))
+            comp = check(reg, "mmap_heap::segfit_lk(sync=probe, probe_depth=5)::malloc_socket")
+            self.assertIn("#define MT_SYNC probe\n#define MT_PROBE_DEPTH 5\n", gen.composition_c(comp))
+            with self.assertRaises(SpecError):      # outside the extension's declared range
+                check(reg, "mmap_heap::segfit_lk(probe_depth=9)::malloc_socket")
+            with self.assertRaises(SpecError):      # thread_cache has no sync slot
+                check(reg, "mmap_heap::segfit_lk::thread_cache(probe_depth=2)::malloc_socket")
+            with self.assertRaises(SpecError):
+                check(REG, "mmap_heap::segfit_lk(sync=probe)::malloc_socket")
 
     def test_check_catalogue_sees_a_wrong_default(self):
         """tools/check_catalogue.py on a copy whose docs row lies."""

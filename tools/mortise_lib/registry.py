@@ -4,16 +4,17 @@ Nothing here is a table kept by hand: a layer is a header under
 include/mortise/{os,layers,sockets} that defines a descriptor,
 MT_DESCRIPTOR_<name> (core/describe.h): its model name, kind, traits,
 aliases, links and slots (macro, type, default, allowed values, slot
-aliases). tools/describe_layers.py expands the descriptors with the C
-preprocessor into descriptors.json, which this module reads; only a layer's
-summary (its contract's first sentence) and the context fields a socket
-needs (MT_CTX_EXTRA) still come from its contract comment. A policy is a
-header under include/mortise/policy/ whose first line reads
-"SLOT=NAME — ..."; a policy header whose contract states slots of its own
-("slot=TYPE → MT_MACRO (default)", policy/sync/lockstat.h) gives them to
-every layer with that slot; a ready instance is a composition file with a
-"model:" line in its opening comment. So `mortise list`, the spec checker
-and tools/check_catalogue.py see exactly what the compiler will see.
+aliases) and the context fields it needs (MT_CTX_EXTRA). A policy is a
+header under include/mortise/policy/ that defines a policy descriptor,
+MT_POLICY_DESCRIPTOR_<slot>_<name>: its slot, name and kind; an extension
+(policy/sync/lockstat.h) is no value of its slot but gives the slots its
+descriptor states to every layer with that slot. tools/describe_layers.py
+expands the descriptors with the C preprocessor into descriptors.json,
+which this module reads; only a layer's summary (its contract's first
+sentence) still comes from its contract comment. A ready instance is a
+composition file with a "model:" line in its opening comment. So `mortise
+list`, the spec checker and tools/check_catalogue.py see exactly what the
+compiler will see.
 """
 from __future__ import annotations
 
@@ -23,27 +24,19 @@ import re
 from collections.abc import Iterable
 from typing import Any, Dict, List, Tuple
 
-from .describe import Descriptor
+from .describe import Table
 
 FOLDER_KIND: dict[str, str | None] = {"os": "OS layer", "layers": None, "sockets": "socket"}
 KIND_ORDER = ("OS layer", "trunk", "add-on", "socket")
 # The slots whose values are policies, by the policy folder's slot name.
 POLICY_SLOTS = ("sync", "sizeclass", "chksum", "err_handle")
-
-# A policy header's own slots (policy/sync/lockstat.h), as its contract
-# states them: slot=TYPE → MT_MACRO (default...), TYPE a word, 0|1 or [lo, hi].
-SLOT = re.compile(r"(?<![A-Za-z0-9_])([a-z][a-z0-9_]*)=(\[[^\]]*\]|[^\s→]+)\s*→\s*"
-                  r"(MT_[A-Z0-9_]+)\s*\(")
-POLICY_LINE = re.compile(r"^/\*\s*([a-z_]+)=([a-z0-9_]+)\s")
-# Context fields a layer or socket needs declared before Mortise is included.
-CTX_EXTRA = re.compile(r"#define MT_CTX_EXTRA ([^\n]*?)\s*$", re.M)
 # Slot extensions by slot: (policy header, the slots it adds) for each.
 Extensions = Dict[str, List[Tuple[pathlib.Path, Dict[str, "Slot"]]]]
 
 
 SIZE_MAX = (1 << 64) - 1
-# The layers' descriptors as tools/describe_layers.py wrote them (installed
-# beside this module).
+# The layers' and policies' descriptors as tools/describe_layers.py wrote
+# them (installed beside this module).
 TABLE = pathlib.Path(__file__).resolve().parent / "descriptors.json"
 # The descriptor's type names that the model language spells otherwise.
 VTYPE = {"RANGE": "[lo, hi]", "BOOL": "0|1", "INSTANCE": "LAYER"}
@@ -58,18 +51,17 @@ def _size_text(n: Any) -> str:
 
 
 class Slot:
-    """One policy slot of a layer as its contract states it."""
+    """One slot of a layer as its descriptor states it."""
 
     inherited_from: pathlib.Path | None = None    # the policy header that gives it to the layer
     value: Any = None          # a descriptor's default as it states it (65536, [0, "SIZE_MAX"], "tc")
 
-    def __init__(self, name: str, vtype: str, macro: str, default_text: str, line: int,
+    def __init__(self, name: str, vtype: str, macro: str, default_text: str,
                  allowed: list[Any] | None = None) -> None:
         self.name = name
         self.vtype = vtype              # "[lo, hi]", "0|1", "BYTES", "N", "POLICY", ...
         self.macro = macro
         self.default_text = default_text  # e.g. "2 MiB", "0, 32768"
-        self.line = line                  # line of the contract it is stated on (0: a descriptor's)
         self.allowed = allowed or []      # the descriptor's (lo, hi) or names
 
     @classmethod
@@ -86,7 +78,7 @@ class Slot:
             text = _size_text(dflt)
         else:
             text = str(dflt)
-        slot = cls(d["name"], vtype, d["macro"], text, 0, allowed)
+        slot = cls(d["name"], vtype, d["macro"], text, allowed)
         slot.value = dflt
         return slot
 
@@ -152,27 +144,6 @@ def _contract(text: str) -> str:
     return text[: end if end > 0 else len(text)]
 
 
-def _default_text(contract: str, start: int) -> str:
-    """The parenthesised default opening at contract[start], across lines."""
-    depth, i, out = 0, start, []
-    while i < len(contract):
-        c = contract[i]
-        if c == "(":
-            depth += 1
-            if depth == 1:
-                i += 1
-                continue
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                break
-        out.append(c)
-        i += 1
-    text = "".join(out)
-    text = re.sub(r"\n\s*\*\s*", " ", text)      # comment continuation lines
-    return re.sub(r"\s+", " ", text).strip()
-
-
 def summary(contract: str) -> str:
     """'OS-interface layer over POSIX mmap' from '/* mmap_heap — OS-interface
     layer over POSIX mmap.   [model: mmap_heap]': the title up to its end."""
@@ -183,37 +154,27 @@ def summary(contract: str) -> str:
     return re.split(r"(?<=\.)\s", head)[0].rstrip(".")
 
 
-def parse_slots(contract: str) -> dict[str, Slot]:
-    slots = {}
-    for m in SLOT.finditer(contract):
-        name, vtype, macro = m.group(1), m.group(2), m.group(3)
-        if name in slots:
-            continue
-        line = contract.count("\n", 0, m.start()) + 1
-        slots[name] = Slot(name, vtype, macro, _default_text(contract, m.end() - 1), line)
-    return slots
-
-
 class Registry:
     """Layers, policies and instances of one include tree."""
 
     def __init__(self, include_dir: str | pathlib.Path, instance_dirs: Iterable[str | pathlib.Path] = (),
-                 descriptors: dict[str, Descriptor] | None = None) -> None:
-        """descriptors: the layers' descriptors (describe.describe() of
-        include_dir); the checked-in table, descriptors.json, by default."""
+                 descriptors: Table | None = None) -> None:
+        """descriptors: the layers' and policies' descriptors
+        (describe.describe() of include_dir); the checked-in table,
+        descriptors.json, by default."""
         self.include_dir = pathlib.Path(include_dir)
         self.root = self.include_dir / "mortise"
         self.instance_dirs = [pathlib.Path(d) for d in instance_dirs]
         if descriptors is None:
             descriptors = json.loads(TABLE.read_text())
-        self.layers = self._read_layers(descriptors)
-        self.policies, extensions = self._read_policies()
+        self.layers = self._read_layers(descriptors["layers"])
+        self.policies, extensions = self._read_policies(descriptors["policies"])
         self._extend(extensions)
 
-    def _read_layers(self, descriptors: dict[str, Descriptor]) -> dict[str, Layer]:
+    def _read_layers(self, descriptors: dict[str, Any]) -> dict[str, Layer]:
         layers = {}
 
-        def order(item: tuple[str, Descriptor]) -> tuple[int, str]:   # by folder, then header
+        def order(item: tuple[str, Any]) -> tuple[int, str]:   # by folder, then header
             header = item[1]["header"]
             return list(FOLDER_KIND).index(header.split("/")[0]), header
         for name, d in sorted(descriptors.items(), key=order):
@@ -221,7 +182,7 @@ class Registry:
             slots = {s["name"]: Slot.described(s) for s in d["slots"]}
             path = self.root / header
             contract = _contract(path.read_text(errors="replace")) if path.exists() else ""
-            layer = Layer(name, d["kind"], header.parts[0], header, slots, CTX_EXTRA.findall(contract))
+            layer = Layer(name, d["kind"], header.parts[0], header, slots, d["ctx"])
             layer.summary = summary(contract)
             layer.links = list(d["links"])
             layer.aliases = list(d["aliases"])
@@ -230,27 +191,22 @@ class Registry:
             layers[name] = layer
         return layers
 
-    def _read_policies(self) -> tuple[dict[str, dict[str, pathlib.Path]], Extensions]:
-        """Policies: headers of policy/FOLDER/ whose first line reads
-        SLOT=NAME. A header there whose contract declares slots of its own
-        (policy/sync/lockstat.h: lock_stat=0|1 → MT_LOCK_STAT (0)) extends
-        the slot instead: every layer with that slot has those too."""
+    @staticmethod
+    def _read_policies(descriptors: dict[str, Any]) -> tuple[dict[str, dict[str, pathlib.Path]], Extensions]:
+        """Policies by slot, from their descriptors. An extension
+        (policy/sync/lockstat.h: lock_stat, MT_LOCK_STAT, BOOL) is no value of
+        its slot: every layer with that slot has the slots it declares."""
         policies: dict[str, dict[str, pathlib.Path]] = {}
         extensions: Extensions = {}
-        folder_slot: dict[str, str] = {}
-        for path in sorted((self.root / "policy").glob("*/*.h")):
-            text = path.read_text(errors="replace")
-            own = parse_slots(_contract(text))
-            rel = path.relative_to(self.root)
-            if own:
-                extensions.setdefault(path.parent.name, []).append((rel, own))
-                continue
-            m = POLICY_LINE.match(text)
-            if m:
-                policies.setdefault(m.group(1), {})[m.group(2)] = rel
-                folder_slot[path.parent.name] = m.group(1)
-        return policies, {folder_slot[f]: e for f, e in extensions.items()
-                          if f in folder_slot}
+        for slot_name, names in sorted(descriptors.items()):
+            for name, d in sorted(names.items(), key=lambda item: item[1]["header"]):
+                rel = pathlib.Path(d["header"])
+                if d["kind"] == "extension":
+                    own = {s["name"]: Slot.described(s) for s in d["slots"]}
+                    extensions.setdefault(slot_name, []).append((rel, own))
+                else:
+                    policies.setdefault(slot_name, {})[name] = rel
+        return policies, extensions
 
     def _extend(self, extensions: Extensions) -> None:
         for slot_name, headers in extensions.items():

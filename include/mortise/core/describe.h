@@ -30,6 +30,28 @@
  *             () otherwise. A numeric range that starts at 0 means 0 is the
  *             slot's "off" (large_keep, threadlocal_heap_size), which
  *             tools/mortise_lib/tune.py tries
+ *   A field the layer needs in the request context (core/ctx.h), which the
+ *   composition declares in MT_CTX_EXTRA before including Mortise, is an
+ *   entry of its own type, CTX, written MT_CTX_FIELD(SLOT, type, field)
+ *   (kernel_socket: MT_CTX_FIELD(SLOT, unsigned, gfp)). It is no slot of the
+ *   model language: the tools list it as the layer's context fields, and
+ *   `mortise build` writes it into MT_CTX_EXTRA.
+ *
+ * A policy header (policy/FOLDER/NAME.h) likewise defines, right after its
+ * contract comment, MT_POLICY_DESCRIPTOR_<slot>_<name>:
+ *
+ *     #define MT_POLICY_DESCRIPTOR_sync_ticket(POLICY, SLOT) POLICY(sync, ticket, policy)
+ *     #define MT_POLICY_DESCRIPTOR_sync_lockstat(POLICY, SLOT) \
+ *         POLICY(sync, lockstat, extension)                    \
+ *         SLOT(lock_stat, MT_LOCK_STAT, BOOL, 0, (0, 1), ())
+ *
+ *   POLICY(slot, name, kind)
+ *     slot    the policy slot: sync, sizeclass, chksum or err_handle
+ *     name    the header's name, which a spec gives the slot (sync=ticket)
+ *     kind    policy (a value of the slot) | extension (no value: its SLOT
+ *             entries, in the layers' format, become slots of every layer
+ *             that has the policy slot)
+ *   Its body is guarded by !defined(MT_DESCRIBE) with its include guard.
  *
  * A slot that several layers declare alike is written once, below, and a
  * descriptor names it (MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768) for the first
@@ -39,9 +61,9 @@
  *
  * The header's body is guarded by `#ifndef MT_DESCRIBE`: describe mode
  * (tools/describe_layers.py, `cc -E -P` over a unit that includes every
- * layer header so) sees the descriptors alone and expands them into
- * tools/mortise_lib/descriptors.json, the table tools/mortise_lib/registry.py
- * reads; tools/check_catalogue.py checks that the header #undefs every slot
+ * layer and policy header so) sees the descriptors alone and expands them
+ * into tools/mortise_lib/descriptors.json, the table
+ * tools/mortise_lib/registry.py reads; tools/check_catalogue.py checks that the header #undefs every slot
  * macro and #defines the defaults the descriptor states. Before including
  * core/layer_end.h a header names its descriptor
  * (#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_lk); layer_end.h then takes the
@@ -63,6 +85,8 @@
 #define MT_SLOTS_LARGE_KEEP(SLOT)                                       \
     SLOT(large_keep, MT_LARGE_KEEP, BYTES, 32 << 20, (0, SIZE_MAX), ()) \
     SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
+/* A context field (see above): its declaration is the entry's default. */
+#define MT_CTX_FIELD(SLOT, type, field) SLOT(field, MT_CTX_EXTRA, CTX, type field;, (), ())
 
 #define MT__DESC_STR_(x) #x
 #define MT__DESC_STR(x) MT__DESC_STR_(x)
@@ -80,6 +104,7 @@
 #define MT__DESC_CHECK_FUNCTION(slot, name, value, allowed)
 #define MT__DESC_CHECK_INSTANCE(slot, name, value, allowed)
 #define MT__DESC_CHECK_NAME(slot, name, value, allowed)
+#define MT__DESC_CHECK_CTX(slot, name, value, allowed)
 #define MT__DESC_CHECK_BOOL(slot, name, value, allowed) \
     MT__DESC_IN(slot, name, value, MT__DESC_UNPAREN allowed)
 #define MT__DESC_CHECK_BYTES MT__DESC_CHECK_BOOL

@@ -40,9 +40,10 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_kernel_socket(LAYER, SLOT) \
-    LAYER(kernel_socket, socket, 0, (), ())      \
-    SLOT(prefix, MT_PREFIX, IDENT, empty, (), ())
+#define MT_DESCRIPTOR_kernel_socket(LAYER, SLOT)  \
+    LAYER(kernel_socket, socket, 0, (), ())       \
+    SLOT(prefix, MT_PREFIX, IDENT, empty, (), ()) \
+    MT_CTX_FIELD(SLOT, unsigned, gfp)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 

@@ -12,7 +12,10 @@
  *     #define MT_CHKSUM crc32
  *     #include <mortise/layers/tail_chksum.h>
  */
-#ifndef MORTISE_POLICY_CHKSUM_CRC32_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_chksum_crc32(POLICY, SLOT) POLICY(chksum, crc32, policy)
+#if !defined(MORTISE_POLICY_CHKSUM_CRC32_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_CHKSUM_CRC32_H
 
 #if defined(__SSE4_2__)

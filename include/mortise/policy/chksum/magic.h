@@ -10,7 +10,10 @@
  *     #define MT_CHKSUM magic
  *     #include <mortise/layers/delayed_free.h>
  */
-#ifndef MORTISE_POLICY_CHKSUM_MAGIC_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_chksum_magic(POLICY, SLOT) POLICY(chksum, magic, policy)
+#if !defined(MORTISE_POLICY_CHKSUM_MAGIC_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_CHKSUM_MAGIC_H
 
 #define MT_CHKSUM_MAGIC 0x214573697472654dull /* "Mortise!" little-endian */

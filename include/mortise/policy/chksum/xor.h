@@ -11,7 +11,10 @@
  *     #define MT_CHKSUM xor
  *     #include <mortise/layers/tail_chksum.h>
  */
-#ifndef MORTISE_POLICY_CHKSUM_XOR_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_chksum_xor(POLICY, SLOT) POLICY(chksum, xor, policy)
+#if !defined(MORTISE_POLICY_CHKSUM_XOR_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_CHKSUM_XOR_H
 
 MT_INLINE uint64_t mt_chksum_xor_keyed(uint64_t key, uintptr_t addr, uint64_t value)

@@ -16,7 +16,10 @@
  *     #define MT_ERR_HANDLE callback
  *     #include <mortise/layers/tail_chksum.h>
  */
-#ifndef MORTISE_POLICY_ERR_CALLBACK_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_err_handle_callback(POLICY, SLOT) POLICY(err_handle, callback, policy)
+#if !defined(MORTISE_POLICY_ERR_CALLBACK_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_ERR_CALLBACK_H
 #include "../../core/report.h"
 

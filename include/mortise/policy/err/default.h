@@ -8,7 +8,10 @@
  *     #define MT_ERR_HANDLE default
  *     #include <mortise/layers/tail_chksum.h>
  */
-#ifndef MORTISE_POLICY_ERR_DEFAULT_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_err_handle_default(POLICY, SLOT) POLICY(err_handle, default, policy)
+#if !defined(MORTISE_POLICY_ERR_DEFAULT_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_ERR_DEFAULT_H
 #include "../../core/report.h"
 

@@ -8,7 +8,10 @@
  *     #define MT_ERR_HANDLE fatal
  *     #include <mortise/layers/delayed_free.h>
  */
-#ifndef MORTISE_POLICY_ERR_FATAL_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_err_handle_fatal(POLICY, SLOT) POLICY(err_handle, fatal, policy)
+#if !defined(MORTISE_POLICY_ERR_FATAL_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_ERR_FATAL_H
 #include "../../core/report.h"
 

@@ -12,7 +12,10 @@
  *     #define MT_ERR_HANDLE tolerate
  *     #include <mortise/layers/tail_chksum.h>
  */
-#ifndef MORTISE_POLICY_ERR_TOLERATE_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_err_handle_tolerate(POLICY, SLOT) POLICY(err_handle, tolerate, policy)
+#if !defined(MORTISE_POLICY_ERR_TOLERATE_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_ERR_TOLERATE_H
 #include "../../core/report.h"
 

@@ -3,7 +3,10 @@
  * of 16) and MT_SIZECLASS_MAX (default 4096). Worst internal fragmentation:
  * step - 1 bytes. O(1): one division by a constant.
  * The policy functions take the step as an argument; layers pass their slot. */
-#ifndef MORTISE_POLICY_SIZECLASS_INTERVAL_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sizeclass_interval(POLICY, SLOT) POLICY(sizeclass, interval, policy)
+#if !defined(MORTISE_POLICY_SIZECLASS_INTERVAL_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SIZECLASS_INTERVAL_H
 #include "../../core/platform.h"
 

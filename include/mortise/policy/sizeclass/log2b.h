@@ -6,7 +6,10 @@
  * Classes cover sizes up to 2^47 (2^31 on 32-bit targets, where a larger
  * class would not fit size_t and a layer's largest block, the last class
  * size, would wrap to a small number). */
-#ifndef MORTISE_POLICY_SIZECLASS_LOG2B_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sizeclass_log2b(POLICY, SLOT) POLICY(sizeclass, log2b, policy)
+#if !defined(MORTISE_POLICY_SIZECLASS_LOG2B_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SIZECLASS_LOG2B_H
 #include "../../core/platform.h"
 

@@ -25,7 +25,10 @@
  * Sizes above 272848 have no class (index returns MT_SZCLS_prime_CLASSES).
  * O(1): policy/sizeclass/table.h. Key for getmeta's class hint: 5.
  */
-#ifndef MORTISE_POLICY_SIZECLASS_PRIME_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sizeclass_prime(POLICY, SLOT) POLICY(sizeclass, prime, policy)
+#if !defined(MORTISE_POLICY_SIZECLASS_PRIME_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SIZECLASS_PRIME_H
 #include "table.h"
 

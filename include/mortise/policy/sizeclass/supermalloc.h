@@ -32,7 +32,10 @@
  *   layer that touches or keeps them pays it.
  * O(1): policy/sizeclass/table.h. Key for getmeta's class hint: 4.
  */
-#ifndef MORTISE_POLICY_SIZECLASS_SUPERMALLOC_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sizeclass_supermalloc(POLICY, SLOT) POLICY(sizeclass, supermalloc, policy)
+#if !defined(MORTISE_POLICY_SIZECLASS_SUPERMALLOC_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SIZECLASS_SUPERMALLOC_H
 #include "table.h"
 

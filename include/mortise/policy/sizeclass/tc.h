@@ -18,7 +18,10 @@
  * Sizes above 256 KiB have no class (index returns MT_SZCLS_tc_CLASSES).
  * O(1): policy/sizeclass/table.h. Key for getmeta's class hint: 3.
  */
-#ifndef MORTISE_POLICY_SIZECLASS_TC_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sizeclass_tc(POLICY, SLOT) POLICY(sizeclass, tc, policy)
+#if !defined(MORTISE_POLICY_SIZECLASS_TC_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SIZECLASS_TC_H
 #include "table.h"
 

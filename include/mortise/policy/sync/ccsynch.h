@@ -60,7 +60,10 @@
  *     #define MT_SIZE_HANDLE 0, SIZE_MAX
  *     #include <mortise/layers/tlsf_glk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_CCSYNCH_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_ccsynch(POLICY, SLOT) POLICY(sync, ccsynch, policy)
+#if !defined(MORTISE_POLICY_SYNC_CCSYNCH_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_CCSYNCH_H
 #include "records.h"
 

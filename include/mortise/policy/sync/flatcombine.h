@@ -72,7 +72,10 @@
  *     #define MT_SIZECLASS tc
  *     #include <mortise/layers/buddy_glk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_FLATCOMBINE_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_flatcombine(POLICY, SLOT) POLICY(sync, flatcombine, policy)
+#if !defined(MORTISE_POLICY_SYNC_FLATCOMBINE_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_FLATCOMBINE_H
 #include "records.h"
 

@@ -69,7 +69,12 @@
  *     #define MT_LOCK_STAT 1
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_LOCKSTAT_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_lockstat(POLICY, SLOT) \
+    POLICY(sync, lockstat, extension)                    \
+    SLOT(lock_stat, MT_LOCK_STAT, BOOL, 0, (0, 1), ())
+#if !defined(MORTISE_POLICY_SYNC_LOCKSTAT_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_LOCKSTAT_H
 
 #include "../../stats/registry.h"

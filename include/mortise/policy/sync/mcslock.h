@@ -32,7 +32,10 @@
  *     #define MT_SYNC mcslock
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_MCSLOCK_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_mcslock(POLICY, SLOT) POLICY(sync, mcslock, policy)
+#if !defined(MORTISE_POLICY_SYNC_MCSLOCK_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_MCSLOCK_H
 #include "wait.h"
 

@@ -13,7 +13,10 @@
  *     #define MT_SYNC none
  *     #include <mortise/os/sheap_glk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_NONE_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_none(POLICY, SLOT) POLICY(sync, none, policy)
+#if !defined(MORTISE_POLICY_SYNC_NONE_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_NONE_H
 #include "../../core/platform.h"
 

@@ -18,7 +18,10 @@
  *     #define MT_SYNC posix_mutex
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_POSIX_MUTEX_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_posix_mutex(POLICY, SLOT) POLICY(sync, posix_mutex, policy)
+#if !defined(MORTISE_POLICY_SYNC_POSIX_MUTEX_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_POSIX_MUTEX_H
 #include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */
 

@@ -27,7 +27,10 @@
  *     #define MT_SYNC posix_spin
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_POSIX_SPIN_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_posix_spin(POLICY, SLOT) POLICY(sync, posix_spin, policy)
+#if !defined(MORTISE_POLICY_SYNC_POSIX_SPIN_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_POSIX_SPIN_H
 #include "wait.h"
 

@@ -71,7 +71,10 @@
  *     #define MT_SYNC rcl
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_RCL_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_rcl(POLICY, SLOT) POLICY(sync, rcl, policy)
+#if !defined(MORTISE_POLICY_SYNC_RCL_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_RCL_H
 #include "wait.h"
 

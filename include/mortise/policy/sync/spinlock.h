@@ -19,7 +19,10 @@
  *     #define MT_SYNC spinlock
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_SPINLOCK_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_spinlock(POLICY, SLOT) POLICY(sync, spinlock, policy)
+#if !defined(MORTISE_POLICY_SYNC_SPINLOCK_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_SPINLOCK_H
 #include "wait.h" /* MT_SPIN_LIMIT, the backoff */
 

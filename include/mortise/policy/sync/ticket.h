@@ -26,7 +26,10 @@
  *     #define MT_SYNC ticket
  *     #include <mortise/layers/segfit_lk.h>
  */
-#ifndef MORTISE_POLICY_SYNC_TICKET_H
+/* The policy's descriptor (core/describe.h): the data tools/describe_layers.py
+ * reads; describe mode (MT_DESCRIBE) skips the rest. */
+#define MT_POLICY_DESCRIPTOR_sync_ticket(POLICY, SLOT) POLICY(sync, ticket, policy)
+#if !defined(MORTISE_POLICY_SYNC_TICKET_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_TICKET_H
 #include "wait.h"
 

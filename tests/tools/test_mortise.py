@@ -23,6 +23,19 @@ from mortise_lib.registry import Registry, instance_model_line  # noqa: E402
 from mortise_lib.spec import SIZE_MAX, SpecError, location, render  # noqa: E402
 
 REG = Registry(ROOT / "include", [ROOT / "instances"])
+
+
+def registry_with(headers: dict[str, str]) -> Registry:
+    """The registry of a copy of include/ with headers added (path under
+    include/mortise/ → text), its descriptors expanded by the preprocessor."""
+    with tempfile.TemporaryDirectory() as tmp:
+        inc = pathlib.Path(tmp) / "include"
+        shutil.copytree(ROOT / "include", inc)
+        for rel, text in headers.items():
+            (inc / "mortise" / rel).write_text(text)
+        return Registry(inc, descriptors=describe(inc))
+
+
 MORTISE = [sys.executable, str(ROOT / "tools" / "mortise")]
 
 
@@ -455,49 +468,42 @@ class RegistryFromHeaders(unittest.TestCase):
 
     def test_a_new_header_appears(self):
         """A layer is whatever the headers say: copy the tree, add a header."""
-        with tempfile.TemporaryDirectory() as tmp:
-            inc = pathlib.Path(tmp) / "include"
-            shutil.copytree(ROOT / "include", inc)
-            (inc / "mortise/layers/probe.h").write_text(
-                "/* probe — a test layer.\n"
-                " * Slots: depth=N → MT_DEPTH (3): how deep.\n */\n"
-                "#define MT_DESCRIPTOR_probe(LAYER, SLOT) \\\n"
-                "    LAYER(probe, addon, 0, (), ()) SLOT(depth, MT_DEPTH, N, 3, (1, 64), ())\n")
-            reg = Registry(inc, descriptors=describe(inc))
-            self.assertEqual(reg.layers["probe"].kind, "add-on")
-            self.assertEqual(reg.layers["probe"].slots["depth"].default, "3")
-            comp = check(reg, "mmap_heap::probe(depth=5)::malloc_socket")
-            self.assertIn("#define MT_DEPTH 5", gen.composition_c(comp))
-            with self.assertRaises(SpecError):      # outside the descriptor's range
-                check(reg, "mmap_heap::probe(depth=65)::malloc_socket")
-            with self.assertRaises(SpecError):
-                check(REG, "mmap_heap::probe::malloc_socket")
+        reg = registry_with({"layers/probe.h": (
+            "/* probe — a test layer.\n"
+            " * Slots: depth=N → MT_DEPTH (3): how deep.\n */\n"
+            "#define MT_DESCRIPTOR_probe(LAYER, SLOT) \\\n"
+            "    LAYER(probe, addon, 0, (), ()) SLOT(depth, MT_DEPTH, N, 3, (1, 64), ())\n")})
+        self.assertEqual(reg.layers["probe"].kind, "add-on")
+        self.assertEqual(reg.layers["probe"].slots["depth"].default, "3")
+        comp = check(reg, "mmap_heap::probe(depth=5)::malloc_socket")
+        self.assertIn("#define MT_DEPTH 5", gen.composition_c(comp))
+        with self.assertRaises(SpecError):      # outside the descriptor's range
+            check(reg, "mmap_heap::probe(depth=65)::malloc_socket")
+        with self.assertRaises(SpecError):
+            check(REG, "mmap_heap::probe::malloc_socket")
 
     def test_a_new_policy_header_appears(self):
         """A policy is whatever the policy descriptors say: copy the tree, add
         a sync policy and an extension of the sync slot."""
-        with tempfile.TemporaryDirectory() as tmp:
-            inc = pathlib.Path(tmp) / "include"
-            shutil.copytree(ROOT / "include", inc)
-            (inc / "mortise/policy/sync/probe.h").write_text(
+        reg = registry_with({
+            "policy/sync/probe.h": (
                 "/* sync=probe — a test policy. */\n"
                 "#define MT_POLICY_DESCRIPTOR_sync_probe(POLICY, SLOT) POLICY(sync, probe, policy)\n"
-                "#if !defined(PROBE_H) && !defined(MT_DESCRIBE)\n#define PROBE_H\n#endif\n")
-            (inc / "mortise/policy/sync/probe_ext.h").write_text(
+                "#if !defined(PROBE_H) && !defined(MT_DESCRIBE)\n#define PROBE_H\n#endif\n"),
+            "policy/sync/probe_ext.h": (
                 "/* probe_depth: a test extension. */\n"
                 "#define MT_POLICY_DESCRIPTOR_sync_probe_ext(POLICY, SLOT) \\\n"
-                "    POLICY(sync, probe_ext, extension) SLOT(probe_depth, MT_PROBE_DEPTH, N, 3, (1, 8), ())\n")
-            reg = Registry(inc, descriptors=describe(inc))
-            self.assertIn("probe", reg.policy_names("sync"))
-            self.assertNotIn("probe_ext", reg.policy_names("sync"))
-            comp = check(reg, "mmap_heap::segfit_lk(sync=probe, probe_depth=5)::malloc_socket")
-            self.assertIn("#define MT_SYNC probe\n#define MT_PROBE_DEPTH 5\n", gen.composition_c(comp))
-            with self.assertRaises(SpecError):      # outside the extension's declared range
-                check(reg, "mmap_heap::segfit_lk(probe_depth=9)::malloc_socket")
-            with self.assertRaises(SpecError):      # thread_cache has no sync slot
-                check(reg, "mmap_heap::segfit_lk::thread_cache(probe_depth=2)::malloc_socket")
-            with self.assertRaises(SpecError):
-                check(REG, "mmap_heap::segfit_lk(sync=probe)::malloc_socket")
+                "    POLICY(sync, probe_ext, extension) SLOT(probe_depth, MT_PROBE_DEPTH, N, 3, (1, 8), ())\n")})
+        self.assertIn("probe", reg.policy_names("sync"))
+        self.assertNotIn("probe_ext", reg.policy_names("sync"))
+        comp = check(reg, "mmap_heap::segfit_lk(sync=probe, probe_depth=5)::malloc_socket")
+        self.assertIn("#define MT_SYNC probe\n#define MT_PROBE_DEPTH 5\n", gen.composition_c(comp))
+        with self.assertRaises(SpecError):      # outside the extension's declared range
+            check(reg, "mmap_heap::segfit_lk(probe_depth=9)::malloc_socket")
+        with self.assertRaises(SpecError):      # thread_cache has no sync slot
+            check(reg, "mmap_heap::segfit_lk::thread_cache(probe_depth=2)::malloc_socket")
+        with self.assertRaises(SpecError):
+            check(REG, "mmap_heap::segfit_lk(sync=probe)::malloc_socket")
 
     def test_check_catalogue_sees_a_wrong_default(self):
         """tools/check_catalogue.py on a copy whose docs row lies."""

@@ -16,13 +16,13 @@
 #define MT_SYNC posix_mutex
 #define MT_SIZECLASS log2b
 #define MT_SIZE_HANDLE 0, 65536
-#include <mortise/layers/segfit_lk.h>
+#include "chains/bypass/segfit_lower.inl" /* <mortise/layers/segfit_lk.h> as segfit_lower */
 
 #define MT_NAME segfit_upper
 #define MT_SYNC spinlock
 #define MT_SIZECLASS interval
 #define MT_SIZE_HANDLE 0, 262144
-#include <mortise/layers/segfit_lk.h>
+#include "chains/bypass/segfit_upper.inl" /* <mortise/layers/segfit_lk.h> as segfit_upper */
 
 static inline bool odd_size(const mt_ctx *ctx) { return ctx->size & 1; }
 

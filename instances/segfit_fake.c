@@ -10,7 +10,7 @@
 #include <mortise/os/mmap_heap.h>
 
 #define MT_NAME fake1
-#include <mortise/layers/fake.h>
+#include "chains/segfit_fake/fake1.inl" /* <mortise/layers/fake.h> as fake1 */
 
 #define MT_SYNC posix_mutex
 #define MT_SIZECLASS log2b
@@ -18,7 +18,7 @@
 #include <mortise/layers/segfit_lk.h>
 
 #define MT_NAME fake2
-#include <mortise/layers/fake.h>
+#include "chains/segfit_fake/fake2.inl" /* <mortise/layers/fake.h> as fake2 */
 
 #include <mortise/sockets/malloc_socket.h>
 

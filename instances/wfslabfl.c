@@ -13,14 +13,14 @@
 #include <mortise/os/mmap_heap.h>
 
 #define MT_NAME fake1
-#include <mortise/layers/fake.h>
+#include "chains/wfslabfl/fake1.inl" /* <mortise/layers/fake.h> as fake1 */
 
 #define MT_SIZECLASS log2b
 #define MT_SIZE_HANDLE 65536, SIZE_MAX
 #include <mortise/layers/segfit_lf.h>
 
 #define MT_NAME fake2
-#include <mortise/layers/fake.h>
+#include "chains/wfslabfl/fake2.inl" /* <mortise/layers/fake.h> as fake2 */
 
 #define MT_SIZECLASS prime
 #define MT_SLAB_SIZE ((size_t)64 << 10)
@@ -29,7 +29,7 @@
 #include <mortise/layers/slab_wf.h>
 
 #define MT_NAME fake3
-#include <mortise/layers/fake.h>
+#include "chains/wfslabfl/fake3.inl" /* <mortise/layers/fake.h> as fake3 */
 
 #include <mortise/sockets/malloc_socket.h>
 

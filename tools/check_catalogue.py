@@ -44,6 +44,7 @@ from typing import Dict, List, Tuple
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import layer_names  # noqa: E402
 from mortise_lib.describe import Table, describe  # noqa: E402
 from mortise_lib.registry import FOLDER_KIND as KINDS, Layer, Registry, Slot, _contract  # noqa: E402
 
@@ -186,24 +187,32 @@ def forgetting_problems(reg: Registry) -> list[str]:
         # program may use, as kernel_socket's MT_KERNEL_MAX_ORDER)
         for macro in sorted(instance_defaults(text) - gone if layer.folder != "sockets" else ()):
             problems.append(f"{name}: default {macro} (#ifndef) never forgotten")
-    include = re.compile(r"^#include [<\"](?:mortise/|(?:\.\./)*)((?:layers|os|sockets)/[a-z0-9_/]+\.h)[>\"]", re.M)
+    include = re.compile(r"^#include [<\"](?:mortise/|(?:\.\./)*)((?:layers|os|sockets)/[a-z0-9_/]+\.h)[>\"]"
+                         r"|^#include \"(chains/[\w.]+/\w+\.inl)\"", re.M)
     define = re.compile(r"^#define (MT_[A-Z0-9_]+)\b", re.M)
+    headers = layer_names.layer_headers()
     files = sorted((ROOT / "instances").glob("*.[ch]")) + sorted((ROOT / "tests").rglob("*.[ch]"))
     for f in files:
         text = f.read_text(errors="replace")
         pending: dict[str, int] = {}
         for m in re.finditer(include.pattern + "|" + define.pattern, text, re.M):
-            if m.group(2):
-                if m.group(2) in slot_macros:
-                    pending[m.group(2)] = text.count("\n", 0, m.start()) + 1
+            if m.group(3):
+                if m.group(3) in slot_macros:
+                    pending[m.group(3)] = text.count("\n", 0, m.start()) + 1
                 continue
-            gone = forgotten(reg.root / m.group(1)) if (reg.root / m.group(1)).exists() else None
+            included: str | None = m.group(1)
+            if m.group(2):   # a layer written out under another name (tools/layer_names.py)
+                renamed = layer_names.renamed_layer(f.parent / m.group(2))
+                included = str(headers[renamed].relative_to(reg.root)) if renamed in headers else None
+            if included is None:
+                continue
+            gone = forgotten(reg.root / included) if (reg.root / included).exists() else None
             if gone is None:
                 continue
             for macro, line in pending.items():
                 if macro not in gone:
                     problems.append(f"{f.relative_to(ROOT)}:{line}: {macro} is not a slot of "
-                                    f"{m.group(1)}, which does not forget it")
+                                    f"{included}, which does not forget it")
             pending = {}
     return problems
 

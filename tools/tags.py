@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
 """Write a vi/emacs-style `tags` file that finds a layer instance's functions.
 
-A layer header writes its own functions under their names (slab_lk_alloc),
-and a ready allocator's glue and forwarders are written out in
-instances/chains/NAME.inl (tools/compose_chain.py): grep and a plain ctags run
-find those. What they cannot find is what the preprocessor still writes:
-the functions of fragments several layers share (MT_SELF(x) in
-layers/cache/, os/granule_owner.h, ...), the functions of an instance with
+A ready allocator's functions are all written under their names: a layer
+header's (slab_lk_alloc), the fragments several layers share, written out
+for each (include/mortise/written/, tools/layer_names.py), a layer the
+allocator renames (instances/chains/NAME/), and its glue and forwarders
+(instances/chains/NAME.inl, tools/compose_chain.py): grep and a plain ctags
+run find those (ctest tools.debug_names). What they cannot find is what the
+preprocessor writes for a composition of your own: an instance with
 another name (`small_alloc`), and the glue and forwarders of compositions
 that call MT_COMPOSE themselves (bench/baselines, tests, yours without
-`mortise build --written-out`). This tool preprocesses every composition (instances/*.c and any
-extra files given), lets ctags list the function definitions of the
-preprocessed text, and maps each back through the compiler's line markers to
-the line that defines it: `mmap_heap_alloc` leads to the
-`MT_INLINE void *MT_SELF(alloc)(...)` line of include/mortise/os/granule_owner.h.
+`mortise build --written-out`). This tool preprocesses every composition
+(instances/*.c and any extra files given), lets ctags list the function
+definitions of the preprocessed text, and maps each back through the
+compiler's line markers to the line that defines it: `small_alloc` leads
+to the `slab_lk_alloc(...)` line of include/mortise/layers/slab_lk.h.
 
     tools/tags.py [-o tags] [--cc gcc] [FILE.c ...]
 

@@ -113,7 +113,8 @@ def main():
         if a.compare:
             # A library older than a header was built from other code than
             # the line just was (a shared tree being edited): no comparison.
-            newest = max(h.stat().st_mtime for h in (ROOT / "include").rglob("*.h"))
+            newest = max(h.stat().st_mtime for pattern in ("*.h", "*.inl")
+                         for h in (ROOT / "include").rglob(pattern))
             if os.stat(a.compare).st_mtime < newest:
                 print(f"skipped: {a.compare} is older than a header; rebuild it")
                 return SKIP

@@ -13,12 +13,11 @@ It then checks that
 and prints each path from malloc to the OS layer. As a control, the same
 walk without instances/chains/NAME.inl must not reach the OS layer.
 
-Two spellings are read as the name they define, as a reader does:
-MT_API(malloc) is malloc, and MT_SELF(x) in a fragment several layers
-share (layers/cache/, os/granule_owner.h) is LAYER_x for the layer whose
-header includes it. An instance renamed with MT_NAME (bypass.c's
-segfit_lower) runs the functions its layer writes under the default name
-(include/mortise/names/: segfit_lower_alloc is segfit_lk_alloc).
+Every name is read as it is written: the fragments several layers share
+are included as each layer's written-out copy (include/mortise/written/),
+and a layer an instance renames with MT_NAME (bypass.c's segfit_lower) as
+the instance's copy (instances/chains/bypass/segfit_lower.inl), both by
+tools/layer_names.py; the malloc(3) family is written under its own names.
 
     tests/tools/call_graph.py [-v] [instances/NAME.c ...]
 """
@@ -33,15 +32,11 @@ from typing import Dict, List, Optional, Set, Tuple
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "include"
-sys.path.insert(0, str(ROOT / "tools"))
-import layer_names  # noqa: E402
 
 INCLUDE_LINE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 COMPOSE = re.compile(r"MT_COMPOSE\(([^()]*)\)")
-NAME_THEN_HEADER = re.compile(r"#define MT_NAME (\w+)\s*\n(?:#define [^\n]*\n|\s*\n)*"
-                              r"#include <mortise/(?:layers|os|sockets)/(\w+)\.h>")
 IDENT = re.compile(r"\b[A-Za-z_]\w*\b")
-DEF_HEAD = re.compile(r"\b(?:MT_API|MT_SELF)\((\w+)\)\s*\(|\b([A-Za-z_]\w*)\s*\(")
+DEF_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 KEYWORDS = {"if", "while", "for", "switch", "return", "sizeof", "_Static_assert", "__attribute__",
             "_Alignof", "__typeof__", "typeof", "defined", "__builtin_expect"}
 
@@ -67,10 +62,9 @@ def match(text: str, i: int, open_: str, close: str) -> int:
     return len(text)
 
 
-def definitions(text: str) -> List[Tuple[str, bool, str]]:
-    """(name, written as MT_SELF(name), body) of every function defined at
-    file scope."""
-    out: List[Tuple[str, bool, str]] = []
+def definitions(text: str) -> List[Tuple[str, str]]:
+    """(name, body) of every function defined at file scope."""
+    out: List[Tuple[str, str]] = []
     i = 0
     while i < len(text):
         c = text[i]
@@ -82,7 +76,7 @@ def definitions(text: str) -> List[Tuple[str, bool, str]]:
         if not m:
             i += 1
             continue
-        name = m.group(1) or m.group(2)
+        name = m.group(1)
         if name in KEYWORDS:
             i = match(text, m.end() - 1, "(", ")")
             continue
@@ -92,7 +86,7 @@ def definitions(text: str) -> List[Tuple[str, bool, str]]:
             k += 1
         if k < len(text) and text[k] == "{":
             close = match(text, k, "{", "}")
-            out.append((name, bool(m.group(1)) and "MT_SELF" in m.group(0), text[k:close]))
+            out.append((name, text[k:close]))
             i = close
         else:
             i = end
@@ -125,48 +119,20 @@ def included(src: Path) -> Dict[Path, Set[Path]]:
     return by
 
 
-def owners(f: Path, by: Dict[Path, Set[Path]], layer_of: Dict[Path, str]) -> Set[str]:
-    """The layers whose headers include f, directly or through other fragments."""
-    seen: Set[Path] = set()
-    out: Set[str] = set()
-    pending = [f]
-    while pending:
-        g = pending.pop()
-        if g in seen:
-            continue
-        seen.add(g)
-        if g in layer_of:
-            out.add(layer_of[g])
-            continue
-        pending.extend(by.get(g, ()))
-    return out
-
-
 class Graph:
-    def __init__(self, src: Path, layer_of: Dict[Path, str], chains: bool = True) -> None:
+    def __init__(self, src: Path, chains: bool = True) -> None:
         self.bodies: Dict[str, List[str]] = {}
         self.where: Dict[str, Path] = {}
-        by = included(src)
-        for f in by:
+        for f in included(src):
             if f.suffix not in (".c", ".h", ".inl") or "names" == f.parent.name or (
                     not chains and f.parent.name == "chains"):
                 continue
-            for name, is_self, body in definitions(strip(f.read_text())):
-                names = sorted(f"{o}_{name}" for o in owners(f, by, layer_of)) if is_self else [name]
-                for n in names:
-                    self.bodies.setdefault(n, []).append(body)
-                    self.where.setdefault(n, f)
-        text = "".join(p.read_text() for p in by if p.parent.resolve() == (ROOT / "instances").resolve())
-        # renamed instance -> the layer's default name
-        self.renamed = {m.group(1): m.group(2) for m in NAME_THEN_HEADER.finditer(text)}
+            for name, body in definitions(strip(f.read_text())):
+                self.bodies.setdefault(name, []).append(body)
+                self.where.setdefault(name, f)
 
     def defined(self, name: str) -> Optional[str]:
-        if name in self.bodies:
-            return name
-        for new, old in self.renamed.items():
-            if name.startswith(new + "_") and old + name[len(new):] in self.bodies:
-                return old + name[len(new):]
-        return None
+        return name if name in self.bodies else None
 
     def callees(self, name: str) -> Set[str]:
         out: Set[str] = set()
@@ -199,12 +165,12 @@ class Graph:
         return None
 
 
-def check(src: Path, layer_of: Dict[Path, str], verbose: bool) -> List[str]:
+def check(src: Path, verbose: bool) -> List[str]:
     m = COMPOSE.search(src.read_text())
     if not m:
         return [f"{src.name}: no MT_COMPOSE(...)"]
     layers = [x.strip() for x in m.group(1).split(",")]
-    g = Graph(src, layer_of)
+    g = Graph(src)
     problems: List[str] = []
     for start, op in (("malloc", "alloc"), ("free", "free")):
         # every layer's operation, and the end of the chain below the OS layer
@@ -217,7 +183,7 @@ def check(src: Path, layer_of: Dict[Path, str], verbose: bool) -> List[str]:
                 print(f"{src.stem}: {' -> '.join(p)}")
     # The control: without the written-out chain the walk must stop (at
     # mt_chain_alloc), else this test would prove nothing.
-    if Graph(src, layer_of, chains=False).path("malloc", f"{layers[0]}_alloc") is not None:
+    if Graph(src, chains=False).path("malloc", f"{layers[0]}_alloc") is not None:
         problems.append(f"{src.name}: malloc reaches {layers[0]}_alloc without chains/{src.stem}.inl")
     return problems
 
@@ -227,9 +193,8 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="print every path")
     ap.add_argument("files", nargs="*", type=Path)
     a = ap.parse_args()
-    layer_of = {p.resolve(): name for name, p in layer_names.layer_headers().items()}
     files = a.files or sorted((ROOT / "instances").glob("*.c"))
-    problems = [p for f in files for p in check(f, layer_of, a.verbose)]
+    problems = [p for f in files for p in check(f, a.verbose)]
     for p in problems:
         print("FAIL", p)
     print(f"call_graph.py: {len(files)} compositions, {len(problems)} missing paths")

@@ -214,7 +214,9 @@ def cached_library(paths: Paths, comp: Composition, verbose: bool) -> pathlib.Pa
     key = hashlib.sha256()
     key.update(c_text.encode())
     key.update(" ".join(cc + compile_flags(paths, cc, DEFAULT_OPT)).encode())
-    for h in sorted((paths.include / "mortise").rglob("*.h")):
+    headers = (paths.include / "mortise").rglob("*.h")
+    written = (paths.include / "mortise").rglob("*.inl")   # layers' copies of shared fragments
+    for h in sorted([*headers, *written]):
         key.update(str(h.relative_to(paths.include)).encode())
         key.update(h.read_bytes())
     d = cache_dir()

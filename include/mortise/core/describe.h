@@ -63,8 +63,9 @@
  * (tools/describe_layers.py, `cc -E -P` over a unit that includes every
  * layer and policy header so) sees the descriptors alone and expands them
  * into tools/mortise_lib/descriptors.json, the table
- * tools/mortise_lib/registry.py reads; tools/check_catalogue.py checks that the header #undefs every slot
- * macro and #defines the defaults the descriptor states. Before including
+ * tools/mortise_lib/registry.py reads; tools/check_catalogue.py checks that
+ * the header #undefs every slot macro and #defines the defaults the
+ * descriptor states. Before including
  * core/layer_end.h a header names its descriptor
  * (#define MT_DESCRIPTOR MT_DESCRIPTOR_slab_lk); layer_end.h then takes the
  * traits from it and checks every BOOL, BYTES and N slot's value against

@@ -86,15 +86,15 @@ MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
 /* The chain below this instance for any operation, not only the one running:
  * free may need the block's usable size (MT_BELOW(getmeta)(ctx)), a flush in
  * thread_exit frees blocks (MT_BELOW(free)). MT_COMPOSE defines the function;
- * a layer header declares the operations it uses with MT_DECLARE_BELOW(op).
+ * a layer header declares the operations it uses with `MT_DECLARE_BELOW(op);`.
  * Like `next`, it is folded into the caller: it costs what the layers below do. */
 #define MT_BELOW(op) MT_CAT(MT_CAT(mt_below_, MT_NAME), _##op)
-#define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx * ctx);
+#define MT_DECLARE_BELOW(op) MT_INLINE void *MT_BELOW(op)(mt_ctx * ctx)
 /* The traits of every layer below this one, or-ed (core/ctx.h, MT_TRAIT_*;
  * defined by MT_COMPOSE): a constant once inlined. A header that reads them
- * declares them first with MT_DECLARE_BELOW_TRAITS. */
+ * declares them first with `MT_DECLARE_BELOW_TRAITS;`. */
 #define MT_BELOW_TRAITS() MT_CAT(mt_below_traits_, MT_NAME)()
-#define MT_DECLARE_BELOW_TRAITS MT_INLINE unsigned MT_CAT(mt_below_traits_, MT_NAME)(void);
+#define MT_DECLARE_BELOW_TRAITS MT_INLINE unsigned MT_CAT(mt_below_traits_, MT_NAME)(void)
 
 /* The chain from a named instance further down, for any operation: the
  * layer `name` linked to everything below it. A layer that routes a request
@@ -105,7 +105,7 @@ MT_INLINE void *mt_check_then(const char *broken, mt_ctx *ctx, mt_lfunc *next)
  * above it (which would recurse) or not in the composition does not
  * compile. Inlined like MT_BELOW. */
 #define MT_CHAIN_AT(name, op) MT_CAT(MT_CAT(MT_CAT(mt_at_, MT_NAME), MT_CAT(__, name)), __##op)
-#define MT_DECLARE_CHAIN_AT(name, op) MT_INLINE void *MT_CHAIN_AT(name, op)(mt_ctx * ctx);
+#define MT_DECLARE_CHAIN_AT(name, op) MT_INLINE void *MT_CHAIN_AT(name, op)(mt_ctx * ctx)
 
 /* Free, getmeta and resize belong to the block's owner: everyone else forwards. */
 #define MT_NOT_MINE(ctx, id) ((ctx)->owner != (uintptr_t)(id))

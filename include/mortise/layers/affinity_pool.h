@@ -165,8 +165,8 @@ _Static_assert((MT_SEGMENT_SIZE & (MT_SEGMENT_SIZE - 1)) == 0 && MT_SEGMENT_SIZE
                "affinity_pool: segment_size is a power of two from 1 KiB to the granule");
 _Static_assert(MT_MAX_CHAIN >= 1 && MT_MAX_CHAIN <= MT_AFF_CHAIN_CAP, "affinity_pool: max_chain is 1 to 16");
 
-MT_DECLARE_BELOW(alloc)
-MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(alloc);
+MT_DECLARE_BELOW(free);
 
 /* Pools' spans are claimed in the page map under this id, so a free finds
  * its pool with one compare, like a trunk's. */

@@ -63,8 +63,8 @@
 #ifndef MT_SIZE_HANDLE
 #define MT_SIZE_HANDLE 0, 65536
 #endif
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(free);
 
 /* A pending free: the block and its routing, as the socket found it in the
  * page map (it cannot change while the block is allocated below), so the
@@ -80,7 +80,7 @@ static MT_TLS struct {
     batched_free_pending pending[MT_BATCH_SIZE];
 } batched_free_tl;
 
-#include "cache/thread_state.h"
+#include "../written/batched_free/cache_thread_state.inl"
 
 MT_SLOW void batched_free_start(void)
 {

@@ -117,7 +117,7 @@
 #else
 #define MT_NAME buddy_glk
 #endif
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/buddy_glk/safety_link_check.inl" /* link_check, err_handle */
 #ifndef MT_SIZE_HANDLE
 #define MT_SIZE_HANDLE 32768, SIZE_MAX
 #endif
@@ -142,7 +142,7 @@ _Static_assert(MT_BUDDY_MIN_SHIFT >= 4 && MT_BUDDY_MIN_SHIFT <= 12 &&
 
 enum { buddy_glk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
-MT_DECLARE_BELOW(free) /* chunks go back through the free chain */
+MT_DECLARE_BELOW(free); /* chunks go back through the free chain */
 
 #ifndef MORTISE_LAYERS_BUDDY_GLK_TYPES
 #define MORTISE_LAYERS_BUDDY_GLK_TYPES
@@ -622,7 +622,7 @@ MT_INLINE void *buddy_glk_purge(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_GLK_LOCK MT_SELF(state).lock
 #define MT_GLK_RECORDS MT_SELF(state).records
-#include "glk/fork.h" /* fork: the lock, then the record pool */
+#include "../written/buddy_glk/glk_fork.inl" /* fork: the lock, then the record pool */
 
 /* ---- invariant checker (the check operation) ---- */
 

@@ -96,12 +96,12 @@ _Static_assert(mt_is_pow2_const(MT_CARRCACHE_CPUS), "carrcache_lk: MT_CARRCACHE_
 _Static_assert(MT_CARRCACHE_SLOTS >= 1 && MT_CARRCACHE_SLOTS <= 4096,
                "carrcache_lk: MT_CARRCACHE_SLOTS out of range");
 
-MT_DECLARE_BELOW(alloc) /* slot arrays */
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(alloc); /* slot arrays */
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(free);
 
-#include "../policy/sizeclass/slot.h"
-#include "cache/classes.h"
+#include "../written/carrcache_lk/policy_sizeclass_slot.inl"
+#include "../written/carrcache_lk/cache_classes.inl"
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock;
@@ -291,7 +291,7 @@ MT_INLINE void *carrcache_lk_fork_child(mt_ctx *ctx, mt_lfunc *next)
     return NULL;
 }
 
-#include "cache/check.h" /* cached_in, check_magazine */
+#include "../written/carrcache_lk/cache_check.inl" /* cached_in, check_magazine */
 
 /* Every CPU record's magazines, each under its record's lock. */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */

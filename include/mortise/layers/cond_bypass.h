@@ -61,7 +61,7 @@
 #error "cond_bypass: name the target layer instance (#define MT_TARGET name)"
 #endif
 
-MT_DECLARE_CHAIN_AT(MT_TARGET, alloc)
+MT_DECLARE_CHAIN_AT(MT_TARGET, alloc);
 
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *cond_bypass_alloc(mt_ctx *ctx, mt_lfunc *next)

@@ -43,7 +43,7 @@ typedef struct {
 } mt_count_pair;
 #endif
 
-MT_DECLARE_BELOW(getmeta)
+MT_DECLARE_BELOW(getmeta);
 
 static struct {
     _Atomic(uint64_t) allocs[MT_COUNT_BUCKETS], frees[MT_COUNT_BUCKETS];

@@ -181,7 +181,7 @@
 enum { delayed_free_id = MT_NEW_LAYER_ID }; /* names blocks of far alignments (claim_far) */
 #define MT_SELF_ID MT_SELF(id)
 
-#include "safety/common.h"
+#include "../written/delayed_free/safety_common.inl"
 
 #ifndef MORTISE_LAYERS_DELAYED_FREE_ONCE
 #define MORTISE_LAYERS_DELAYED_FREE_ONCE
@@ -210,9 +210,9 @@ enum { mt_delayed_new = 0, mt_delayed_on, mt_delayed_off };
 _Static_assert((MT_DELAYED_FILL_SIZE) >= 80,
                "delayed_free: delayed_fill covers 16 bytes and 64 bytes of tail");
 
-MT_DECLARE_BELOW(free)
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(resize)
+MT_DECLARE_BELOW(free);
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(resize);
 
 static MT_TLS struct {
     uint64_t *ring;        /* MT_DELAYED_SLOTS slots (slot_code) */
@@ -509,7 +509,7 @@ MT_INLINE uint32_t delayed_free_wrap(uint32_t i)
     return i >= MT_DELAYED_SLOTS ? i - MT_DELAYED_SLOTS : i;
 }
 
-MT_DECLARE_BELOW(alloc) /* the ring */
+MT_DECLARE_BELOW(alloc); /* the ring */
 
 /* A slot holds a pointer, xor-encoded with the key under node_xor=1, so a
  * stray write into the ring's block cannot name a block to free; decoded

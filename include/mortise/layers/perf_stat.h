@@ -83,7 +83,7 @@ MT_UNUSED static void mt_perf_report(mt_stats_out *o, const char *layer, const m
 #endif
 
 #define MT_STAT_SLOT_T mt_perf_slot
-#include "../stats/slots.h"
+#include "../written/perf_stat/stats_slots.inl"
 
 static void perf_stat_report(mt_stats_out *o)
 {
@@ -103,7 +103,7 @@ MT_INLINE void *perf_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_STAT_OP MT_PERF_
-#include "../stats/measure_ops.h"
+#include "../written/perf_stat/stats_measure_ops.inl"
 
 #undef MT_STAT_SLOT_T
 /* Every free is counted here before the owner is known: the socket drops

@@ -220,12 +220,12 @@ MT_INLINE mt_lf_span *mt_lf_span_of(uintptr_t payload)
 #endif /* MORTISE_LAYERS_SEGFIT_LF_TYPES */
 
 enum { segfit_lf_id = MT_NEW_LAYER_ID };
-MT_DECLARE_BELOW(free) /* spans go back through the free chain */
+MT_DECLARE_BELOW(free); /* spans go back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
-#include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
+#include "../written/segfit_lf/policy_sizeclass_slot.inl" /* defaults, getmeta's class hint key */
 #define MT_SEGFIT_CAP MT_MAX_BLOCK
-#include "segfit/classes.h"    /* class_for, class_meta, resize, ... */
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/segfit_lf/segfit_classes.inl"    /* class_for, class_meta, resize, ... */
+#include "../written/segfit_lf/safety_link_check.inl" /* link_check, err_handle */
 
 _Static_assert(MT_SZCLS_CLASSES(MT_SIZECLASS) <= MT_LF_CLASS_MASK + 1,
                "segfit_lf: more classes than the page-map payload holds (65536; 4096 on 32-bit targets)");

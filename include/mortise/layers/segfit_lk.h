@@ -66,12 +66,12 @@
 #endif
 
 enum { segfit_lk_id = MT_NEW_LAYER_ID };
-MT_DECLARE_BELOW(free) /* purge hands spans back through the free chain */
+MT_DECLARE_BELOW(free); /* purge hands spans back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
-#include "../policy/sizeclass/slot.h" /* defaults, getmeta's class hint key */
+#include "../written/segfit_lk/policy_sizeclass_slot.inl" /* defaults, getmeta's class hint key */
 #define MT_SEGFIT_CAP MT_SEGFIT_MAX_BLOCK
-#include "segfit/classes.h"    /* class_for, class_meta, resize (blocks keep their class), ... */
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/segfit_lk/segfit_classes.inl" /* class_for, class_meta, resize (blocks keep their class), ... */
+#include "../written/segfit_lk/safety_link_check.inl" /* link_check, err_handle */
 
 typedef struct segfit_lk_span {
     struct segfit_lk_span *link; /* record free list, or purge's release list */
@@ -289,7 +289,7 @@ MT_INLINE void *segfit_lk_purge(mt_ctx *ctx, mt_lfunc *next)
     return (next(ctx) || any) ? (void *)1 : NULL;
 }
 
-#include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
+#include "../written/segfit_lk/segfit_class_locks.inl" /* lock_classes, unlock_classes, reset_classes, check_classes */
 
 #define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *segfit_lk_fork_prepare(mt_ctx *ctx, mt_lfunc *next)

@@ -103,12 +103,12 @@ _Static_assert(MT_SLAB_ARRCACHE_GROUPS >= 2 && MT_SLAB_ARRCACHE_GROUPS <= 64,
 _Static_assert(MT_SLAB_ARRCACHE_SLOTS >= 1 && MT_SLAB_ARRCACHE_SLOTS <= 65536,
                "slab_arrcache: MT_SLAB_ARRCACHE_SLOTS out of range");
 
-MT_DECLARE_BELOW(alloc) /* the groups */
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(alloc); /* the groups */
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(free);
 
-#include "../policy/sizeclass/slot.h"
-#include "cache/classes.h"
+#include "../written/slab_arrcache/policy_sizeclass_slot.inl"
+#include "../written/slab_arrcache/cache_classes.inl"
 
 enum { slab_arrcache_backs = MT_SLAB_ARRCACHE_GROUPS - 1 };
 
@@ -124,7 +124,7 @@ static MT_TLS struct {
                               first), then every group's slots: from below */
 } slab_arrcache_tl;
 
-#include "cache/thread_state.h"
+#include "../written/slab_arrcache/cache_thread_state.inl"
 
 MT_INLINE uintptr_t slab_arrcache_slab_of(const void *p)
 {
@@ -287,7 +287,7 @@ MT_INLINE bool slab_arrcache_accepts(size_t c, void *p)
 {
     return slab_arrcache_tl.front[c].slab == slab_arrcache_slab_of(p);
 }
-#include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
+#include "../written/slab_arrcache/cache_magazine_ops.inl" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool slab_arrcache_flush_all(void)
@@ -303,7 +303,7 @@ MT_SLOW bool slab_arrcache_flush_all(void)
     return any != 0;
 }
 
-#include "cache/check.h" /* cached_in, check_magazine */
+#include "../written/slab_arrcache/cache_check.inl" /* cached_in, check_magazine */
 
 /* One group of class c: its magazine, and every block of the slab the
  * group is filed under. */

@@ -133,12 +133,12 @@ _Static_assert((MT_SLAB_SIZE) % MT_GRANULE == 0 && (MT_SLAB_SIZE) > 0,
 
 enum { slab_lk_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
-MT_DECLARE_BELOW(free)  /* emptied slabs go back through the free chain */
-MT_DECLARE_BELOW(alloc) /* a batch's new slab comes through the alloc chain */
-#include "../policy/sizeclass/slot.h"
+MT_DECLARE_BELOW(free);  /* emptied slabs go back through the free chain */
+MT_DECLARE_BELOW(alloc); /* a batch's new slab comes through the alloc chain */
+#include "../written/slab_lk/policy_sizeclass_slot.inl"
 #define MT_SEGFIT_CAP SIZE_MAX
-#include "segfit/classes.h"    /* class_for, class_meta, resize: as segfit_lk's classes */
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/slab_lk/segfit_classes.inl" /* class_for, class_meta, resize: as segfit_lk's classes */
+#include "../written/slab_lk/safety_link_check.inl" /* link_check, err_handle */
 
 #ifndef MORTISE_LAYERS_SLAB_LK_TYPES
 #define MORTISE_LAYERS_SLAB_LK_TYPES
@@ -690,7 +690,7 @@ MT_INLINE void *slab_lk_purge(mt_ctx *ctx, mt_lfunc *next)
 }
 
 MT_SLOW const char *slab_lk_check_class_locked(size_t i);
-#include "segfit/class_locks.h" /* lock_classes, unlock_classes, reset_classes, check_classes */
+#include "../written/slab_lk/segfit_class_locks.inl" /* lock_classes, unlock_classes, reset_classes, check_classes */
 
 #define MT_IMPLEMENTS_fork_prepare
 MT_INLINE void *slab_lk_fork_prepare(mt_ctx *ctx, mt_lfunc *next)

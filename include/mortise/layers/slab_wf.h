@@ -245,7 +245,9 @@ MT_INLINE mt_slab_wf_slab *mt_slab_wf_header_at(uintptr_t base, size_t len)
     uintptr_t color = (base >> MT_GRANULE_SHIFT) & (MT_SLAB_WF_COLORS - 1);
     return (mt_slab_wf_slab *)(base + len - MT_SLAB_WF_HDR - color * MT_CACHELINE);
 }
-MT_INLINE _Atomic(void *) *mt_slab_wf_link(void *block) { return (_Atomic(void *) *)block; }
+/* A free block's first word: the link of the remote-free stack it is on. */
+typedef _Atomic(void *) mt_slab_wf_link_word;
+MT_INLINE mt_slab_wf_link_word *mt_slab_wf_link(void *block) { return (mt_slab_wf_link_word *)block; }
 MT_INLINE uintptr_t mt_slab_wf_state(const mt_slab_wf_slab *s)
 {
     return mt_load_relaxed(&s->ostate) & MT_SLAB_WF_STATE;
@@ -272,14 +274,14 @@ MT_INLINE uint32_t mt_slab_wf_in_use(mt_slab_wf_slab *s, uint32_t used)
 /* ---- the instance ---- */
 enum { slab_wf_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
-MT_DECLARE_BELOW(free) /* slabs go back below from free, thread_exit and purge */
-#include "../policy/sizeclass/slot.h"
+MT_DECLARE_BELOW(free); /* slabs go back below from free, thread_exit and purge */
+#include "../written/slab_wf/policy_sizeclass_slot.inl"
 /* The per-thread class table: slab_wf_bins, class_size, class_index, top
  * (requests below it are served), [first, end) the served classes, takes
  * (size and alignment the fast path serves); size_handle must be finite. */
 #define MT_CACHE_BINS MT_SLAB_WF_BINS
-#include "cache/classes.h"
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/slab_wf/cache_classes.inl"
+#include "../written/slab_wf/safety_link_check.inl" /* link_check, err_handle */
 
 /* Worst-case steps of one operation served without the layer below: loop
  * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).

@@ -37,7 +37,7 @@
 #else
 #define MT_NAME szcls_stat
 #endif
-#include "../policy/sizeclass/slot.h"
+#include "../written/szcls_stat/policy_sizeclass_slot.inl"
 
 #define MT__SZ_CLASSES MT_SZCLS_CLASSES(MT_SIZECLASS)
 
@@ -104,7 +104,7 @@ typedef struct {
 } MT_CACHE_ALIGNED szcls_stat_slot_t;
 
 #define MT_STAT_SLOT_T MT_SELF(slot_t)
-#include "../stats/slots.h"
+#include "../written/szcls_stat/stats_slots.inl"
 
 static void szcls_stat_report(mt_stats_out *o)
 {

@@ -183,7 +183,7 @@
 /* A safety layer below reports every block its getmeta refuses; then a
  * refusal needs no second report here. (head_canary=1 over one does not
  * compose: MT_TRAIT_NO_SAFETY_BELOW.) */
-MT_DECLARE_BELOW_TRAITS
+MT_DECLARE_BELOW_TRAITS;
 #define MT_TAIL_BELOW_REPORTS ((MT_BELOW_TRAITS() & MT_TRAIT_REPORTS_INVALID) != 0)
 /* Bytes in front of the program's block (the canary and a spare word, so
  * the block stays 16-aligned); an aligned request gets its alignment. */
@@ -194,7 +194,7 @@ enum { tail_chksum_id = MT_NEW_LAYER_ID };
 #define MT_SELF_ID MT_SELF(id)
 #endif
 
-#include "safety/common.h"
+#include "../written/tail_chksum/safety_common.inl"
 
 #ifndef MORTISE_LAYERS_TAIL_CHKSUM_ONCE
 #define MORTISE_LAYERS_TAIL_CHKSUM_ONCE
@@ -222,7 +222,7 @@ enum {
 };
 #endif
 
-MT_DECLARE_BELOW(getmeta)
+MT_DECLARE_BELOW(getmeta);
 
 /* The size word's mask: the key and the address, so a size copied from
  * another block or written without the key decodes to nonsense. Each

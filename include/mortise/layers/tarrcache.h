@@ -80,12 +80,12 @@
 _Static_assert(MT_TARRCACHE_SLOTS >= 1 && MT_TARRCACHE_SLOTS <= 65536,
                "tarrcache: MT_TARRCACHE_SLOTS out of range");
 
-MT_DECLARE_BELOW(alloc) /* the slot arrays */
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(free)
+MT_DECLARE_BELOW(alloc); /* the slot arrays */
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(free);
 
-#include "../policy/sizeclass/slot.h"
-#include "cache/classes.h"
+#include "../written/tarrcache/policy_sizeclass_slot.inl"
+#include "../written/tarrcache/cache_classes.inl"
 
 static MT_TLS struct {
     mt_magazine mag[tarrcache_bins];
@@ -93,7 +93,7 @@ static MT_TLS struct {
     void **store; /* every magazine's slots, one block from below */
 } tarrcache_tl;
 
-#include "cache/thread_state.h"
+#include "../written/tarrcache/cache_thread_state.inl"
 
 /* The thread's first use: slot arrays for every cached class, from below. */
 MT_SLOW void tarrcache_start(void)
@@ -141,7 +141,7 @@ MT_SLOW void tarrcache_free_slow(void *p, size_t c, mt_lfunc *next)
 
 MT_INLINE mt_magazine *tarrcache_magazine(size_t c) { return &tarrcache_tl.mag[c]; }
 MT_INLINE bool tarrcache_accepts(size_t c, void *p) { return (void)c, (void)p, true; }
-#include "cache/magazine_ops.h" /* alloc, free: pop and push; stop */
+#include "../written/tarrcache/cache_magazine_ops.inl" /* alloc, free: pop and push; stop */
 
 /* Give every cached block back below. True if there was any. */
 MT_SLOW bool tarrcache_flush_all(void)
@@ -152,7 +152,7 @@ MT_SLOW bool tarrcache_flush_all(void)
     return any != 0;
 }
 
-#include "cache/check.h" /* cached_in, check_magazine */
+#include "../written/tarrcache/cache_check.inl" /* cached_in, check_magazine */
 
 /* The calling thread's magazines (other threads check their own). */
 #define MT_HAS_INVARIANTS /* check: these, then the layers below (core/ops.h) */

@@ -167,14 +167,14 @@
 #define MT_CACHE_BINS MT_THREAD_CACHE_BINS
 #endif
 
-MT_DECLARE_BELOW(getmeta)
-MT_DECLARE_BELOW(free)
-MT_DECLARE_BELOW(alloc_batch)
-MT_DECLARE_BELOW(free_batch)
+MT_DECLARE_BELOW(getmeta);
+MT_DECLARE_BELOW(free);
+MT_DECLARE_BELOW(alloc_batch);
+MT_DECLARE_BELOW(free_batch);
 
-#include "../policy/sizeclass/slot.h"
-#include "cache/classes.h"     /* which classes are cached, class_of, share */
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/thread_cache/policy_sizeclass_slot.inl"
+#include "../written/thread_cache/cache_classes.inl"     /* which classes are cached, class_of, share */
+#include "../written/thread_cache/safety_link_check.inl" /* link_check, err_handle */
 
 /* link_check: the link in cached block p failed its check: the list ends
  * at p (the blocks after it are dropped; their room is not given back, so
@@ -212,7 +212,7 @@ static MT_TLS struct {
     size_t budget;   /* coreaware: cache_size fitted to that CPU's cache */
 } thread_cache_tl;
 
-#include "cache/thread_state.h" /* ready(); create, thread_exit, purge, ... */
+#include "../written/thread_cache/cache_thread_state.inl" /* ready(); create, thread_exit, purge, ... */
 
 /* The thread's budget in bytes: cache_size, or its share on this core. */
 MT_INLINE size_t thread_cache_budget(void)
@@ -302,7 +302,7 @@ static size_t thread_cache_flush(size_t c, size_t n)
     return k;
 }
 
-#include "cache/handoff.h" /* shed, take_handoff, empty_handoff: the transfer cache */
+#include "../written/thread_cache/cache_handoff.inl" /* shed, take_handoff, empty_handoff: the transfer cache */
 
 MT_SLOW const char *thread_cache_check_bin(size_t c); /* debug level 2, after a slow path */
 
@@ -536,7 +536,7 @@ MT_SLOW void thread_cache_stop(void)
         thread_cache_tl.room[c] = 0;
 }
 
-#include "cache/check.h" /* cached_in, check_magazine */
+#include "../written/thread_cache/cache_check.inl" /* cached_in, check_magazine */
 
 /* Class c of the calling thread's cache: its list holds at most the
  * class's capacity (no cycle), blocks owned below in this class, and blocks

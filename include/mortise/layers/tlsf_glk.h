@@ -263,9 +263,9 @@ MT_INLINE size_t mt_tlsf_round(size_t size, unsigned sl_log2)
 #endif /* MORTISE_LAYERS_TLSF_GLK_TYPES */
 
 enum { tlsf_glk_id = MT_NEW_LAYER_ID };
-MT_DECLARE_BELOW(free) /* purge hands chunks back through the free chain */
+MT_DECLARE_BELOW(free); /* purge hands chunks back through the free chain */
 #define MT_SELF_ID MT_SELF(id)
-#include "safety/link_check.h" /* link_check, err_handle */
+#include "../written/tlsf_glk/safety_link_check.inl" /* link_check, err_handle */
 
 enum {
     tlsf_glk_sl_log2 = __builtin_ctz(MT_SL_COUNT),
@@ -923,7 +923,7 @@ MT_INLINE void *tlsf_glk_purge(mt_ctx *ctx, mt_lfunc *next)
 
 #define MT_GLK_LOCK MT_SELF(state).lock
 #define MT_GLK_RECORDS MT_SELF(state).records
-#include "glk/fork.h" /* fork: the lock, then the record pool */
+#include "../written/tlsf_glk/glk_fork.inl" /* fork: the lock, then the record pool */
 
 /* ---- the invariant checker (the check operation) ---- */
 

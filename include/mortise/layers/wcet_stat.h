@@ -153,7 +153,7 @@ MT_UNUSED static void mt_wcet_report(mt_stats_out *o, const char *layer, const m
 #endif
 
 #define MT_STAT_SLOT_T mt_wcet_slot
-#include "../stats/slots.h"
+#include "../written/wcet_stat/stats_slots.inl"
 
 static void wcet_stat_report(mt_stats_out *o)
 {
@@ -176,7 +176,7 @@ MT_INLINE void *wcet_stat_measure(unsigned kind, mt_ctx *ctx, mt_lfunc *next)
 }
 
 #define MT_STAT_OP MT_WCET_
-#include "../stats/measure_ops.h"
+#include "../written/wcet_stat/stats_measure_ops.inl"
 
 #undef MT_STAT_SLOT_T
 /* Every free is counted here before the owner is known: the socket drops

@@ -22,6 +22,9 @@
 #define buddy_glk_cs_take_free_chunk MT_SELF(cs_take_free_chunk)
 #define buddy_glk_drop_chunk MT_SELF(drop_chunk)
 #define buddy_glk_entry MT_SELF(entry)
+#define buddy_glk_fork_child MT_SELF(fork_child)
+#define buddy_glk_fork_parent MT_SELF(fork_parent)
+#define buddy_glk_fork_prepare MT_SELF(fork_prepare)
 #define buddy_glk_free MT_SELF(free)
 #define buddy_glk_free_block MT_SELF(free_block)
 #define buddy_glk_get MT_SELF(get)
@@ -66,6 +69,9 @@
 #undef buddy_glk_cs_take_free_chunk
 #undef buddy_glk_drop_chunk
 #undef buddy_glk_entry
+#undef buddy_glk_fork_child
+#undef buddy_glk_fork_parent
+#undef buddy_glk_fork_prepare
 #undef buddy_glk_free
 #undef buddy_glk_free_block
 #undef buddy_glk_get

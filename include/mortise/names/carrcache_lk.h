@@ -5,9 +5,11 @@
  * and again after them, to forget the mapping. (No include guard.) */
 #ifndef MT_NAMES_carrcache_lk
 #define MT_NAMES_carrcache_lk
+#define carrcache_lk_aligned_class MT_SELF(aligned_class)
 #define carrcache_lk_alloc MT_SELF(alloc)
 #define carrcache_lk_alloc_slow MT_SELF(alloc_slow)
 #define carrcache_lk_bins MT_SELF(bins)
+#define carrcache_lk_cached_in MT_SELF(cached_in)
 #define carrcache_lk_cap MT_SELF(cap)
 #define carrcache_lk_caps MT_SELF(caps)
 #define carrcache_lk_check_magazine MT_SELF(check_magazine)
@@ -29,12 +31,17 @@
 #define carrcache_lk_purge MT_SELF(purge)
 #define carrcache_lk_record MT_SELF(record)
 #define carrcache_lk_record_for MT_SELF(record_for)
+#define carrcache_lk_share MT_SELF(share)
+#define carrcache_lk_szcls_key MT_SELF(szcls_key)
 #define carrcache_lk_takes MT_SELF(takes)
+#define carrcache_lk_top MT_SELF(top)
 #else
 #undef MT_NAMES_carrcache_lk
+#undef carrcache_lk_aligned_class
 #undef carrcache_lk_alloc
 #undef carrcache_lk_alloc_slow
 #undef carrcache_lk_bins
+#undef carrcache_lk_cached_in
 #undef carrcache_lk_cap
 #undef carrcache_lk_caps
 #undef carrcache_lk_check_magazine
@@ -56,5 +63,8 @@
 #undef carrcache_lk_purge
 #undef carrcache_lk_record
 #undef carrcache_lk_record_for
+#undef carrcache_lk_share
+#undef carrcache_lk_szcls_key
 #undef carrcache_lk_takes
+#undef carrcache_lk_top
 #endif

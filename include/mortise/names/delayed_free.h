@@ -49,6 +49,7 @@
 #define delayed_free_release MT_SELF(release)
 #define delayed_free_release_routed MT_SELF(release_routed)
 #define delayed_free_report MT_SELF(report)
+#define delayed_free_report_unowned MT_SELF(report_unowned)
 #define delayed_free_resize MT_SELF(resize)
 #define delayed_free_resize_slow MT_SELF(resize_slow)
 #define delayed_free_set_state MT_SELF(set_state)
@@ -110,6 +111,7 @@
 #undef delayed_free_release
 #undef delayed_free_release_routed
 #undef delayed_free_report
+#undef delayed_free_report_unowned
 #undef delayed_free_resize
 #undef delayed_free_resize_slow
 #undef delayed_free_set_state

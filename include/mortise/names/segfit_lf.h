@@ -10,6 +10,7 @@
 #define segfit_lf_check MT_SELF(check)
 #define segfit_lf_class MT_SELF(class)
 #define segfit_lf_class_for MT_SELF(class_for)
+#define segfit_lf_class_index MT_SELF(class_index)
 #define segfit_lf_class_meta MT_SELF(class_meta)
 #define segfit_lf_class_size MT_SELF(class_size)
 #define segfit_lf_classes_used MT_SELF(classes_used)
@@ -25,6 +26,7 @@
 #define segfit_lf_leave MT_SELF(leave)
 #define segfit_lf_link_broken MT_SELF(link_broken)
 #define segfit_lf_link_cut MT_SELF(link_cut)
+#define segfit_lf_max_block MT_SELF(max_block)
 #define segfit_lf_me MT_SELF(me)
 #define segfit_lf_pop MT_SELF(pop)
 #define segfit_lf_purge MT_SELF(purge)
@@ -32,9 +34,11 @@
 #define segfit_lf_push_chain MT_SELF(push_chain)
 #define segfit_lf_quiesce MT_SELF(quiesce)
 #define segfit_lf_refill MT_SELF(refill)
+#define segfit_lf_resize MT_SELF(resize)
 #define segfit_lf_restore_span MT_SELF(restore_span)
 #define segfit_lf_span_of MT_SELF(span_of)
 #define segfit_lf_state MT_SELF(state)
+#define segfit_lf_szcls_key MT_SELF(szcls_key)
 #define segfit_lf_thread_exit MT_SELF(thread_exit)
 #define segfit_lf_walk MT_SELF(walk)
 #else
@@ -44,6 +48,7 @@
 #undef segfit_lf_check
 #undef segfit_lf_class
 #undef segfit_lf_class_for
+#undef segfit_lf_class_index
 #undef segfit_lf_class_meta
 #undef segfit_lf_class_size
 #undef segfit_lf_classes_used
@@ -59,6 +64,7 @@
 #undef segfit_lf_leave
 #undef segfit_lf_link_broken
 #undef segfit_lf_link_cut
+#undef segfit_lf_max_block
 #undef segfit_lf_me
 #undef segfit_lf_pop
 #undef segfit_lf_purge
@@ -66,9 +72,11 @@
 #undef segfit_lf_push_chain
 #undef segfit_lf_quiesce
 #undef segfit_lf_refill
+#undef segfit_lf_resize
 #undef segfit_lf_restore_span
 #undef segfit_lf_span_of
 #undef segfit_lf_state
+#undef segfit_lf_szcls_key
 #undef segfit_lf_thread_exit
 #undef segfit_lf_walk
 #endif

@@ -17,6 +17,7 @@
 #define slab_lk_check_slab MT_SELF(check_slab)
 #define slab_lk_class MT_SELF(class)
 #define slab_lk_class_for MT_SELF(class_for)
+#define slab_lk_class_index MT_SELF(class_index)
 #define slab_lk_class_meta MT_SELF(class_meta)
 #define slab_lk_class_size MT_SELF(class_size)
 #define slab_lk_classes_used MT_SELF(classes_used)
@@ -43,6 +44,7 @@
 #define slab_lk_link_broken MT_SELF(link_broken)
 #define slab_lk_link_cut MT_SELF(link_cut)
 #define slab_lk_lock_classes MT_SELF(lock_classes)
+#define slab_lk_max_block MT_SELF(max_block)
 #define slab_lk_new_slab MT_SELF(new_slab)
 #define slab_lk_next_of MT_SELF(next_of)
 #define slab_lk_purge MT_SELF(purge)
@@ -51,9 +53,11 @@
 #define slab_lk_release MT_SELF(release)
 #define slab_lk_reserve MT_SELF(reserve)
 #define slab_lk_reset_classes MT_SELF(reset_classes)
+#define slab_lk_resize MT_SELF(resize)
 #define slab_lk_slab MT_SELF(slab)
 #define slab_lk_slab_len MT_SELF(slab_len)
 #define slab_lk_state MT_SELF(state)
+#define slab_lk_szcls_key MT_SELF(szcls_key)
 #define slab_lk_to_full MT_SELF(to_full)
 #define slab_lk_unlink MT_SELF(unlink)
 #define slab_lk_unlock_classes MT_SELF(unlock_classes)
@@ -71,6 +75,7 @@
 #undef slab_lk_check_slab
 #undef slab_lk_class
 #undef slab_lk_class_for
+#undef slab_lk_class_index
 #undef slab_lk_class_meta
 #undef slab_lk_class_size
 #undef slab_lk_classes_used
@@ -97,6 +102,7 @@
 #undef slab_lk_link_broken
 #undef slab_lk_link_cut
 #undef slab_lk_lock_classes
+#undef slab_lk_max_block
 #undef slab_lk_new_slab
 #undef slab_lk_next_of
 #undef slab_lk_purge
@@ -105,9 +111,11 @@
 #undef slab_lk_release
 #undef slab_lk_reserve
 #undef slab_lk_reset_classes
+#undef slab_lk_resize
 #undef slab_lk_slab
 #undef slab_lk_slab_len
 #undef slab_lk_state
+#undef slab_lk_szcls_key
 #undef slab_lk_to_full
 #undef slab_lk_unlink
 #undef slab_lk_unlock_classes

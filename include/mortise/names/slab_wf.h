@@ -7,6 +7,7 @@
 #define MT_NAMES_slab_wf
 #define slab_wf_acquire MT_SELF(acquire)
 #define slab_wf_adopt MT_SELF(adopt)
+#define slab_wf_aligned_class MT_SELF(aligned_class)
 #define slab_wf_alloc MT_SELF(alloc)
 #define slab_wf_alloc_slow MT_SELF(alloc_slow)
 #define slab_wf_bins MT_SELF(bins)
@@ -14,6 +15,8 @@
 #define slab_wf_bound_free_local MT_SELF(bound_free_local)
 #define slab_wf_bound_free_remote MT_SELF(bound_free_remote)
 #define slab_wf_bound_refill MT_SELF(bound_refill)
+#define slab_wf_cap MT_SELF(cap)
+#define slab_wf_caps MT_SELF(caps)
 #define slab_wf_carve MT_SELF(carve)
 #define slab_wf_carve_batch MT_SELF(carve_batch)
 #define slab_wf_check MT_SELF(check)
@@ -23,8 +26,10 @@
 #define slab_wf_check_slab MT_SELF(check_slab)
 #define slab_wf_class_alloc MT_SELF(class_alloc)
 #define slab_wf_class_index MT_SELF(class_index)
+#define slab_wf_class_of MT_SELF(class_of)
 #define slab_wf_class_size MT_SELF(class_size)
 #define slab_wf_collect MT_SELF(collect)
+#define slab_wf_covers MT_SELF(covers)
 #define slab_wf_create MT_SELF(create)
 #define slab_wf_cut_blocks MT_SELF(cut_blocks)
 #define slab_wf_cut_slabs MT_SELF(cut_slabs)
@@ -67,6 +72,7 @@
 #define slab_wf_retire MT_SELF(retire)
 #define slab_wf_save MT_SELF(save)
 #define slab_wf_serve MT_SELF(serve)
+#define slab_wf_share MT_SELF(share)
 #define slab_wf_slab_len MT_SELF(slab_len)
 #define slab_wf_splice MT_SELF(splice)
 #define slab_wf_start MT_SELF(start)
@@ -91,6 +97,7 @@
 #undef MT_NAMES_slab_wf
 #undef slab_wf_acquire
 #undef slab_wf_adopt
+#undef slab_wf_aligned_class
 #undef slab_wf_alloc
 #undef slab_wf_alloc_slow
 #undef slab_wf_bins
@@ -98,6 +105,8 @@
 #undef slab_wf_bound_free_local
 #undef slab_wf_bound_free_remote
 #undef slab_wf_bound_refill
+#undef slab_wf_cap
+#undef slab_wf_caps
 #undef slab_wf_carve
 #undef slab_wf_carve_batch
 #undef slab_wf_check
@@ -107,8 +116,10 @@
 #undef slab_wf_check_slab
 #undef slab_wf_class_alloc
 #undef slab_wf_class_index
+#undef slab_wf_class_of
 #undef slab_wf_class_size
 #undef slab_wf_collect
+#undef slab_wf_covers
 #undef slab_wf_create
 #undef slab_wf_cut_blocks
 #undef slab_wf_cut_slabs
@@ -151,6 +162,7 @@
 #undef slab_wf_retire
 #undef slab_wf_save
 #undef slab_wf_serve
+#undef slab_wf_share
 #undef slab_wf_slab_len
 #undef slab_wf_splice
 #undef slab_wf_start

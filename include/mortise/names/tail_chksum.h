@@ -33,6 +33,7 @@
 #define tail_chksum_owned_at MT_SELF(owned_at)
 #define tail_chksum_quick_size MT_SELF(quick_size)
 #define tail_chksum_raise MT_SELF(raise)
+#define tail_chksum_report_unowned MT_SELF(report_unowned)
 #define tail_chksum_reseal MT_SELF(reseal)
 #define tail_chksum_resize MT_SELF(resize)
 #define tail_chksum_resize_slow MT_SELF(resize_slow)
@@ -72,6 +73,7 @@
 #undef tail_chksum_owned_at
 #undef tail_chksum_quick_size
 #undef tail_chksum_raise
+#undef tail_chksum_report_unowned
 #undef tail_chksum_reseal
 #undef tail_chksum_resize
 #undef tail_chksum_resize_slow

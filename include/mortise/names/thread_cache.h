@@ -13,13 +13,17 @@
 #define thread_cache_bins MT_SELF(bins)
 #define thread_cache_budget MT_SELF(budget)
 #define thread_cache_cached_in MT_SELF(cached_in)
+#define thread_cache_cap MT_SELF(cap)
 #define thread_cache_capacity MT_SELF(capacity)
+#define thread_cache_caps MT_SELF(caps)
 #define thread_cache_check_bin MT_SELF(check_bin)
+#define thread_cache_check_magazine MT_SELF(check_magazine)
 #define thread_cache_class_index MT_SELF(class_index)
 #define thread_cache_class_of MT_SELF(class_of)
 #define thread_cache_class_size MT_SELF(class_size)
 #define thread_cache_core_event MT_SELF(core_event)
 #define thread_cache_covers MT_SELF(covers)
+#define thread_cache_create MT_SELF(create)
 #define thread_cache_cut MT_SELF(cut)
 #define thread_cache_empty_handoff MT_SELF(empty_handoff)
 #define thread_cache_end MT_SELF(end)
@@ -30,19 +34,25 @@
 #define thread_cache_free_chain MT_SELF(free_chain)
 #define thread_cache_free_run MT_SELF(free_run)
 #define thread_cache_free_slow MT_SELF(free_slow)
+#define thread_cache_handoff MT_SELF(handoff)
 #define thread_cache_invariants MT_SELF(invariants)
 #define thread_cache_link_broken MT_SELF(link_broken)
 #define thread_cache_link_cut MT_SELF(link_cut)
 #define thread_cache_next_of MT_SELF(next_of)
+#define thread_cache_purge MT_SELF(purge)
 #define thread_cache_ready MT_SELF(ready)
 #define thread_cache_refit MT_SELF(refit)
 #define thread_cache_share MT_SELF(share)
 #define thread_cache_shed MT_SELF(shed)
+#define thread_cache_slots MT_SELF(slots)
 #define thread_cache_start MT_SELF(start)
 #define thread_cache_stop MT_SELF(stop)
+#define thread_cache_szcls_key MT_SELF(szcls_key)
 #define thread_cache_take_handoff MT_SELF(take_handoff)
 #define thread_cache_takes MT_SELF(takes)
+#define thread_cache_thread_exit MT_SELF(thread_exit)
 #define thread_cache_tl MT_SELF(tl)
+#define thread_cache_top MT_SELF(top)
 #else
 #undef MT_NAMES_thread_cache
 #undef thread_cache_aligned_class
@@ -53,13 +63,17 @@
 #undef thread_cache_bins
 #undef thread_cache_budget
 #undef thread_cache_cached_in
+#undef thread_cache_cap
 #undef thread_cache_capacity
+#undef thread_cache_caps
 #undef thread_cache_check_bin
+#undef thread_cache_check_magazine
 #undef thread_cache_class_index
 #undef thread_cache_class_of
 #undef thread_cache_class_size
 #undef thread_cache_core_event
 #undef thread_cache_covers
+#undef thread_cache_create
 #undef thread_cache_cut
 #undef thread_cache_empty_handoff
 #undef thread_cache_end
@@ -70,17 +84,23 @@
 #undef thread_cache_free_chain
 #undef thread_cache_free_run
 #undef thread_cache_free_slow
+#undef thread_cache_handoff
 #undef thread_cache_invariants
 #undef thread_cache_link_broken
 #undef thread_cache_link_cut
 #undef thread_cache_next_of
+#undef thread_cache_purge
 #undef thread_cache_ready
 #undef thread_cache_refit
 #undef thread_cache_share
 #undef thread_cache_shed
+#undef thread_cache_slots
 #undef thread_cache_start
 #undef thread_cache_stop
+#undef thread_cache_szcls_key
 #undef thread_cache_take_handoff
 #undef thread_cache_takes
+#undef thread_cache_thread_exit
 #undef thread_cache_tl
+#undef thread_cache_top
 #endif

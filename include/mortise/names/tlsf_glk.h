@@ -20,6 +20,9 @@
 #define tlsf_glk_cs_resize MT_SELF(cs_resize)
 #define tlsf_glk_emptied MT_SELF(emptied)
 #define tlsf_glk_fl_count MT_SELF(fl_count)
+#define tlsf_glk_fork_child MT_SELF(fork_child)
+#define tlsf_glk_fork_parent MT_SELF(fork_parent)
+#define tlsf_glk_fork_prepare MT_SELF(fork_prepare)
 #define tlsf_glk_free MT_SELF(free)
 #define tlsf_glk_free_broken MT_SELF(free_broken)
 #define tlsf_glk_free_ok MT_SELF(free_ok)
@@ -68,6 +71,9 @@
 #undef tlsf_glk_cs_resize
 #undef tlsf_glk_emptied
 #undef tlsf_glk_fl_count
+#undef tlsf_glk_fork_child
+#undef tlsf_glk_fork_parent
+#undef tlsf_glk_fork_prepare
 #undef tlsf_glk_free
 #undef tlsf_glk_free_broken
 #undef tlsf_glk_free_ok

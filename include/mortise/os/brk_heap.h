@@ -221,7 +221,7 @@ static bool brk_heap_extend(char *end, size_t granules)
 #define MT_OS_RESIZE_IN_PLACE 1
 #define MT_OS_LOCK MT_SELF(state).lock
 #define MT_OS_KEEPS
-#include "granule_blocks.h"
+#include "../written/brk_heap/os_granule_blocks.inl"
 
 /* Freed pages were discarded when freed; what is left is the keep and the
  * top of the heap if the break could not be lowered then. */

@@ -64,7 +64,7 @@
 #define MT_PASSTHROUGH 0
 #endif
 #if MT_PASSTHROUGH
-#include "malloc_passthrough.h"
+#include "../written/malloc_heap/os_malloc_passthrough.inl"
 #else
 #include "pagemap_mmap.h"
 
@@ -208,7 +208,7 @@ static bool malloc_heap_extend(char *end, size_t granules)
 }
 
 #define MT_OS_RESIZE_IN_PLACE 0
-#include "granule_blocks.h"
+#include "../written/malloc_heap/os_granule_blocks.inl"
 
 #endif /* MT_PASSTHROUGH */
 

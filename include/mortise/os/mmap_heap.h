@@ -314,8 +314,8 @@ MT_SLOW char *mmap_heap_grow_chunk(char *p, size_t granules, size_t new_granules
 #define MT_OS_KEEPS
 #define MT_OS_GROWS
 #define MT_OS_LARGE_GRANULES MT_MMAP_CACHE_GRANULES
-#define MT_OS_PURGE_KEEP   /* free chunks gave their pages back when freed */
-#include "granule_owner.h" /* alloc, free, getmeta, fork; the large-block keep */
+#define MT_OS_PURGE_KEEP                             /* free chunks gave their pages back when freed */
+#include "../written/mmap_heap/os_granule_owner.inl" /* alloc, free, getmeta, fork; the large-block keep */
 
 /* Large blocks change size by remapping: shrink in place, grow with mremap to
  * a granule-aligned destination. Cached-size chunks are left to the socket. */

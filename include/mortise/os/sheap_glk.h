@@ -156,7 +156,7 @@ static bool sheap_glk_extend(char *end, size_t granules)
 
 #define MT_OS_RESIZE_IN_PLACE 1
 #define MT_OS_LOCK MT_SELF(state).lock
-#include "granule_blocks.h"
+#include "../written/sheap_glk/os_granule_blocks.inl"
 
 #define MT_DESCRIPTOR MT_DESCRIPTOR_sheap_glk
 #include "../core/layer_end.h"

@@ -231,7 +231,7 @@ static bool virtual_alloc_heap_extend(char *end, size_t granules)
 #define MT_OS_LOCK MT_SELF(state).lock
 #define MT_OS_KEEPS
 #define MT_OS_PURGE_KEEP /* freed granules were decommitted when freed */
-#include "granule_blocks.h"
+#include "../written/virtual_alloc_heap/os_granule_blocks.inl"
 
 #define MT_DESCRIPTOR MT_DESCRIPTOR_virtual_alloc_heap
 #include "../core/layer_end.h"

@@ -36,6 +36,54 @@
 #define MT_SOCKET_PREFIX
 #endif
 #define MT_API(name) MT_CAT(MT_SOCKET_PREFIX, name)
+#ifndef MT_SOCKET_ERROR_API
+#define MT_SOCKET_ERROR_API mortise_set_error_handler
+#endif
+#ifndef MT_SOCKET_CHECK_API
+#define MT_SOCKET_CHECK_API mortise_check
+#endif
+#ifndef MT_STATS_PREFIX
+#define MT_STATS_PREFIX mortise_
+#endif
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+/* mallinfo's answer, named before the names below are mapped: the
+ * structs keep their tags under a prefix. */
+typedef struct mallinfo mt_mallinfo;
+typedef struct mallinfo2 mt_mallinfo2;
+#endif
+
+/* The entry points are written below under their own names, so that grep,
+ * ctags and a debugger find each one. Under a prefix (custom_socket,
+ * malloc_socket's MT_SOCKET_RENAME) these map every such name to the
+ * prefixed one, until the end of this file; without one each maps to
+ * itself. */
+/* clang-format off */
+#define malloc MT_API(malloc)
+#define free MT_API(free)
+#define calloc MT_API(calloc)
+#define realloc MT_API(realloc)
+#define reallocarray MT_API(reallocarray)
+#define memalign MT_API(memalign)
+#define aligned_alloc MT_API(aligned_alloc)
+#define posix_memalign MT_API(posix_memalign)
+#define valloc MT_API(valloc)
+#define pvalloc MT_API(pvalloc)
+#define malloc_usable_size MT_API(malloc_usable_size)
+#define cfree MT_API(cfree)
+#define free_sized MT_API(free_sized)
+#define free_aligned_sized MT_API(free_aligned_sized)
+#define malloc_trim MT_API(malloc_trim)
+#define mallinfo2 MT_API(mallinfo2)
+#define mallinfo MT_API(mallinfo)
+#define malloc_stats MT_API(malloc_stats)
+#define malloc_info MT_API(malloc_info)
+#define mallopt MT_API(mallopt)
+#define mortise_set_error_handler MT_SOCKET_ERROR_API
+#define mortise_check MT_SOCKET_CHECK_API
+#define mortise_stats_print MT_CAT(MT_STATS_PREFIX, stats_print)
+#define mortise_stats_json MT_CAT(MT_STATS_PREFIX, stats_json)
+/* clang-format on */
 
 /* ---- the shared core of every entry point (sockets/socket_core.h) ---- */
 
@@ -114,7 +162,7 @@ static void *mt_socket_realloc(void *p, size_t size)
 
 /* ---- the malloc(3) family ---- */
 
-MT_EXPORT void *MT_API(malloc)(size_t size)
+MT_EXPORT void *malloc(size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     MT_SOCKET_ENTER(return mt_pal_boot_alloc(size));
@@ -123,13 +171,13 @@ MT_EXPORT void *MT_API(malloc)(size_t size)
     return p;
 }
 
-MT_EXPORT void MT_API(free)(void *p)
+MT_EXPORT void free(void *p)
 {
     MT_SOCKET_NOTE_CALLER();
     mt_socket_free(p);
 }
 
-MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
+MT_EXPORT void *calloc(size_t n, size_t each)
 {
     MT_SOCKET_NOTE_CALLER();
     size_t total;
@@ -140,13 +188,13 @@ MT_EXPORT void *MT_API(calloc)(size_t n, size_t each)
     return p;
 }
 
-MT_EXPORT void *MT_API(realloc)(void *p, size_t size)
+MT_EXPORT void *realloc(void *p, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     return mt_socket_realloc(p, size);
 }
 
-MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
+MT_EXPORT void *reallocarray(void *p, size_t n, size_t each)
 {
     MT_SOCKET_NOTE_CALLER();
     size_t size;
@@ -157,18 +205,18 @@ MT_EXPORT void *MT_API(reallocarray)(void *p, size_t n, size_t each)
     return mt_socket_realloc(p, size);
 }
 
-MT_EXPORT void *MT_API(memalign)(size_t align, size_t size)
+MT_EXPORT void *memalign(size_t align, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     return mt_socket_aligned(align, size);
 }
-MT_EXPORT void *MT_API(aligned_alloc)(size_t align, size_t size)
+MT_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     return mt_socket_aligned(align, size);
 }
 
-MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
+MT_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     if (!mt_is_pow2(align) || align % sizeof(void *))
@@ -182,13 +230,13 @@ MT_EXPORT int MT_API(posix_memalign)(void **out, size_t align, size_t size)
     return 0;
 }
 
-MT_EXPORT void *MT_API(valloc)(size_t size)
+MT_EXPORT void *valloc(size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     return mt_socket_aligned(mt_page_size(), size);
 }
 
-MT_EXPORT void *MT_API(pvalloc)(size_t size)
+MT_EXPORT void *pvalloc(size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     if (size > MT_MAX_REQUEST) {
@@ -199,23 +247,23 @@ MT_EXPORT void *MT_API(pvalloc)(size_t size)
     return mt_socket_aligned(page, size ? mt_align_up(size, page) : page);
 }
 
-MT_EXPORT size_t MT_API(malloc_usable_size)(void *p)
+MT_EXPORT size_t malloc_usable_size(void *p)
 {
     MT_SOCKET_NOTE_CALLER();
     return mt_socket_usable(p);
 }
-MT_EXPORT void MT_API(cfree)(void *p)
+MT_EXPORT void cfree(void *p)
 {
     MT_SOCKET_NOTE_CALLER();
     mt_socket_free(p);
 }
-MT_EXPORT void MT_API(free_sized)(void *p, size_t size)
+MT_EXPORT void free_sized(void *p, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     (void)size;
     mt_socket_free(p);
 }
-MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
+MT_EXPORT void free_aligned_sized(void *p, size_t align, size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     (void)align;
@@ -236,8 +284,19 @@ MT_EXPORT void MT_API(free_aligned_sized)(void *p, size_t align, size_t size)
 #else
 #define MT_CRT_API(name) MT_API(name)
 #endif
-MT_EXPORT size_t MT_CRT_API(_msize)(void *p) { return mt_socket_usable(p); }
-MT_EXPORT void *MT_CRT_API(_aligned_malloc)(size_t size, size_t align)
+/* clang-format off */
+#define _msize MT_CRT_API(_msize)
+#define _aligned_malloc MT_CRT_API(_aligned_malloc)
+#define _aligned_free MT_CRT_API(_aligned_free)
+#define _aligned_msize MT_CRT_API(_aligned_msize)
+#define _aligned_realloc MT_CRT_API(_aligned_realloc)
+#define _recalloc MT_CRT_API(_recalloc)
+#define _expand MT_CRT_API(_expand)
+#define _strdup MT_CRT_API(_strdup)
+#define strdup MT_API(strdup)
+/* clang-format on */
+MT_EXPORT size_t _msize(void *p) { return mt_socket_usable(p); }
+MT_EXPORT void *_aligned_malloc(size_t size, size_t align)
 {
     if (!mt_is_pow2(align)) {
         mt_pal_set_errno(MT_EINVAL);
@@ -245,21 +304,21 @@ MT_EXPORT void *MT_CRT_API(_aligned_malloc)(size_t size, size_t align)
     }
     return mt_socket_aligned(align < MT_MIN_ALIGN ? MT_MIN_ALIGN : align, size);
 }
-MT_EXPORT void MT_CRT_API(_aligned_free)(void *p) { mt_socket_free(p); }
-MT_EXPORT size_t MT_CRT_API(_aligned_msize)(void *p, size_t align, size_t offset)
+MT_EXPORT void _aligned_free(void *p) { mt_socket_free(p); }
+MT_EXPORT size_t _aligned_msize(void *p, size_t align, size_t offset)
 {
     (void)align, (void)offset;
     return mt_socket_usable(p);
 }
-MT_EXPORT void *MT_CRT_API(_aligned_realloc)(void *p, size_t size, size_t align)
+MT_EXPORT void *_aligned_realloc(void *p, size_t size, size_t align)
 {
     if (!p)
-        return MT_CRT_API(_aligned_malloc)(size, align);
+        return _aligned_malloc(size, align);
     if (!size) {
         mt_socket_free(p);
         return NULL;
     }
-    void *q = MT_CRT_API(_aligned_malloc)(size, align);
+    void *q = _aligned_malloc(size, align);
     if (q) {
         size_t old = mt_socket_usable(p);
         __builtin_memcpy(q, p, old < size ? old : size);
@@ -268,7 +327,7 @@ MT_EXPORT void *MT_CRT_API(_aligned_realloc)(void *p, size_t size, size_t align)
     return q;
 }
 /* realloc that zeroes what the block gains */
-MT_EXPORT void *MT_CRT_API(_recalloc)(void *p, size_t n, size_t each)
+MT_EXPORT void *_recalloc(void *p, size_t n, size_t each)
 {
     size_t size;
     if (__builtin_mul_overflow(n, each, &size)) {
@@ -282,7 +341,7 @@ MT_EXPORT void *MT_CRT_API(_recalloc)(void *p, size_t n, size_t each)
     return q;
 }
 /* grow or shrink in place only: the block itself, or NULL */
-MT_EXPORT void *MT_CRT_API(_expand)(void *p, size_t size)
+MT_EXPORT void *_expand(void *p, size_t size)
 {
     if (p && size <= mt_socket_usable(p))
         return p;
@@ -293,37 +352,34 @@ MT_EXPORT void *MT_CRT_API(_expand)(void *p, size_t size)
 /* msvcrt's strdup allocates inside msvcrt.dll, with msvcrt's own malloc,
  * which a static library cannot replace; a program frees the copy with
  * free, ours. These copies are ours, so that pair matches. */
-MT_EXPORT char *MT_CRT_API(_strdup)(const char *s)
+MT_EXPORT char *_strdup(const char *s)
 {
     size_t n = __builtin_strlen(s) + 1;
-    char *copy = MT_API(malloc)(n);
+    char *copy = malloc(n);
     if (copy)
         __builtin_memcpy(copy, s, n);
     return copy;
 }
-MT_EXPORT char *MT_API(strdup)(const char *s) { return MT_CRT_API(_strdup)(s); }
-MT_EXPORT char *(*__imp__strdup)(const char *) = MT_CRT_API(_strdup);
-MT_EXPORT size_t (*__imp__msize)(void *) = MT_CRT_API(_msize);
-MT_EXPORT void *(*__imp__aligned_malloc)(size_t, size_t) = MT_CRT_API(_aligned_malloc);
-MT_EXPORT void (*__imp__aligned_free)(void *) = MT_CRT_API(_aligned_free);
-MT_EXPORT size_t (*__imp__aligned_msize)(void *, size_t, size_t) = MT_CRT_API(_aligned_msize);
-MT_EXPORT void *(*__imp__aligned_realloc)(void *, size_t, size_t) = MT_CRT_API(_aligned_realloc);
-MT_EXPORT void *(*__imp__recalloc)(void *, size_t, size_t) = MT_CRT_API(_recalloc);
-MT_EXPORT void *(*__imp__expand)(void *, size_t) = MT_CRT_API(_expand);
+MT_EXPORT char *strdup(const char *s) { return _strdup(s); }
+MT_EXPORT char *(*__imp__strdup)(const char *) = _strdup;
+MT_EXPORT size_t (*__imp__msize)(void *) = _msize;
+MT_EXPORT void *(*__imp__aligned_malloc)(size_t, size_t) = _aligned_malloc;
+MT_EXPORT void (*__imp__aligned_free)(void *) = _aligned_free;
+MT_EXPORT size_t (*__imp__aligned_msize)(void *, size_t, size_t) = _aligned_msize;
+MT_EXPORT void *(*__imp__aligned_realloc)(void *, size_t, size_t) = _aligned_realloc;
+MT_EXPORT void *(*__imp__recalloc)(void *, size_t, size_t) = _recalloc;
+MT_EXPORT void *(*__imp__expand)(void *, size_t) = _expand;
 #endif
 #endif
 
 /* Every composition has it; without a safety layer (MT_TRAIT_REPORTS_INVALID)
  * nothing reports, and the handler is never called. */
-#ifndef MT_SOCKET_ERROR_API
-#define MT_SOCKET_ERROR_API mortise_set_error_handler
-#endif
-MT_EXPORT void MT_SOCKET_ERROR_API(mortise_error_handler *fn, void *arg) { mt_report_set_handler(fn, arg); }
+MT_EXPORT void mortise_set_error_handler(mortise_error_handler *fn, void *arg)
+{
+    mt_report_set_handler(fn, arg);
+}
 
-#ifndef MT_SOCKET_CHECK_API
-#define MT_SOCKET_CHECK_API mortise_check
-#endif
-MT_EXPORT const char *MT_SOCKET_CHECK_API(void)
+MT_EXPORT const char *mortise_check(void)
 {
     mt_ctx ctx = mt_ctx_for_alloc(0, 1);
     return (const char *)mt_chain_check(&ctx);
@@ -333,7 +389,7 @@ MT_EXPORT const char *MT_SOCKET_CHECK_API(void)
 
 /* Give free memory back to the OS: every layer's purge. Returns 1 if any
  * memory was released. `pad` is accepted and ignored: nothing is kept for it. */
-MT_EXPORT int MT_API(malloc_trim)(size_t pad)
+MT_EXPORT int malloc_trim(size_t pad)
 {
     MT_SOCKET_NOTE_CALLER();
     (void)pad;
@@ -347,10 +403,10 @@ MT_EXPORT int MT_API(malloc_trim)(size_t pad)
  * uordblks = bytes handed to the layers (an upper bound of what is in use),
  * fordblks = bytes the OS layer holds free. Fields Mortise does not track
  * (ordblks, smblks, hblks, usmblks, fsmblks, keepcost) are 0. */
-MT_EXPORT struct mallinfo2 MT_API(mallinfo2)(void)
+MT_EXPORT mt_mallinfo2 mallinfo2(void)
 {
     mt_os_stats s;
-    struct mallinfo2 mi;
+    mt_mallinfo2 mi;
     memset(&mi, 0, sizeof mi);
     mt_os_stats_read(&s);
     mi.arena = s.mapped - s.large;
@@ -360,10 +416,10 @@ MT_EXPORT struct mallinfo2 MT_API(mallinfo2)(void)
     return mi;
 }
 
-MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
+MT_EXPORT mt_mallinfo mallinfo(void)
 {
-    struct mallinfo2 m2 = MT_API(mallinfo2)();
-    struct mallinfo mi;
+    mt_mallinfo2 m2 = mallinfo2();
+    mt_mallinfo mi;
     memset(&mi, 0, sizeof mi);
     mi.arena = (int)(m2.arena > INT32_MAX ? INT32_MAX : m2.arena);
     mi.hblkhd = (int)(m2.hblkhd > INT32_MAX ? INT32_MAX : m2.hblkhd);
@@ -380,7 +436,7 @@ MT_EXPORT struct mallinfo MT_API(mallinfo)(void)
 
 #include "stats_exit.h" /* mt_stats_write, the report at exit */
 
-MT_EXPORT void MT_API(malloc_stats)(void)
+MT_EXPORT void malloc_stats(void)
 {
     mt_os_stats s;
     size_t layers;
@@ -400,7 +456,7 @@ MT_EXPORT void MT_API(malloc_stats)(void)
         mt_stats_write(MT_STATS_TABLE, 2, NULL);
 }
 
-MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
+MT_EXPORT int malloc_info(int options, FILE *out)
 {
     mt_os_stats s;
     if (options != 0) {
@@ -422,30 +478,59 @@ MT_EXPORT int MT_API(malloc_info)(int options, FILE *out)
 /* ---- statistics (stats/registry.h, docs/stats.md): the report of the stats
  * layers and lock_stat=1 locks, as a table or JSON, now or at exit ---- */
 
-#ifndef MT_STATS_PREFIX
-#define MT_STATS_PREFIX mortise_
-#endif
-
-MT_EXPORT void MT_CAT(MT_STATS_PREFIX, stats_print)(int fd)
+MT_EXPORT void mortise_stats_print(int fd)
 {
     int saved = mt_pal_errno();
     mt_stats_write(MT_STATS_TABLE, fd, NULL);
     mt_pal_set_errno(saved);
 }
 
-MT_EXPORT int MT_CAT(MT_STATS_PREFIX, stats_json)(const char *path)
-{
-    return mt_stats_write(MT_STATS_JSON, -1, path);
-}
+MT_EXPORT int mortise_stats_json(const char *path) { return mt_stats_write(MT_STATS_JSON, -1, path); }
 
 #endif /* !MT_FREESTANDING */
 
 /* Mortise has no run-time tunables: every mallopt parameter is refused (0). */
-MT_EXPORT int MT_API(mallopt)(int param, int value)
+MT_EXPORT int mallopt(int param, int value)
 {
     (void)param;
     (void)value;
     return 0;
 }
 
+/* forget the names' mapping (above) */
+#undef malloc
+#undef free
+#undef calloc
+#undef realloc
+#undef reallocarray
+#undef memalign
+#undef aligned_alloc
+#undef posix_memalign
+#undef valloc
+#undef pvalloc
+#undef malloc_usable_size
+#undef cfree
+#undef free_sized
+#undef free_aligned_sized
+#undef malloc_trim
+#undef mallinfo2
+#undef mallinfo
+#undef malloc_stats
+#undef malloc_info
+#undef mallopt
+#undef mortise_set_error_handler
+#undef mortise_check
+#undef mortise_stats_print
+#undef mortise_stats_json
+#if defined(_WIN32)
+#undef _msize
+#undef _aligned_malloc
+#undef _aligned_free
+#undef _aligned_msize
+#undef _aligned_realloc
+#undef _recalloc
+#undef _expand
+#undef _strdup
+#undef strdup
+#endif
 #endif

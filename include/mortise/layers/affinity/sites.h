@@ -341,7 +341,7 @@ MT_INLINE const mt_aff_wc *affinity_pool_wc_find(uintptr_t ra, uintptr_t sp)
 }
 
 /* The slot of a call site of alloc_other (one per socket entry point). */
-MT_UNUSED static _Atomic(intptr_t) *affinity_pool_entry_slot(uintptr_t entry)
+MT_UNUSED static mt_aff_entry_delta *affinity_pool_entry_slot(uintptr_t entry)
 {
     for (unsigned k = 0; k < MT_AFF_ENTRIES; k++) {
         uintptr_t e = mt_load_acquire(&affinity_pool_state.entry[k]);
@@ -374,7 +374,7 @@ MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, u
         affinity_pool_state.chains_lost++;
         return 0;
     }
-    _Atomic(intptr_t) *slot = learn && my_sp ? affinity_pool_entry_slot(entry) : NULL;
+    mt_aff_entry_delta *slot = learn && my_sp ? affinity_pool_entry_slot(entry) : NULL;
     if (slot) {
         intptr_t delta = (intptr_t)(sps[i] - my_sp), known = 0;
         if (!mt_cas(slot, &known, delta) && known != delta && known != -1) {
@@ -436,7 +436,7 @@ MT_UNUSED static uint32_t affinity_pool_walk_chain(uintptr_t ra, uintptr_t my_sp
     *learn = false;
     if (!my_sp)
         return 0;
-    _Atomic(intptr_t) *slot = affinity_pool_entry_slot(entry);
+    mt_aff_entry_delta *slot = affinity_pool_entry_slot(entry);
     intptr_t delta = slot ? mt_load_relaxed(slot) : -1;
     if (delta == -1)
         return 0;

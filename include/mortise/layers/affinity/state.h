@@ -5,6 +5,9 @@
 
 #define MT_AFF_SEGS_PER_SPAN (MT_GRANULE / MT_SEGMENT_SIZE)
 
+/* An entry point's learned stack depth (entry_delta below). */
+typedef _Atomic(intptr_t) mt_aff_entry_delta;
+
 static struct {
     mt_sync_spinlock lock;       /* sites' learning, groups, decisions, merges */
     mt_sync_spinlock spans_lock; /* span records and their free segments */
@@ -31,7 +34,7 @@ static struct {
     /* per call site of alloc_other (one per socket entry point): the first
      * wrapper frame's stack pointer minus alloc_other's; -1 if it varied */
     _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];
-    _Atomic(intptr_t) entry_delta[MT_AFF_ENTRIES];
+    mt_aff_entry_delta entry_delta[MT_AFF_ENTRIES];
     _Atomic(int) walk_off;       /* an entry's distance varied once */
     uint64_t walks, walk_misses; /* walks: chains walked that missed the memo */
     _Atomic(uint64_t) memo_hits; /* added up per thread at each recheck */

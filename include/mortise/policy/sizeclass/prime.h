@@ -67,5 +67,9 @@ MT_UNUSED static const uint8_t mt_szcls_prime_small[MT_SZCLS_SMALL_ENTRIES] = {
 };
 /* clang-format on */
 
-MT_SZCLS_TABLE_POLICY(prime)
+MT_INLINE size_t mt_szcls_prime_size(size_t index) { return mt_szcls_prime_sizes[index]; }
+MT_INLINE size_t mt_szcls_prime_index(size_t size)
+{
+    return mt_szcls_table_index(size, MT_SZCLS_TABLE(prime));
+}
 #endif

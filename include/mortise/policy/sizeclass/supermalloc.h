@@ -69,5 +69,9 @@ MT_UNUSED static const uint8_t mt_szcls_supermalloc_small[MT_SZCLS_SMALL_ENTRIES
 };
 /* clang-format on */
 
-MT_SZCLS_TABLE_POLICY(supermalloc)
+MT_INLINE size_t mt_szcls_supermalloc_size(size_t index) { return mt_szcls_supermalloc_sizes[index]; }
+MT_INLINE size_t mt_szcls_supermalloc_index(size_t size)
+{
+    return mt_szcls_table_index(size, MT_SZCLS_TABLE(supermalloc));
+}
 #endif

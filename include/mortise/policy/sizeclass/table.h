@@ -47,13 +47,13 @@ MT_INLINE size_t mt_szcls_table_index(size_t size, const uint32_t *sizes, size_t
 }
 
 /* A table policy NAME defines MT_SZCLS_NAME_CLASSES, mt_szcls_NAME_sizes,
- * mt_szcls_NAME_first and mt_szcls_NAME_small, then gets the slot's functions from this. */
-#define MT_SZCLS_TABLE_POLICY(name)                                                                  \
-    MT_INLINE size_t mt_szcls_##name##_size(size_t index) { return mt_szcls_##name##_sizes[index]; } \
-    MT_INLINE size_t mt_szcls_##name##_index(size_t size)                                            \
-    {                                                                                                \
-        return mt_szcls_table_index(size, mt_szcls_##name##_sizes, MT_SZCLS_##name##_CLASSES,        \
-                                    mt_szcls_##name##_first, mt_szcls_##name##_small);               \
-    }
+ * mt_szcls_NAME_first and mt_szcls_NAME_small, then writes the slot's two
+ * functions under its own names over these:
+ *     size_t mt_szcls_NAME_size(size_t index)
+ *         { return mt_szcls_NAME_sizes[index]; }
+ *     size_t mt_szcls_NAME_index(size_t size)
+ *         { return mt_szcls_table_index(size, MT_SZCLS_TABLE(NAME)); } */
+#define MT_SZCLS_TABLE(name) \
+    mt_szcls_##name##_sizes, MT_SZCLS_##name##_CLASSES, mt_szcls_##name##_first, mt_szcls_##name##_small
 
 #endif

@@ -60,5 +60,6 @@ MT_UNUSED static const uint8_t mt_szcls_tc_small[MT_SZCLS_SMALL_ENTRIES] = {
 };
 /* clang-format on */
 
-MT_SZCLS_TABLE_POLICY(tc)
+MT_INLINE size_t mt_szcls_tc_size(size_t index) { return mt_szcls_tc_sizes[index]; }
+MT_INLINE size_t mt_szcls_tc_index(size_t size) { return mt_szcls_table_index(size, MT_SZCLS_TABLE(tc)); }
 #endif

@@ -120,5 +120,8 @@ MT_INLINE void mt_sync_mcslock_unlock(mt_sync_mcslock *l)
         mt_sync_mcslock_handover(l);
 }
 
-MT_SYNC_EXEC_BY_LOCKING(mcslock)
+MT_INLINE void *mt_sync_mcslock_exec(mt_sync_mcslock *l, void *(*cs)(void *), void *arg)
+{
+    MT_SYNC_EXEC_LOCKING(mcslock, l, cs, arg);
+}
 #endif

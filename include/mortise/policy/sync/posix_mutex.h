@@ -23,7 +23,7 @@
 #define MT_POLICY_DESCRIPTOR_sync_posix_mutex(POLICY, SLOT) POLICY(sync, posix_mutex, policy)
 #if !defined(MORTISE_POLICY_SYNC_POSIX_MUTEX_H) && !defined(MT_DESCRIBE)
 #define MORTISE_POLICY_SYNC_POSIX_MUTEX_H
-#include "wait.h" /* MT_SYNC_EXEC_BY_LOCKING */
+#include "wait.h" /* MT_SYNC_EXEC_LOCKING */
 
 /* The lock is the port layer's mutex (pal.h: pthread_mutex_t on Linux). */
 typedef struct {
@@ -33,5 +33,8 @@ typedef struct {
 MT_INLINE void mt_sync_posix_mutex_init(mt_sync_posix_mutex *l) { mt_pal_mutex_init(&l->m); }
 MT_INLINE void mt_sync_posix_mutex_lock(mt_sync_posix_mutex *l) { mt_pal_mutex_lock(&l->m); }
 MT_INLINE void mt_sync_posix_mutex_unlock(mt_sync_posix_mutex *l) { mt_pal_mutex_unlock(&l->m); }
-MT_SYNC_EXEC_BY_LOCKING(posix_mutex)
+MT_INLINE void *mt_sync_posix_mutex_exec(mt_sync_posix_mutex *l, void *(*cs)(void *), void *arg)
+{
+    MT_SYNC_EXEC_LOCKING(posix_mutex, l, cs, arg);
+}
 #endif

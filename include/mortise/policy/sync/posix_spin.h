@@ -80,5 +80,8 @@ MT_INLINE void mt_sync_posix_spin_lock(mt_sync_posix_spin *l)
         mt_sync_posix_spin_wait(l, true);
 }
 MT_INLINE void mt_sync_posix_spin_unlock(mt_sync_posix_spin *l) { mt_pal_spin_unlock(&l->s); }
-MT_SYNC_EXEC_BY_LOCKING(posix_spin)
+MT_INLINE void *mt_sync_posix_spin_exec(mt_sync_posix_spin *l, void *(*cs)(void *), void *arg)
+{
+    MT_SYNC_EXEC_LOCKING(posix_spin, l, cs, arg);
+}
 #endif

@@ -50,5 +50,8 @@ MT_INLINE void mt_sync_spinlock_unlock(mt_sync_spinlock *l)
 {
     atomic_store_explicit(&l->held, 0, memory_order_release);
 }
-MT_SYNC_EXEC_BY_LOCKING(spinlock)
+MT_INLINE void *mt_sync_spinlock_exec(mt_sync_spinlock *l, void *(*cs)(void *), void *arg)
+{
+    MT_SYNC_EXEC_LOCKING(spinlock, l, cs, arg);
+}
 #endif

@@ -85,5 +85,8 @@ MT_INLINE void mt_sync_ticket_unlock(mt_sync_ticket *l)
         mt_sync_ticket_wake(l, serving);
 }
 
-MT_SYNC_EXEC_BY_LOCKING(ticket)
+MT_INLINE void *mt_sync_ticket_exec(mt_sync_ticket *l, void *(*cs)(void *), void *arg)
+{
+    MT_SYNC_EXEC_LOCKING(ticket, l, cs, arg);
+}
 #endif

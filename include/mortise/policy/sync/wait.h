@@ -21,7 +21,7 @@
  *                        tricky"): zero-filled is unlocked; used by
  *                        flatcombine and rcl as their exclusive path.
  *
- * MT_SYNC_EXEC_BY_LOCKING(name) defines exec from lock and unlock.
+ * MT_SYNC_EXEC_LOCKING(name, l, cs, arg) is exec's body from lock and unlock.
  * Tuning (compile time): MT_SPIN_LIMIT (16) backoff rounds before yielding;
  * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps;
  * MT_SYNC_SPIN_MIN_CORES (3) cores the process needs for the waiters of the
@@ -201,16 +201,14 @@ MT_INLINE void mt_sync_wake_now(mt_sync_wakes *k)
         mt_sync_futex_wake(k->word[--k->count], 1);
 }
 
-/* exec of a policy whose critical sections run on the caller: lock, cs,
- * unlock (spinlock, ticket, mcslock, posix_mutex, posix_spin). */
-#define MT_SYNC_EXEC_BY_LOCKING(name)                                                        \
-    MT_INLINE void *mt_sync_##name##_exec(mt_sync_##name *l, void *(*cs)(void *), void *arg) \
-    {                                                                                        \
-        mt_sync_##name##_lock(l);                                                            \
-        void *r = cs(arg);                                                                   \
-        mt_sync_##name##_unlock(l);                                                          \
-        return r;                                                                            \
-    }
+/* The body of exec for a policy whose critical sections run on the caller
+ * (spinlock, ticket, mcslock, posix_mutex, posix_spin): lock, cs, unlock.
+ * Each policy writes its exec out under its own name, around this body. */
+#define MT_SYNC_EXEC_LOCKING(name, l, cs, arg) \
+    mt_sync_##name##_lock(l);                  \
+    void *result = (cs)(arg);                  \
+    mt_sync_##name##_unlock(l);                \
+    return result
 
 /* ---- the futex mutex ---------------------------------------------------- */
 

@@ -1,0 +1,28 @@
+/* mortise/written/perf_stat/stats_measure_ops.inl — stats/measure_ops.h written out for perf_stat by
+ * tools/layer_names.py; do not edit: edit stats/measure_ops.h, then run --write. */
+/* mortise/stats/measure_ops.h — alloc, free and resize of a statistics layer
+ * that measures the three alike (wcet_stat, perf_stat): each passes its
+ * kind to the layer's perf_stat_measure(kind, ctx, next).
+ *
+ * A template fragment, included inside the layer's header after
+ * perf_stat_measure, with MT_STAT_OP defined as the prefix of the layer's
+ * kinds (MT_STAT_OP ## ALLOC, FREE, RESIZE); it #undefs MT_STAT_OP.
+ */
+
+#define MT_IMPLEMENTS_alloc
+MT_INLINE void *perf_stat_alloc(mt_ctx *ctx, mt_lfunc *next)
+{
+    return perf_stat_measure(MT_CAT(MT_STAT_OP, ALLOC), ctx, next);
+}
+#define MT_IMPLEMENTS_free
+MT_INLINE void *perf_stat_free(mt_ctx *ctx, mt_lfunc *next)
+{
+    return perf_stat_measure(MT_CAT(MT_STAT_OP, FREE), ctx, next);
+}
+#define MT_IMPLEMENTS_resize
+MT_INLINE void *perf_stat_resize(mt_ctx *ctx, mt_lfunc *next)
+{
+    return perf_stat_measure(MT_CAT(MT_STAT_OP, RESIZE), ctx, next);
+}
+
+#undef MT_STAT_OP

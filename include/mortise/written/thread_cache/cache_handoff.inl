@@ -1,0 +1,104 @@
+/* mortise/written/thread_cache/cache_handoff.inl — layers/cache/handoff.h written out for thread_cache by
+ * tools/layer_names.py; do not edit: edit layers/cache/handoff.h, then run --write. */
+/* mortise/layers/cache/handoff.h — thread_cache's hand-off slots: a small
+ * process-wide transfer cache between the threads' lists of one class.
+ *
+ * Producer/consumer patterns (blocks malloc'd by one thread, freed by
+ * another) would otherwise cost every block one class-lock round trip below
+ * on each side: the consumer's list overflows while the producer's runs
+ * dry. Per class, MT_THREAD_CACHE_HANDOFF slots each hold one chain (NULL-
+ * terminated through the blocks' first words). Only compare-and-swaps from
+ * NULL and exchanges touch a slot, so there is no ABA and nothing to do at
+ * fork (a chain in a slot is valid in the child). The blocks stay allocated
+ * for the layer below, like cached ones.
+ *
+ * Template part (no include guard), included once by thread_cache after
+ * its per-thread lists. Needs: thread_cache_tl.head[c] and .room[c],
+ * thread_cache_bins, thread_cache_cut(c, n, &k), thread_cache_flush(c, n) (the newest
+ * n blocks of the list below), thread_cache_free_chain(chain),
+ * thread_cache_next_of(p) (the link after p, checked under link_check),
+ * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
+ * Defines:
+ *   thread_cache_shed(c, n)        a full list's newest n blocks into a slot
+ *                              (below when every slot is full)
+ *   thread_cache_take_handoff(c)   a miss: the first full slot's chain, or NULL
+ *   thread_cache_empty_handoff(c)  purge/exit: every slot's chain below; how many
+ * Time: shed a load per slot, then O(n) to cut the list plus a CAS per slot
+ * (or, every slot full, O(n) frees below); take_handoff a load
+ * per slot, one exchange, O(room) to splice; empty_handoff O(blocks).
+ */
+/* Hand-off: per class, MT_THREAD_CACHE_HANDOFF slots, each empty or holding
+ * a chain a full list shed (NULL-terminated through the blocks' first
+ * words), for the next threads that miss on the class. */
+enum { thread_cache_slots = MT_THREAD_CACHE_HANDOFF ? MT_THREAD_CACHE_HANDOFF : 1 };
+static _Atomic(void *) thread_cache_handoff[thread_cache_bins][thread_cache_slots];
+
+/* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
+ * (a compare-and-swap from NULL: no ABA). When every slot is full, no
+ * thread is taking hand-offs: the blocks go below straight from the list
+ * (flush: no walk to cut them off first, the slots keep their chains), as
+ * they do when another thread fills the last empty slot first. */
+MT_NOINLINE_HOT void thread_cache_shed(size_t c, size_t n)
+{
+    size_t i = 0, k;
+    /* clang-format off */
+    while (i < thread_cache_slots && mt_load_relaxed(&thread_cache_handoff[c][i]))
+        i++;
+    /* clang-format on */
+    if (i == thread_cache_slots) {
+        thread_cache_flush(c, n);
+        return;
+    }
+    void *chain = thread_cache_cut(c, n, &k);
+    if (!chain)
+        return;
+    for (; i < thread_cache_slots; i++) {
+        void *empty = NULL;
+        if (!mt_load_relaxed(&thread_cache_handoff[c][i]) &&
+            atomic_compare_exchange_strong_explicit(&thread_cache_handoff[c][i], &empty, chain,
+                                                    memory_order_acq_rel, memory_order_relaxed))
+            return;
+    }
+    thread_cache_free_chain(chain);
+}
+
+/* Hand-off, miss on class c (empty list): the chain of the first full slot,
+ * if any. Its first block is returned; the rest, up to the list's room,
+ * becomes the list (no writes: the chain is cut once); blocks beyond the
+ * room go below. */
+MT_INLINE void *thread_cache_take_handoff(size_t c)
+{
+    void *first = NULL;
+    /* clang-format off */
+    for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < thread_cache_slots && !first; i++)
+        if (mt_load_relaxed(&thread_cache_handoff[c][i]))
+            first = atomic_exchange_explicit(&thread_cache_handoff[c][i], NULL, memory_order_acq_rel);
+    /* clang-format on */
+    if (!first)
+        return NULL;
+    void *rest = thread_cache_next_of(first), *last = NULL;
+    size_t k = 0;
+    for (void *p = rest; p && k < thread_cache_tl.room[c]; p = thread_cache_next_of(p), k++)
+        last = p;
+    if (last) {
+        void *beyond = thread_cache_next_of(last);
+        *(void **)last = thread_cache_tl.head[c];
+        thread_cache_tl.head[c] = rest;
+        thread_cache_tl.room[c] -= k;
+        thread_cache_free_chain(beyond);
+    } else {
+        thread_cache_free_chain(rest); /* no room at all */
+    }
+    return first;
+}
+
+/* Every slot of class c emptied below (thread exit, purge); how many blocks. */
+MT_SLOW size_t thread_cache_empty_handoff(size_t c)
+{
+    size_t n = 0;
+    for (size_t i = 0; MT_THREAD_CACHE_HANDOFF && i < thread_cache_slots; i++)
+        if (mt_load_relaxed(&thread_cache_handoff[c][i]))
+            n += thread_cache_free_chain(
+                atomic_exchange_explicit(&thread_cache_handoff[c][i], NULL, memory_order_acq_rel));
+    return n;
+}

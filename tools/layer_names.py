@@ -329,7 +329,13 @@ def main() -> int:
     if a.write:
         for src, text, _ in fragment_includes():
             src.write_text(text)
-        for src, text in renamed_files()[1].items():
+        # the renamed copies first: the instance sources, once rewritten,
+        # name their layer only through them (renamed_layer)
+        renamed, sources = renamed_files()
+        for path, text in renamed.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        for src, text in sources.items():
             src.write_text(text)
     want = expected_files()
     if a.write:

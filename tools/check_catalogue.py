@@ -309,6 +309,26 @@ def ctx_problems(reg: Registry) -> list[str]:
     return problems
 
 
+MARKER = re.compile(r"^\s*#\s*define MT_IMPLEMENTS_(\w+)", re.M)
+
+
+def operation_problems(reg: Registry) -> list[str]:
+    """Every operation a descriptor lists (MT_OPS) is marked somewhere in
+    the header or the fragments it includes (its written copies, its own
+    fragments); layer_end.h already refuses a marked one it leaves out."""
+    problems: list[str] = []
+    for name, layer in reg.layers.items():
+        header = reg.root / layer.header
+        files = [header] + layer_names.private_fragments(name)
+        files += sorted((layer_names.WRITTEN_DIR / name).glob("*.inl"))
+        marked = {op for f in files for op in MARKER.findall(layer_names.strip_c(f.read_text()))}
+        for op in layer.operations:
+            if op not in marked:
+                problems.append(f"{name}: its descriptor lists {op} (MT_OPS), which nothing in "
+                                f"{layer.header} marks (#define MT_IMPLEMENTS_{op})")
+    return problems
+
+
 def policy_problems(table: Table, root: pathlib.Path) -> list[str]:
     """Each policy descriptor against its header: the folder's slot, the
     header's name, and the contract's prose."""
@@ -396,6 +416,7 @@ def main() -> int:
     problems += forgetting_problems(reg)
     problems += descriptor_problems(reg)
     problems += ctx_problems(reg)
+    problems += operation_problems(reg)
     problems += policy_problems(table, reg.root)
     for p in problems:
         print("catalogue:", p)

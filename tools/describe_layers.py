@@ -3,8 +3,9 @@
 
 Each layer header states what it is as an X-macro the compiler reads,
 MT_DESCRIPTOR_<name> (core/describe.h): model name, kind, traits, aliases,
-links, every slot with its macro, type, default, allowed values and
-aliases, and the context fields it needs (MT_CTX_EXTRA). Each policy
+links, the operations it implements (MT_OPS), every slot with its macro,
+type, default, allowed values and aliases, and the context fields it needs
+(MT_CTX_EXTRA). Each policy
 header states its slot, name and kind, MT_POLICY_DESCRIPTOR_<slot>_<name>,
 with the slots an extension (policy/sync/lockstat.h) gives the layers.
 This tool expands them with the C preprocessor in describe mode
@@ -37,7 +38,7 @@ def render(table: Table) -> str:
     for name in sorted(table["layers"]):
         d = table["layers"][name]
         fields = [f'      "{key}": {json.dumps(d[key])}'
-                  for key in ("header", "kind", "traits", "aliases", "links", "ctx")]
+                  for key in ("header", "kind", "traits", "aliases", "links", "ctx", "operations")]
         slots = ",\n".join(f"        {json.dumps(slot)}" for slot in d["slots"])
         fields.append('      "slots": [\n' + slots + "\n      ]" if slots else '      "slots": []')
         layers.append(f"    {json.dumps(name)}: {{\n" + ",\n".join(fields) + "\n    }")

@@ -472,8 +472,10 @@ class RegistryFromHeaders(unittest.TestCase):
             "/* probe — a test layer.\n"
             " * Slots: depth=N → MT_DEPTH (3): how deep.\n */\n"
             "#define MT_DESCRIPTOR_probe(LAYER, SLOT) \\\n"
-            "    LAYER(probe, addon, 0, (), ()) SLOT(depth, MT_DEPTH, N, 3, (1, 64), ())\n")})
+            "    LAYER(probe, addon, 0, (), ()) MT_OPS(SLOT, alloc, free) \\\n"
+            "    SLOT(depth, MT_DEPTH, N, 3, (1, 64), ())\n")})
         self.assertEqual(reg.layers["probe"].kind, "add-on")
+        self.assertEqual(reg.layers["probe"].operations, ["alloc", "free"])
         self.assertEqual(reg.layers["probe"].slots["depth"].default, "3")
         comp = check(reg, "mmap_heap::probe(depth=5)::malloc_socket")
         self.assertIn("#define MT_DEPTH 5", gen.composition_c(comp))

@@ -25,6 +25,7 @@ KINDS = {"os": "OS layer", "trunk": "trunk", "addon": "add-on", "socket": "socke
 NUMERIC = ("BOOL", "BYTES", "N", "RANGE")
 POLICY_FOLDERS = ("sync", "sizeclass", "chksum", "err")
 POLICY_KINDS = ("policy", "extension")
+
 # Locating a descriptor is reading code, not a comment: the #define line.
 DEFINE = re.compile(r"^#define (MT_DESCRIPTOR_(\w+))\(LAYER, SLOT\)", re.M)
 POLICY_DEFINE = re.compile(r"^#define (MT_POLICY_DESCRIPTOR_(\w+))\(POLICY, SLOT\)", re.M)
@@ -129,8 +130,21 @@ def _expand(include_dir: pathlib.Path, found: dict[str, pathlib.Path], printers:
     return out
 
 
+def operations(include_dir: pathlib.Path) -> list[str]:
+    """core/ops.h's operations (MT_FOR_EACH_OP), in order, as the
+    preprocessor expands the list."""
+    unit = '#include "mortise/core/ops.h"\n#define MT__DO(unused, op) #op,\n"ops" [MT_FOR_EACH_OP(MT__DO, ~)]\n'
+    r = subprocess.run(compiler() + ["-E", "-P", "-I", str(include_dir), "-x", "c", "-"],
+                       input=unit, capture_output=True, text=True)
+    line = [x for x in r.stdout.splitlines() if x.startswith('"ops"')]
+    if r.returncode != 0 or not line:
+        raise DescribeError(f"the preprocessor cannot expand core/ops.h's MT_FOR_EACH_OP:\n{r.stderr}")
+    return [str(op) for op in ast.literal_eval(line[0].split(" ", 1)[1])]
+
+
 def _layers(include_dir: pathlib.Path) -> dict[str, Descriptor]:
     found = headers(include_dir)
+    known = operations(include_dir) + ["none"]
     table: dict[str, Descriptor] = {}
     for header, parsed in _expand(include_dir, found, "MT__DL, MT__DS"):
         if not parsed or parsed[0][0] != "layer":
@@ -141,13 +155,24 @@ def _layers(include_dir: pathlib.Path) -> dict[str, Descriptor]:
         if any(row[0] != "slot" for row in parsed[1:]):
             raise DescribeError(f"{header}: LAYER(...) more than once")
         entries = [_slot(list(row[1:])) for row in parsed[1:]]
+        ops = [e["allowed"] for e in entries if e["type"] == "OPS"]
+        if len(ops) != 1:
+            raise DescribeError(f"{header}: the descriptor lists the operations the layer implements "
+                                "once, MT_OPS(SLOT, ...) (core/describe.h)")
+        unknown = [op for op in ops[0] if op not in known]
+        in_order = sorted(ops[0], key=lambda op: known.index(op) if op in known else 0)
+        if unknown or ("none" in ops[0] and len(ops[0]) > 1) or ops[0] != in_order:
+            raise DescribeError(f"{header}: MT_OPS lists {', '.join(ops[0])}: operations of core/ops.h "
+                                "in its order, or none alone")
         table[name] = {
             "header": header,
             "kind": KINDS[kind],
             "traits": traits,
             "aliases": _items(aliases),
             "links": _items(links),
-            "slots": [e for e in entries if e["type"] != "CTX"],
+            # MT_OPS(SLOT, ...): in core/ops.h's order; [] for none
+            "operations": [op for op in ops[0] if op != "none"],
+            "slots": [e for e in entries if e["type"] not in ("CTX", "OPS")],
             # MT_CTX_FIELD(SLOT, type, field): the declaration MT_CTX_EXTRA carries
             "ctx": [e["default"] for e in entries if e["type"] == "CTX"],
         }

@@ -122,6 +122,7 @@ class Layer:
     def __init__(self, name: str, kind: str, folder: str, header: pathlib.Path, slots: dict[str, Slot],
                  ctx_extra: Iterable[str] = ()) -> None:
         self.ctx_extra = list(ctx_extra)   # e.g. "unsigned gfp;" (kernel_socket)
+        self.operations: list[str] = []    # the operations it implements (MT_OPS), core/ops.h's order
         self.links: list[str] = []                    # libraries to link, e.g. ["unwind"]
         self.name = name
         self.kind = kind          # OS layer, trunk, add-on, socket
@@ -188,6 +189,7 @@ class Registry:
             layer.aliases = list(d["aliases"])
             layer.slot_aliases = {a: s["name"] for s in d["slots"] for a in s["aliases"]}
             layer.traits = d["traits"]
+            layer.operations = list(d["operations"])
             layers[name] = layer
         return layers
 

@@ -38,6 +38,7 @@
 #define MORTISE_CORE_COMPOSE_H
 
 #include "ctx.h"
+#include "describe.h" /* MT__NARGS, MT__EACH */
 
 /* The end of the chain, below the OS layer: nothing more can serve anything. */
 #define MT__END_OP(unused, op)               \
@@ -145,9 +146,6 @@
 #define MT__ATS16(a, ...) MT__ABOVE15(a, __VA_ARGS__) MT__ATS15(__VA_ARGS__)
 #define MT__ATS(...) MT_CAT(MT__ATS, MT__NARGS(__VA_ARGS__))(__VA_ARGS__)
 
-#define MT__NARGS(...) MT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
-
 /* The names sit in a section of their own: where the compiler addresses a
  * file's static data from one anchor (aarch64), a longer list (fake layers)
  * would otherwise move every other static and change the offsets in the code
@@ -187,23 +185,6 @@
         L##_report_unowned(p, op);               \
         return;                                  \
     }
-#define MT__EACH(M, ...) MT_CAT(MT__EACH, MT__NARGS(__VA_ARGS__))(M, __VA_ARGS__)
-#define MT__EACH1(M, a) M(a)
-#define MT__EACH2(M, a, ...) M(a) MT__EACH1(M, __VA_ARGS__)
-#define MT__EACH3(M, a, ...) M(a) MT__EACH2(M, __VA_ARGS__)
-#define MT__EACH4(M, a, ...) M(a) MT__EACH3(M, __VA_ARGS__)
-#define MT__EACH5(M, a, ...) M(a) MT__EACH4(M, __VA_ARGS__)
-#define MT__EACH6(M, a, ...) M(a) MT__EACH5(M, __VA_ARGS__)
-#define MT__EACH7(M, a, ...) M(a) MT__EACH6(M, __VA_ARGS__)
-#define MT__EACH8(M, a, ...) M(a) MT__EACH7(M, __VA_ARGS__)
-#define MT__EACH9(M, a, ...) M(a) MT__EACH8(M, __VA_ARGS__)
-#define MT__EACH10(M, a, ...) M(a) MT__EACH9(M, __VA_ARGS__)
-#define MT__EACH11(M, a, ...) M(a) MT__EACH10(M, __VA_ARGS__)
-#define MT__EACH12(M, a, ...) M(a) MT__EACH11(M, __VA_ARGS__)
-#define MT__EACH13(M, a, ...) M(a) MT__EACH12(M, __VA_ARGS__)
-#define MT__EACH14(M, a, ...) M(a) MT__EACH13(M, __VA_ARGS__)
-#define MT__EACH15(M, a, ...) M(a) MT__EACH14(M, __VA_ARGS__)
-#define MT__EACH16(M, a, ...) M(a) MT__EACH15(M, __VA_ARGS__)
 #define MT__REPORT_INVALID(...)                                             \
     MT_SLOW MT_UNUSED void mt_chain_report_invalid(void *p, const char *op) \
     {                                                                       \

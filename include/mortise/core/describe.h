@@ -36,6 +36,14 @@
  *   (kernel_socket: MT_CTX_FIELD(SLOT, unsigned, gfp)). It is no slot of the
  *   model language: the tools list it as the layer's context fields, and
  *   `mortise build` writes it into MT_CTX_EXTRA.
+ *   The operations the layer implements (core/ops.h; each marked with
+ *   #define MT_IMPLEMENTS_op beside its function, maybe under #if) are an
+ *   entry of type OPS, written MT_OPS(SLOT, alloc, free, getmeta), in the
+ *   operations' order; MT_OPS(SLOT, none) for a layer that implements none
+ *   (a socket, which serves the C library's entry points instead).
+ *   layer_end.h fails to compile a layer that marks an operation its list
+ *   leaves out; tools/check_catalogue.py fails on a listed one that no
+ *   marker in the header (or the fragments it includes) defines.
  *
  * A policy header (policy/FOLDER/NAME.h) likewise defines, right after its
  * contract comment, MT_POLICY_DESCRIPTOR_<slot>_<name>:
@@ -88,6 +96,30 @@
     SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
 /* A context field (see above): its declaration is the entry's default. */
 #define MT_CTX_FIELD(SLOT, type, field) SLOT(field, MT_CTX_EXTRA, CTX, type field;, (), ())
+/* The operations the layer implements (see above). */
+#define MT_OPS(SLOT, ...) SLOT(operations, MT_IMPLEMENTS, OPS, implemented, (__VA_ARGS__), ())
+
+/* How many arguments (1 to 16), and M(a) for each: the descriptors' lists
+ * here, the composition's layers in core/compose.h. */
+#define MT__NARGS(...) MT__NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MT__NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N, ...) N
+#define MT__EACH(M, ...) MT_CAT(MT__EACH, MT__NARGS(__VA_ARGS__))(M, __VA_ARGS__)
+#define MT__EACH1(M, a) M(a)
+#define MT__EACH2(M, a, ...) M(a) MT__EACH1(M, __VA_ARGS__)
+#define MT__EACH3(M, a, ...) M(a) MT__EACH2(M, __VA_ARGS__)
+#define MT__EACH4(M, a, ...) M(a) MT__EACH3(M, __VA_ARGS__)
+#define MT__EACH5(M, a, ...) M(a) MT__EACH4(M, __VA_ARGS__)
+#define MT__EACH6(M, a, ...) M(a) MT__EACH5(M, __VA_ARGS__)
+#define MT__EACH7(M, a, ...) M(a) MT__EACH6(M, __VA_ARGS__)
+#define MT__EACH8(M, a, ...) M(a) MT__EACH7(M, __VA_ARGS__)
+#define MT__EACH9(M, a, ...) M(a) MT__EACH8(M, __VA_ARGS__)
+#define MT__EACH10(M, a, ...) M(a) MT__EACH9(M, __VA_ARGS__)
+#define MT__EACH11(M, a, ...) M(a) MT__EACH10(M, __VA_ARGS__)
+#define MT__EACH12(M, a, ...) M(a) MT__EACH11(M, __VA_ARGS__)
+#define MT__EACH13(M, a, ...) M(a) MT__EACH12(M, __VA_ARGS__)
+#define MT__EACH14(M, a, ...) M(a) MT__EACH13(M, __VA_ARGS__)
+#define MT__EACH15(M, a, ...) M(a) MT__EACH14(M, __VA_ARGS__)
+#define MT__EACH16(M, a, ...) M(a) MT__EACH15(M, __VA_ARGS__)
 
 #define MT__DESC_STR_(x) #x
 #define MT__DESC_STR(x) MT__DESC_STR_(x)
@@ -106,6 +138,14 @@
 #define MT__DESC_CHECK_INSTANCE(slot, name, value, allowed)
 #define MT__DESC_CHECK_NAME(slot, name, value, allowed)
 #define MT__DESC_CHECK_CTX(slot, name, value, allowed)
+#define MT__DESC_CHECK_OPS(slot, name, value, allowed) \
+    MT_FOR_EACH_OP(MT__DESC_OP_LISTED, MT__DESC_OP_SET allowed)
+#define MT__DESC_OP_SET(...) (0u MT__EACH(MT__DESC_OP_BIT, __VA_ARGS__))
+#define MT__DESC_OP_BIT(op) | MT_OP_BIT(op)
+#define MT__DESC_OP_LISTED(listed, op)                             \
+    _Static_assert(!MT__OP_MARKED(op) || ((listed)&MT_OP_BIT(op)), \
+                   MT__DESC_STR(MT_NAME) ": implements " #op       \
+                                         ", which MT_OPS in its descriptor does not list");
 #define MT__DESC_CHECK_BOOL(slot, name, value, allowed) \
     MT__DESC_IN(slot, name, value, MT__DESC_UNPAREN allowed)
 #define MT__DESC_CHECK_BYTES MT__DESC_CHECK_BOOL

@@ -39,6 +39,13 @@
     X(__VA_ARGS__, fork_child) X(__VA_ARGS__, purge) X(__VA_ARGS__, check)
 /* clang-format on */
 
+/* Each operation's index in that order, and its bit in a set of them (a
+ * layer's descriptor lists those it implements: MT_OPS, core/describe.h;
+ * `none`, a bit no operation has, for a layer that implements none). */
+#define MT__OP_INDEX(unused, op) mt_op_index_##op,
+enum { MT_FOR_EACH_OP(MT__OP_INDEX, ~) mt_op_index_none = 31 };
+#define MT_OP_BIT(op) (1u << mt_op_index_##op)
+
 /* X(op) for every operation. */
 #define MT_LAYER_OPS(X) MT_FOR_EACH_OP(MT__OPS_APPLY, X)
 #define MT__OPS_APPLY(X, op) X(op)

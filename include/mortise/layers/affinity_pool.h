@@ -124,12 +124,13 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_affinity_pool(LAYER, SLOT)                              \
-    LAYER(affinity_pool, addon, 0, (), (unwind))                              \
-    SLOT(min_objects, MT_MIN_OBJECTS, N, 100, (1, SIZE_MAX), ())              \
-    SLOT(max_pooled_size, MT_MAX_POOLED_SIZE, BYTES, 128, (16, 1024), ())     \
-    SLOT(segment_size, MT_SEGMENT_SIZE, BYTES, 4 << 10, (1024, 64 << 10), ()) \
-    SLOT(max_chain, MT_MAX_CHAIN, N, 8, (1, 16), ())                          \
+#define MT_DESCRIPTOR_affinity_pool(LAYER, SLOT)                                                           \
+    LAYER(affinity_pool, addon, 0, (), (unwind))                                                           \
+    MT_OPS(SLOT, create, alloc, free, getmeta, resize, thread_exit, fork_prepare, fork_parent, fork_child) \
+    SLOT(min_objects, MT_MIN_OBJECTS, N, 100, (1, SIZE_MAX), ())                                           \
+    SLOT(max_pooled_size, MT_MAX_POOLED_SIZE, BYTES, 128, (16, 1024), ())                                  \
+    SLOT(segment_size, MT_SEGMENT_SIZE, BYTES, 4 << 10, (1024, 64 << 10), ())                              \
+    SLOT(max_chain, MT_MAX_CHAIN, N, 8, (1, 16), ())                                                       \
     SLOT(wrappers, MT_WRAPPERS, IDENT, empty, (), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -16,6 +16,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_aligned(LAYER, SLOT)                      \
     LAYER(aligned, addon, 0, (), ())                            \
+    MT_OPS(SLOT, alloc)                                         \
     SLOT(alignment, MT_ALIGNMENT, BYTES, 64, (1, SIZE_MAX), ()) \
     MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */

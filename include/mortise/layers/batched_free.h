@@ -46,6 +46,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_batched_free(LAYER, SLOT)            \
     LAYER(batched_free, addon, 0, (), ())                  \
+    MT_OPS(SLOT, create, free, thread_exit, purge)         \
     SLOT(batch_size, MT_BATCH_SIZE, N, 32, (1, 65536), ()) \
     MT_SLOT_SIZE_HANDLE(SLOT, 0, 65536)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */

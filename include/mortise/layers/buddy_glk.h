@@ -100,11 +100,12 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_buddy_glk(LAYER, SLOT)   \
-    LAYER(buddy_glk, trunk, 0, (), ())         \
-    MT_SLOT_SIZE_HANDLE(SLOT, 32768, SIZE_MAX) \
-    MT_SLOT_SYNC(SLOT, spinlock)               \
-    MT_SLOT_SIZECLASS(SLOT, none)              \
+#define MT_DESCRIPTOR_buddy_glk(LAYER, SLOT)                                                 \
+    LAYER(buddy_glk, trunk, 0, (), ())                                                       \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 32768, SIZE_MAX)                                               \
+    MT_SLOT_SYNC(SLOT, spinlock)                                                             \
+    MT_SLOT_SIZECLASS(SLOT, none)                                                            \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

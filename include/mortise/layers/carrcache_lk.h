@@ -59,11 +59,12 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_carrcache_lk(LAYER, SLOT) \
-    LAYER(carrcache_lk, addon, 0, (), ())       \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)         \
-    MT_SLOT_SIZECLASS(SLOT, log2b)              \
-    MT_SLOT_SYNC(SLOT, spinlock)                \
+#define MT_DESCRIPTOR_carrcache_lk(LAYER, SLOT)                             \
+    LAYER(carrcache_lk, addon, 0, (), ())                                   \
+    MT_OPS(SLOT, alloc, free, fork_prepare, fork_parent, fork_child, purge) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                     \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                                          \
+    MT_SLOT_SYNC(SLOT, spinlock)                                            \
     SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

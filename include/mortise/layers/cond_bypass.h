@@ -44,6 +44,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_cond_bypass(LAYER, SLOT)      \
     LAYER(cond_bypass, addon, 0, (), ())            \
+    MT_OPS(SLOT, alloc)                             \
     SLOT(pred, MT_PRED, FUNCTION, required, (), ()) \
     SLOT(target, MT_TARGET, INSTANCE, required, (), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */

@@ -22,6 +22,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_count(LAYER, SLOT) \
     LAYER(count, addon, 0, (), ())       \
+    MT_OPS(SLOT, alloc, free, resize)    \
     MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

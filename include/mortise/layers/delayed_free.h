@@ -144,6 +144,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_delayed_free(LAYER, SLOT)                                                \
     LAYER(delayed_free, addon, MT_TRAIT_REPORTS_INVALID, (delayed), ())                        \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, thread_exit, purge)                             \
     SLOT(chksum, MT_CHKSUM, CHOICE, magic, (magic, xor, crc32), (chk_sum))                     \
     SLOT(err_handle, MT_ERR_HANDLE, CHOICE, default, (default, fatal, tolerate, callback), ()) \
     SLOT(delayed_size, MT_DELAYED_SIZE, BYTES, 64 << 10, (1, SIZE_MAX), ())                    \

@@ -8,7 +8,9 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_fake(LAYER, SLOT) LAYER(fake, addon, 0, (), ())
+#define MT_DESCRIPTOR_fake(LAYER, SLOT) \
+    LAYER(fake, addon, 0, (), ())       \
+    MT_OPS(SLOT, none)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 

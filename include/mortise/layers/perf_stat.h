@@ -23,7 +23,9 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_perf_stat(LAYER, SLOT) LAYER(perf_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ())
+#define MT_DESCRIPTOR_perf_stat(LAYER, SLOT)              \
+    LAYER(perf_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ()) \
+    MT_OPS(SLOT, alloc, free, resize, thread_exit, fork_child)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 #include "../stats/registry.h"

@@ -80,11 +80,13 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_segfit_lf(LAYER, SLOT)                         \
-    LAYER(segfit_lf, trunk, MT_TRAIT_FRESH_HEADS, (), ())            \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                           \
-    MT_SLOT_SIZECLASS(SLOT, log2b)                                   \
-    SLOT(max_block, MT_MAX_BLOCK, BYTES, 1 << 20, (1, SIZE_MAX), ()) \
+#define MT_DESCRIPTOR_segfit_lf(LAYER, SLOT)                                                              \
+    LAYER(segfit_lf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                                                 \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, thread_exit, fork_prepare, fork_parent, fork_child, purge, \
+           check)                                                                                         \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                                                                \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                                                                        \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 1 << 20, (1, SIZE_MAX), ())                                      \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -68,6 +68,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_slab_arrcache(LAYER, SLOT)                       \
     LAYER(slab_arrcache, addon, 0, (), ())                             \
+    MT_OPS(SLOT, create, alloc, free, thread_exit, purge)              \
     MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                \
     MT_SLOT_SIZECLASS(SLOT, log2b)                                     \
     SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ()) \

@@ -91,12 +91,14 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_slab_lk(LAYER, SLOT)                                    \
-    LAYER(slab_lk, trunk, 0, (), ())                                          \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                       \
-    MT_SLOT_SIZECLASS(SLOT, tc)                                               \
-    MT_SLOT_SYNC(SLOT, posix_spin)                                            \
-    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, 256 << 20), ()) \
+#define MT_DESCRIPTOR_slab_lk(LAYER, SLOT)                                                         \
+    LAYER(slab_lk, trunk, 0, (), ())                                                               \
+    MT_OPS(SLOT, alloc, free, alloc_batch, free_batch, getmeta, resize, fork_prepare, fork_parent, \
+           fork_child, purge)                                                                      \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                                                            \
+    MT_SLOT_SIZECLASS(SLOT, tc)                                                                    \
+    MT_SLOT_SYNC(SLOT, posix_spin)                                                                 \
+    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, 256 << 20), ())                      \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -116,12 +116,13 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_slab_wf(LAYER, SLOT)                                   \
-    LAYER(slab_wf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                      \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, 65536)                                      \
-    MT_SLOT_SIZECLASS(SLOT, prime)                                           \
-    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, SIZE_MAX), ()) \
-    SLOT(tllabs, MT_TLLABS, N, 40, (1, SIZE_MAX), ())                        \
+#define MT_DESCRIPTOR_slab_wf(LAYER, SLOT)                                                    \
+    LAYER(slab_wf, trunk, MT_TRAIT_FRESH_HEADS, (), ())                                       \
+    MT_OPS(SLOT, create, alloc, free, getmeta, resize, thread_exit, fork_child, purge, check) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 65536)                                                       \
+    MT_SLOT_SIZECLASS(SLOT, prime)                                                            \
+    SLOT(slab_size, MT_SLAB_SIZE, BYTES, 64 << 10, (64 << 10, SIZE_MAX), ())                  \
+    SLOT(tllabs, MT_TLLABS, N, 40, (1, SIZE_MAX), ())                                         \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

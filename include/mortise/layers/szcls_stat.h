@@ -25,8 +25,9 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_szcls_stat(LAYER, SLOT)              \
-    LAYER(szcls_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ()) \
+#define MT_DESCRIPTOR_szcls_stat(LAYER, SLOT)                  \
+    LAYER(szcls_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ())     \
+    MT_OPS(SLOT, alloc, free, resize, thread_exit, fork_child) \
     SLOT(sizeclass, MT_SIZECLASS, NAME, log2b, (), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

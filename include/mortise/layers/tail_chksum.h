@@ -152,6 +152,7 @@
            (MT_FREED_MARK ? MT_TRAIT_NEEDS_FRESH_HEADS : 0) |                                  \
            (MT_HEAD_CANARY ? MT_TRAIT_NO_SAFETY_BELOW : 0)),                                   \
           (), ())                                                                              \
+    MT_OPS(SLOT, alloc, free, getmeta, resize)                                                 \
     SLOT(chksum, MT_CHKSUM, CHOICE, xor, (magic, xor, crc32), (chk_sum))                       \
     SLOT(err_handle, MT_ERR_HANDLE, CHOICE, default, (default, fatal, tolerate, callback), ()) \
     SLOT(head_canary, MT_HEAD_CANARY, BOOL, 0, (0, 1), ())                                     \

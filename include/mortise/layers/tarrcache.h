@@ -53,10 +53,11 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_tarrcache(LAYER, SLOT) \
-    LAYER(tarrcache, addon, 0, (), ())       \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)      \
-    MT_SLOT_SIZECLASS(SLOT, log2b)           \
+#define MT_DESCRIPTOR_tarrcache(LAYER, SLOT)              \
+    LAYER(tarrcache, addon, 0, (), ())                    \
+    MT_OPS(SLOT, create, alloc, free, thread_exit, purge) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 32768)                   \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                        \
     SLOT(cache_size, MT_CACHE_SIZE, BYTES, 1 << 20, (1, SIZE_MAX), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -105,13 +105,14 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_tlsf_glk(LAYER, SLOT)                                 \
-    LAYER(tlsf_glk, trunk, 0, (), ())                                       \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                                  \
-    MT_SLOT_SYNC(SLOT, posix_mutex)                                         \
-    SLOT(max_block, MT_MAX_BLOCK, BYTES, 4 << 20, (1, SIZE_MAX), ())        \
-    SLOT(sl_count, MT_SL_COUNT, N, 32, (2, 64), ())                         \
-    SLOT(pool_size, MT_POOL_SIZE, BYTES, 1 << 20, (64 << 10, SIZE_MAX), ()) \
+#define MT_DESCRIPTOR_tlsf_glk(LAYER, SLOT)                                                         \
+    LAYER(tlsf_glk, trunk, 0, (), ())                                                               \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge, check) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, SIZE_MAX)                                                          \
+    MT_SLOT_SYNC(SLOT, posix_mutex)                                                                 \
+    SLOT(max_block, MT_MAX_BLOCK, BYTES, 4 << 20, (1, SIZE_MAX), ())                                \
+    SLOT(sl_count, MT_SL_COUNT, N, 32, (2, 64), ())                                                 \
+    SLOT(pool_size, MT_POOL_SIZE, BYTES, 1 << 20, (64 << 10, SIZE_MAX), ())                         \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -33,6 +33,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_wcet_stat(LAYER, SLOT)                     \
     LAYER(wcet_stat, addon, MT_TRAIT_NEEDS_OWNER, (), ())        \
+    MT_OPS(SLOT, alloc, free, resize, thread_exit, fork_child)   \
     SLOT(sample_every, MT_SAMPLE_EVERY, N, 8, (1, SIZE_MAX), ()) \
     SLOT(pin_threads, MT_PIN_THREADS, BOOL, 0, (0, 1), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */

@@ -53,9 +53,10 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_brk_heap(LAYER, SLOT) \
-    LAYER(brk_heap, os, 0, (), ())          \
-    MT_SLOT_SYNC(SLOT, spinlock)            \
+#define MT_DESCRIPTOR_brk_heap(LAYER, SLOT)                                                         \
+    LAYER(brk_heap, os, 0, (), ())                                                                  \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge, check) \
+    MT_SLOT_SYNC(SLOT, spinlock)                                                                    \
     MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -48,8 +48,9 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_malloc_heap(LAYER, SLOT) \
-    LAYER(malloc_heap, os, 0, (), ())          \
+#define MT_DESCRIPTOR_malloc_heap(LAYER, SLOT)                                                      \
+    LAYER(malloc_heap, os, 0, (), ())                                                               \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge, check) \
     SLOT(passthrough, MT_PASSTHROUGH, BOOL, 0, (0, 1), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

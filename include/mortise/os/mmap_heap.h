@@ -68,12 +68,14 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_mmap_heap(LAYER, SLOT)                                           \
-    LAYER(mmap_heap, os, MT_TRAIT_FRESH_HEADS, (), ())                                 \
-    SLOT(faa_heap_growth, MT_FAA_HEAP_GROWTH, BOOL, 0, (0, 1), ())                     \
-    SLOT(threadlocal_heap_size, MT_THREADLOCAL_HEAP_SIZE, BYTES, 0, (0, SIZE_MAX), ()) \
-    SLOT(huge_page, MT_HUGE_PAGE, BOOL, 0, (0, 1), ())                                 \
-    MT_SLOT_SYNC(SLOT, spinlock)                                                       \
+#define MT_DESCRIPTOR_mmap_heap(LAYER, SLOT)                                                               \
+    LAYER(mmap_heap, os, MT_TRAIT_FRESH_HEADS, (), ())                                                     \
+    MT_OPS(SLOT, create, alloc, free, getmeta, resize, thread_exit, fork_prepare, fork_parent, fork_child, \
+           purge, check)                                                                                   \
+    SLOT(faa_heap_growth, MT_FAA_HEAP_GROWTH, BOOL, 0, (0, 1), ())                                         \
+    SLOT(threadlocal_heap_size, MT_THREADLOCAL_HEAP_SIZE, BYTES, 0, (0, SIZE_MAX), ())                     \
+    SLOT(huge_page, MT_HUGE_PAGE, BOOL, 0, (0, 1), ())                                                     \
+    MT_SLOT_SYNC(SLOT, spinlock)                                                                           \
     MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

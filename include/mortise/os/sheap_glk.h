@@ -31,9 +31,10 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_sheap_glk(LAYER, SLOT)                                 \
-    LAYER(sheap_glk, os, 0, (), ())                                          \
-    SLOT(pool_size, MT_POOL_SIZE, BYTES, 16 << 20, (64 << 10, SIZE_MAX), ()) \
+#define MT_DESCRIPTOR_sheap_glk(LAYER, SLOT)                                                        \
+    LAYER(sheap_glk, os, 0, (), ())                                                                 \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge, check) \
+    SLOT(pool_size, MT_POOL_SIZE, BYTES, 16 << 20, (64 << 10, SIZE_MAX), ())                        \
     MT_SLOT_SYNC(SLOT, spinlock)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

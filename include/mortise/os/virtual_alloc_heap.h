@@ -57,10 +57,11 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_virtual_alloc_heap(LAYER, SLOT)                             \
-    LAYER(virtual_alloc_heap, os, 0, (), ())                                      \
-    SLOT(reserve_size, MT_RESERVE_SIZE, BYTES, 1 << 30, (64 << 10, SIZE_MAX), ()) \
-    MT_SLOT_SYNC(SLOT, spinlock)                                                  \
+#define MT_DESCRIPTOR_virtual_alloc_heap(LAYER, SLOT)                                               \
+    LAYER(virtual_alloc_heap, os, 0, (), ())                                                        \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge, check) \
+    SLOT(reserve_size, MT_RESERVE_SIZE, BYTES, 1 << 30, (64 << 10, SIZE_MAX), ())                   \
+    MT_SLOT_SYNC(SLOT, spinlock)                                                                    \
     MT_SLOTS_LARGE_KEEP(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -28,6 +28,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_cmalloc_socket(LAYER, SLOT) \
     LAYER(cmalloc_socket, socket, 0, (), ())      \
+    MT_OPS(SLOT, none)                            \
     SLOT(prefix, MT_PREFIX, IDENT, empty, (), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

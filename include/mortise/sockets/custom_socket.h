@@ -14,6 +14,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_custom_socket(LAYER, SLOT) \
     LAYER(custom_socket, socket, 0, (), ())      \
+    MT_OPS(SLOT, none)                           \
     SLOT(prefix, MT_PREFIX, IDENT, mortise_, (), ())
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"

@@ -42,6 +42,7 @@
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_kernel_socket(LAYER, SLOT)  \
     LAYER(kernel_socket, socket, 0, (), ())       \
+    MT_OPS(SLOT, none)                            \
     SLOT(prefix, MT_PREFIX, IDENT, empty, (), ()) \
     MT_CTX_FIELD(SLOT, unsigned, gfp)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */

@@ -17,7 +17,9 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_malloc_socket(LAYER, SLOT) LAYER(malloc_socket, socket, 0, (), ())
+#define MT_DESCRIPTOR_malloc_socket(LAYER, SLOT) \
+    LAYER(malloc_socket, socket, 0, (), ())      \
+    MT_OPS(SLOT, none)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
 

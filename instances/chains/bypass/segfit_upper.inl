@@ -42,11 +42,12 @@
  */
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
-#define MT_DESCRIPTOR_segfit_lk(LAYER, SLOT)              \
-    LAYER(segfit_lk, trunk, MT_TRAIT_FRESH_HEADS, (), ()) \
-    MT_SLOT_SIZE_HANDLE(SLOT, 0, 262144)                  \
-    MT_SLOT_SYNC(SLOT, posix_mutex)                       \
-    MT_SLOT_SIZECLASS(SLOT, log2b)                        \
+#define MT_DESCRIPTOR_segfit_lk(LAYER, SLOT)                                                 \
+    LAYER(segfit_lk, trunk, MT_TRAIT_FRESH_HEADS, (), ())                                    \
+    MT_OPS(SLOT, alloc, free, getmeta, resize, fork_prepare, fork_parent, fork_child, purge) \
+    MT_SLOT_SIZE_HANDLE(SLOT, 0, 262144)                                                     \
+    MT_SLOT_SYNC(SLOT, posix_mutex)                                                          \
+    MT_SLOT_SIZECLASS(SLOT, log2b)                                                           \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include <mortise/core/layer.h>

@@ -25,7 +25,6 @@ KINDS = {"os": "OS layer", "trunk": "trunk", "addon": "add-on", "socket": "socke
 NUMERIC = ("BOOL", "BYTES", "N", "RANGE")
 POLICY_FOLDERS = ("sync", "sizeclass", "chksum", "err")
 POLICY_KINDS = ("policy", "extension")
-
 # Locating a descriptor is reading code, not a comment: the #define line.
 DEFINE = re.compile(r"^#define (MT_DESCRIPTOR_(\w+))\(LAYER, SLOT\)", re.M)
 POLICY_DEFINE = re.compile(r"^#define (MT_POLICY_DESCRIPTOR_(\w+))\(POLICY, SLOT\)", re.M)

@@ -47,11 +47,23 @@ def skip(why: str) -> int:
     return SKIP
 
 
+class ToolFailed(Exception):
+    pass
+
+
+def output(cmd: list[str], cwd: Path | None = None) -> str:
+    """cmd's standard output; ToolFailed naming the command, its exit
+    status and its standard error when it fails."""
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
+    if r.returncode != 0:
+        raise ToolFailed(f"{' '.join(cmd[:3])} ... exited {r.returncode}: {r.stderr.strip()[:2000]}")
+    return r.stdout
+
+
 def defined_functions(library: Path) -> set[str] | None:
     """The names of the functions the library's DWARF defines; None without
     debug information."""
-    out = subprocess.run(["readelf", "--debug-dump=info", str(library)],
-                         capture_output=True, text=True, check=True).stdout
+    out = output(["readelf", "--debug-dump=info", str(library)])
     if "DW_TAG_compile_unit" not in out:
         return None
     names: set[str] = set()
@@ -74,8 +86,7 @@ def defined_functions(library: Path) -> set[str] | None:
 def function_tags(ctags: str, folders: list[Path], exclude: str | None = None) -> set[str]:
     """The function tags a plain recursive ctags run writes for folders."""
     options = [f"--exclude={exclude}"] if exclude else []
-    out = subprocess.run([ctags, "-R", "-x", *options, *map(str, folders)], capture_output=True,
-                         text=True, check=True, cwd=ROOT).stdout
+    out = output([ctags, "-R", "-x", *options, *map(str, folders)], cwd=ROOT)
     return {fields[0] for fields in (line.split() for line in out.splitlines())
             if len(fields) > 1 and fields[1] == "function"}
 
@@ -91,6 +102,14 @@ def universal_ctags(program: str | None) -> str | None:
 
 
 def main() -> int:
+    try:
+        return check()
+    except ToolFailed as e:
+        print(f"FAIL debug_names.py: {e}")
+        return 1
+
+
+def check() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--ctags", help="the Universal Ctags program (default: found on PATH)")
     ap.add_argument("libraries", nargs="+", type=Path)

@@ -23,7 +23,7 @@
  *               regions handed on at exit, mremap for large blocks; dense
  *               chunks (<= 64 KiB) carved up, longer ones down, huge pages
  *               only for dense units after a thread's first 2 MiB. Left
- *               out: its large-block keep (os/large_keep.h, 32 MiB in
+ *               out: its large-block keep (os/large_keep.h, 48 MiB in
  *               wfslab), so every large free here goes back to the OS at
  *               once and wfslabm is no twin of wfslab on multi-MiB loops.
  *   large_*     layers/segfit_lf.h with log2b classes for [64 KiB, 1 MiB]:

@@ -17,7 +17,7 @@
  * granule_owner.h (without MT_OS_KEEPS, alloc and free call alloc_chunk and
  * free_chunk as they always did):
  *   MT_OS_KEEPS        the layer has the keep (and an MT_OS_LOCK);
- *   MT_LARGE_KEEP      (optional: 32 MiB, the slot's default for both
+ *   MT_LARGE_KEEP      (optional: 48 MiB, the slot's default for both
  *                      layers) bytes the keep may hold, any constant
  *                      expression (0: no keep; the wrappers fold to
  *                      always-inline calls of alloc_chunk and free_chunk, the
@@ -118,7 +118,7 @@ typedef struct {
 #endif
 
 #ifndef MT_LARGE_KEEP
-#define MT_LARGE_KEEP ((size_t)32 << 20)
+#define MT_LARGE_KEEP ((size_t)48 << 20)
 #endif
 #ifndef MT_LARGE_DECAY_MS
 #define MT_LARGE_DECAY_MS 1000

@@ -24,6 +24,10 @@ BASE, REFERENCE = "glibc", "mimalloc"
 # The paper's Table 4 divides by wfslab; the report shows that view beside glibc's and mimalloc's.
 PAPER_BASE = "wfslab"
 TABLE4_BASES = (BASE, REFERENCE, PAPER_BASE)
+# A Mortise instance's benchmark is a weak cell when its median time is more
+# than this multiple of the best peer's (glibc or a peer library) beyond the
+# noise (docs/bench.md, "Weak cells").
+WEAK_BAR = 1.10
 
 
 def fmt(x: float | None, digits: int = 3) -> str:
@@ -82,6 +86,11 @@ class Analysis:
         self.rss = results.medians("maxrss_kb")
         self.time_spread = results.spreads("wall_s")
         self.rss_spread = results.spreads("maxrss_kb")
+        self.cpu = results.medians("cpu_s")
+        self.cpu_spread = results.spreads("cpu_s")
+        kinds = {a.name: a.kind for a in results.allocators()}
+        self.instances = [a for a in self.allocs if kinds.get(a) == "mortise"]
+        self.peers = [a for a in self.allocs if kinds.get(a) != "mortise"]
 
     def names(self, kind: str | None = None) -> list[str]:
         return [b.name for b in self.geo_benches if kind is None or b.kind == kind]
@@ -135,6 +144,75 @@ class Analysis:
             rows.append([a] + self.normalized(a, bases) + ["%d/%d" % (len(used), len(self.names())),
                                                            spread_cell(self.own_spread(a))])
         return ["allocator"] + self.normalized_headers(bases) + ["benchmarks", "time spread"], rows
+
+    def cpu_table(self, bases: Sequence[str] = (BASE, REFERENCE)) -> Table:
+        """Rows: allocator, the geomean of its CPU time (user + system of the
+        measured program) divided by each base's, coverage."""
+        rows: list[Row] = []
+        for a in self.allocs:
+            row: Row = [a]
+            for base in bases:
+                g, used, _ = stats.ratio_geomean(self.cpu, a, base, self.names())
+                spread = stats.pair_spread(self.cpu_spread, a, base, used) if a != base else None
+                row.append(ratio_cell(g, spread))
+            row.append("%d/%d" % (len(stats.ratio_geomean(self.cpu, a, bases[0], self.names())[1]), len(self.names())))
+            rows.append(row)
+        return ["allocator"] + ["CPU time ×%s" % b for b in bases] + ["benchmarks"], rows
+
+    def best_peer(self, bench: str) -> tuple[str, float] | None:
+        """The peer (glibc or a peer library) with the lowest median time on
+        bench, and that time; None without one."""
+        times = [(self.time[(bench, p)], p) for p in self.peers if (bench, p) in self.time]
+        if not times:
+            return None
+        t, p = min(times)
+        return p, t
+
+    def peer_ratio(self, bench: str, a: str) -> tuple[float, str, float | None] | None:
+        """a's median time over the best peer's on bench, that peer, and the
+        spread the ratio is judged against (the larger of the two)."""
+        best = self.best_peer(bench)
+        if best is None or (bench, a) not in self.time or best[1] <= 0:
+            return None
+        peer, t = best
+        return self.time[(bench, a)] / t, peer, stats.pair_spread(self.time_spread, a, peer, [bench])
+
+    def weak_verdict(self, ratio: float, spread: float | None) -> str | None:
+        """'weak' above WEAK_BAR beyond the noise, 'noise' above it inside
+        the spread, None at or below it."""
+        if ratio <= WEAK_BAR:
+            return None
+        return "noise" if stats.within_noise(ratio, WEAK_BAR, spread) else "weak"
+
+    def weak_cells(self) -> list[tuple[str, str, float, str, float | None, str]]:
+        """Every (benchmark, instance) above WEAK_BAR × the best peer's time,
+        worst first: (bench, instance, ratio, peer, spread, 'weak' or 'noise')."""
+        cells = []
+        for b in self.names():
+            for a in self.instances:
+                pr = self.peer_ratio(b, a)
+                if pr and (verdict := self.weak_verdict(pr[0], pr[2])):
+                    cells.append((b, a, pr[0], pr[1], pr[2], verdict))
+        return sorted(cells, key=lambda c: -c[2])
+
+    def weak_section(self) -> str | None:
+        if not self.instances:
+            return None
+        out = ["## Weak cells: instances above %.2f× the best peer" % WEAK_BAR, ""]
+        if not self.peers:
+            return "\n".join(out + ["Not measured: no peer (glibc or a peer library) in this run."])
+        cells = self.weak_cells()
+        weak = sum(1 for c in cells if c[5] == "weak")
+        out.append("Each Mortise instance's median time on each benchmark divided by the best peer's (the "
+                   "fastest of glibc and the peer libraries in this run), listed when above %.2f: 'weak' when "
+                   "it is farther from %.2f than the larger of the two run-to-run spreads, 'noise' when "
+                   "inside it. %d weak, %d inside the noise, over %d benchmarks × %d instances."
+                   % (WEAK_BAR, WEAK_BAR, weak, len(cells) - weak, len(self.names()), len(self.instances)))
+        if cells:
+            out += ["", md_table(["benchmark", "instance", "time ×best peer", "best peer", "spread", "verdict"],
+                                 [[b, a, ("**%s**" if v == "weak" else "%s") % fmt(r), p, spread_cell(sp), v]
+                                  for b, a, r, p, sp, v in cells])]
+        return "\n".join(out)
 
     def kind_table(self, kind: str, bases: Sequence[str] = (BASE, PAPER_BASE)) -> Table:
         """Table 4 over the multithreaded or the single-threaded benchmarks alone."""
@@ -362,15 +440,27 @@ def bench_section(results: Results, an: Analysis, b: suite.Bench) -> str:
         ok = [r for r in runs if r.ok]
         t = stats.median([r.wall_s for r in ok]) if ok else None
         rss = stats.median([r.maxrss_kb for r in ok]) if ok else None
+        cpu = [r.cpu_s for r in ok if r.cpu_s is not None]
         lo, hi = stats.spread([r.wall_s for r in ok])
         rows.append([a, fmt(t), "%s–%s" % (fmt(lo), fmt(hi)) if ok else "—",
                      spread_cell(stats.rel_spread([r.wall_s for r in ok])) if ok else "—",
                      ratio_cell(t / base_t, t_spread) if t and base_t else "—",
+                     peer_cell(an, b.name, a), fmt(stats.median(cpu)) if cpu else "—",
                      "%d" % rss if rss is not None else "—",
                      ratio_cell(rss / base_r, r_spread) if rss and base_r else "—", runs_cell(runs)])
-    lines.append(md_table(["allocator", "time (s)", "min–max", "spread", "×%s" % BASE, "max RSS (KB)",
-                           "×%s" % BASE, "runs"], rows))
+    lines.append(md_table(["allocator", "time (s)", "min–max", "spread", "×%s" % BASE, "×best peer", "CPU (s)",
+                           "max RSS (KB)", "×%s" % BASE, "runs"], rows))
     return "\n".join(lines)
+
+
+def peer_cell(an: Analysis, bench: str, a: str) -> str:
+    """An allocator's time over the best peer's; an instance's weak cell in
+    bold with 'weak', above the bar inside the noise with '(noise)'."""
+    pr = an.peer_ratio(bench, a)
+    if pr is None:
+        return "—"
+    verdict = an.weak_verdict(pr[0], pr[2]) if a in an.instances else None
+    return {"weak": "**%s weak**", "noise": "%s (noise)"}.get(verdict or "", "%s") % fmt(pr[0])
 
 
 def wcet_section(wcet: Wcet) -> str | None:
@@ -438,6 +528,12 @@ def write(path: str, results: Results, meta: Iterable[tuple[str, str]], notes: S
         if names:
             out += ["", "%s workloads only (%s):" % (label.capitalize(), ", ".join(names)), "",
                     md_table(*an.kind_table(kind))]
+    out += ["", "CPU time (user + system seconds of the measured program, from its rusage), the same "
+            "geometric means: for a multithreaded benchmark what all its threads spent, so waiting "
+            "costs nothing here and spinning does.", "", md_table(*an.cpu_table())]
+    weak = an.weak_section()
+    if weak:
+        out += ["", weak]
     th, tr = an.targets(wcet, fast)
     out += ["", "## Targets (docs/design.md §6)", "",
             "Each bar side by side from this run. A miss says by how much; 'not measured' says what was "
@@ -462,7 +558,9 @@ def write(path: str, results: Results, meta: Iterable[tuple[str, str]], notes: S
         out += ["", "## Per benchmark", "",
                 "Median of the runs; min–max of the times and their spread, (max − min) / median, show "
                 "the noise; ×%s is the ratio of medians, '(noise)' when it is nearer 1 than the larger "
-                "of the two allocators' spreads." % BASE]
+                "of the two allocators' spreads; ×best peer divides by the fastest peer's median (an "
+                "instance above %.2f is marked weak, or '(noise)' inside the spread: 'Weak cells'); CPU is "
+                "the median user + system time." % (BASE, WEAK_BAR)]
         for b in geo:
             out += ["", bench_section(results, an, b)]
     for section in (sweep.section(results, an.allocs, md_table), wcet_section(wcet), fastpath_section(results)):
@@ -511,5 +609,11 @@ def summary_text(results: Results, an: Analysis, wcet: Wcet, fast: Mapping[str, 
         lines.append("targets inside the noise: %d (neither met nor missed: repeat with more runs)" % noise)
     if an.misses:
         lines.append("missed targets: %d (where the time goes: the report's 'Missed targets' section)" % len(an.misses))
+    cells = an.weak_cells() if an.peers else []
+    weak = [c for c in cells if c[5] == "weak"]
+    if weak:
+        lines.append("weak cells (an instance above %.2f× the best peer, beyond the noise): %d — %s"
+                     % (WEAK_BAR, len(weak), "; ".join("%s × %s %.2f" % (b, a, r) for b, a, r, _, _, _ in weak[:6])
+                        + (" ..." if len(weak) > 6 else "")))
     lines.append("report: %s" % report_path)
     return "\n".join(lines)

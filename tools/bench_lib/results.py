@@ -93,7 +93,7 @@ class Results:
             groups.setdefault((j.bench.name, j.alloc.name), []).append(r)
         for key, rs in groups.items():
             ok = [getattr(r, attr) for r in rs if r.ok]
-            if ok and (not only_complete or len(ok) == len(rs)):
+            if ok and (not only_complete or len(ok) == len(rs)) and None not in ok:  # cpu_s may be unknown
                 out[key] = summary(ok)
         return out
 

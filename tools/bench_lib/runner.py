@@ -38,7 +38,7 @@ class RunResult:
         # key=value pairs of the ok line; the harness adds numbers (wcet percentiles)
         self.metrics: dict[str, Any] = metrics or {}
         self.source = source          # wait4 | driver
-        self.cpu_s: float | None = None             # user + system seconds of the program (runstat), for reference
+        self.cpu_s: float | None = None             # user + system seconds of the program (runstat)
 
     @property
     def ok(self) -> bool:

@@ -234,20 +234,108 @@ class WcetJson(unittest.TestCase):
         self.assertIn("3.00× the lowest", rows[1][3])
 
 
-def fake_results(times, families=None):
+def fake_results(times, families=None, cpu=None):
     """Results of ok runs per (bench, kind, alloc): a time (one run) or a
     list of times (one run each). families: {bench: family} for those that
-    are not workloads."""
+    are not workloads. The ready instances' names are Mortise instances,
+    glibc the system's, the rest peers. cpu: each run's CPU seconds as a
+    multiple of its time (None: unknown, as without runstat)."""
     res = Results()
     allocs, benches = {}, {}
     for (bench, kind, alloc), ts in times.items():
-        a = allocs.setdefault(alloc, Allocator(alloc, "peer"))
+        a = allocs.setdefault(alloc, Allocator(alloc, "mortise" if alloc in allocators.READY
+                                               else "system" if alloc == "glibc" else "peer"))
         b = benches.setdefault(bench, suite.Bench(bench, (families or {}).get(bench, suite.WORKLOAD), kind,
                                                   ["/bin/bench_" + bench, "-s", "0.1", "-t", "2"], 2))
         ts = ts if isinstance(ts, list) else [ts]
         for run, t in enumerate(ts, 1):
-            res.add(suite.Job(b, a, run, len(ts)), runner.RunResult("ok", t, int(1000 * t)))
+            r = runner.RunResult("ok", t, int(1000 * t))
+            r.cpu_s = None if cpu is None else cpu * t
+            res.add(suite.Job(b, a, run, len(ts)), r)
     return res
+
+
+class WeakCells(unittest.TestCase):
+    """Each instance's time against the best peer's, per benchmark: above 1.10
+    beyond the noise is a weak cell, marked in the tables and listed."""
+
+    TIMES = {("x", "mt", "glibc"): [2.0, 2.0, 2.0], ("x", "mt", "tcmalloc"): [1.0, 1.01, 1.02],
+             ("x", "mt", "mimalloc"): [1.2, 1.2, 1.2], ("x", "mt", "wfslab"): [1.5, 1.5, 1.51],
+             ("x", "mt", "hslab"): [1.05, 1.05, 1.05],
+             ("y", "st", "glibc"): [0.5, 0.5, 0.5], ("y", "st", "tcmalloc"): [0.6, 0.6, 0.6],
+             ("y", "st", "mimalloc"): [0.7, 0.7, 0.7], ("y", "st", "wfslab"): [0.5, 0.6, 0.7],
+             ("y", "st", "hslab"): [0.4, 0.4, 0.4]}
+
+    def test_best_peer_includes_glibc_and_never_an_instance(self):
+        an = report.Analysis(fake_results(self.TIMES))
+        self.assertEqual(an.best_peer("x"), ("tcmalloc", 1.01))
+        self.assertEqual(an.best_peer("y"), ("glibc", 0.5))  # hslab is faster, but it is no peer
+
+    def test_weak_beyond_the_noise_and_noise_inside_it(self):
+        an = report.Analysis(fake_results(self.TIMES))
+        cells = an.weak_cells()
+        # x × wfslab: 1.5 / 1.01 = 1.485, spreads 2 % and 1 %: weak; y × wfslab: 0.6 / 0.5 = 1.2,
+        # its own spread 33 %: noise; hslab (1.04, 0.8) and the peers are never listed
+        self.assertEqual([(b, a, v) for b, a, _, _, _, v in cells], [("x", "wfslab", "weak"), ("y", "wfslab", "noise")])
+        self.assertAlmostEqual(cells[0][2], 1.5 / 1.01)
+        self.assertEqual(cells[0][3], "tcmalloc")
+
+    def test_tables_mark_them(self):
+        res = fake_results(self.TIMES)
+        an = report.Analysis(res)
+        x = report.bench_section(res, an, an.geo_benches[0])
+        self.assertIn("| wfslab | 1.500 | 1.500–1.510 |", x)
+        self.assertIn("| **1.485 weak** |", x)
+        self.assertIn("| hslab | 1.050 | 1.050–1.050 | 0.0 % | 0.525 | 1.040 |", x)
+        self.assertIn("| glibc | 2.000 | 2.000–2.000 | 0.0 % | 1.000 | 1.980 |", x)  # peers: the ratio, no mark
+        y = report.bench_section(res, an, an.geo_benches[1])
+        self.assertIn("| 1.200 (noise) |", y)
+        section = an.weak_section()
+        self.assertIn("1 weak, 1 inside the noise, over 2 benchmarks × 2 instances", section)
+        self.assertIn("| x | wfslab | **1.485** | tcmalloc | 2.0 % | weak |", section)
+        self.assertIn("| y | wfslab | 1.200 | glibc | 33.3 % | noise |", section)
+
+    def test_without_peers_or_instances(self):
+        only = {k: v for k, v in self.TIMES.items() if k[2] in allocators.READY}
+        self.assertIn("Not measured: no peer", report.Analysis(fake_results(only)).weak_section())
+        peers = {k: v for k, v in self.TIMES.items() if k[2] not in allocators.READY}
+        self.assertIsNone(report.Analysis(fake_results(peers)).weak_section())
+
+    def test_report_and_summary(self):
+        res = fake_results(self.TIMES, cpu=2.0)
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
+        an, wcet_, fast = report.write(os.path.join(d, "report.md"), res, [], [], [], "")
+        with open(os.path.join(d, "report.md")) as f:
+            text = f.read()
+        self.assertIn("## Weak cells: instances above 1.10× the best peer", text)
+        summary = report.summary_text(res, an, wcet_, fast, "report.md")
+        self.assertIn("weak cells (an instance above 1.10× the best peer, beyond the noise): 1 — x × wfslab 1.49",
+                      summary)
+
+
+class CpuTime(unittest.TestCase):
+    """CPU time (user + system) beside the wall time: per benchmark and as geometric means."""
+
+    def test_per_benchmark_and_geomean(self):
+        times = {("x", "mt", "glibc"): [1.0, 1.0], ("x", "mt", "mimalloc"): [0.5, 0.5],
+                 ("x", "mt", "wfslab"): [0.25, 0.25]}
+        res = fake_results(times, cpu=2.0)
+        an = report.Analysis(res)
+        self.assertEqual(an.cpu[("x", "wfslab")], 0.5)
+        self.assertIn("| 0.250 | 0.250–0.250 | 0.0 % | 0.250 | 0.500 | 0.500 |",
+                      report.bench_section(res, an, an.geo_benches[0]))
+        headers, rows = an.cpu_table()
+        self.assertEqual(headers, ["allocator", "CPU time ×glibc", "CPU time ×mimalloc", "benchmarks"])
+        self.assertEqual({r[0]: r[1:] for r in rows}["wfslab"], ["0.250", "0.500", "1/1"])
+
+    def test_unknown_cpu_leaves_the_pair_out(self):
+        res = fake_results({("x", "mt", "glibc"): 1.0, ("x", "mt", "wfslab"): 0.5})
+        an = report.Analysis(res)
+        self.assertEqual(an.cpu, {})
+        self.assertEqual(an.cpu_table()[1][1][1:], ["—", "—", "0/1"])
+        self.assertIn("| 0.500 | 0.500–0.500 | — (one run) | 0.500 | 0.500 | — |",
+                      report.bench_section(res, an, an.geo_benches[0]))
 
 
 class Noise(unittest.TestCase):

@@ -150,13 +150,10 @@ class Analysis:
         measured program) divided by each base's, coverage."""
         rows: list[Row] = []
         for a in self.allocs:
-            row: Row = [a]
-            for base in bases:
-                g, used, _ = stats.ratio_geomean(self.cpu, a, base, self.names())
-                spread = stats.pair_spread(self.cpu_spread, a, base, used) if a != base else None
-                row.append(ratio_cell(g, spread))
-            row.append("%d/%d" % (len(stats.ratio_geomean(self.cpu, a, bases[0], self.names())[1]), len(self.names())))
-            rows.append(row)
+            means = [stats.ratio_geomean(self.cpu, a, base, self.names()) for base in bases]
+            rows.append([a] + [ratio_cell(g, stats.pair_spread(self.cpu_spread, a, base, used) if a != base else None)
+                               for (g, used, _), base in zip(means, bases)]
+                        + ["%d/%d" % (len(means[0][1]), len(self.names()))])
         return ["allocator"] + ["CPU time ×%s" % b for b in bases] + ["benchmarks"], rows
 
     def best_peer(self, bench: str) -> tuple[str, float] | None:

@@ -17,8 +17,8 @@
  * granule_owner.h (without MT_OS_KEEPS, alloc and free call alloc_chunk and
  * free_chunk as they always did):
  *   MT_OS_KEEPS        the layer has the keep (and an MT_OS_LOCK);
- *   MT_LARGE_KEEP      (optional: 48 MiB, the slot's default for both
- *                      layers) bytes the keep may hold, any constant
+ *   MT_LARGE_KEEP      (optional: 48 MiB, the slot's default in every
+ *                      layer that has it) bytes the keep may hold, any constant
  *                      expression (0: no keep; the wrappers fold to
  *                      always-inline calls of alloc_chunk and free_chunk, the
  *                      machine code of a layer without it);

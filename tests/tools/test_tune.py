@@ -14,6 +14,7 @@ best, prime, wins); through a driver (--driver, tune_driver.py) the same
 answer, and a driver's FAIL drops the candidate; a program whose output differs between two glibc runs
 is refused; the budget, Pareto and slot-value helpers.
 """
+import argparse
 import json
 import os
 import pathlib
@@ -84,6 +85,58 @@ def helpers():
           tune.slot_values(reg, keep, 32 << 20, False) == ["8MiB", "16MiB", "64MiB", "128MiB", "0"])
 
 
+def racing():
+    """The rank test and the racing rule on made-up runs."""
+    from mortise_lib import ranktest
+    low, high = [1, 2, 3, 4, 5], [6, 7, 8, 9, 10]
+    check("rank test: 5 runs all above 5 others, p = 1/252 (exact)",
+          abs(ranktest.p_larger(high, low) - 1 / 252) < 1e-12)
+    check("rank test: one-sided", ranktest.p_larger(low, high) == 1.0)
+    check("rank test: one neighbouring pair swapped, p = 2/252",
+          abs(ranktest.p_larger([5, 7, 8, 9, 10], [1, 2, 3, 4, 6]) - 2 / 252) < 1e-12)
+    xs, ys = [1.0 + i / 100 for i in range(12)], [1.05 + i / 100 for i in range(12)]
+    exact = ranktest.p_larger(ys, xs)
+    ranktest.EXACT_MAX_RUNS, saved = 0, ranktest.EXACT_MAX_RUNS
+    approx = ranktest.p_larger(ys, xs)
+    ranktest.EXACT_MAX_RUNS = saved
+    check("rank test: the normal approximation near the exact p at 12 runs",
+          abs(approx - exact) < 0.3 * exact, f"{approx} vs {exact}")
+    check("rank test: tied samples are no evidence", ranktest.p_larger([3] * 6, [3] * 6) == 1.0)
+    check("rank test: ties within each sample only (max RSS)",
+          ranktest.p_larger([101] * 5, [100] * 5) < 0.01)
+
+    def tuner(runs, max_runs=8):
+        t = object.__new__(tune.Tuner)
+        t.args = argparse.Namespace(objective="time", alpha=0.01, min_runs=5, max_runs=max_runs)
+        t.max_rss_kib = None
+        cands = {k: {"status": "live", "runs": [{"seconds": x, "rss_kib": 1} for x in v]}
+                 for k, v in runs.items()}
+        t.state = {"phase": "neighbours", "incumbent": "inc", "candidates": cands}
+        return t, list(runs)
+
+    # The leader's one slow run (an outlier) no longer shields the clearly
+    # slower candidate, as the best-against-worst rule did; the equal one stays.
+    t, specs = tuner({"inc": [1.00, 1.01, 1.02, 0.99, 1.60, 1.00, 1.01, 1.00],
+                      "slow": [1.10, 1.11, 1.12, 1.09, 1.13, 1.10, 1.11, 1.12],
+                      "same": [1.01, 0.99, 1.00, 1.02, 1.00, 1.30, 1.01, 1.02]}, max_runs=12)
+    t.eliminate(specs)
+    status = {k: c["status"] for k, c in t.state["candidates"].items()}
+    check("racing: slower beyond the noise is out, despite the leader's outlier",
+          status == {"inc": "live", "slow": "out", "same": "live"}, str(status))
+    # At --max-runs, a neighbour that leads by a hair does not replace the
+    # incumbent; one that is faster beyond the noise does.
+    t, specs = tuner({"inc": [1.00, 1.01, 1.02, 0.99, 1.60, 1.00, 1.01, 1.00],
+                      "hair": [0.99, 1.00, 1.01, 0.98, 1.00, 1.02, 1.00, 0.99]})
+    t.eliminate(specs)
+    check("racing: a lead inside the noise keeps the incumbent",
+          [t.state["candidates"][k]["status"] for k in specs] == ["live", "retired"])
+    t, specs = tuner({"inc": [1.00, 1.01, 1.02, 0.99, 1.60, 1.00, 1.01, 1.00],
+                      "fast": [0.90, 0.91, 0.92, 0.89, 1.40, 0.90, 0.91, 0.92]})
+    t.eliminate(specs)
+    check("racing: a neighbour faster beyond the noise replaces the incumbent",
+          [t.state["candidates"][k]["status"] for k in specs] == ["out", "live"])
+
+
 def max_rss_floor():
     """Through runstat a small program's max RSS is its own, not the size
     of the Python process that started it (Linux keeps a forked process's
@@ -120,6 +173,7 @@ def command_line():
 
 def main():
     helpers()
+    racing()
     max_rss_floor()
     command_line()
     cc = shlex.split(os.environ.get("CC", "cc"))

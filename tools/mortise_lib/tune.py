@@ -21,11 +21,11 @@ line `ok wall_s=S maxrss_kb=K ...`, whose time and max RSS are the run's.
 
 A race runs every live candidate once per round, in a shuffled order, so
 slow drifts of the machine hit all of them alike. After each round a
-candidate with at least --min-runs runs is out when its best run is worse
-than the leader's worst (the leader: the lowest median); when every live
-candidate has --max-runs runs, the leader stays and the rest retire (in
-a neighbour race the incumbent stays unless the leader's upper quartile is
-below the incumbent's lower quartile). A
+candidate with at least --min-runs runs is out when a one-sided rank test
+(Mann-Whitney, ranktest.py) puts its runs above the leader's (the lowest
+median) with p < --alpha; when every live candidate has --max-runs runs,
+the leader stays and the rest retire (in a neighbour race the incumbent
+stays unless the leader beats it by the same test). A
 candidate whose output or exit status differs, that crashes, exceeds
 --timeout or fails to build is dropped on the spot and never picked.
 
@@ -57,6 +57,7 @@ from typing import IO, Any, Dict, List, Optional, Tuple
 from . import gen
 from .check import Composition, Instance, check, render_value, scalar_of_text
 from .paths import Paths
+from .ranktest import p_larger
 from .registry import Registry, Slot
 from .spec import SpecError
 
@@ -616,19 +617,28 @@ class Tuner:
     def live(self, specs: list[str]) -> list[str]:
         return [s for s in specs if self.state["candidates"][s]["status"] == "live"]
 
-    def stats(self, spec: str) -> tuple[float, float, float, int]:
-        scores = [self.score(r) for r in self.state["candidates"][spec]["runs"]]
-        return statistics.median(scores), min(scores), max(scores), len(scores)
+    def median_score(self, spec: str) -> float:
+        return statistics.median(self.scores(spec))
 
     def leader(self, specs: list[str]) -> str | None:
         ready = [s for s in self.live(specs)
                  if len(self.state["candidates"][s]["runs"]) >= self.args.min_runs]
-        return min(ready, key=lambda s: self.stats(s)[0]) if ready else None
+        return min(ready, key=lambda s: self.median_score(s)) if ready else None
+
+    def scores(self, spec: str) -> list[float]:
+        return [self.score(r) for r in self.state["candidates"][spec]["runs"]]
+
+    def worse_beyond_noise(self, a: str, b: str) -> float | None:
+        """The rank test's p-value when a's scores are worse (larger) than
+        b's beyond the noise (p below --alpha), else None."""
+        p = p_larger(self.scores(a), self.scores(b))
+        return p if p < self.args.alpha else None
 
     def eliminate(self, specs: list[str]) -> None:
-        """The racing rule (docs/tune.md): out when the best run is worse
-        than the leader's worst run; over --max-rss when even the smallest
-        max RSS is over it; retired when every live one has --max-runs."""
+        """The racing rule (docs/tune.md): out when the rank test puts its
+        runs above the leader's (p < --alpha); over --max-rss when even the
+        smallest max RSS is over it; retired when every live one has
+        --max-runs."""
         cands = self.state["candidates"]
         if self.max_rss_kib:
             for s in self.live(specs):
@@ -638,19 +648,18 @@ class Tuner:
         lead = self.leader(specs)
         if lead is None:
             return
-        _, _, lead_worst, _ = self.stats(lead)
         for s in self.live(specs):
             if s == lead or len(cands[s]["runs"]) < self.args.min_runs:
                 continue
-            _, best, _, _ = self.stats(s)
-            if best > lead_worst:
-                cands[s].update(status="out", why="worse beyond the noise: its best run "
-                                f"{self.fmt_score(best)} > the leader's worst "
-                                f"{self.fmt_score(lead_worst)}")
+            p = self.worse_beyond_noise(s, lead)
+            if p is not None:
+                cands[s].update(status="out", why="worse than the leader beyond the noise: "
+                                f"median {self.fmt_score(self.median_score(s))} against "
+                                f"{self.fmt_score(self.median_score(lead))}, rank test p = {p:.3g}")
         if all(len(cands[s]["runs"]) >= self.args.max_runs for s in self.live(specs)):
             keep, why = lead, "median behind the leader's"
             # In a neighbour race the incumbent keeps its place unless the
-            # leader's typical run beats the incumbent's good runs.
+            # leader beats it beyond the noise.
             inc = self.state["incumbent"] if self.state["phase"] == "neighbours" else None
             if inc in self.live(specs) and lead != inc and not self.clearly_better(lead, inc):
                 keep, why = inc, "not better than the incumbent beyond the noise"
@@ -660,10 +669,8 @@ class Tuner:
                                     f"{self.args.max_runs} runs; {why}")
 
     def clearly_better(self, a: str, b: str) -> bool:
-        """a's upper quartile below b's lower quartile (scores)."""
-        qa = statistics.quantiles([self.score(r) for r in self.state["candidates"][a]["runs"]])
-        qb = statistics.quantiles([self.score(r) for r in self.state["candidates"][b]["runs"]])
-        return qa[2] < qb[0]
+        """a's scores below b's beyond the noise (the rank test)."""
+        return self.worse_beyond_noise(b, a) is not None
 
     def race(self, specs: list[str]) -> tuple[str | None, bool]:
         """Rounds over the live candidates of specs until one is left.
@@ -821,7 +828,7 @@ class Tuner:
         ok = [s for s, c in cands.items() if c["runs"] and c["status"] != "dropped"]
         if not ok:
             raise TuneError("mortise tune: every candidate was dropped")
-        return min(ok, key=lambda s: self.stats(s)[0])
+        return min(ok, key=lambda s: self.median_score(s))
 
     def final_round(self) -> None:
         """The winner against glibc, the best ready instance and the
@@ -854,6 +861,15 @@ class Tuner:
         return entries + self.peers
 
     # ---- output ----------------------------------------------------------
+    def verdict_of(self, winner: list[float], other: list[float], words: tuple[str, str]) -> str:
+        """The winner's runs against another's: words[0] when below them
+        beyond the noise, words[1] when above, else 'within noise'."""
+        if p_larger(other, winner) < self.args.alpha:
+            return words[0]
+        if p_larger(winner, other) < self.args.alpha:
+            return words[1]
+        return "within noise"
+
     def fmt_score(self, v: float) -> str:
         if self.args.objective == "time":
             return fmt_seconds(v)
@@ -875,7 +891,7 @@ class Tuner:
         lead = self.leader(specs)
         cand = self.state["candidates"][running]
         lead_txt = f"leader #{self.state['candidates'][lead]['id']} median " \
-                   f"{self.fmt_score(self.stats(lead)[0])}" if lead else "no leader yet"
+                   f"{self.fmt_score(self.median_score(lead))}" if lead else "no leader yet"
         return (f"{self.state['phase']}: {len(live)} live, running #{cand['id']} "
                 f"(run {len(cand['runs']) + 1}); {lead_txt}")
 
@@ -982,16 +998,26 @@ class Tuner:
         final = self.state["final"]
         if "winner" not in final or not final["winner"]:
             return
-        wt, wr = self.medians(final["winner"])
-        print(f"\nFinal round ({self.args.final_runs} runs each, interleaved; medians):")
-        print(f"  {'':<20} {'time':>10} {'max RSS':>12}  {'winner/this time':>16}  "
-              f"{'winner/this RSS':>15}")
+        won = [r for r in final["winner"] if r["ok"]] or final["winner"]
+        wt, wr = self.medians(won)
+        print(f"\nFinal round ({self.args.final_runs} runs each, interleaved; medians; "
+              f"each ratio judged by the rank test at p < {self.args.alpha:g}):")
+        print(f"  {'':<20} {'time':>10} {'max RSS':>12}  {'winner/this time':>24}  "
+              f"{'winner/this RSS':>24}")
         for label, runs in final.items():
             bad = sum(1 for r in runs if not r["ok"])
-            t, r = self.medians([r for r in runs if r["ok"]] or runs)
+            ok = [r for r in runs if r["ok"]] or runs
+            t, r = self.medians(ok)
             note = f"  ({bad} runs failed)" if bad else ""
+            if label == "winner":
+                cmp_t = cmp_r = ""
+            else:
+                cmp_t = self.verdict_of([w["seconds"] for w in won], [o["seconds"] for o in ok],
+                                        ("faster", "slower"))
+                cmp_r = self.verdict_of([w["rss_kib"] for w in won], [o["rss_kib"] for o in ok],
+                                        ("smaller", "larger"))
             print(f"  {label:<20} {fmt_seconds(t):>10} {fmt_kib(int(r)):>12}  "
-                  f"{wt / t:>16.3f}  {wr / max(1, r):>15.3f}{note}")
+                  f"{wt / t:>8.3f} {cmp_t:<15}  {wr / max(1, r):>8.3f} {cmp_r:<15}{note}")
         if self.state["best_instance"] == self.state["incumbent"]:
             print("  (the winner is the best ready instance: no neighbour beat it)")
         for name in self.missing_peers:
@@ -1004,9 +1030,10 @@ def cmd_tune(args: argparse.Namespace, paths: Paths, cli: types.ModuleType) -> i
         raise cli.Failure("mortise tune: no command (mortise tune [options] -- command args...)", 2)
     args.command = command
     try:
-        if args.min_runs < 2 or args.max_runs < args.min_runs or args.final_runs < 1:
+        if args.min_runs < 2 or args.max_runs < args.min_runs or args.final_runs < 1 or \
+                not 0 < args.alpha < 1:
             raise ValueError("--min-runs must be at least 2, --max-runs at least --min-runs, "
-                             "--final-runs at least 1")
+                             "--final-runs at least 1, --alpha between 0 and 1")
         for bad in set(args.slots.split(",") if args.slots else ()) - \
                 set(TUNED_SLOTS) - set(SAFE_SLOTS):
             raise ValueError(f"--slots: '{bad}' is not a slot tune varies "
@@ -1047,8 +1074,8 @@ def add_parser(sub: Any, cli: types.ModuleType) -> None:
         "and, from the best of them, on compositions one slot away (size classes, slab "
         "and cache sizes, sync policies, large-block keep and decay, affinity pools on "
         "or off; with --safe the safety layers' slots), with the values the headers "
-        "give; keep what improves. Runs are interleaved; a candidate is out when its "
-        "best run is worse than the leader's worst (docs/tune.md). Every candidate's "
+        "give; keep what improves. Runs are interleaved; a candidate is out when a rank "
+        "test puts its runs above the leader's (p < --alpha; docs/tune.md). Every candidate's "
         "standard output and exit status must equal glibc's (or --check must pass). "
         "Prints the candidates, the Pareto front of time and max RSS (and an SVG), "
         "the winner's model line and its ratios to glibc, the best ready instance and "
@@ -1101,6 +1128,10 @@ def add_parser(sub: Any, cli: types.ModuleType) -> None:
     t.add_argument("--max-runs", type=int, default=12,
                    help="runs after which candidates without a clear difference retire "
                    "(default 12; at least --min-runs)")
+    t.add_argument("--alpha", type=float, default=0.01,
+                   help="the rank test's level: a candidate is out, a neighbour replaces "
+                   "the incumbent, a final ratio is beyond the noise when p < ALPHA "
+                   "(default 0.01)")
     t.add_argument("--final-runs", type=int, default=7,
                    help="runs of each in the final round (default 7)")
     t.add_argument("-o", dest="output", default="libtuned.so", metavar="LIB.so",

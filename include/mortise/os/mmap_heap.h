@@ -19,7 +19,7 @@
  *   sync=POLICY → MT_SYNC (spinlock): guards the chunk cache and region lists
  *     (and, a lock of its own, the keep).
  *   large_keep=BYTES → MT_LARGE_KEEP (48 MiB; 0 = off): freed blocks of
- *     256 KiB (MT_LARGE_KEEP_MIN) up to this size keep their pages, up to this
+ *     64 KiB (MT_LARGE_KEEP_MIN: any) up to this size keep their pages, up to this
  *     many bytes in all, and serve later requests that fit without a page
  *     fault (os/large_keep.h: best fit, split and merge, bounded waste).
  *   large_decay_ms=N → MT_LARGE_DECAY_MS (1000; 0 = no limit): a kept block
@@ -56,7 +56,7 @@
  *   blocks) under the keep's lock and no system call (a kept block grown:
  *   up to three, outside the lock). Thread safety: all
  *   operations; the chunk cache takes one lock (MT_SYNC), thread-local carving
- *   none, the keep its own (taken only for blocks of 256 KiB or more, and
+ *   none, the keep its own (taken for every chunk freed or asked for, and
  *   briefly on other slow paths once a kept block is due to decay).
  * Space: at most large_keep bytes of freed blocks stay resident; one unused
  *   for large_decay_ms goes back at the next large free or the next request

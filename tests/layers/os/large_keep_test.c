@@ -10,11 +10,16 @@
  * broken keep. Over mmap_heap also: a request longer than every kept block
  * grows the longest one that is a mapping of its own (its pages stay, only
  * the tail is new), and the bound scales with the bytes in use up to
- * MT_LARGE_KEEP_CAP and falls back once they are freed. */
+ * MT_LARGE_KEEP_CAP and falls back once they are freed. The shortest block
+ * kept is 256 KiB here (MT_LARGE_KEEP_MIN). */
 #include <mortise/mortise.h>
 
 #define MT_LARGE_KEEP ((size_t)16 << 20)
 #define MT_LARGE_KEEP_CAP ((size_t)64 << 20) /* the bound scales (off by default) */
+/* The default shortest kept block is one granule, so every block the OS
+ * layer frees is long enough; a longer one here keeps the paths for blocks
+ * and rests too short to keep under test. */
+#define MT_LARGE_KEEP_MIN ((size_t)256 << 10)
 #define DECAY_MS 1000
 #define MT_LARGE_DECAY_MS DECAY_MS
 #if defined(KEEP_OVER_BRK)

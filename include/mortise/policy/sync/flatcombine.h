@@ -25,11 +25,16 @@
  *   threads that take the lock with lock() again and again cannot starve
  *   exec; then it hands off as every release does (below).
  * Waiting: a waiter polls its record and the lock for MT_SYNC_SPIN rounds
- *   (one round with fewer than MT_SYNC_SPIN_MIN_CORES cores: wait.h), then
+ *   (one round with fewer than MT_FLATCOMBINE_SPIN_MIN_CORES, 2, cores:
+ *   wait.h), then
  *   parks on its record (futex) after announcing itself in the lock's
  *   sleeper count. Combiners skip parked records: answering one costs a
  *   wake-up, and on a machine with fewer cores than threads the woken
- *   thread then competes for a core while the lock is busy. Instead a release that
+ *   thread then competes for a core while the lock is busy. A polling waiter
+ *   does not hold up the combiner as ccsynch's does: it tries the lock
+ *   itself whenever it is free, so with 2 cores it polls too (parking at
+ *   once, every short critical section of the other core's thread cost a
+ *   futex wake and two context switches). Instead a release that
  *   finds sleepers *hands off*: it wakes one parked waiter whose request
  *   nobody ran, searching the records round-robin, and only when no earlier
  *   hand-off is in flight (a per-lock flag, cleared when the woken waiter
@@ -42,7 +47,7 @@
  *   the lock after counting itself, a releaser reads the count after its
  *   release, and a hand-off that ends with the lock free starts the next.
  * Slots: none in the model language. Tuning: MT_FLATCOMBINE_PASSES (3),
- *   MT_FLATCOMBINE_PATIENCE (4).
+ *   MT_FLATCOMBINE_PATIENCE (4), MT_FLATCOMBINE_SPIN_MIN_CORES (2).
  * Needs: POSIX threads, mmap (records.h). Not freestanding.
  * Time: uncontended exec = try-lock + cs + release (the passes run only
  *   while an awake exec found the lock taken and waits; the hand-off only
@@ -84,6 +89,9 @@
 #endif
 #ifndef MT_FLATCOMBINE_PATIENCE
 #define MT_FLATCOMBINE_PATIENCE 4
+#endif
+#ifndef MT_FLATCOMBINE_SPIN_MIN_CORES
+#define MT_FLATCOMBINE_SPIN_MIN_CORES 2
 #endif
 
 typedef struct {
@@ -311,7 +319,7 @@ MT_SLOW void mt_fc_handoff_answered(mt_sync_flatcombine *l)
 /* Wait for the answer, or for a chance to combine. */
 MT_SLOW void *mt_fc_wait(mt_sync_flatcombine *l, mt_sync_rec *mine)
 {
-    unsigned rounds = mt_sync_spin_rounds(), lost = 0;
+    unsigned rounds = mt_sync_spin_rounds_from(MT_FLATCOMBINE_SPIN_MIN_CORES), lost = 0;
     for (unsigned spins = 0;; spins++) {
         if (!mt_sync_futex_lock_held(&l->combiner) && mt_sync_futex_trylock(&l->combiner))
             return mt_fc_combine(l, mine);

@@ -120,14 +120,16 @@ MT_INLINE unsigned mt_sync_cores(void)
  * core. With two cores or fewer a polling waiter takes the core that the
  * combiner, the server or the next owner needs, so every round it polls
  * delays the thread it waits for: there it polls once and sleeps, as
- * posix_mutex does. */
+ * posix_mutex does. A policy whose waiters do not hold up the thread they
+ * wait for passes its own minimum (flatcombine: 2). */
 #ifndef MT_SYNC_SPIN_MIN_CORES
 #define MT_SYNC_SPIN_MIN_CORES 3
 #endif
-MT_INLINE unsigned mt_sync_spin_rounds(void)
+MT_INLINE unsigned mt_sync_spin_rounds_from(unsigned min_cores)
 {
-    return mt_sync_cores() >= MT_SYNC_SPIN_MIN_CORES ? MT_SYNC_SPIN : 1;
+    return mt_sync_cores() >= min_cores ? MT_SYNC_SPIN : 1;
 }
+MT_INLINE unsigned mt_sync_spin_rounds(void) { return mt_sync_spin_rounds_from(MT_SYNC_SPIN_MIN_CORES); }
 
 /* Poll *addr for `rounds` rounds while it equals val; true if it changed. */
 MT_INLINE bool mt_sync_spin_while_for(_Atomic(uint32_t) *addr, uint32_t val, unsigned rounds)

@@ -39,8 +39,11 @@
  *                          layer's mapped counter included); NULL: refused,
  *                          the block unchanged (mmap_heap: mremap through
  *                          mt_pal_remap; a port without it refuses).
- * Tuning (not model slots): MT_LARGE_KEEP_MIN (256 KiB), the shortest block
- * kept; MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once;
+ * Tuning (not model slots): MT_LARGE_KEEP_MIN (64 KiB, one granule: every
+ * block an OS layer hands out), the shortest block kept (an empty slab or a
+ * 64 KiB block given back and asked for again at once would otherwise pay
+ * an madvise, its page faults and, with threads on other cores, a TLB
+ * shoot-down each time); MT_LARGE_KEEP_SLOTS (32), the most blocks kept at once;
  * MT_LARGE_KEEP_CAP (MT_LARGE_KEEP: the bound does not scale), the most the
  * bound scales to.
  *
@@ -93,7 +96,7 @@
  *   yet returned; mallinfo counts it in fordblks.
  */
 #ifndef MT_LARGE_KEEP_MIN
-#define MT_LARGE_KEEP_MIN ((size_t)256 << 10)
+#define MT_LARGE_KEEP_MIN ((size_t)64 << 10)
 #endif
 #ifndef MT_LARGE_KEEP_SLOTS
 #define MT_LARGE_KEEP_SLOTS 32

@@ -12,7 +12,8 @@ a candidate whose output differs from glibc's (interval under --usable)
 and one a --check refuses are dropped, reported, never picked (the next
 best, prime, wins); through a driver (--driver, tune_driver.py) the same
 answer, and a driver's FAIL drops the candidate; a program whose output differs between two glibc runs
-is refused; the budget, Pareto and slot-value helpers.
+is refused; the budget, Pareto and slot-value helpers; the rank test and the
+racing rule on made-up runs.
 """
 import argparse
 import json

@@ -4,8 +4,9 @@
  * that are not block starts, empty slabs going back below (page-map owner
  * and RSS), one empty slab kept per class until purge, aligned requests,
  * foreign pointers. Built once per sync policy (TSB_SYNC).
- * model: mmap_heap::slab_lk(sync=TSB_SYNC, size_handle=[0, 32768])::custom_socket(prefix=t_) */
+ * model: mmap_heap(large_keep=0)::slab_lk(sync=TSB_SYNC, size_handle=[0, 32768])::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
+#define MT_LARGE_KEEP 0 /* slabs given back reach the OS at once: RSS shows slab_lk's returns */
 #include <mortise/os/mmap_heap.h>
 
 #define MT_SYNC TSB_SYNC

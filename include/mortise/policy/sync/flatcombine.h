@@ -31,10 +31,11 @@
  *   sleeper count. Combiners skip parked records: answering one costs a
  *   wake-up, and on a machine with fewer cores than threads the woken
  *   thread then competes for a core while the lock is busy. A polling waiter
- *   does not hold up the combiner as ccsynch's does: it tries the lock
- *   itself whenever it is free, so with 2 cores it polls too (parking at
- *   once, every short critical section of the other core's thread cost a
- *   futex wake and two context switches). Instead a release that
+ *   also takes the lock itself whenever it finds it free, so it combines
+ *   instead of waiting for a combiner; it polls with 2 cores too, because
+ *   parking at once turns every contended operation into a futex wake and
+ *   two context switches (ccsynch's waiters, which can only wait, poll from
+ *   3: wait.h). Instead a release that
  *   finds sleepers *hands off*: it wakes one parked waiter whose request
  *   nobody ran, searching the records round-robin, and only when no earlier
  *   hand-off is in flight (a per-lock flag, cleared when the woken waiter

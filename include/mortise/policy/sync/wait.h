@@ -15,7 +15,9 @@
  *                        loop);
  *   mt_sync_wakes        futex wake-ups a combiner owes, made after it let go;
  *   mt_sync_spin_rounds  how long a combining or delegating waiter polls: as
- *                        long as MT_SYNC_SPIN only with >= 3 cores;
+ *                        long as MT_SYNC_SPIN only with >= 3 cores
+ *                        (mt_sync_spin_rounds_from: a policy's own minimum,
+ *                        flatcombine's 2);
  *   mt_sync_futex_lock   a three-state mutex over one futex word (0 free,
  *                        1 held, 2 held with sleepers; Drepper, "Futexes are
  *                        tricky"): zero-filled is unlocked; used by
@@ -25,7 +27,8 @@
  * Tuning (compile time): MT_SPIN_LIMIT (16) backoff rounds before yielding;
  * MT_SYNC_SPIN (200) pause rounds a futex waiter polls before it sleeps;
  * MT_SYNC_SPIN_MIN_CORES (3) cores the process needs for the waiters of the
- * combining and delegating policies to poll that long (mt_sync_spin_rounds).
+ * combining and delegating policies to poll that long (mt_sync_spin_rounds;
+ * flatcombine's waiters: MT_FLATCOMBINE_SPIN_MIN_CORES, 2).
  * Nothing here allocates or touches errno.
  */
 #ifndef MORTISE_POLICY_SYNC_WAIT_H

@@ -83,9 +83,11 @@
  *   (when all are full no thread is taking them: the half goes below,
  *   freed in runs straight from the list), and a miss first takes the
  *   chain of the first full slot with one exchange (no lock below; blocks
- *   beyond the thread's room go below). Several slots absorb a burst of frees that a consumer
- *   sheds faster than the producers take: with one slot a producer that
- *   finds it full sends its blocks below one by one.
+ *   beyond the thread's room go below). The chain becomes an empty list
+ *   unwalked: its length rides in its first block's second word. Several
+ *   slots absorb a burst of frees that a consumer sheds faster than the
+ *   producers take: with one slot a producer that finds it full sends its
+ *   blocks below one by one.
  *   Swaps from NULL and exchanges only, so no ABA, no lock, nothing to do
  *   at fork (a chain in a slot is valid in the child). The blocks stay
  *   allocated for the layer below, like cached ones; the slots hold at
@@ -96,7 +98,8 @@
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
  *   the class) + push. Miss: a load per slot and one exchange, then (slot
  *   empty) one batch request of O(batch) below (or up to
- *   MT_THREAD_CACHE_BATCH allocs), or (a chain) O(chain) reads; full
+ *   MT_THREAD_CACHE_BATCH allocs), or (a chain) O(1) into an empty list
+ *   within its room, else O(chain) reads; full
  *   list on free: a load per slot, then O(half the list) to cut it and a
  *   compare-and-swap per slot until one is empty or, all full, O(half the
  *   list) frees below. thread_exit and purge: O(cached blocks).

@@ -16,6 +16,7 @@
 #define thread_cache_cap MT_SELF(cap)
 #define thread_cache_capacity MT_SELF(capacity)
 #define thread_cache_caps MT_SELF(caps)
+#define thread_cache_chain_length_word MT_SELF(chain_length_word)
 #define thread_cache_check_bin MT_SELF(check_bin)
 #define thread_cache_check_magazine MT_SELF(check_magazine)
 #define thread_cache_class_index MT_SELF(class_index)
@@ -66,6 +67,7 @@
 #undef thread_cache_cap
 #undef thread_cache_capacity
 #undef thread_cache_caps
+#undef thread_cache_chain_length_word
 #undef thread_cache_check_bin
 #undef thread_cache_check_magazine
 #undef thread_cache_class_index

@@ -56,6 +56,7 @@ static void *taker(void *arg)
     got[0] = (size_t)first;
     got[1] = cached(c);
     got[2] = (size_t)mt_load_relaxed(&thread_cache_handoff[c][0]);
+    got[3] = thread_cache_tl.room[c];
     t_free(first);
     return NULL;
 }
@@ -104,12 +105,13 @@ int main(void)
     void *chain = mt_load_relaxed(&thread_cache_handoff[c][0]);
     size_t chain_n = chain_length(chain);
     CHECK(chain != NULL && chain_n == (cap + 1) / 2);
-    size_t got[3];
+    size_t got[4];
     pthread_t tk;
     CHECK(pthread_create(&tk, NULL, taker, got) == 0 && pthread_join(tk, NULL) == 0);
     CHECK(got[0] == (size_t)chain);
     CHECK(got[1] == chain_n - 1);
     CHECK(got[2] == 0);
+    CHECK(got[1] + got[3] == cap); /* the chain's length word, taken without a walk */
     /* its exit gave them back below, and the other slots' chains too */
     for (size_t i = 0; i < thread_cache_slots; i++)
         CHECK(mt_load_relaxed(&thread_cache_handoff[c][i]) == NULL);
@@ -138,6 +140,20 @@ int main(void)
         t_free(blocks[i]);
     for (size_t i = 0; i < thread_cache_slots; i++)
         CHECK(chain_length(mt_load_relaxed(&thread_cache_handoff[c][i])) == (cap + 1) / 2);
+    /* a length word the program damaged after the free (beyond the room, or
+     * 0) is not trusted: the taker walks the chain and counts it */
+    size_t damaged[] = {SIZE_MAX, cap + 2, 0}; /* the taker's room is cap */
+    for (size_t d = 0; d < sizeof damaged / sizeof *damaged; d++) {
+        for (int i = 0; i < 400; i++)
+            blocks[i] = t_malloc(100);
+        for (int i = 0; i < 400; i++)
+            t_free(blocks[i]);
+        chain = mt_load_relaxed(&thread_cache_handoff[c][0]);
+        CHECK(chain != NULL && chain_length(chain) == (cap + 1) / 2);
+        ((size_t *)chain)[1] = damaged[d];
+        CHECK(pthread_create(&tk, NULL, taker, got) == 0 && pthread_join(tk, NULL) == 0);
+        CHECK(got[0] == (size_t)chain && got[1] == (cap + 1) / 2 - 1 && got[1] + got[3] == cap);
+    }
 
     /* sizes above size_handle are not cached */
     void *big = t_malloc(10000), *al = t_aligned_alloc(256, 100);

@@ -295,8 +295,9 @@ static void *cache_flush_exit(void *arg)
 
 #if LINK_LAYER == 4 || LINK_LAYER == 8
 /* thread_cache: a full list sheds its newer half into a hand-off slot; a
- * forged link second in that chain is met when a miss takes the chain:
- * reported once, not followed. */
+ * miss takes the chain as its list without walking it, so a forged link
+ * second in that chain is met by the pop that reaches it: reported once,
+ * not followed. */
 enum { HANDOFF_MAX = 1 << 16 };
 
 /* Allocate n blocks of size into held, then free them in order until the
@@ -330,6 +331,8 @@ static void handoff_take(void)
     int g = 0;
     while (g < MAX && thread_cache_handoff[c][0])
         got[g++] = t_malloc(SIZE); /* the list runs dry, then a miss takes the chain */
+    for (int pops = 0; pops < 2 && g < MAX; pops++)
+        got[g++] = t_malloc(SIZE); /* the chain's first block, then the pop that meets the link */
     expect_one(second, NULL, "hand-off");
     for (int i = 0; i < g; i++)
         t_free(got[i]);

@@ -12,9 +12,19 @@
  * fork (a chain in a slot is valid in the child). The blocks stay allocated
  * for the layer below, like cached ones.
  *
+ * A chain's first block carries its length in its second word, so a
+ * thread that misses with an empty list takes the whole chain without
+ * walking it: the links were written on another core, and a walk would
+ * wait for each of them in turn, where the pops that follow meet each block
+ * just before the program touches it anyway. The length is trusted only
+ * within the list's room (a block's second word is the program's to damage
+ * after a free); otherwise, and for classes too small for a second word,
+ * the chain is walked.
+ *
  * Template part (no include guard), included once by thread_cache after
  * its per-thread lists. Needs: thread_cache_tl.head[c] and .room[c],
- * thread_cache_bins, thread_cache_cut(c, n, &k), thread_cache_flush(c, n) (the newest
+ * thread_cache_bins, thread_cache_class_size(c),
+ * thread_cache_cut(c, n, &k), thread_cache_flush(c, n) (the newest
  * n blocks of the list below), thread_cache_free_chain(chain),
  * thread_cache_next_of(p) (the link after p, checked under link_check),
  * MT_THREAD_CACHE_HANDOFF (0: no slots; shed is then never called).
@@ -25,13 +35,21 @@
  *   thread_cache_empty_handoff(c)  purge/exit: every slot's chain below; how many
  * Time: shed a load per slot, then O(n) to cut the list plus a CAS per slot
  * (or, every slot full, O(n) frees below); take_handoff a load
- * per slot, one exchange, O(room) to splice; empty_handoff O(blocks).
+ * per slot, one exchange, O(1) to splice into an empty list (else O(room));
+ * empty_handoff O(blocks).
  */
 /* Hand-off: per class, MT_THREAD_CACHE_HANDOFF slots, each empty or holding
  * a chain a full list shed (NULL-terminated through the blocks' first
  * words), for the next threads that miss on the class. */
 enum { thread_cache_slots = MT_THREAD_CACHE_HANDOFF ? MT_THREAD_CACHE_HANDOFF : 1 };
 static _Atomic(void *) thread_cache_handoff[thread_cache_bins][thread_cache_slots];
+
+/* Where a chain's length is kept: its first block's second word, when the
+ * class's blocks have one (NULL: they do not). */
+MT_INLINE size_t *thread_cache_chain_length_word(size_t c, void *chain)
+{
+    return thread_cache_class_size(c) >= 2 * sizeof(void *) ? (size_t *)chain + 1 : NULL;
+}
 
 /* Hand-off, full list: the newest `n` blocks of class c go to an empty slot
  * (a compare-and-swap from NULL: no ABA). When every slot is full, no
@@ -52,6 +70,9 @@ MT_NOINLINE_HOT void thread_cache_shed(size_t c, size_t n)
     void *chain = thread_cache_cut(c, n, &k);
     if (!chain)
         return;
+    size_t *length = thread_cache_chain_length_word(c, chain);
+    if (length)
+        *length = k;
     for (; i < thread_cache_slots; i++) {
         void *empty = NULL;
         if (!mt_load_relaxed(&thread_cache_handoff[c][i]) &&
@@ -64,8 +85,8 @@ MT_NOINLINE_HOT void thread_cache_shed(size_t c, size_t n)
 
 /* Hand-off, miss on class c (empty list): the chain of the first full slot,
  * if any. Its first block is returned; the rest, up to the list's room,
- * becomes the list (no writes: the chain is cut once); blocks beyond the
- * room go below. */
+ * becomes the list (no writes: the chain is cut once; no walk when its
+ * length fits); blocks beyond the room go below. */
 MT_INLINE void *thread_cache_take_handoff(size_t c)
 {
     void *first = NULL;
@@ -77,6 +98,12 @@ MT_INLINE void *thread_cache_take_handoff(size_t c)
     if (!first)
         return NULL;
     void *rest = thread_cache_next_of(first), *last = NULL;
+    size_t *length = thread_cache_chain_length_word(c, first);
+    if (length && !thread_cache_tl.head[c] && *length - 1 <= thread_cache_tl.room[c]) {
+        thread_cache_tl.head[c] = rest; /* unsigned: a length of 0 fails the test */
+        thread_cache_tl.room[c] -= *length - 1;
+        return first;
+    }
     size_t k = 0;
     for (void *p = rest; p && k < thread_cache_tl.room[c]; p = thread_cache_next_of(p), k++)
         last = p;

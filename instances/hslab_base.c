@@ -1,11 +1,11 @@
 /* hslab_base — the paper's hslab (section 3) with plain spinlocks in both
  * trunk layers and a fixed-size thread cache: a global buddy system for
- * blocks of 32 KiB and more, slabs per tcmalloc size class below, and a
- * per-thread cache in front.
+ * blocks of 64 KiB and more, slabs per tcmalloc size class below, and a
+ * per-thread cache in front (the paper's had its buddy system from 32 KiB).
  * model: mmap_heap(faa_heap_growth=1, threadlocal_heap_size=2MB)
- *          ::buddy_glk(sync=spinlock, sizeclass=tc, size_handle=[32768, SIZE_MAX])
- *          ::slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 32768])
- *          ::thread_cache(sizeclass=tc, size_handle=[0, 32768], cache_size=2MB)
+ *          ::buddy_glk(sync=spinlock, sizeclass=tc, size_handle=[65536, SIZE_MAX])
+ *          ::slab_lk(sync=spinlock, slab_size=64KB, sizeclass=tc, size_handle=[0, 65536])
+ *          ::thread_cache(sizeclass=tc, size_handle=[0, 65536], cache_size=2MB, min_blocks=4)
  *          ::malloc_socket
  */
 /* Forwarders and glue written out: chains/hslab_base.inl */

@@ -19,11 +19,19 @@
  *                          layer below, so blocks come back in whole classes.
  *   cache_size=BYTES     → MT_CACHE_SIZE (2 MiB): each thread's budget, split
  *                          evenly between the classes of size_handle: class c
- *                          keeps at most max(1, cache_size / classes / size(c))
- *                          blocks. With the defaults: 40 classes of 52 KiB,
- *                          3276 blocks of 16 bytes ... one block of 32 KiB; a
- *                          thread never holds more than cache_size bytes plus
- *                          one block per class.
+ *                          keeps at most max(min_blocks, cache_size / classes
+ *                          / size(c)) blocks. With the defaults: 40 classes of
+ *                          52 KiB, 3276 blocks of 16 bytes ... one block of
+ *                          32 KiB; a thread never holds more than cache_size
+ *                          bytes plus min_blocks blocks per class.
+ *   min_blocks=N         → MT_CACHE_MIN_BLOCKS (1): the fewest blocks any
+ *                          class may keep, whatever its share of the budget.
+ *                          The large classes' share is a block or two; with
+ *                          more, a program that frees and allocates a few
+ *                          large blocks in turn, or passes them between
+ *                          threads, stays out of the class lock below. It
+ *                          raises the bound above by (N - share) blocks of
+ *                          each large class a thread uses.
  *   coreaware_cachesize=0|1 → MT_COREAWARE_CACHESIZE (0). With 1 the budget
  *                          follows the cache of the core the thread runs on:
  *                          cache_size × size(core) / size(largest core), the
@@ -134,6 +142,7 @@
     MT_SLOT_SIZECLASS(SLOT, log2b)                                         \
     SLOT(cache_size, MT_CACHE_SIZE, BYTES, 2 << 20, (1, SIZE_MAX), ())     \
     SLOT(coreaware_cachesize, MT_COREAWARE_CACHESIZE, BOOL, 0, (0, 1), ()) \
+    SLOT(min_blocks, MT_CACHE_MIN_BLOCKS, N, 1, (1, 65536), ())            \
     MT_SLOTS_LINK_CHECK(SLOT)
 #ifndef MT_DESCRIBE /* describe mode reads the descriptor alone */
 #include "../core/layer.h"
@@ -154,6 +163,9 @@
 #endif
 #ifndef MT_COREAWARE_CACHESIZE
 #define MT_COREAWARE_CACHESIZE 0
+#endif
+#ifndef MT_CACHE_MIN_BLOCKS
+#define MT_CACHE_MIN_BLOCKS 1
 #endif
 #ifndef MT_COREAWARE_INTERVAL
 #define MT_COREAWARE_INTERVAL 64
@@ -224,9 +236,16 @@ MT_INLINE size_t thread_cache_budget(void)
     return MT_COREAWARE_CACHESIZE ? thread_cache_tl.budget : (size_t)MT_CACHE_SIZE;
 }
 
+/* Class index's bound under a budget: its share, at least min_blocks. */
+MT_INLINE size_t thread_cache_bound(size_t budget, size_t index)
+{
+    size_t share = thread_cache_share(budget, index);
+    return share > (size_t)MT_CACHE_MIN_BLOCKS ? share : (size_t)MT_CACHE_MIN_BLOCKS;
+}
+
 MT_INLINE size_t thread_cache_capacity(size_t index)
 {
-    return thread_cache_share(thread_cache_budget(), index);
+    return thread_cache_bound(thread_cache_budget(), index);
 }
 
 /* The thread's first use: every class may take its capacity. */
@@ -318,7 +337,7 @@ MT_SLOW void thread_cache_refit(int cpu)
     thread_cache_tl.cpu = cpu;
     thread_cache_tl.budget = mt_cpu_cache_scaled(MT_CACHE_SIZE, cpu);
     for (size_t c = thread_cache_first(); c < thread_cache_end(); c++) {
-        size_t held = thread_cache_share(old_budget, c) - thread_cache_tl.room[c];
+        size_t held = thread_cache_bound(old_budget, c) - thread_cache_tl.room[c];
         size_t cap = thread_cache_capacity(c);
         if (held > cap)
             held -= thread_cache_flush(c, held - cap);
@@ -584,6 +603,7 @@ MT_SLOW MT_UNUSED const char *thread_cache_invariants(void)
 #undef MT_SIZECLASS_STEP
 #undef MT_CACHE_SIZE
 #undef MT_COREAWARE_CACHESIZE
+#undef MT_CACHE_MIN_BLOCKS
 #undef MT_ERR_HANDLE
 #undef MT_LINK_CHECK
 #undef MT_THREAD_CACHE_BATCH

@@ -11,6 +11,7 @@
 #define thread_cache_alloc_aligned_hit MT_SELF(alloc_aligned_hit)
 #define thread_cache_alloc_slow MT_SELF(alloc_slow)
 #define thread_cache_bins MT_SELF(bins)
+#define thread_cache_bound MT_SELF(bound)
 #define thread_cache_budget MT_SELF(budget)
 #define thread_cache_cached_in MT_SELF(cached_in)
 #define thread_cache_cap MT_SELF(cap)
@@ -62,6 +63,7 @@
 #undef thread_cache_alloc_aligned_hit
 #undef thread_cache_alloc_slow
 #undef thread_cache_bins
+#undef thread_cache_bound
 #undef thread_cache_budget
 #undef thread_cache_cached_in
 #undef thread_cache_cap

@@ -1,8 +1,9 @@
 /* thread_cache: hits reuse the thread's own blocks (LIFO), the per-class
- * bound holds, blocks it does not cover pass through, a full list hands its
- * shed half to another thread's miss, and a thread's cache goes back to the
- * layer below when the thread exits.
- * model: mmap_heap::segfit_lk::thread_cache(size_handle=[0, 4096], cache_size=64KB)::custom_socket(prefix=t_) */
+ * bound holds (and is min_blocks where the class's share is less), blocks it
+ * does not cover pass through, a full list hands its shed half to another
+ * thread's miss, and a thread's cache goes back to the layer below when the
+ * thread exits.
+ * model: mmap_heap::segfit_lk::thread_cache(size_handle=[0, 4096], cache_size=64KB, min_blocks=4)::custom_socket(prefix=t_) */
 #include <mortise/mortise.h>
 #include <mortise/os/mmap_heap.h>
 
@@ -11,6 +12,7 @@
 
 #define MT_SIZE_HANDLE 0, 4096
 #define MT_CACHE_SIZE 65536
+#define MT_CACHE_MIN_BLOCKS 4
 #include <mortise/layers/thread_cache.h>
 
 #define MT_PREFIX t_
@@ -223,5 +225,22 @@ int main(void)
     CHECK(cached(c) == 0);
     for (size_t i = 0; i < thread_cache_slots; i++)
         CHECK(mt_load_relaxed(&thread_cache_handoff[c][i]) == NULL);
+
+    /* min_blocks: the 4 KiB class's share of 64 KiB over 24 classes is no
+     * block at all; it keeps 4. From an empty list, 4 mallocs (two misses
+     * with a batch of 2 each) leave it empty, and 4 frees fill it. */
+    size_t cbig = mt_szcls_log2b_index(4000);
+    CHECK(65536 / (mt_szcls_log2b_index(4095) + 1) / thread_cache_class_size(cbig) == 0);
+    CHECK(thread_cache_capacity(cbig) == 4);
+    CHECK(cached(cbig) == 0 && thread_cache_tl.room[cbig] == 4);
+    void *big4[4];
+    for (int i = 0; i < 4; i++)
+        big4[i] = t_malloc(4000);
+    CHECK(cached(cbig) == 0 && thread_cache_tl.room[cbig] == 4);
+    for (int i = 0; i < 4; i++)
+        t_free(big4[i]);
+    CHECK(cached(cbig) == 4 && thread_cache_tl.room[cbig] == 0);
+    for (size_t i = 0; i < thread_cache_slots; i++)
+        CHECK(mt_load_relaxed(&thread_cache_handoff[cbig][i]) == NULL);
     return check_report("thread_cache_test");
 }

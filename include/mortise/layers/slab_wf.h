@@ -31,8 +31,9 @@
  *                          link before it is followed — the fast path's pop
  *                          (a link inside the popped block's granule, short
  *                          of a slab header; others exactly: a block start of
- *                          the same slab), the remote-free chains a refill
- *                          takes over, the bin's walk when the heap is saved
+ *                          the same slab; a remote-free chain a refill takes
+ *                          over is the bin, its links checked as its pops
+ *                          reach them), the bin's walk when the heap is saved
  *                          (purge, thread exit, fork) and the fork child's
  *                          repair walk — so an overflow into a free block or
  *                          a write after free never makes the layer read or
@@ -44,8 +45,8 @@
  *   err_handle=POLICY    → MT_ERR_HANDLE (default): what a failed link check
  *                          does after its corrupted-metadata report
  *                          (policy/err); the rest of the list is dropped.
- *   Tuning (not model slots): MT_SLAB_WF_COLLECT (16) the most remote-freed
- *   blocks one refill takes over (K, the per-step work bound); MT_SLAB_WF_TRIES
+ *   Tuning (not model slots): MT_SLAB_WF_COLLECT (16) the most blocks one
+ *   carve threads (K, the per-step work bound); MT_SLAB_WF_TRIES
  *   (2) the most retained slabs one refill examines; MT_SLAB_WF_SWEEP (8)
  *   the most slabs of other classes one reclaim examines (below);
  *   MT_SLAB_WF_MIN_BLOCKS (8);
@@ -72,8 +73,10 @@
  *   contention):
  *   alloc from own slabs: fast path a pop (or taking the current slab's own
  *   list, one move, when the bin is empty); refill O(K * (TRIES + 2) + SWEEP
- *   + classes): before a class asks below for a slab, reclaim moves slabs
- *   that frees emptied in other classes' lists into the empty cache;
+ *   + classes), where K is a carve's (a splice takes the remote stack as the
+ *   bin with one XCHG and no walk): before a class asks below for a slab,
+ *   reclaim moves slabs that frees emptied in other classes' lists into the
+ *   empty cache;
  *   free of an own block: a push on its slab's list (plus one CAS when it
  *   empties a slab that was full); free of another thread's block: two
  *   XCHG, a FAA and three stores (wait-free). Outside the bound, as in the
@@ -87,7 +90,7 @@
  *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
  *   LSE); on LL/SC machines they are only lock-free.
  * Space: 128 bytes per slab and its colour offset (at most 448 bytes of a
- *   64 KiB slab: 0.7 %, fewer blocks); per thread 20 bytes of TLS per bin
+ *   64 KiB slab: 0.7 %, fewer blocks); per thread 24 bytes of TLS per bin
  *   and a 64 KiB (one resident page) heap record; at most tllabs empty slabs
  *   per heap (partial slabs may be empty until a refill, reclaim, purge or
  *   exit finds them: an own free that leaves a slab's remaining blocks in
@@ -207,7 +210,7 @@ struct mt_slab_wf_slab {
     uint32_t cls, csize, capacity;
     uint32_t carved;              /* blocks [0, carved) have been handed out once */
     uint32_t granules;            /* slab length in granules */
-    void *rchain;                 /* remote blocks taken over, not yet spliced */
+    void *rchain;                 /* remote blocks taken over, stopped at a PENDING link */
     mt_slab_wf_slab *prev, *next; /* partial list (circular) / empty cache */
     /* Line 1: written by remote frees. */
     _Alignas(MT_CACHELINE) _Atomic(void *) rhead; /* remote-free stack, or MARK */
@@ -286,7 +289,7 @@ MT_DECLARE_BELOW(free); /* slabs go back below from free, thread_exit and purge 
 
 /* Worst-case steps of one operation served without the layer below: loop
  * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).
- * A refill is a splice (one XCHG + K links) or a carve (< K links). */
+ * A refill is a splice (one XCHG and a pop) or a carve (< K links). */
 enum {
     slab_wf_collect = MT_SLAB_WF_COLLECT,
     slab_wf_bound_refill = MT_SLAB_WF_COLLECT + 1,
@@ -324,6 +327,10 @@ static struct {
 static MT_TLS struct {
     void *free[slab_wf_bins];
     uint32_t used[slab_wf_bins];
+    /* 1 + used[c] when the bin became a remote chain, taken over whole and
+     * not walked: its blocks leave the slab's count when the bin ends
+     * (slab_wf_settle); else 0 */
+    uint32_t lazy[slab_wf_bins];
     mt_slab_wf_slab *cur[slab_wf_bins];
     uintptr_t tag; /* heap | LISTED while the thread holds a heap, else 0 */
     slab_wf_heap *heap;
@@ -583,8 +590,24 @@ static void slab_wf_make_current(size_t c, mt_slab_wf_slab *s)
     slab_wf_tl.cur[c] = s;
     slab_wf_tl.free[c] = s->free;
     slab_wf_tl.used[c] = 0;
+    MT_ASSERT(!slab_wf_tl.lazy[c]); /* the slab before settled when it left */
     s->free = NULL;
     mt_slab_wf_set_state(s, MT_SLAB_WF_LISTED);
+}
+
+/* A remote chain the bin of c took over whole has ended (run dry, stopped at
+ * a PENDING link, or `unpopped` of its blocks went back to the slab's own
+ * list): the blocks it gave leave the slab's count for `spliced`, as a
+ * walking splice counts them, so that the count reaching 0 in the owner's
+ * free still means every block came back. */
+MT_INLINE void slab_wf_settle(size_t c, mt_slab_wf_slab *s, uint32_t unpopped)
+{
+    if (!slab_wf_tl.lazy[c])
+        return;
+    uint32_t taken = slab_wf_tl.used[c] - (slab_wf_tl.lazy[c] - 1) + unpopped;
+    s->used -= taken;
+    s->spliced += taken;
+    slab_wf_tl.lazy[c] = 0;
 }
 
 /* The current slab of c leaves the bin: the bin's blocks go back in front of
@@ -593,14 +616,23 @@ static void slab_wf_make_current(size_t c, mt_slab_wf_slab *s)
 static mt_slab_wf_slab *slab_wf_demote(size_t c)
 {
     mt_slab_wf_slab *s = slab_wf_tl.cur[c];
-    void *bin = slab_wf_tl.free[c];
-    if (bin) {
-        void *last = bin;
-        for (void *n; (n = slab_wf_next_of(last, *(void **)last)); last = n)
-            ;
-        *(void **)last = s->free;
-        s->free = bin;
+    void *last = NULL, *n = slab_wf_tl.free[c];
+    uint32_t moved = 0;
+    while (n) { /* a remote chain's block with a PENDING link ends it: rchain */
+        void *link = atomic_load_explicit(mt_slab_wf_link(n), memory_order_acquire);
+        if (link == MT_SLAB_WF_PENDING) {
+            s->rchain = n;
+            break;
+        }
+        last = n;
+        moved++;
+        n = slab_wf_next_of(n, link);
     }
+    if (last) {
+        *(void **)last = s->free;
+        s->free = slab_wf_tl.free[c];
+    }
+    slab_wf_settle(c, s, moved);
     s->used += slab_wf_tl.used[c];
     slab_wf_tl.free[c] = NULL;
     slab_wf_tl.used[c] = 0;
@@ -608,10 +640,20 @@ static mt_slab_wf_slab *slab_wf_demote(size_t c)
     return s;
 }
 
+/* The bin's first block, or NULL when its link is still PENDING (a remote
+ * free between its exchange and its link store will write that word): the
+ * block is not handed out but goes back to the slab's rchain, never waited
+ * for, and the bin ends. */
 MT_INLINE void *slab_wf_pop(size_t c)
 {
     void *p = slab_wf_tl.free[c];
-    slab_wf_tl.free[c] = slab_wf_next_of(p, *(void **)p);
+    void *link = atomic_load_explicit(mt_slab_wf_link(p), memory_order_acquire);
+    if (MT_UNLIKELY(link == MT_SLAB_WF_PENDING)) {
+        slab_wf_tl.free[c] = NULL;
+        slab_wf_tl.cur[c]->rchain = p;
+        return NULL;
+    }
+    slab_wf_tl.free[c] = slab_wf_next_of(p, link);
     slab_wf_tl.used[c]++;
     return p;
 }
@@ -627,11 +669,13 @@ static void *slab_wf_take_own(mt_slab_wf_slab *s, size_t c)
     return slab_wf_pop(c);
 }
 
-/* Take over up to K remote-freed blocks of the current slab s into the
- * (empty) bin of class c and pop one. A block whose link is still PENDING
- * ends the walk and stays first in rchain: it is never waited for. The
- * blocks taken leave the slab's count for `spliced`, so that the count
- * reaching 0 in the owner's free means every block came back. */
+/* The remote-freed blocks of the current slab s become the (empty) bin of
+ * class c as they are, and one is popped: rchain if a block stopped there,
+ * else the whole remote stack (one XCHG). No walk: the links were written on
+ * other cores, and a walk would wait for each in turn, where the pops meet
+ * each block just before the program touches it. A PENDING link is met by
+ * the pop that reaches it (slab_wf_pop), the count when the bin ends
+ * (slab_wf_settle). */
 static void *slab_wf_splice(mt_slab_wf_slab *s, size_t c)
 {
     void *n = s->rchain;
@@ -642,26 +686,9 @@ static void *slab_wf_splice(mt_slab_wf_slab *s, size_t c)
         slab_wf_step();
         n = mt_fas(&s->rhead, NULL);
     }
-    void *first = n, *last = NULL;
-    uint32_t taken = 0;
-    for (unsigned k = 0; k < MT_SLAB_WF_COLLECT; k++) {
-        slab_wf_step();
-        void *nx = atomic_load_explicit(mt_slab_wf_link(n), memory_order_acquire);
-        if (nx == MT_SLAB_WF_PENDING)
-            break;
-        last = n;
-        taken++;
-        n = slab_wf_next_of(n, nx);
-        if (!n)
-            break;
-    }
-    s->rchain = n;
-    if (!last)
-        return NULL;
-    *(void **)last = NULL;
-    s->used -= taken;
-    s->spliced += taken;
-    slab_wf_tl.free[c] = first;
+    s->rchain = NULL;
+    slab_wf_tl.free[c] = n;
+    slab_wf_tl.lazy[c] = slab_wf_tl.used[c] + 1;
     return slab_wf_pop(c);
 }
 
@@ -696,6 +723,7 @@ static void *slab_wf_carve(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
  * slab's own list), then remote frees, then untouched blocks. */
 static void *slab_wf_refill(mt_ctx *ctx, mt_slab_wf_slab *s, size_t c)
 {
+    slab_wf_settle(c, s, 0);
     void *p = slab_wf_take_own(s, c);
     if (!p)
         p = slab_wf_splice(s, c);
@@ -769,8 +797,8 @@ static void *slab_wf_class_alloc(mt_ctx *ctx, size_t c, mt_lfunc *next)
     slab_wf_heap *h = slab_wf_tl.heap;
     mt_slab_wf_slab *s = slab_wf_tl.cur[c];
     void *p;
-    if (slab_wf_tl.free[c])
-        return slab_wf_pop(c);
+    if (slab_wf_tl.free[c] && (p = slab_wf_pop(c)))
+        return p;
     if (s) {
         if ((p = slab_wf_refill(ctx, s, c)))
             return p;
@@ -783,8 +811,8 @@ static void *slab_wf_class_alloc(mt_ctx *ctx, size_t c, mt_lfunc *next)
         else if (!(s = slab_wf_notified(h, c, 2)))
             break;
         slab_wf_make_current(c, s);
-        if (slab_wf_tl.free[c])
-            return slab_wf_pop(c);
+        if (slab_wf_tl.free[c] && (p = slab_wf_pop(c)))
+            return p;
         if ((p = slab_wf_refill(ctx, s, c)))
             return p;
         slab_wf_retire(h, c);
@@ -807,6 +835,7 @@ static void slab_wf_load(slab_wf_heap *h)
         slab_wf_tl.cur[c] = s;
         slab_wf_tl.free[c] = s ? s->free : NULL;
         slab_wf_tl.used[c] = 0;
+        slab_wf_tl.lazy[c] = 0;
         if (s)
             s->free = NULL;
     }
@@ -986,15 +1015,20 @@ MT_INLINE void *slab_wf_alloc(mt_ctx *ctx, mt_lfunc *next)
         size_t c = slab_wf_class_index(size);
         void *p = slab_wf_tl.free[c];
         mt_slab_wf_slab *s;
-        if (MT_UNLIKELY(!p) && (s = slab_wf_tl.cur[c]) && (p = s->free)) {
+        /* the own list once a remote chain's count is settled (slow path) */
+        if (MT_UNLIKELY(!p) && !slab_wf_tl.lazy[c] && (s = slab_wf_tl.cur[c]) && (p = s->free)) {
             s->free = NULL; /* the bin takes the list, also for the slow path */
             slab_wf_tl.free[c] = p;
         }
         if (MT_LIKELY(p)) {
-            void *rest = *(void **)p;
+            /* acquire: a remote chain's link may be the remote free's last
+             * store, after which the block is ours */
+            void *rest = atomic_load_explicit(mt_slab_wf_link(p), memory_order_acquire);
             /* NULL ends every bin: taken inline (link_far would return it
-             * unreported), so the last block of a bin costs no call */
-            if (!MT_LINK_CHECK || MT_LIKELY(slab_wf_link_near(p, rest)) || !rest) {
+             * unreported), so the last block of a bin costs no call; a
+             * PENDING link keeps its block (slab_wf_pop) */
+            if (MT_LIKELY(rest != MT_SLAB_WF_PENDING) &&
+                (!MT_LINK_CHECK || MT_LIKELY(slab_wf_link_near(p, rest)) || !rest)) {
                 MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
                 slab_wf_tl.free[c] = rest;
                 slab_wf_tl.used[c]++;

@@ -72,6 +72,7 @@
 #define slab_wf_retire MT_SELF(retire)
 #define slab_wf_save MT_SELF(save)
 #define slab_wf_serve MT_SELF(serve)
+#define slab_wf_settle MT_SELF(settle)
 #define slab_wf_share MT_SELF(share)
 #define slab_wf_slab_len MT_SELF(slab_len)
 #define slab_wf_splice MT_SELF(splice)
@@ -162,6 +163,7 @@
 #undef slab_wf_retire
 #undef slab_wf_save
 #undef slab_wf_serve
+#undef slab_wf_settle
 #undef slab_wf_share
 #undef slab_wf_slab_len
 #undef slab_wf_splice

@@ -712,6 +712,74 @@ static void case_collect(void)
     check_all_returned("collect", base, heaps0);
 }
 
+/* ---- pending ---- */
+/* A remote free of the calling thread's slab, done by hand as
+ * slab_wf_remote_free does it; `stuck` stops it between its XCHG and its
+ * link store (finish_remote completes it). */
+static void remote_by_hand(mt_slab_wf_slab *s, void *p, bool stuck)
+{
+    atomic_store(mt_slab_wf_link(p), MT_SLAB_WF_PENDING);
+    void *old = atomic_exchange(&s->rhead, p);
+    CHECK(old != MT_SLAB_WF_MARK);
+    if (!stuck) {
+        atomic_store(mt_slab_wf_link(p), old);
+        atomic_fetch_add(&s->remote, 1);
+    }
+}
+
+static void finish_remote(mt_slab_wf_slab *s, void *p, void *old)
+{
+    atomic_store(mt_slab_wf_link(p), old);
+    atomic_fetch_add(&s->remote, 1);
+}
+
+/* The bin takes a remote chain whole and pops it without walking it first:
+ * a block whose link is still PENDING in the middle of the chain is never
+ * handed out while the free is unfinished, the blocks before it are, and
+ * once the free finishes it and the blocks behind it come back; the
+ * slab's count comes out right (every block returned, the slab released). */
+static void case_pending(void)
+{
+    size_t base = wf_handed_out(), heaps0 = slab_wf_stat().heaps;
+    void *x = w_malloc(48), *y = w_malloc(48), *z = w_malloc(48);
+    mt_slab_wf_slab *s = slab_of(x);
+    CHECK(s && slab_of(y) == s && slab_of(z) == s && slab_wf_tl.cur[s->cls] == s);
+    remote_by_hand(s, x, false); /* rhead: x */
+    remote_by_hand(s, y, true);  /* rhead: y (PENDING) -> (x, not yet linked) */
+    remote_by_hand(s, z, false); /* rhead: z -> y */
+    uint32_t cap = s->capacity;
+    void **got = calloc(2 * (size_t)cap, sizeof *got);
+    size_t n = 0;
+    bool saw_z = false, saw_y = false, saw_x = false;
+    for (; n < cap && !saw_z; n++) { /* the bin's carved blocks run dry, then the splice */
+        got[n] = w_malloc(48);
+        saw_z |= got[n] == z;
+        saw_y |= got[n] == y;
+        saw_x |= got[n] == x;
+    }
+    CHECK(saw_z && !saw_y && !saw_x);
+    CHECK(slab_wf_tl.free[s->cls] == y);  /* the bin: y, its link not read yet */
+    for (size_t i = 0; i < 8; i++, n++) { /* carved blocks, never y while its free is unfinished */
+        got[n] = w_malloc(48);
+        saw_y |= got[n] == y;
+        saw_x |= got[n] == x;
+    }
+    CHECK(!saw_y && !saw_x);
+    CHECK(s->rchain == y); /* the pop that met the PENDING link left y there */
+    finish_remote(s, y, x);
+    for (; n < 2 * (size_t)cap && !(saw_y && saw_x); n++) {
+        got[n] = w_malloc(48);
+        saw_y |= got[n] == y;
+        saw_x |= got[n] == x;
+    }
+    CHECK(saw_y && saw_x);
+    CHECK(!wf_inconsistent("pending"));
+    for (size_t i = 0; i < n; i++)
+        w_free(got[i]);
+    free(got);
+    check_all_returned("pending", base, heaps0);
+}
+
 /* ---- late ---- */
 static pthread_key_t late_key;
 static void *_Atomic late_block;
@@ -930,10 +998,11 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } cases[] = {
-        {"basic", case_basic},   {"tllabs", case_tllabs}, {"reclaim", case_reclaim},
-        {"random", case_random}, {"remote", case_remote}, {"exit", case_exit},
-        {"twice", case_twice},   {"late", case_late},     {"repair", case_repair},
-        {"fork", case_fork},     {"own", case_own},       {"collect", case_collect},
+        {"basic", case_basic},     {"tllabs", case_tllabs}, {"reclaim", case_reclaim},
+        {"random", case_random},   {"remote", case_remote}, {"exit", case_exit},
+        {"twice", case_twice},     {"late", case_late},     {"repair", case_repair},
+        {"fork", case_fork},       {"own", case_own},       {"collect", case_collect},
+        {"pending", case_pending},
     };
     alarm(120); /* a hang is a failure */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

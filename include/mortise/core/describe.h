@@ -92,7 +92,7 @@
     SLOT(link_check, MT_LINK_CHECK, BOOL, 0, (0, 1), ()) \
     SLOT(err_handle, MT_ERR_HANDLE, POLICY, default, (), ())
 #define MT_SLOTS_LARGE_KEEP(SLOT)                                       \
-    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 48 << 20, (0, SIZE_MAX), ()) \
+    SLOT(large_keep, MT_LARGE_KEEP, BYTES, 96 << 20, (0, SIZE_MAX), ()) \
     SLOT(large_decay_ms, MT_LARGE_DECAY_MS, N, 1000, (0, SIZE_MAX), ())
 /* A context field (see above): its declaration is the entry's default. */
 #define MT_CTX_FIELD(SLOT, type, field) SLOT(field, MT_CTX_EXTRA, CTX, type field;, (), ())

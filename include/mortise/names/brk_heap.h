@@ -46,6 +46,7 @@
 #define brk_heap_keep_oldest MT_SELF(keep_oldest)
 #define brk_heap_keep_purge MT_SELF(keep_purge)
 #define brk_heap_keep_put MT_SELF(keep_put)
+#define brk_heap_keep_serves MT_SELF(keep_serves)
 #define brk_heap_keep_take MT_SELF(keep_take)
 #define brk_heap_keep_tick MT_SELF(keep_tick)
 #define brk_heap_keep_unlock MT_SELF(keep_unlock)
@@ -103,6 +104,7 @@
 #undef brk_heap_keep_oldest
 #undef brk_heap_keep_purge
 #undef brk_heap_keep_put
+#undef brk_heap_keep_serves
 #undef brk_heap_keep_take
 #undef brk_heap_keep_tick
 #undef brk_heap_keep_unlock

@@ -50,6 +50,7 @@
 #define malloc_heap_keep_oldest MT_SELF(keep_oldest)
 #define malloc_heap_keep_purge MT_SELF(keep_purge)
 #define malloc_heap_keep_put MT_SELF(keep_put)
+#define malloc_heap_keep_serves MT_SELF(keep_serves)
 #define malloc_heap_keep_take MT_SELF(keep_take)
 #define malloc_heap_keep_tick MT_SELF(keep_tick)
 #define malloc_heap_keep_unlock MT_SELF(keep_unlock)
@@ -114,6 +115,7 @@
 #undef malloc_heap_keep_oldest
 #undef malloc_heap_keep_purge
 #undef malloc_heap_keep_put
+#undef malloc_heap_keep_serves
 #undef malloc_heap_keep_take
 #undef malloc_heap_keep_tick
 #undef malloc_heap_keep_unlock

@@ -44,6 +44,7 @@
 #define mmap_heap_keep_oldest MT_SELF(keep_oldest)
 #define mmap_heap_keep_purge MT_SELF(keep_purge)
 #define mmap_heap_keep_put MT_SELF(keep_put)
+#define mmap_heap_keep_serves MT_SELF(keep_serves)
 #define mmap_heap_keep_take MT_SELF(keep_take)
 #define mmap_heap_keep_tick MT_SELF(keep_tick)
 #define mmap_heap_keep_unlock MT_SELF(keep_unlock)
@@ -101,6 +102,7 @@
 #undef mmap_heap_keep_oldest
 #undef mmap_heap_keep_purge
 #undef mmap_heap_keep_put
+#undef mmap_heap_keep_serves
 #undef mmap_heap_keep_take
 #undef mmap_heap_keep_tick
 #undef mmap_heap_keep_unlock

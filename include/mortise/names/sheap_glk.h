@@ -43,6 +43,7 @@
 #define sheap_glk_keep_oldest MT_SELF(keep_oldest)
 #define sheap_glk_keep_purge MT_SELF(keep_purge)
 #define sheap_glk_keep_put MT_SELF(keep_put)
+#define sheap_glk_keep_serves MT_SELF(keep_serves)
 #define sheap_glk_keep_take MT_SELF(keep_take)
 #define sheap_glk_keep_tick MT_SELF(keep_tick)
 #define sheap_glk_keep_unlock MT_SELF(keep_unlock)
@@ -99,6 +100,7 @@
 #undef sheap_glk_keep_oldest
 #undef sheap_glk_keep_purge
 #undef sheap_glk_keep_put
+#undef sheap_glk_keep_serves
 #undef sheap_glk_keep_take
 #undef sheap_glk_keep_tick
 #undef sheap_glk_keep_unlock

@@ -48,6 +48,7 @@
 #define virtual_alloc_heap_keep_oldest MT_SELF(keep_oldest)
 #define virtual_alloc_heap_keep_purge MT_SELF(keep_purge)
 #define virtual_alloc_heap_keep_put MT_SELF(keep_put)
+#define virtual_alloc_heap_keep_serves MT_SELF(keep_serves)
 #define virtual_alloc_heap_keep_take MT_SELF(keep_take)
 #define virtual_alloc_heap_keep_tick MT_SELF(keep_tick)
 #define virtual_alloc_heap_keep_unlock MT_SELF(keep_unlock)
@@ -105,6 +106,7 @@
 #undef virtual_alloc_heap_keep_oldest
 #undef virtual_alloc_heap_keep_purge
 #undef virtual_alloc_heap_keep_put
+#undef virtual_alloc_heap_keep_serves
 #undef virtual_alloc_heap_keep_take
 #undef virtual_alloc_heap_keep_tick
 #undef virtual_alloc_heap_keep_unlock

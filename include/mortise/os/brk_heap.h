@@ -10,7 +10,7 @@
  * Slots (model language → macro, default):
  *   sync=POLICY → MT_SYNC (spinlock): guards the free ranges and the break
  *     (and, a lock of its own, the keep).
- *   large_keep=BYTES → MT_LARGE_KEEP (48 MiB; 0 = off): freed blocks of
+ *   large_keep=BYTES → MT_LARGE_KEEP (96 MiB; 0 = off): freed blocks of
  *     64 KiB (MT_LARGE_KEEP_MIN: any) up to this size keep their pages, up to this
  *     many bytes in all, and serve later requests that fit without a page
  *     fault (os/large_keep.h: best fit, split and merge, bounded waste).

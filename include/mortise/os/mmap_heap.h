@@ -18,7 +18,7 @@
  *     them; otherwise for every reservation, as the slot always did.
  *   sync=POLICY → MT_SYNC (spinlock): guards the chunk cache and region lists
  *     (and, a lock of its own, the keep).
- *   large_keep=BYTES → MT_LARGE_KEEP (48 MiB; 0 = off): freed blocks of
+ *   large_keep=BYTES → MT_LARGE_KEEP (96 MiB; 0 = off): freed blocks of
  *     64 KiB (MT_LARGE_KEEP_MIN: any) up to this size keep their pages, up to this
  *     many bytes in all, and serve later requests that fit without a page
  *     fault (os/large_keep.h: best fit, split and merge, bounded waste).
@@ -31,7 +31,9 @@
  *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
  *   range kept for reuse by size; larger blocks are unmapped. The free-range
  *   lists live in the page map itself (entries with owner 0), so keeping a free
- *   range costs no resident memory. resize moves large blocks with mremap,
+ *   range costs no resident memory. resize grows a large block into a kept
+ *   block that fits (the socket copies it there: pages already resident cost
+ *   less to copy into than a fresh tail costs in faults), else with mremap;
  *   and a request longer than every kept block grows the longest kept block
  *   mapped on its own (above 4 MiB) with mremap, so only its tail faults
  *   (os/large_keep.h, MT_OS_GROWS).
@@ -336,6 +338,8 @@ MT_SLOW void *mmap_heap_resize_large(mt_ctx *ctx)
     if (new_len < old_len) {
         mt_os_unmap(p + new_len, old_len - new_len);
     } else {
+        if (mmap_heap_keep_serves(granules))
+            return NULL; /* the socket moves it into the kept block */
         dest = mmap_heap_remap_grow(p, old_len, new_len);
         if (!dest)
             return NULL;

@@ -18,7 +18,7 @@
  *     length (plus its alignment). A multiple of 64 KiB.
  *   sync=POLICY → MT_SYNC (spinlock): guards the reservations and their free
  *     ranges (and, a lock of its own, the keep).
- *   large_keep=BYTES → MT_LARGE_KEEP (48 MiB; 0 = off): freed blocks of
+ *   large_keep=BYTES → MT_LARGE_KEEP (96 MiB; 0 = off): freed blocks of
  *     64 KiB (MT_LARGE_KEEP_MIN: any) up to this size stay committed, up to this
  *     many bytes in all, and serve later requests that fit without a commit
  *     or page fault (os/large_keep.h: best fit, split and merge, bounded

@@ -140,8 +140,22 @@ MT_INLINE void *mt_socket_alloc_plain(size_t size, size_t align)
     return mt_socket_alloc(&ctx);
 }
 
-/* n * each zero-filled bytes; ENOMEM when the product overflows. Blocks a
- * layer reports fresh from the OS (ctx->zeroed) are not cleared again. */
+/* calloc trusts a layer's word that a block is zero-filled (ctx->zeroed:
+ * fresh from the OS) only from this many bytes up; a shorter block is
+ * cleared all the same. A program uses what it asked for, and a page it
+ * reads before writing is mapped to the kernel's zero page, which the first
+ * write must replace: with threads on other cores, that replacement flushes
+ * their TLBs, an interrupt per page. Clearing makes each page the
+ * program's own at once. A longer block may be a sparse table, whose
+ * untouched pages should cost no memory (glibc's and jemalloc's calloc
+ * leave fresh blocks alone; mimalloc's and tcmalloc's clear them all). */
+#ifndef MT_CALLOC_TRUST_ZERO
+#define MT_CALLOC_TRUST_ZERO ((size_t)32 << 20)
+#endif
+
+/* n * each zero-filled bytes; ENOMEM when the product overflows. A block a
+ * layer reports fresh from the OS is not cleared again if it is at least
+ * MT_CALLOC_TRUST_ZERO long. */
 MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
 {
     size_t size;
@@ -151,7 +165,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
     }
     req.size = size;
     void *p = mt_socket_alloc(&req);
-    if (p && req.zeroed != p)
+    if (p && (req.zeroed != p || size < MT_CALLOC_TRUST_ZERO))
         __builtin_memset(p, 0, size);
     return p;
 }

@@ -6,10 +6,13 @@
  * calloc still clears it, best fit with split and merge, the byte bound at
  * every step, decay and malloc_trim giving the pages back (RSS falls), the
  * counters, fork children using the keep while a thread churns large
- * blocks, two threads at once, and that the check operation catches a
- * broken keep. Over mmap_heap also: a request longer than every kept block
+ * blocks, two threads at once, the check operation catching a broken keep,
+ * and calloc clearing a fresh block shorter than MT_CALLOC_TRUST_ZERO (its
+ * pages resident at once). Over mmap_heap also: calloc leaving a longer
+ * fresh block to the OS's zero pages; a request longer than every kept block
  * grows the longest one that is a mapping of its own (its pages stay, only
- * the tail is new), and the bound scales with the bytes in use up to
+ * the tail is new), a realloc that grows a block moves it into a kept block
+ * that fits rather than remapping it, and the bound scales with the bytes in use up to
  * MT_LARGE_KEEP_CAP and falls back once they are freed. The shortest block
  * kept is 256 KiB here (MT_LARGE_KEEP_MIN). */
 #include <mortise/mortise.h>
@@ -273,7 +276,51 @@ static void test_grow(void)
     t_free(q);
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
+
+/* A realloc that grows a block past its mapping moves it into a kept block
+ * that fits (the contents copied into pages already resident, nothing
+ * mapped); with nothing kept that fits, the block grows with mremap. */
+static void test_realloc_into_kept(void)
+{
+    char *k = t_malloc(8 * MIB), *guard = t_malloc(1), *p = t_malloc(5 * MIB);
+    CHECK(k && guard && p);
+    touch(k, 8 * MIB, 3);
+    touch(p, 5 * MIB, 4);
+    t_free(k);
+    size_t m = mapped();
+    char *q = t_realloc(p, 7 * MIB);
+    CHECK(q == k && mapped() == m); /* the kept block, nothing mapped */
+    CHECK(all(q, 5 * MIB, 4));      /* the contents came along */
+    CHECK(kept() == 6 * MIB);       /* the old block and the kept one's rest */
+    CHECK(t_check() == NULL);
+    touch(q, 7 * MIB, 5);
+    char *r = t_realloc(q, 12 * MIB); /* nothing kept is this long: remapped */
+    CHECK(r != NULL && kept() == 6 * MIB && mapped() > m && all(r, 7 * MIB, 5));
+    CHECK(t_malloc_usable_size(r) == 12 * MIB && t_check() == NULL);
+    t_free(r);
+    t_free(guard);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
 #endif
+
+/* A fresh block shorter than MT_CALLOC_TRUST_ZERO is cleared by calloc (a
+ * page read before it is written would be the zero page, replaced at the
+ * write); a longer one is left as the OS gave it, no page touched. */
+static void test_calloc_fresh(void)
+{
+    CHECK(kept() == 0);
+    size_t rss = rss_bytes();
+    char *a = t_calloc(1, 6 * MIB);
+    CHECK(a && rss_bytes() >= rss + 5 * MIB && is_zero(a, 6 * MIB));
+#ifdef KEEP_GROWS /* mmap_heap: a block this long is a mapping of its own, fresh */
+    rss = rss_bytes();
+    char *b = t_calloc(1, MT_CALLOC_TRUST_ZERO);
+    CHECK(b && rss_bytes() < rss + MIB && is_zero(b, MT_CALLOC_TRUST_ZERO));
+    t_free(b);
+#endif
+    t_free(a);
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+}
 
 /* ---- threads and fork ---- */
 static atomic_bool stop;
@@ -378,8 +425,10 @@ int main(void)
     test_bound_scales();
 #ifdef KEEP_GROWS
     test_grow();
+    test_realloc_into_kept();
 #endif
     test_decay_and_trim();
+    test_calloc_fresh();
     test_threads();
     test_fork();
     test_check_catches();

@@ -17,7 +17,7 @@
  * granule_owner.h (without MT_OS_KEEPS, alloc and free call alloc_chunk and
  * free_chunk as they always did):
  *   MT_OS_KEEPS        the layer has the keep (and an MT_OS_LOCK);
- *   MT_LARGE_KEEP      (optional: 48 MiB, the slot's default in every
+ *   MT_LARGE_KEEP      (optional: 96 MiB, the slot's default in every
  *                      layer that has it) bytes the keep may hold, any constant
  *                      expression (0: no keep; the wrappers fold to
  *                      always-inline calls of alloc_chunk and free_chunk, the
@@ -121,7 +121,7 @@ typedef struct {
 #endif
 
 #ifndef MT_LARGE_KEEP
-#define MT_LARGE_KEEP ((size_t)48 << 20)
+#define MT_LARGE_KEEP ((size_t)96 << 20)
 #endif
 #ifndef MT_LARGE_DECAY_MS
 #define MT_LARGE_DECAY_MS 1000
@@ -413,6 +413,21 @@ MT_SLOW void *sheap_glk_keep_take(mt_ctx *ctx)
     return p;
 }
 
+/* Does the keep hold a block that serves granules as it is (not grown)?
+ * An OS layer growing a block asks before it remaps: copying into pages
+ * already resident costs less than faulting in a fresh tail. */
+MT_SLOW MT_UNUSED bool sheap_glk_keep_serves(size_t granules)
+{
+    bool found = false;
+    if (!sheap_glk_keep_max || !mt_load_relaxed(&sheap_glk_keep.bytes))
+        return false;
+    sheap_glk_keep_lock();
+    for (unsigned i = 0; i < sheap_glk_keep.count && !found; i++)
+        found = sheap_glk_keep.e[i].granules >= granules;
+    sheap_glk_keep_unlock();
+    return found;
+}
+
 /* Keep the freed block [p, granules) if it is large; false: the caller
  * frees it as usual. */
 MT_SLOW bool sheap_glk_keep_put(char *p, size_t granules)
@@ -506,6 +521,7 @@ MT_INLINE void *sheap_glk_alloc_kept(mt_ctx *ctx) { return sheap_glk_alloc_chunk
 MT_INLINE void sheap_glk_free_kept(char *p, size_t granules) { sheap_glk_free_chunk(p, granules); }
 MT_INLINE bool sheap_glk_keep_purge(void) { return false; }
 MT_INLINE void sheap_glk_keep_fork(int phase) { (void)phase; }
+MT_INLINE bool sheap_glk_keep_serves(size_t granules) { return (void)granules, false; }
 
 #endif
 

@@ -153,6 +153,10 @@ MT_INLINE void *mt_socket_alloc_plain(size_t size, size_t align)
 #define MT_CALLOC_TRUST_ZERO ((size_t)32 << 20)
 #endif
 
+/* size < bound, for a bound that may be the constant 0 (no type-limits
+ * warning for it). */
+MT_INLINE bool mt_socket_below(size_t size, size_t bound) { return size < bound; }
+
 /* n * each zero-filled bytes; ENOMEM when the product overflows. A block a
  * layer reports fresh from the OS is not cleared again if it is at least
  * MT_CALLOC_TRUST_ZERO long. */
@@ -165,7 +169,7 @@ MT_INLINE void *mt_socket_calloc_req(mt_ctx req, size_t n, size_t each)
     }
     req.size = size;
     void *p = mt_socket_alloc(&req);
-    if (p && (req.zeroed != p || size < MT_CALLOC_TRUST_ZERO))
+    if (p && (req.zeroed != p || mt_socket_below(size, MT_CALLOC_TRUST_ZERO)))
         __builtin_memset(p, 0, size);
     return p;
 }

@@ -8,12 +8,15 @@
  *
  * Serves: sizes in size_handle (below the last class in the TLS table, see
  *   MT_SLAB_WF_BINS) at any alignment up to 32 KiB: a class whose size is a
- *   multiple of the alignment is used as is; otherwise the block comes from
- *   the class of size + alignment - 16 and the aligned address inside it is
- *   handed out (the slab is flagged; its frees find the block start by one
- *   division). Everything else goes to the next layer. The fast path's
- *   alloc hands back the block's usable size (the class size; core/ctx.h's
- *   hint), so tail_chksum above needs no getmeta for it.
+ *   multiple of the alignment is used as is; otherwise an aligned class
+ *   (power-of-two blocks of 32 B to 32 KiB, after the policy's classes)
+ *   serves max(size, alignment), every block aligned; above 32 KiB the
+ *   block comes from the class of size + alignment - 16 and the aligned
+ *   address inside it is handed out (the slab is flagged; its frees find
+ *   the block start by one division). Everything else goes to the next
+ *   layer. The fast path's alloc hands back the block's usable size (the
+ *   class size; core/ctx.h's hint), so tail_chksum above needs no getmeta
+ *   for it.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 65536); hi must be finite.
  *   sizeclass=POLICY     → MT_SIZECLASS (prime).
@@ -50,8 +53,9 @@
  *   (2) the most retained slabs one refill examines; MT_SLAB_WF_SWEEP (8)
  *   the most slabs of other classes one reclaim examines (below);
  *   MT_SLAB_WF_MIN_BLOCKS (8);
- *   MT_SLAB_WF_BINS (class count, at most 128) the size of the per-thread
- *   table; MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
+ *   MT_SLAB_WF_BINS (class count, at most 128) the policy's classes in the
+ *   per-thread tables (the 11 aligned classes follow them);
+ *   MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
  *   (tests/layers/slab_wf); 0 compiles the counting away.
  * Structure: a slab is [blocks | 128-byte header] — the header at the end so
  *   that blocks sit at multiples of their size from the 64 KiB-aligned start,
@@ -90,7 +94,7 @@
  *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
  *   LSE); on LL/SC machines they are only lock-free.
  * Space: 128 bytes per slab and its colour offset (at most 448 bytes of a
- *   64 KiB slab: 0.7 %, fewer blocks); per thread 24 bytes of TLS per bin
+ *   64 KiB slab: 0.7 %, fewer blocks); per thread 24 bytes of TLS per class
  *   and a 64 KiB (one resident page) heap record; at most tllabs empty slabs
  *   per heap (partial slabs may be empty until a refill, reclaim, purge or
  *   exit finds them: an own free that leaves a slab's remaining blocks in
@@ -287,6 +291,50 @@ MT_DECLARE_BELOW(free); /* slabs go back below from free, thread_exit and purge 
 #include "../written/slab_wf/cache_classes.inl"
 #include "../written/slab_wf/safety_link_check.inl" /* link_check, err_handle */
 
+/* Aligned classes: blocks of a power of two from 32 B to 32 KiB, after the
+ * policy's classes in the tables. An aligned request whose policy class is
+ * not a multiple of the alignment gets the power of two at or above
+ * max(size, alignment): blocks sit at multiples of their size from the
+ * 64 KiB-aligned slab start, so every block is aligned as asked, and its
+ * frees take the fast path. (The prime policy's classes above 128 B are an
+ * odd number of 16-byte units: none is a multiple of 32.) A policy class of
+ * exactly that size serves instead when there is one. */
+enum {
+    slab_wf_aligned_lg_min = 5,  /* 32 B */
+    slab_wf_aligned_lg_max = 15, /* 32 KiB: half a granule, the largest alignment served */
+    slab_wf_classes = slab_wf_bins + slab_wf_aligned_lg_max - slab_wf_aligned_lg_min + 1
+};
+/* A class's block size, the policy's or an aligned class's. */
+MT_INLINE size_t slab_wf_csize(size_t c)
+{
+    return c < slab_wf_bins ? slab_wf_class_size(c)
+                            : (size_t)1 << (c - slab_wf_bins + slab_wf_aligned_lg_min);
+}
+/* The classes served, in order: the policy's [first, end), then the aligned
+ * ones up to slab_wf_classes. */
+MT_INLINE size_t slab_wf_class_next(size_t c)
+{
+    return c + 1 == slab_wf_end() ? (size_t)slab_wf_bins : c + 1;
+}
+MT_INLINE bool slab_wf_class_served(size_t c)
+{
+    return (c >= slab_wf_first() && c < slab_wf_end()) || (c >= slab_wf_bins && c < slab_wf_classes);
+}
+/* The class for `size` at `align` (16 < align <= 32 KiB) whose blocks are all
+ * aligned, or SIZE_MAX: above 32 KiB. */
+MT_INLINE size_t slab_wf_pow2_class(size_t size, size_t align)
+{
+    size_t need = size > align ? size : align;
+    if (need > ((size_t)1 << slab_wf_aligned_lg_max))
+        return SIZE_MAX;
+    unsigned lg = need <= ((size_t)1 << slab_wf_aligned_lg_min) ? slab_wf_aligned_lg_min
+                                                                : 64 - (unsigned)__builtin_clzll(need - 1);
+    size_t pc = slab_wf_class_index((size_t)1 << lg);
+    if (pc < slab_wf_end() && pc >= slab_wf_first() && slab_wf_class_size(pc) == (size_t)1 << lg)
+        return pc;
+    return slab_wf_bins + lg - slab_wf_aligned_lg_min;
+}
+
 /* Worst-case steps of one operation served without the layer below: loop
  * iterations plus atomic read-modify-writes (docs/slab_wf.md derives them).
  * A refill is a splice (one XCHG and a pop) or a carve (< K links). */
@@ -294,7 +342,7 @@ enum {
     slab_wf_collect = MT_SLAB_WF_COLLECT,
     slab_wf_bound_refill = MT_SLAB_WF_COLLECT + 1,
     slab_wf_bound_alloc = 1 + slab_wf_bound_refill + 1 +
-                          MT_SLAB_WF_TRIES * (1 + 4 + 1 + slab_wf_bound_refill + 1) + slab_wf_bins +
+                          MT_SLAB_WF_TRIES * (1 + 4 + 1 + slab_wf_bound_refill + 1) + slab_wf_classes +
                           MT_SLAB_WF_SWEEP * (1 + 1 + 2) + slab_wf_bound_refill,
     slab_wf_bound_free_local = 2,
     slab_wf_bound_free_remote = 4
@@ -306,11 +354,11 @@ struct slab_wf_heap {
     slab_wf_heap *reg_next;   /* registry of every heap ever made */
     mt_slab_wf_slab *empty;   /* cache of empty slab_size slabs */
     uint32_t nempty;
-    uint32_t sweep;                         /* the class reclaim looks at next */
-    mt_slab_wf_slab *cur[slab_wf_bins];     /* current slabs while abandoned */
-    mt_slab_wf_slab *partial[slab_wf_bins]; /* circular lists */
-    mt_slab_wf_slab *nchain[slab_wf_bins];  /* notifications taken, not yet read */
-    _Alignas(MT_CACHELINE) _Atomic(mt_slab_wf_slab *) notify[slab_wf_bins];
+    uint32_t sweep;                            /* the class reclaim looks at next */
+    mt_slab_wf_slab *cur[slab_wf_classes];     /* current slabs while abandoned */
+    mt_slab_wf_slab *partial[slab_wf_classes]; /* circular lists */
+    mt_slab_wf_slab *nchain[slab_wf_classes];  /* notifications taken, not yet read */
+    _Alignas(MT_CACHELINE) _Atomic(mt_slab_wf_slab *) notify[slab_wf_classes];
 };
 _Static_assert(sizeof(slab_wf_heap) <= MT_GRANULE, "slab_wf: heap record exceeds a granule");
 
@@ -325,13 +373,13 @@ static struct {
  * rest). Two arrays, so that the fast path indexes both with the class in
  * one addressing mode each. */
 static MT_TLS struct {
-    void *free[slab_wf_bins];
-    uint32_t used[slab_wf_bins];
+    void *free[slab_wf_classes];
+    uint32_t used[slab_wf_classes];
     /* 1 + used[c] when the bin became a remote chain, taken over whole and
      * not walked: its blocks leave the slab's count when the bin ends
      * (slab_wf_settle); else 0 */
-    uint32_t lazy[slab_wf_bins];
-    mt_slab_wf_slab *cur[slab_wf_bins];
+    uint32_t lazy[slab_wf_classes];
+    mt_slab_wf_slab *cur[slab_wf_classes];
     uintptr_t tag; /* heap | LISTED while the thread holds a heap, else 0 */
     slab_wf_heap *heap;
     int state;
@@ -379,7 +427,7 @@ MT_INLINE void slab_wf_step_end(int op)
 
 MT_INLINE size_t slab_wf_slab_len(size_t c)
 {
-    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * slab_wf_class_size(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
+    size_t need = mt_align_up(MT_SLAB_WF_MIN_BLOCKS * slab_wf_csize(c) + MT_SLAB_WF_RESERVE, MT_GRANULE);
     return need > MT_SLAB_SIZE ? need : MT_SLAB_SIZE;
 }
 /* Blocks one carve threads: K, but no more than a page's worth (at least one),
@@ -399,7 +447,7 @@ static void slab_wf_format(slab_wf_heap *h, mt_slab_wf_slab *s, size_t c, size_t
     mt_store_relaxed(&s->ostate, (uintptr_t)h | MT_SLAB_WF_EMPTY);
     s->used = 0;
     s->cls = (uint32_t)c;
-    s->csize = (uint32_t)slab_wf_class_size(c);
+    s->csize = (uint32_t)slab_wf_csize(c);
     s->granules = (uint32_t)granules;
     s->capacity = (uint32_t)(((uintptr_t)s - mt_slab_wf_base(s)) / s->csize);
     s->carved = 0;
@@ -766,14 +814,14 @@ static void slab_wf_reclaim(slab_wf_heap *h, mt_lfunc *free_below)
 {
     size_t c = h->sweep, passed = 0;
     /* clang-format off */
-    for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < slab_wf_bins && !h->empty;) {
+    for (int visit = 0; visit < MT_SLAB_WF_SWEEP && passed < slab_wf_classes && !h->empty;) {
         /* clang-format on */
         slab_wf_step();
-        if (c < slab_wf_first() || c >= slab_wf_end())
+        if (!slab_wf_class_served(c))
             c = slab_wf_first();
         mt_slab_wf_slab *s = h->partial[c], *n;
         if (!s && !h->nchain[c] && !mt_load_relaxed(&h->notify[c])) {
-            c++, passed++; /* nothing here: a pass costs a few loads, not a visit */
+            c = slab_wf_class_next(c), passed++; /* nothing here: a pass costs a few loads, not a visit */
             continue;
         }
         visit++;
@@ -785,7 +833,7 @@ static void slab_wf_reclaim(slab_wf_heap *h, mt_lfunc *free_below)
         } else {
             if (s)
                 h->partial[c] = s->next;
-            c++, passed++;
+            c = slab_wf_class_next(c), passed++;
         }
     }
     h->sweep = (uint32_t)c;
@@ -829,7 +877,7 @@ static void *slab_wf_class_alloc(mt_ctx *ctx, size_t c, mt_lfunc *next)
 
 static void slab_wf_load(slab_wf_heap *h)
 {
-    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_classes; c = slab_wf_class_next(c)) {
         mt_slab_wf_slab *s = h->cur[c];
         h->cur[c] = NULL;
         slab_wf_tl.cur[c] = s;
@@ -843,7 +891,7 @@ static void slab_wf_load(slab_wf_heap *h)
 
 static void slab_wf_save(slab_wf_heap *h)
 {
-    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++)
+    for (size_t c = slab_wf_first(); c < slab_wf_classes; c = slab_wf_class_next(c))
         h->cur[c] = slab_wf_tl.cur[c] ? slab_wf_demote(c) : NULL;
 }
 
@@ -892,7 +940,7 @@ MT_SLOW slab_wf_heap *slab_wf_acquire(mt_lfunc *next)
 static bool slab_wf_tidy(slab_wf_heap *h, mt_lfunc *free_below)
 {
     bool any = false;
-    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_classes; c = slab_wf_class_next(c)) {
         mt_slab_wf_slab *s, *list;
         while ((s = slab_wf_notified(h, c, SIZE_MAX)))
             slab_wf_partial_add(h, c, s, false);
@@ -967,9 +1015,10 @@ MT_SLOW void *slab_wf_alloc_slow(mt_ctx *ctx, mt_lfunc *next)
     if (align > MT_MIN_ALIGN) {
         if (align > MT_GRANULE / 2)
             return next(ctx);
-        if (slab_wf_class_size(c) & (align - 1)) {
-            /* the shift is at most align - 16: a block of `want` keeps at
-             * least max(size, 1) bytes after it, so it stays inside */
+        if (slab_wf_class_size(c) & (align - 1) && (c = slab_wf_pow2_class(size, align)) == SIZE_MAX) {
+            /* above 32 KiB: a block of `want` from a policy class, the
+             * aligned address inside it handed out. The shift is at most
+             * align - 16, so max(size, 1) bytes after it stay inside */
             size_t want = (size ? size : 1) + align - MT_MIN_ALIGN;
             if (!mt_size_in(want, 0, slab_wf_top()))
                 return next(ctx);
@@ -1151,7 +1200,7 @@ MT_INLINE void *slab_wf_getmeta(mt_ctx *ctx, mt_lfunc *next)
     }
     ctx->usable = s->csize;
     ctx->szcls = s->cls;
-    ctx->szcls_key = slab_wf_szcls_key;
+    ctx->szcls_key = s->cls < slab_wf_bins ? slab_wf_szcls_key : 0; /* an aligned class: no policy's */
     return ctx->ptr;
 }
 
@@ -1247,7 +1296,7 @@ MT_SLOW void slab_wf_fork_repair(void)
     if (!h)
         return;
     slab_wf_save(h);
-    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_classes; c = slab_wf_class_next(c)) {
         slab_wf_cut_slabs(h->nchain[c]);
         slab_wf_cut_slabs(mt_load_relaxed(&h->notify[c]));
         mt_slab_wf_slab *s = h->cur[c], *first = h->partial[c];
@@ -1315,7 +1364,7 @@ static const char *slab_wf_check_slab(slab_wf_heap *h, size_t c, mt_slab_wf_slab
         return MT_STR(MT_NAME) ": slab of another heap";
     if (state >= 0 && (st & MT_SLAB_WF_STATE) != (uintptr_t)state)
         return MT_STR(MT_NAME) ": slab state does not match its list";
-    if (s->cls != c || s->csize != slab_wf_class_size(c) || len != slab_wf_slab_len(c) ||
+    if (s->cls != c || s->csize != slab_wf_csize(c) || len != slab_wf_slab_len(c) ||
         s != mt_slab_wf_header_at(mt_slab_wf_base(s), len) ||
         s->capacity != ((uintptr_t)s - mt_slab_wf_base(s)) / s->csize || s->carved > s->capacity)
         return MT_STR(MT_NAME) ": slab geometry";
@@ -1342,7 +1391,7 @@ static const char *slab_wf_check_slab(slab_wf_heap *h, size_t c, mt_slab_wf_slab
 static const char *slab_wf_check_heap(slab_wf_heap *h, bool mine)
 {
     const char *why;
-    for (size_t c = slab_wf_first(); c < slab_wf_end(); c++) {
+    for (size_t c = slab_wf_first(); c < slab_wf_classes; c = slab_wf_class_next(c)) {
         mt_slab_wf_slab *cur = mine ? slab_wf_tl.cur[c] : h->cur[c], *s;
         if (cur && (why = slab_wf_check_slab(h, c, cur, MT_SLAB_WF_LISTED, mine)))
             return why;

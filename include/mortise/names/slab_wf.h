@@ -8,6 +8,8 @@
 #define slab_wf_acquire MT_SELF(acquire)
 #define slab_wf_adopt MT_SELF(adopt)
 #define slab_wf_aligned_class MT_SELF(aligned_class)
+#define slab_wf_aligned_lg_max MT_SELF(aligned_lg_max)
+#define slab_wf_aligned_lg_min MT_SELF(aligned_lg_min)
 #define slab_wf_alloc MT_SELF(alloc)
 #define slab_wf_alloc_slow MT_SELF(alloc_slow)
 #define slab_wf_bins MT_SELF(bins)
@@ -26,11 +28,15 @@
 #define slab_wf_check_slab MT_SELF(check_slab)
 #define slab_wf_class_alloc MT_SELF(class_alloc)
 #define slab_wf_class_index MT_SELF(class_index)
+#define slab_wf_class_next MT_SELF(class_next)
 #define slab_wf_class_of MT_SELF(class_of)
+#define slab_wf_class_served MT_SELF(class_served)
 #define slab_wf_class_size MT_SELF(class_size)
+#define slab_wf_classes MT_SELF(classes)
 #define slab_wf_collect MT_SELF(collect)
 #define slab_wf_covers MT_SELF(covers)
 #define slab_wf_create MT_SELF(create)
+#define slab_wf_csize MT_SELF(csize)
 #define slab_wf_cut_blocks MT_SELF(cut_blocks)
 #define slab_wf_cut_slabs MT_SELF(cut_slabs)
 #define slab_wf_demote MT_SELF(demote)
@@ -59,6 +65,7 @@
 #define slab_wf_partial_add MT_SELF(partial_add)
 #define slab_wf_partial_remove MT_SELF(partial_remove)
 #define slab_wf_pop MT_SELF(pop)
+#define slab_wf_pow2_class MT_SELF(pow2_class)
 #define slab_wf_purge MT_SELF(purge)
 #define slab_wf_purge_all MT_SELF(purge_all)
 #define slab_wf_reclaim MT_SELF(reclaim)
@@ -99,6 +106,8 @@
 #undef slab_wf_acquire
 #undef slab_wf_adopt
 #undef slab_wf_aligned_class
+#undef slab_wf_aligned_lg_max
+#undef slab_wf_aligned_lg_min
 #undef slab_wf_alloc
 #undef slab_wf_alloc_slow
 #undef slab_wf_bins
@@ -117,11 +126,15 @@
 #undef slab_wf_check_slab
 #undef slab_wf_class_alloc
 #undef slab_wf_class_index
+#undef slab_wf_class_next
 #undef slab_wf_class_of
+#undef slab_wf_class_served
 #undef slab_wf_class_size
+#undef slab_wf_classes
 #undef slab_wf_collect
 #undef slab_wf_covers
 #undef slab_wf_create
+#undef slab_wf_csize
 #undef slab_wf_cut_blocks
 #undef slab_wf_cut_slabs
 #undef slab_wf_demote
@@ -150,6 +163,7 @@
 #undef slab_wf_partial_add
 #undef slab_wf_partial_remove
 #undef slab_wf_pop
+#undef slab_wf_pow2_class
 #undef slab_wf_purge
 #undef slab_wf_purge_all
 #undef slab_wf_reclaim

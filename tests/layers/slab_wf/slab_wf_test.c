@@ -1,8 +1,9 @@
 /* slab_wf: white-box and stress tests (tests/layers/slab_wf/wf_compose.h has the
  * composition). One case per run: slab_wf_test CASE.
  *   basic   classes, usable sizes and class hint, reuse of a freed block
- *           once the bin has run dry, aligned
- *           requests, large requests passed below, foreign pointers, calloc
+ *           once the bin has run dry, aligned requests (the aligned classes,
+ *           a shifted block above 32 KiB), large requests passed below,
+ *           foreign pointers, calloc
  *   tllabs  a thread keeps at most tllabs empty slabs; the rest go below
  *   reclaim slabs emptied by another thread's frees serve the owner's next
  *           class without new slabs from below
@@ -134,12 +135,33 @@ static void case_basic(void)
     for (int i = 0; i < TINY; i++)
         w_free(tiny[i]);
 
-    /* an aligned block inside a class: usable counts from the aligned address */
-    char *al = w_aligned_alloc(256, 300);
-    mt_slab_wf_slab *as = slab_of(al);
-    CHECK(al && as && (mt_load_relaxed(&as->ostate) & MT_SLAB_WF_ALIGNED));
-    CHECK(al && w_malloc_usable_size(al) >= 300 && w_malloc_usable_size(al) < as->csize);
-    w_free(al);
+    /* an aligned request no prime class is a multiple of: the aligned class
+     * of 512-byte blocks, every block aligned, no slab flagged, and its free
+     * the fast path's (onto the slab's own list) */
+    char *pw = w_aligned_alloc(256, 300);
+    mt_slab_wf_slab *ps = slab_of(pw);
+    CHECK(pw && ps && ps->cls >= slab_wf_bins && ps->csize == 512);
+    CHECK(ps && !(mt_load_relaxed(&ps->ostate) & MT_SLAB_WF_ALIGNED) && w_malloc_usable_size(pw) == 512);
+    void *own = ps ? ps->free : NULL;
+    w_free(pw);
+    CHECK(ps && ps->free == pw && *(void **)pw == own);
+    /* a prime class of the exact power of two serves instead (64 B) */
+    char *p64 = w_aligned_alloc(64, 40);
+    CHECK(p64 && slab_of(p64) && slab_of(p64)->cls < slab_wf_bins && slab_of(p64)->csize == 64);
+    w_free(p64);
+    /* above 32 KiB, a block inside a larger class: the slab's first block
+     * is aligned as it is; the next one is shifted, its slab flagged, and
+     * usable counts from the aligned address */
+    char *al[2];
+    for (int i = 0; i < 2; i++) {
+        al[i] = w_aligned_alloc(16384, 40000);
+        CHECK(al[i] && ((uintptr_t)al[i] & 16383) == 0 && w_malloc_usable_size(al[i]) >= 40000);
+    }
+    mt_slab_wf_slab *as = slab_of(al[1]);
+    CHECK(as && slab_of(al[0]) == as && (mt_load_relaxed(&as->ostate) & MT_SLAB_WF_ALIGNED));
+    CHECK(as && w_malloc_usable_size(al[1]) < as->csize);
+    w_free(al[1]);
+    w_free(al[0]);
 
     /* foreign pointers are ignored, never written */
     char local[64];

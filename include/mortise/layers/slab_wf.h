@@ -57,7 +57,7 @@
  *   per-thread tables (the 11 aligned classes follow them);
  *   MT_SLAB_WF_STEPS (0): 1 counts the steps of every operation
  *   (tests/layers/slab_wf); 0 compiles the counting away.
- * Structure: a slab is [blocks | 128-byte header] — the header at the end so
+ * Structure: a slab is [blocks | 192-byte header] — the header at the end so
  *   that blocks sit at multiples of their size from the 64 KiB-aligned start,
  *   0 to MT_SLAB_WF_COLORS - 1 (8) cache lines below the end by the slab's
  *   address, so that headers do not all share one cache set. Every granule
@@ -93,8 +93,8 @@
  *   one).
  *   Wait-freedom assumes XCHG and FAA are single instructions (x86-64, ARMv8.1
  *   LSE); on LL/SC machines they are only lock-free.
- * Space: 128 bytes per slab and its colour offset (at most 448 bytes of a
- *   64 KiB slab: 0.7 %, fewer blocks); per thread 24 bytes of TLS per class
+ * Space: 192 bytes per slab and its colour offset (at most 640 bytes of a
+ *   64 KiB slab: 1.0 %, fewer blocks); per thread 24 bytes of TLS per class
  *   and a 64 KiB (one resident page) heap record; at most tllabs empty slabs
  *   per heap (partial slabs may be empty until a refill, reclaim, purge or
  *   exit finds them: an own free that leaves a slab's remaining blocks in
@@ -205,18 +205,21 @@ enum { MT_SLAB_WF_OP_ALLOC, MT_SLAB_WF_OP_FREE_LOCAL, MT_SLAB_WF_OP_FREE_REMOTE,
 
 typedef struct mt_slab_wf_slab mt_slab_wf_slab;
 struct mt_slab_wf_slab {
-    /* Line 0: the holder's (owner, adopter or purger); others read ostate,
-     * cls and csize, which do not change while the slab has live blocks. */
-    void *free;                /* own frees (current: collected when the bin runs dry) */
+    /* Line 0: read by every free, the owner's and others'; written only
+     * when the slab changes hands or state, so a remote free's read of it
+     * does not meet the owner's writes of line 1. cls and csize do not
+     * change while the slab has live blocks. */
     _Atomic(uintptr_t) ostate; /* heap | ALIGNED | state */
-    uint32_t used;             /* handed out - own frees - spliced, mod 2^32 (current:
-                                       * + the TLS used[cls]) */
     uint32_t cls, csize, capacity;
-    uint32_t carved;              /* blocks [0, carved) have been handed out once */
-    uint32_t granules;            /* slab length in granules */
-    void *rchain;                 /* remote blocks taken over, stopped at a PENDING link */
-    mt_slab_wf_slab *prev, *next; /* partial list (circular) / empty cache */
-    /* Line 1: written by remote frees. */
+    uint32_t granules; /* slab length in granules */
+    /* Line 1: the holder's (owner, adopter or purger), written by its frees. */
+    _Alignas(MT_CACHELINE) void *free; /* own frees (current: collected when the bin runs dry) */
+    uint32_t used;                     /* handed out - own frees - spliced, mod 2^32 (current:
+                                        * + the TLS used[cls]) */
+    uint32_t carved;                   /* blocks [0, carved) have been handed out once */
+    void *rchain;                      /* remote blocks taken over, stopped at a PENDING link */
+    mt_slab_wf_slab *prev, *next;      /* partial list (circular) / empty cache */
+    /* Line 2: written by remote frees. */
     _Alignas(MT_CACHELINE) _Atomic(void *) rhead; /* remote-free stack, or MARK */
     _Atomic(mt_slab_wf_slab *) nnext;             /* link in the owner heap's notification stack */
     _Atomic(uint32_t) remote;                     /* remote frees completed, mod 2^32 */
@@ -227,7 +230,7 @@ struct mt_slab_wf_slab {
     uintptr_t prev_entry;                         /* page-map entry of the layer below */
 };
 #define MT_SLAB_WF_HDR ((uintptr_t)sizeof(mt_slab_wf_slab))
-_Static_assert(sizeof(mt_slab_wf_slab) == 2 * MT_CACHELINE, "slab_wf: header is two lines");
+_Static_assert(sizeof(mt_slab_wf_slab) == 3 * MT_CACHELINE, "slab_wf: header is three lines");
 
 typedef struct {
     size_t slabs, heaps;

@@ -1083,6 +1083,10 @@ MT_INLINE void *slab_wf_alloc(mt_ctx *ctx, mt_lfunc *next)
                 (!MT_LINK_CHECK || MT_LIKELY(slab_wf_link_near(p, rest)) || !rest)) {
                 MT_ASSERT(mt_entry_owner(mt_pagemap_get(p)) == MT_SELF_ID); /* a bin link into our slab */
                 slab_wf_tl.free[c] = rest;
+                /* the next pop reads rest's link: a block another thread
+                 * freed, or one freed long ago, is a miss there, so ask for
+                 * its line now (lifofifo: 12 % of the time) */
+                mt_prefetch(rest);
                 slab_wf_tl.used[c]++;
                 slab_wf_step_end(MT_SLAB_WF_OP_ALLOC);
                 if (mt_chain_wants_usable) { /* the hint (core/ctx.h): the class's size */

@@ -31,9 +31,10 @@
  *   its pages given back at once (MADV_DONTNEED, so RSS falls) and its address
  *   range kept for reuse by size; larger blocks are unmapped. The free-range
  *   lists live in the page map itself (entries with owner 0), so keeping a free
- *   range costs no resident memory. resize grows a large block into a kept
- *   block that fits (the socket copies it there: pages already resident cost
- *   less to copy into than a fresh tail costs in faults), else with mremap;
+ *   range costs no resident memory. resize grows a large block by an eighth
+ *   or more into a kept block that fits (the socket copies it there: pages
+ *   already resident cost less to copy into than a fresh tail costs in
+ *   faults), else with mremap;
  *   and a request longer than every kept block grows the longest kept block
  *   mapped on its own (above 4 MiB) with mremap, so only its tail faults
  *   (os/large_keep.h, MT_OS_GROWS).
@@ -338,8 +339,14 @@ MT_SLOW void *mmap_heap_resize_large(mt_ctx *ctx)
     if (new_len < old_len) {
         mt_os_unmap(p + new_len, old_len - new_len);
     } else {
-        if (mmap_heap_keep_serves(granules))
-            return NULL; /* the socket moves it into the kept block */
+        /* Growing by an eighth or more: the socket moves it into a kept
+         * block that fits, copying old_len bytes into resident pages instead
+         * of faulting in new_len - old_len fresh ones (a fault costs several
+         * times a page's copy). A smaller step stays where it is: a buffer
+         * grown a little at a time would be copied whole every time, while
+         * steps of an eighth copy at most eight times its final size. */
+        if (old_len <= 8 * (new_len - old_len) && mmap_heap_keep_serves(granules))
+            return NULL;
         dest = mmap_heap_remap_grow(p, old_len, new_len);
         if (!dest)
             return NULL;

@@ -277,9 +277,9 @@ static void test_grow(void)
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }
 
-/* A realloc that grows a block past its mapping moves it into a kept block
+/* A realloc that grows a block by an eighth or more moves it into a kept block
  * that fits (the contents copied into pages already resident, nothing
- * mapped); with nothing kept that fits, the block grows with mremap. */
+ * mapped); a smaller step, or nothing kept that fits, grows it with mremap. */
 static void test_realloc_into_kept(void)
 {
     char *k = t_malloc(8 * MIB), *guard = t_malloc(1), *p = t_malloc(5 * MIB);
@@ -298,6 +298,17 @@ static void test_realloc_into_kept(void)
     CHECK(r != NULL && kept() == 6 * MIB && mapped() > m && all(r, 7 * MIB, 5));
     CHECK(t_malloc_usable_size(r) == 12 * MIB && t_check() == NULL);
     t_free(r);
+    /* a small step is remapped though a kept block would fit: a buffer
+     * grown a little at a time must not be copied whole each time */
+    CHECK(t_malloc_trim(0) == 1 && kept() == 0);
+    k = t_malloc(8 * MIB);
+    p = t_malloc(5 * MIB);
+    CHECK(k && p);
+    touch(p, 5 * MIB, 6);
+    t_free(k);
+    char *s = t_realloc(p, 5 * MIB + MT_GRANULE);
+    CHECK(s != NULL && s != k && kept() == 8 * MIB && all(s, 5 * MIB, 6));
+    t_free(s);
     t_free(guard);
     CHECK(t_malloc_trim(0) == 1 && kept() == 0);
 }

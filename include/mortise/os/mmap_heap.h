@@ -345,7 +345,7 @@ MT_SLOW void *mmap_heap_resize_large(mt_ctx *ctx)
          * times a page's copy). A smaller step stays where it is: a buffer
          * grown a little at a time would be copied whole every time, while
          * steps of an eighth copy at most eight times its final size. */
-        if (old_len <= 8 * (new_len - old_len) && mmap_heap_keep_serves(granules))
+        if (old_len / 8 <= new_len - old_len && mmap_heap_keep_serves(granules))
             return NULL;
         dest = mmap_heap_remap_grow(p, old_len, new_len);
         if (!dest)

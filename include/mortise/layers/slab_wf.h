@@ -1085,7 +1085,7 @@ MT_INLINE void *slab_wf_alloc(mt_ctx *ctx, mt_lfunc *next)
                 slab_wf_tl.free[c] = rest;
                 /* the next pop reads rest's link: a block another thread
                  * freed, or one freed long ago, is a miss there, so ask for
-                 * its line now (lifofifo: 12 % of the time) */
+                 * its line now */
                 mt_prefetch(rest);
                 slab_wf_tl.used[c]++;
                 slab_wf_step_end(MT_SLAB_WF_OP_ALLOC);

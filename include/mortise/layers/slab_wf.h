@@ -321,7 +321,7 @@ MT_INLINE size_t slab_wf_class_next(size_t c)
 }
 MT_INLINE bool slab_wf_class_served(size_t c)
 {
-    return (c >= slab_wf_first() && c < slab_wf_end()) || (c >= slab_wf_bins && c < slab_wf_classes);
+    return slab_wf_covers(c) || (c >= slab_wf_bins && c < slab_wf_classes);
 }
 /* The class for `size` at `align` (16 < align <= 32 KiB) whose blocks are all
  * aligned, or SIZE_MAX: above 32 KiB. */
@@ -330,10 +330,10 @@ MT_INLINE size_t slab_wf_pow2_class(size_t size, size_t align)
     size_t need = size > align ? size : align;
     if (need > ((size_t)1 << slab_wf_aligned_lg_max))
         return SIZE_MAX;
-    unsigned lg = need <= ((size_t)1 << slab_wf_aligned_lg_min) ? slab_wf_aligned_lg_min
-                                                                : 64 - (unsigned)__builtin_clzll(need - 1);
+    unsigned lg = mt_log2_ceil(need);
+    lg = lg > slab_wf_aligned_lg_min ? lg : slab_wf_aligned_lg_min;
     size_t pc = slab_wf_class_index((size_t)1 << lg);
-    if (pc < slab_wf_end() && pc >= slab_wf_first() && slab_wf_class_size(pc) == (size_t)1 << lg)
+    if (slab_wf_covers(pc) && slab_wf_class_size(pc) == (size_t)1 << lg)
         return pc;
     return slab_wf_bins + lg - slab_wf_aligned_lg_min;
 }

@@ -52,7 +52,11 @@
  *   cache lines below it, by the span's address, so that the records of
  *   many slabs do not share one cache set), keeps a LIFO free list
  *   threaded through its freed blocks, a bump pointer over its never-used
- *   blocks (their pages stay untouched), and its use count. The page map
+ *   blocks (their pages stay untouched), and its use count. Its first line
+ *   holds the geometry, fixed while the slab lives, which every free and
+ *   getmeta reads without the lock; its second the counts and lists the
+ *   class lock guards, so a thread holding the lock never takes the first
+ *   line away from the threads that free into the slab. The page map
  *   names slab_lk for every granule of a slab, with the record as payload,
  *   so free and getmeta find the record in O(1) without reading memory
  *   next to the block. A record inside its slab leaves with it: no
@@ -153,21 +157,28 @@ enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
  * slab's first byte, so their alignment is the slab's). The first cache
  * line holds what alloc, free and getmeta touch. */
 typedef struct slab_lk_slab {
+    /* The geometry, set when the slab is made: every free reads it (getmeta,
+     * the block test) without the class lock, so it keeps a line of its own,
+     * which the counts and lists below, written under the lock by whichever
+     * thread holds it, never take away from the readers. */
     char *base;           /* the span; blocks at base + i * csize */
     uint64_t inverse;     /* is_block: inverse of csize's odd part modulo 2^64 */
     uint64_t capacity;    /* blocks in the slab */
     uint32_t csize, used; /* block size; capacity * csize */
-    uint32_t cls, inuse;
-    uint8_t shift;             /* is_block: csize = odd part << shift */
+    uint32_t cls;
+    uint8_t shift;        /* is_block: csize = odd part << shift */
+    bool zeroed;          /* never-used blocks are zero-filled (fresh from below) */
+    size_t len;           /* span length */
+    uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
+    /* The state, under the class lock. */
+    _Alignas(MT_CACHELINE) uint32_t inuse;
     uint8_t where;             /* MT_SLAB_OUT, _PARTIAL, _FULL, _EMPTY */
-    bool zeroed;               /* never-used blocks are zero-filled (fresh from below) */
     void *free;                /* LIFO of freed blocks, next pointer in the first word */
     char *bump;                /* the never-used blocks are [bump, base + used) */
     struct slab_lk_slab *next; /* partial or full list of its class */
     struct slab_lk_slab *prev;
-    size_t len;           /* span length */
-    uintptr_t prev_entry; /* page-map entry of the layer below, restored on release */
 } slab_lk_slab;
+_Static_assert(sizeof(slab_lk_slab) == 2 * MT_CACHELINE, "slab_lk: the record is two lines");
 
 typedef struct MT_CACHE_ALIGNED {
     MT_SYNC_T(MT_SYNC) lock; /* zero-filled = unlocked (sync.h) */

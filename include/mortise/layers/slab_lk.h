@@ -154,11 +154,8 @@ enum { MT_SLAB_OUT, MT_SLAB_PARTIAL, MT_SLAB_FULL, MT_SLAB_EMPTY };
 #endif
 
 /* A slab's record, near the slab's end (slab_lk_reserve; blocks start at the
- * slab's first byte, so their alignment is the slab's), on two cache lines.
- * The first holds the geometry, set when the slab is made: every free reads
- * it (getmeta, the block test) without the class lock. The counts and lists
- * of the second are written under the lock by whichever thread holds it, so
- * they never take the first line away from the threads that read it. */
+ * slab's first byte, so their alignment is the slab's): the geometry on its
+ * first line, the lock-guarded state on its second (Structure above). */
 typedef struct slab_lk_slab {
     char *base;           /* the span; blocks at base + i * csize */
     uint64_t inverse;     /* is_block: inverse of csize's odd part modulo 2^64 */

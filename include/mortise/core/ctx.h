@@ -24,6 +24,8 @@
  *                 less usable (a tail it keeps) sets the pair to its own
  *                 answer. A caller that wants it (tail_chksum) sets ctx->ptr
  *                 to NULL before next and asks getmeta when it does not match.
+ *                 ctx->chain MT_ALLOC_QUICK (below): a fast path that misses
+ *                 may answer NULL at once; the asker repeats the request.
  *   free          release ctx->ptr if ctx->owner names this layer, else pass on.
  *                 ctx->owner may be 0 (a pointer no layer owns: stack, global,
  *                 another allocator's): every layer passes it on untouched, as
@@ -282,6 +284,26 @@ static void mt_thread_attach(void);
         __typeof__(call) mt__result = (call);   \
         take_outputs(ctx, copy) mt__result;     \
     })
+
+/* getmeta asked by a safety layer above on its inline path (ctx->chain,
+ * unused by getmeta otherwise): a layer answers only what it can without a
+ * call, and returns NULL for anything else; a safety layer below also
+ * reports nothing then. The asker asks again, the ordinary way, on its slow
+ * path. So no call (and no register kept across one) sits in the asker's
+ * inline check. */
+#define MT_SAFETY_QUICK ((void *)(uintptr_t)1)
+
+/* An alloc request whose asker would rather repeat it than have a layer
+ * below call its cold path (ctx->chain, unused by alloc otherwise): a fast
+ * path that misses answers NULL at once (MT_COLD_ALLOC), and the asker
+ * repeats the request, chain NULL, out of line. A safety layer's inline
+ * alloc then makes no call before its own work on the block, so it keeps
+ * nothing in a saved register and needs no stack frame. A layer may answer
+ * NULL only where it has changed nothing that a repeat would not find as
+ * it left it. */
+#define MT_ALLOC_QUICK ((void *)(uintptr_t)3)
+#define MT_COLD_ALLOC(ctx, copy, call) \
+    ((ctx)->chain == MT_ALLOC_QUICK ? (void *)NULL : MT_COLD_CALL(ctx, copy, call))
 
 MT_INLINE mt_ctx mt_ctx_for_alloc(size_t size, size_t align)
 {

@@ -95,7 +95,10 @@
  *   into the middle of a block larger than delayed_fill (from its byte
  *   delayed_fill - 64 to 64 bytes before its end), which the pattern does
  *   not cover.
- * Time: alloc = the layer below + two stores; free = two loads and the
+ * Time: alloc = the layer below + two stores (the layer below asked quick,
+ *   core/ctx.h's MT_ALLOC_QUICK: a miss and the process's first alloc are
+ *   repeated out of line, so the inline alloc calls nothing; a quick
+ *   request from above gets NULL for a miss); free = two loads and the
  *   policy's check, the fill (word stores, at most delayed_fill bytes) and
  *   the ring slot, inline with the key loaded once per free and no
  *   register saved; every MT_DELAYED_BATCH bytes of frees one call
@@ -434,37 +437,48 @@ MT_INLINE bool delayed_free_slack_intact(const char *p, size_t size)
     return d == 0;
 }
 
-MT_SLOW void *delayed_free_alloc_fail(mt_ctx *ctx)
-{
-    ctx->err = MT_ENOMEM;
-    return NULL;
-}
-
 /* A block whose header offset reaches another granule (alignments of a
  * granule and more): if nobody's entry names that granule (a large block of
  * the OS layer marks only its first), name ourselves there, with the raw
- * block's granule as payload, so the socket routes p to us. */
-MT_SLOW void delayed_free_claim_far(char *p, char *raw)
+ * block's granule as payload, so the socket routes p to us. Returns p. */
+MT_SLOW void *delayed_free_claim_far(char *p, char *raw)
 {
     if (!mt_entry_owner(mt_pagemap_get(p)))
         mt_pagemap_set(p, MT_GRANULE, mt_entry(MT_SELF_ID, (uintptr_t)raw >> MT_GRANULE_SHIFT));
+    return p;
 }
 
-#define MT_IMPLEMENTS_alloc
-MT_INLINE void *delayed_free_alloc(mt_ctx *ctx, mt_lfunc *next)
+MT_SLOW void *delayed_free_alloc_again(mt_ctx *ctx, mt_lfunc *next);
+
+/* quick: ask below with MT_ALLOC_QUICK and repeat a miss out of line (one
+ * call site, last), so the inline alloc keeps nothing across a call. A
+ * request that came quick from above answers a miss with NULL at once. */
+MT_INLINE void *delayed_free_alloc_from(mt_ctx *ctx, mt_lfunc *next, bool quick)
 {
     size_t size = ctx->size, align = ctx->align;
     size_t offset = align > MT_DELAYED_HDR ? align : MT_DELAYED_HDR;
     size_t room = size > MT_DELAYED_MIN ? size : MT_DELAYED_MIN;
-    if (MT_UNLIKELY(offset > MT_MAX_REQUEST - room))
-        return MT_COLD_CALL(ctx, copy, delayed_free_alloc_fail(&copy));
-    ctx->size = offset + room;
-    char *raw = next(ctx);
-    ctx->size = size;
-    if (MT_UNLIKELY(!raw))
+    if (MT_UNLIKELY(offset > MT_MAX_REQUEST - room)) {
+        ctx->err = MT_ENOMEM;
         return NULL;
+    }
+    bool asked_quick = ctx->chain == MT_ALLOC_QUICK;
+    uint64_t key = quick ? mt_chksum_key_if_set() : 0;
+    char *raw = NULL;
+    if (quick && MT_UNLIKELY(!key))
+        goto miss; /* the key is fixed out of line */
+    ctx->chain = quick ? MT_ALLOC_QUICK : ctx->chain;
+    ctx->size = offset + room;
+    raw = next(ctx);
+    ctx->size = size;
+    if (MT_UNLIKELY(!raw)) {
+        if (quick)
+            goto miss;
+        return NULL;
+    }
     char *p = raw + offset;
-    uint64_t key = mt_chksum_key_if_set();
+    if (!quick)
+        key = mt_chksum_key_if_set();
     if (MT_LIKELY(key != 0))
         delayed_free_write_header_k(key, p, size, mt_log2_floor(offset));
     else
@@ -478,8 +492,26 @@ MT_INLINE void *delayed_free_alloc(mt_ctx *ctx, mt_lfunc *next)
         ctx->usable = size;
     }
     if (MT_UNLIKELY(offset >= MT_GRANULE))
-        delayed_free_claim_far(p, raw);
+        return delayed_free_claim_far(p, raw);
     return p;
+miss:
+    if (asked_quick)
+        return NULL; /* the layer above repeats it */
+    ctx->chain = NULL;
+    return MT_COLD_CALL(ctx, copy, delayed_free_alloc_again(&copy, next));
+}
+
+#define MT_IMPLEMENTS_alloc
+MT_INLINE void *delayed_free_alloc(mt_ctx *ctx, mt_lfunc *next)
+{
+    return delayed_free_alloc_from(ctx, next, true);
+}
+
+/* A quick alloc that missed below, or the process's first: again, every
+ * layer below on its ordinary path. */
+MT_SLOW void *delayed_free_alloc_again(mt_ctx *ctx, mt_lfunc *next)
+{
+    return delayed_free_alloc_from(ctx, next, false);
 }
 
 /* ---- the quarantine ----

@@ -16,7 +16,9 @@
  *   the block start by one division). Everything else goes to the next
  *   layer. The fast path's alloc hands back the block's usable size (the
  *   class size; core/ctx.h's hint), so tail_chksum above needs no getmeta
- *   for it.
+ *   for it. A quick getmeta (core/ctx.h's MT_SAFETY_QUICK) of a block in
+ *   a slab flagged aligned is answered NULL, for the asker to ask again; a
+ *   quick alloc is served as any other.
  * Slots (model language → macro, default):
  *   size_handle=[lo, hi] → MT_SIZE_HANDLE (0, 65536); hi must be finite.
  *   sizeclass=POLICY     → MT_SIZECLASS (prime).
@@ -1097,6 +1099,9 @@ MT_INLINE void *slab_wf_alloc(mt_ctx *ctx, mt_lfunc *next)
             }
         }
     }
+    /* not MT_COLD_ALLOC: a bin is one slab's run of blocks and runs dry
+     * often, and a quick request's repeat (the inline path again) costs
+     * more than the asker's stack frame saves */
     return MT_COLD_CALL(ctx, copy, slab_wf_alloc_slow(&copy, next));
 }
 
@@ -1201,6 +1206,8 @@ MT_INLINE void *slab_wf_getmeta(mt_ctx *ctx, mt_lfunc *next)
         return next(ctx);
     const mt_slab_wf_slab *s = (const mt_slab_wf_slab *)mt_payload_ptr(ctx->meta);
     if (MT_UNLIKELY(mt_load_relaxed(&s->ostate) & MT_SLAB_WF_ALIGNED)) {
+        if (ctx->chain == MT_SAFETY_QUICK)
+            return NULL; /* the asker's slow path asks again */
         ctx->usable = slab_wf_usable_aligned(s, ctx->ptr);
         ctx->szcls_key = 0; /* usable is not the class size */
         return ctx->ptr;

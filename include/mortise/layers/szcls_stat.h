@@ -144,6 +144,8 @@ MT_INLINE void *szcls_stat_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     szcls_stat_slot_t *s = szcls_stat_slot();
     mt_stats_add(&s->allocs[szcls_stat_class_of(ctx->size)], 1, szcls_stat_shared(s));
+    if (ctx->chain == MT_ALLOC_QUICK)
+        ctx->chain = NULL; /* counted once: no miss for the asker to repeat (core/ctx.h) */
     return next(ctx);
 }
 

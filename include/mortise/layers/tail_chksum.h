@@ -116,7 +116,10 @@
  *   caught (the check word is right after the requested size), but a
  *   double free after the layer below reused the block is not.
  * Time: alloc = two stores, and one getmeta below (a page-map lookup)
- *   unless the alloc below handed back the usable size; free
+ *   unless the alloc below handed back the usable size; the layers below
+ *   are asked quick (core/ctx.h's MT_ALLOC_QUICK) and a miss, the
+ *   process's first alloc and a broken freed mark go to one out-of-line
+ *   call, so the inline alloc calls nothing; free
  *   and getmeta = one getmeta below, two loads, the policy's check and one
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
@@ -591,40 +594,11 @@ MT_SLOW MT_UNUSED char *tail_chksum_mark_broken(mt_ctx *ctx, mt_lfunc *next, cha
     }
 }
 
-/* Ask `next` (alloc, or the owner's resize of the block below at ctx->ptr)
- * for size bytes, the head and both words, and seal what it gives. The key
- * is loaded after the layers below ran (the caller fixed it): kept across
- * them it would cost a saved register on every call, their slow paths
- * being calls. */
-MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head)
+/* Seal the block p from below (usable bytes) for a request of size bytes
+ * behind a head of head bytes, and answer it. */
+MT_INLINE void *tail_chksum_finish(mt_ctx *ctx, uint64_t key, char *p, size_t size, size_t head,
+                                   size_t usable)
 {
-    /* an alloc may hand back the block's usable size (core/ctx.h): trusted
-     * only for the block it names; a resize's ctx->ptr is the old block */
-    bool hinted = ctx->ptr == NULL;
-    ctx->size = size + head + MT_TAIL_OVERHEAD;
-    char *p = next(ctx);
-    ctx->size = size;
-    if (MT_UNLIKELY(!p))
-        return NULL;
-    size_t usable;
-    if (hinted && ctx->ptr == p) {
-        usable = ctx->usable; /* getmeta's answer: it holds what was asked */
-        MT_ASSERT(usable == tail_chksum_usable_below(p));
-    } else {
-        usable = tail_chksum_usable_below(p);
-        if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
-            usable = size + head + MT_TAIL_OVERHEAD;
-    }
-    uint64_t key = mt_chksum_key_if_set();
-    if (MT_FREED_MARK && hinted && head == tail_chksum_head &&
-        MT_UNLIKELY(tail_chksum_mark_broken_at(key, p))) {
-        p = MT_COLD_CALL(ctx, copy,
-                         tail_chksum_mark_broken(&copy, next, p, usable, size + head + MT_TAIL_OVERHEAD));
-        ctx->size = size;
-        if (!p)
-            return NULL;
-        usable = ctx->usable;
-    }
 #if MT_HEAD_CANARY
     if (MT_UNLIKELY(head > tail_chksum_head) &&
         (((uintptr_t)p ^ (uintptr_t)(p + head)) >> MT_GRANULE_SHIFT) &&
@@ -639,12 +613,80 @@ MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size
     return p + head;
 }
 
+MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head, bool quick);
+
+/* An alloc's two ways off its inline path, in one out-of-line call, last
+ * (one call site: the inline alloc then keeps nothing across a call and
+ * needs no stack frame). p NULL: the quick request missed below; the same
+ * request again, every layer below on its ordinary path. Else (freed_mark)
+ * the block p from below (usable bytes) was freed here and its first word
+ * written since: report it, then seal it or the one taken instead. */
+MT_SLOW MT_UNUSED void *tail_chksum_alloc_slow(mt_ctx *ctx, mt_lfunc *next, char *p, size_t usable,
+                                               size_t head)
+{
+    size_t size = ctx->size;
+    if (!p) {
+        (void)mt_chksum_key(); /* fixed here by the process's first alloc */
+        ctx->ptr = NULL;
+        return tail_chksum_sealed_from(ctx, next, size, head, false);
+    }
+    p = tail_chksum_mark_broken(ctx, next, p, usable, size + head + MT_TAIL_OVERHEAD);
+    ctx->size = size;
+    if (!p)
+        return NULL;
+    return tail_chksum_finish(ctx, mt_chksum_key(), p, size, head, ctx->usable);
+}
+
+/* Ask `next` (alloc, or the owner's resize of the block below at ctx->ptr)
+ * for size bytes, the head and both words, and seal what it gives. The key
+ * is loaded after the layers below ran (the caller fixed it): kept across
+ * them it would cost a saved register on every call, their slow paths
+ * being calls. An alloc (quick) asks below with MT_ALLOC_QUICK and repeats
+ * a miss out of line, so the inline alloc makes no call. */
+MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head, bool quick)
+{
+    /* an alloc may hand back the block's usable size (core/ctx.h): trusted
+     * only for the block it names; a resize's ctx->ptr is the old block */
+    bool hinted = ctx->ptr == NULL;
+    char *p = NULL;
+    size_t usable = 0;
+    if (quick && MT_UNLIKELY(!mt_chksum_key_if_set()))
+        goto slow; /* the key is fixed out of line */
+    ctx->size = size + head + MT_TAIL_OVERHEAD;
+    if (quick)
+        ctx->chain = MT_ALLOC_QUICK;
+    p = next(ctx);
+    ctx->size = size;
+    if (MT_UNLIKELY(!p)) {
+        if (!quick)
+            return NULL;
+        ctx->chain = NULL;
+        goto slow;
+    }
+    if (hinted && ctx->ptr == p) {
+        usable = ctx->usable; /* getmeta's answer: it holds what was asked */
+        MT_ASSERT(usable == tail_chksum_usable_below(p));
+    } else {
+        usable = tail_chksum_usable_below(p);
+        if (MT_UNLIKELY(usable < size + head + MT_TAIL_OVERHEAD)) /* a layer below without getmeta */
+            usable = size + head + MT_TAIL_OVERHEAD;
+    }
+    uint64_t key = mt_chksum_key_if_set();
+    if (MT_FREED_MARK && hinted && head == tail_chksum_head &&
+        MT_UNLIKELY(tail_chksum_mark_broken_at(key, p))) {
+        if (quick)
+            ctx->chain = NULL;
+        goto slow;
+    }
+    return tail_chksum_finish(ctx, key, p, size, head, usable);
+slow:
+    return MT_COLD_CALL(ctx, copy, tail_chksum_alloc_slow(&copy, next, p, usable, head));
+}
+
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *tail_chksum_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
     size_t head = tail_chksum_head;
-    if (MT_UNLIKELY(!mt_chksum_key_if_set()))
-        (void)mt_chksum_key_init();
     if (MT_HEAD_CANARY && MT_UNLIKELY(ctx->align > head)) {
         /* the block below aligned as asked, the program's one alignment
          * bytes into it */
@@ -655,7 +697,7 @@ MT_INLINE void *tail_chksum_alloc(mt_ctx *ctx, mt_lfunc *next)
         }
     }
     ctx->ptr = NULL; /* (sealed_from: a fresh block's usable-size hint) */
-    return tail_chksum_sealed_from(ctx, next, ctx->size, head);
+    return tail_chksum_sealed_from(ctx, next, ctx->size, head, true);
 }
 
 /* The inline check of free, getmeta and resize: the requested size of the
@@ -675,8 +717,7 @@ MT_INLINE size_t tail_chksum_vouch(const mt_ctx *ctx, uint64_t key, size_t *usab
         aligned = aligned && ((uintptr_t)ctx->ptr & (MT_GRANULE - 1)) != 0;
         q.ptr = (char *)ctx->ptr - tail_chksum_head;
     }
-    if (MT_TAIL_BELOW_REPORTS)
-        q.chain = MT_SAFETY_QUICK; /* a refusal is decided (and reported) on the slow path */
+    q.chain = MT_SAFETY_QUICK; /* a refusal is decided (and reported) on the slow path */
     void *owned = aligned ? MT_BELOW(getmeta)(&q) : NULL;
     *usable = q.usable;
     return owned ? tail_chksum_quick_size(key, q.ptr, q.usable) : SIZE_MAX;
@@ -825,7 +866,7 @@ MT_INLINE void *tail_chksum_reseal(mt_ctx *ctx, mt_lfunc *next, uint64_t key, si
             return NULL; /* an aligned block: the socket moves it (the owner's move would keep no alignment) */
         if (tail_chksum_head)
             mt_ctx_route(ctx, p - head);
-        return tail_chksum_sealed_from(ctx, next, want, head);
+        return tail_chksum_sealed_from(ctx, next, want, head, false);
     }
     tail_chksum_seal(key, p - head, head, want, usable);
     return p;

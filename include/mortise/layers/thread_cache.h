@@ -102,7 +102,9 @@
  *   most one half-bound per slot and class (slots × cache_size / 2 in
  *   all); a thread's exit and purge empty them.
  * Time: hit: alloc = class index + pop (no atomic, no lock; an aligned
- *   request adds the search for its class, a few steps); free = the
+ *   request adds the search for its class, a few steps; a quick request's
+ *   miss, core/ctx.h's MT_ALLOC_QUICK, answers NULL for the asker to
+ *   repeat); free = the
  *   owner's getmeta (one compare and one load for segfit_lk, which reports
  *   the class) + push. Miss: a load per slot and one exchange, then (slot
  *   empty) one batch request of O(batch) below (or up to
@@ -487,7 +489,7 @@ MT_INLINE void *thread_cache_alloc_aligned_hit(mt_ctx *ctx, mt_lfunc *next)
     void *p = c != SIZE_MAX ? thread_cache_tl.head[c] : NULL;
     if (MT_UNLIKELY(!p || ((uintptr_t)p & (ctx->align - 1)) ||
                     (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
-        return MT_COLD_CALL(ctx, copy, thread_cache_alloc_slow(&copy, next));
+        return MT_COLD_ALLOC(ctx, copy, thread_cache_alloc_slow(&copy, next));
     thread_cache_tl.head[c] = *(void **)p;
     thread_cache_tl.room[c]++;
     return p;
@@ -510,7 +512,7 @@ MT_INLINE void *thread_cache_alloc(mt_ctx *ctx, mt_lfunc *next)
      * the block's granule); a bad link goes to the slow path, which the hit
      * calls anyway (no second call, no stack frame) and which reports it */
     if (MT_UNLIKELY(!p || (MT_LINK_CHECK && !mt_link_ok(p, *(void **)p, 0))))
-        return MT_COLD_CALL(ctx, copy, thread_cache_alloc_slow(&copy, next));
+        return MT_COLD_ALLOC(ctx, copy, thread_cache_alloc_slow(&copy, next));
     thread_cache_tl.head[c] = *(void **)p;
     thread_cache_tl.room[c]++;
     return p;

@@ -6,7 +6,8 @@
 #ifndef MT_NAMES_delayed_free
 #define MT_NAMES_delayed_free
 #define delayed_free_alloc MT_SELF(alloc)
-#define delayed_free_alloc_fail MT_SELF(alloc_fail)
+#define delayed_free_alloc_again MT_SELF(alloc_again)
+#define delayed_free_alloc_from MT_SELF(alloc_from)
 #define delayed_free_below_ctx MT_SELF(below_ctx)
 #define delayed_free_charge MT_SELF(charge)
 #define delayed_free_claim_far MT_SELF(claim_far)
@@ -68,7 +69,8 @@
 #else
 #undef MT_NAMES_delayed_free
 #undef delayed_free_alloc
-#undef delayed_free_alloc_fail
+#undef delayed_free_alloc_again
+#undef delayed_free_alloc_from
 #undef delayed_free_below_ctx
 #undef delayed_free_charge
 #undef delayed_free_claim_far

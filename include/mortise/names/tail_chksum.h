@@ -6,11 +6,13 @@
 #ifndef MT_NAMES_tail_chksum
 #define MT_NAMES_tail_chksum
 #define tail_chksum_alloc MT_SELF(alloc)
+#define tail_chksum_alloc_slow MT_SELF(alloc_slow)
 #define tail_chksum_canary MT_SELF(canary)
 #define tail_chksum_check_word MT_SELF(check_word)
 #define tail_chksum_claim_far MT_SELF(claim_far)
 #define tail_chksum_encloses MT_SELF(encloses)
 #define tail_chksum_examine MT_SELF(examine)
+#define tail_chksum_finish MT_SELF(finish)
 #define tail_chksum_free MT_SELF(free)
 #define tail_chksum_free_below MT_SELF(free_below)
 #define tail_chksum_free_far MT_SELF(free_far)
@@ -46,11 +48,13 @@
 #else
 #undef MT_NAMES_tail_chksum
 #undef tail_chksum_alloc
+#undef tail_chksum_alloc_slow
 #undef tail_chksum_canary
 #undef tail_chksum_check_word
 #undef tail_chksum_claim_far
 #undef tail_chksum_encloses
 #undef tail_chksum_examine
+#undef tail_chksum_finish
 #undef tail_chksum_free
 #undef tail_chksum_free_below
 #undef tail_chksum_free_far

@@ -33,17 +33,6 @@ MT_COMPOSE(mmap_heap, segfit_lk, szcls_stat, perf_stat, wcet_stat, custom_socket
 
 /* ---- sums over the slots ---- */
 
-/* One counter summed over every thread's slot of a statistics layer (the
- * counter's address in slot 0, the slots' size). */
-static uint64_t slots_sum(const _Atomic(uint64_t) *first, size_t slot_size)
-{
-    uint64_t n = 0;
-    for (unsigned s = 0; s < MT_STATS_THREADS; s++)
-        n += *(const _Atomic(uint64_t) *)((const char *)first + s * slot_size);
-    return n;
-}
-#define SLOTS_SUM(state, counter) slots_sum(&(state).slot[0].counter, sizeof(state).slot[0])
-
 static uint64_t szcls_allocs(size_t cls) { return SLOTS_SUM(szcls_stat_state, allocs[cls]); }
 static uint64_t szcls_resizes(size_t cls) { return SLOTS_SUM(szcls_stat_state, resizes[cls]); }
 static uint64_t szcls_frees(void) { return SLOTS_SUM(szcls_stat_state, frees); }

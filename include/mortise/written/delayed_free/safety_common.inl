@@ -27,13 +27,7 @@
  * own. Set by the upper layer on every entry that asks. */
 MT_UNUSED static MT_TLS const char *mt_safety_op_above;
 
-/* getmeta asked by a safety layer above on its inline path (ctx->chain,
- * unused by getmeta otherwise): the safety layer below answers only what
- * its own inline check vouches for and returns NULL, reporting nothing,
- * for anything else; the upper layer then asks again, the ordinary way, on
- * its slow path. So no cold call (and no register kept across one) sits in
- * the upper layer's inline check. */
-#define MT_SAFETY_QUICK ((void *)(uintptr_t)1)
+/* MT_SAFETY_QUICK (a getmeta asked on a safety layer's inline path): core/ctx.h. */
 
 /* Check and size words sit at any byte offset (byte-precise checks). */
 MT_INLINE uint64_t mt_safety_load(const void *a)

@@ -79,9 +79,10 @@ int main(void)
             qk_free(p[i]);
     }
     uint64_t want = 3 * (uint64_t)BLOCKS;
-    CHECK_MSG(szcls_allocs_all() - sz0 == want, "szcls_stat allocs %llu, want %llu", ULL(szcls_allocs_all() - sz0),
-              ULL(want));
-    CHECK_MSG(SLOTS_SUM(perf_stat_state, count[MT_PERF_ALLOC]) - perf0 == want, "perf_stat allocs %llu, want %llu",
+    CHECK_MSG(szcls_allocs_all() - sz0 == want, "szcls_stat allocs %llu, want %llu",
+              ULL(szcls_allocs_all() - sz0), ULL(want));
+    CHECK_MSG(SLOTS_SUM(perf_stat_state, count[MT_PERF_ALLOC]) - perf0 == want,
+              "perf_stat allocs %llu, want %llu",
               ULL(SLOTS_SUM(perf_stat_state, count[MT_PERF_ALLOC]) - perf0), ULL(want));
     CHECK_MSG(SLOTS_SUM(wcet_stat_state, op[MT_WCET_ALLOC].count) - wcet0 == want, "wcet_stat allocs %llu",
               ULL(SLOTS_SUM(wcet_stat_state, op[MT_WCET_ALLOC].count) - wcet0));

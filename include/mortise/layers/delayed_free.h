@@ -97,8 +97,9 @@
  *   not cover.
  * Time: alloc = the layer below + two stores (the layer below asked quick,
  *   core/ctx.h's MT_ALLOC_QUICK: a miss and the process's first alloc are
- *   repeated out of line, so the inline alloc calls nothing; a quick
- *   request from above gets NULL for a miss); free = two loads and the
+ *   repeated out of line, so over a layer that answers quick, such as
+ *   thread_cache, the inline alloc calls nothing; a quick request from
+ *   above gets NULL for a miss); free = two loads and the
  *   policy's check, the fill (word stores, at most delayed_fill bytes) and
  *   the ring slot, inline with the key loaded once per free and no
  *   register saved; every MT_DELAYED_BATCH bytes of frees one call

@@ -119,7 +119,8 @@
  *   unless the alloc below handed back the usable size; the layers below
  *   are asked quick (core/ctx.h's MT_ALLOC_QUICK) and a miss, the
  *   process's first alloc and a broken freed mark go to one out-of-line
- *   call, so the inline alloc calls nothing; free
+ *   call, so over a layer that answers quick (thread_cache; not slab_wf,
+ *   which calls its slow path) the inline alloc calls nothing; free
  *   and getmeta = one getmeta below, two loads, the policy's check and one
  *   store (a compare per granule edge); resize (realloc) the same, in place
  *   and inline while the usable size below holds the new size and both
@@ -642,7 +643,7 @@ MT_SLOW MT_UNUSED void *tail_chksum_alloc_slow(mt_ctx *ctx, mt_lfunc *next, char
  * is loaded after the layers below ran (the caller fixed it): kept across
  * them it would cost a saved register on every call, their slow paths
  * being calls. An alloc (quick) asks below with MT_ALLOC_QUICK and repeats
- * a miss out of line, so the inline alloc makes no call. */
+ * a miss out of line: over a layer that answers quick, no call inline. */
 MT_INLINE void *tail_chksum_sealed_from(mt_ctx *ctx, mt_lfunc *next, size_t size, size_t head, bool quick)
 {
     /* an alloc may hand back the block's usable size (core/ctx.h): trusted

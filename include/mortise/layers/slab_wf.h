@@ -1148,7 +1148,7 @@ static __attribute__((noinline)) void slab_wf_release_if_empty(slab_wf_heap *h, 
 
 /* A block the fast path did not take: an aligned address, a remote block, or
  * one of the thread's own slabs that is full (it goes back on the partial
- * list; its MARK stays and is resolved when the slab is used or empty). */
+ * list, at its tail; its MARK stays and is resolved when the slab is used or empty). */
 MT_SLOW void slab_wf_free_slow(mt_slab_wf_slab *s, void *p)
 {
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -1162,8 +1162,12 @@ MT_SLOW void slab_wf_free_slow(mt_slab_wf_slab *s, void *p)
     *(void **)p = s->free;
     s->free = p;
     s->used--;
+    /* at the tail: a refill reaches it after the slabs listed before it,
+     * by when more of its blocks have come back; at the head the next
+     * refill took it with this one block and ran dry again at once (under
+     * random frees, a slab change every few allocations) */
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
-        slab_wf_partial_add(h, s->cls, s, true);
+        slab_wf_partial_add(h, s->cls, s, false);
     slab_wf_release_if_empty(h, s);
     slab_wf_step_end(MT_SLAB_WF_OP_FREE_LOCAL);
 }

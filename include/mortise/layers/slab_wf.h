@@ -1148,7 +1148,8 @@ static __attribute__((noinline)) void slab_wf_release_if_empty(slab_wf_heap *h, 
 
 /* A block the fast path did not take: an aligned address, a remote block, or
  * one of the thread's own slabs that is full (it goes back on the partial
- * list, at its tail; its MARK stays and is resolved when the slab is used or empty). */
+ * list, at its tail; its MARK stays and is resolved when the slab is used
+ * or empty). */
 MT_SLOW void slab_wf_free_slow(mt_slab_wf_slab *s, void *p)
 {
     uintptr_t st = mt_load_relaxed(&s->ostate);
@@ -1163,9 +1164,8 @@ MT_SLOW void slab_wf_free_slow(mt_slab_wf_slab *s, void *p)
     s->free = p;
     s->used--;
     /* at the tail: a refill reaches it after the slabs listed before it,
-     * by when more of its blocks have come back; at the head the next
-     * refill took it with this one block and ran dry again at once (under
-     * random frees, a slab change every few allocations) */
+     * by when more of its blocks have come back; taken next, it would give
+     * this one block and run dry again */
     if ((st & MT_SLAB_WF_STATE) == MT_SLAB_WF_FULL)
         slab_wf_partial_add(h, s->cls, s, false);
     slab_wf_release_if_empty(h, s);

@@ -1304,8 +1304,8 @@ SLOW void slab_free_slow(slab *s, void *p)
     *(void **)p = s->free;
     s->free = p;
     s->used--;
-    if ((st & S_STATE) == S_FULL)
-        partial_add(h, s->cls, s, true);
+    if ((st & S_STATE) == S_FULL) /* at the tail, as slab_wf: more of its blocks back by its turn */
+        partial_add(h, s->cls, s, false);
     slab_release_if_empty(h, s);
 }
 

@@ -59,10 +59,7 @@ BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--
 	$(if $(filter-out 0,$(FULL)),--full) $(if $(filter-out 0,$(NO_INSTALL)),--no-install) \
 	$(if $(PROFILES),$(if $(filter-out 0,$(PROFILES)),--profiles,--no-profiles))
 
-# The affinity instance links libunwind: installed first unless NO_INSTALL=1.
 bench: configure
-	@[ "$(NO_INSTALL)" = 1 ] || dpkg-query -W -f='$${Status}\n' libunwind-dev 2>/dev/null | grep -q '^install ok installed' || \
-	    { apt-get update -qq && apt-get install -y -qq --no-install-recommends libunwind-dev liblzma-dev; }
 	cmake --build $(BUILD) --target bench_deps -j $(JOBS)
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
 	$(if $(filter 0,$(AFFINITY)),,tools/affinity_bench.py $(BUILD) --runs $(or $(RUNS),5) --scale 0.2)

@@ -7,9 +7,9 @@
 # the guest's root: CMAKE_CROSSCOMPILING_EMULATOR, which ctest puts in front
 # of every test whose command is a target of this build (docs/portability.md).
 #
-# Libraries of the target beyond the C library come from Debian's multiarch
-# packages (libunwind-dev:arm64 for the affinity instance, after
-# `dpkg --add-architecture arm64`): headers in /usr/include/aarch64-linux-gnu,
+# Libraries of the target beyond the C library and GCC's own, if a program
+# needs any, come from Debian's multiarch packages (after `dpkg
+# --add-architecture arm64`): headers in /usr/include/aarch64-linux-gnu,
 # libraries in /usr/lib/aarch64-linux-gnu.
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
@@ -23,7 +23,7 @@ set(CMAKE_CXX_COMPILER ${MORTISE_CROSS_TRIPLE}-g++)
 # The cross linker searches /usr/lib/aarch64-linux-gnu already, the cross
 # compiler not /usr/include/aarch64-linux-gnu: searched last, after GCC's and
 # the C library's headers, as a native compiler orders its multiarch folder
-# (libunwind-dev's unwind.h must not hide GCC's).
+# (a multiarch package's header must not hide GCC's).
 set(MORTISE_CROSS_MULTIARCH_INCLUDE /usr/include/${MORTISE_CROSS_TRIPLE})
 set(CMAKE_C_FLAGS_INIT "-idirafter ${MORTISE_CROSS_MULTIARCH_INCLUDE}")
 set(CMAKE_CXX_FLAGS_INIT "-idirafter ${MORTISE_CROSS_MULTIARCH_INCLUDE}")
@@ -31,12 +31,12 @@ set(CMAKE_CXX_FLAGS_INIT "-idirafter ${MORTISE_CROSS_MULTIARCH_INCLUDE}")
 find_program(MORTISE_QEMU_AARCH64 qemu-aarch64)
 if(MORTISE_QEMU_AARCH64)
   # The guest's C library from the cross root only. With libc6:arm64
-  # installed (the multiarch packages above pull it in), the guest's loader
+  # installed (any multiarch package above pulls it in), the guest's loader
   # would find that one first, in /lib/aarch64-linux-gnu (qemu falls back to
   # the host's file where the root has none), a build other than its own:
   # ld.so 2.36-8cross1 with libc.so.6 2.36-9+deb12u14 spins for ever before
-  # main. LD_LIBRARY_PATH is searched before those folders; libunwind.so.8
-  # and liblzma.so.5, which the cross root lacks, still come from them.
+  # main. LD_LIBRARY_PATH is searched before those folders; libraries the
+  # cross root lacks still come from them.
   set(CMAKE_CROSSCOMPILING_EMULATOR ${MORTISE_QEMU_AARCH64} -L ${MORTISE_CROSS_SYSROOT}
       -E LD_LIBRARY_PATH=${MORTISE_CROSS_SYSROOT}/lib)
 endif()

@@ -6,11 +6,9 @@
 PART is one of
   build        configure TREE with cmake/toolchains/aarch64-linux-gnu.cmake and
                build every instance and the programs the other parts run
-               (once: a later call only brings the tree up to date); the
-               instances linked with libunwind only when libunwind-dev:arm64
-               is installed
-  conformance  the conformance suite for every instance but those linked
-               with libunwind, linked, every case (a variant api, random,
+               (once: a later call only brings the tree up to date)
+  conformance  the conformance suite for every instance but those that
+               unwind the stack, linked, every case (a variant api, random,
                threads and fork, a LIGHT one api, random and threads, as
                natively); preloaded (cases api and cxx_new) for the ready
                and LIGHT instances; static for wfslab
@@ -18,9 +16,9 @@ PART is one of
                forks as natively);
                churn, fork and random scaled down (conformance_env below;
                no RSS bound under qemu), every watchdog x3
-  affinity     the same for the instances linked with libunwind (affinity),
-               static too (libunwind.a and liblzma.a of arm64; the static
-               cases as for wfslab), and
+  affinity     the same for the instances that unwind the stack (affinity;
+               MORTISE_UNWINDS in instances/CMakeLists.txt), static too
+               (the static cases as for wfslab), and
                affinity_pool's own test (tests/layers/affinity_pool), both
                builds: call chains unwound under qemu-user
   pagesize     the conformance cases api (valloc, pvalloc), align and
@@ -40,8 +38,7 @@ PART is one of
                (-cpu cortex-a53): the ldxp/stxp path of libgcc's helpers
 
 Exit 77 (ctest: skipped) when the cross compiler or qemu-aarch64 is missing,
-and the affinity part also when libunwind-dev:arm64 is, unless
-MORTISE_REQUIRE_PORTS=1, then 1.
+unless MORTISE_REQUIRE_PORTS=1, then 1.
 """
 import argparse
 import os
@@ -70,7 +67,7 @@ VARIANT_CASES = "api random threads fork".split()
 # reached another way: what static linking can break is the entry points,
 # thread-local storage and the fork handlers, the variants' cases. Under
 # qemu each static affinity run costs some seconds of CPU before main
-# (libunwind.a, the arena's reservation); natively it runs every case.
+# (the arena's reservation); natively it runs every case.
 STATIC_CASES = VARIANT_CASES
 # A LIGHT instance (wfslabfl: wfslab's machine code, compared on aarch64 by
 # the zero_cost part) runs the cases it runs natively (cmake/Mortise.cmake).
@@ -106,23 +103,14 @@ def missing_tools():
     return missing
 
 
-# Debian's multiarch libunwind for the target (libunwind-dev:arm64, which
-# pulls liblzma-dev:arm64 in: libunwind.a needs liblzma.a), where the cross
-# toolchain file looks for it.
-MULTIARCH_UNWIND = ["/usr/include/%s/libunwind.h" % TRIPLE, "/usr/lib/%s/libunwind.so" % TRIPLE,
-                    "/usr/lib/%s/libunwind.a" % TRIPLE, "/usr/lib/%s/liblzma.a" % TRIPLE]
 # affinity_pool's own test programs (tests/layers/affinity_pool/CMakeLists.txt)
 AFFINITY_TESTS = ["affinity_test_paper", "affinity_test_small"]
 
 
-def libunwind_missing():
-    return [f for f in MULTIARCH_UNWIND if not os.path.exists(f)]
-
-
 def unwinding(source):
-    """The instances linked with libunwind (MORTISE_LINK_LIBS in instances/CMakeLists.txt)."""
+    """The instances that unwind the stack (MORTISE_UNWINDS in instances/CMakeLists.txt)."""
     text = open(os.path.join(source, "instances", "CMakeLists.txt")).read()
-    return set(re.findall(r"mortise-(\w+)\s+PROPERTIES\s+MORTISE_LINK_LIBS\s+unwind\b", text))
+    return set(re.findall(r"mortise-(\w+)\s+PROPERTIES\s+MORTISE_UNWINDS\s+TRUE\b", text))
 
 
 def instances(source):
@@ -159,11 +147,6 @@ def run(cmd, env=None, timeout=RUN_TIMEOUT, cwd=None):
 def part_build(a):
     names, variants, skip, _ = instances(a.source)
     static, extra = static_instances(a.source), AFFINITY_TESTS
-    if libunwind_missing():  # the other parts need none of it
-        left_out = unwinding(a.source)
-        print("build: no libunwind-dev:arm64 (%s): not building %s" % (", ".join(libunwind_missing()),
-              ", ".join(sorted(left_out))))
-        names, static, extra = [n for n in names if n not in left_out], static - left_out, []
     targets = ["mortise-conformance", "mortise-cxx-new-test", "zc-segfit_fake4", "zc-tcache_fake", "zc-segfit_tick",
                "zc-segfit_count", "wcet_prog", "wcet_prog_linked", "stats-segfit_perf", "pal_test", "hslab_core_test",
                *extra, *["conformance-%s-static" % n for n in sorted(static)]]
@@ -200,7 +183,7 @@ def light_instances(source):
 
 def static_instances(source):
     """The instances whose fully static program runs here: wfslab, and those
-    linked with libunwind (libunwind.a and liblzma.a of arm64 linked in)."""
+    that unwind the stack (libgcc_eh's unwinder linked in)."""
     return {"wfslab"} | unwinding(source)
 
 
@@ -324,12 +307,8 @@ def part_conformance(a):
 
 
 def part_affinity(a):
-    """Call chains unwound by libunwind under qemu-user: a part of its own,
-    so that the conformance part does not grow by it."""
-    missing = libunwind_missing()
-    if missing:
-        return skip_or_fail("missing %s (Debian, after `dpkg --add-architecture arm64`: "
-                            "libunwind-dev:arm64)" % ", ".join(missing))
+    """Call chains unwound by the toolchain's unwinder under qemu-user: a
+    part of its own, so that the conformance part does not grow by it."""
     jobs = conformance_jobs(a, unwinding(a.source), CASES, ["linked", "preload", "static"])
     jobs += [(t, qemu_command() + [os.path.join(a.tree, "bin", t)], {}, passed) for t in AFFINITY_TESTS]
     return 1 if run_jobs(jobs) else 0

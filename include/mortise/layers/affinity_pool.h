@@ -12,7 +12,8 @@
  *     address of the malloc call, then, only while the frame is a wrapper
  *     (a function that just hands memory to its caller: xmalloc, a C++
  *     library's allocate), the return addresses above it, unwound with
- *     libunwind (pal/callchain.h), at most max_chain deep;
+ *     the toolchain's DWARF unwinder (pal/callchain.h), at most max_chain
+ *     deep;
  *   - a return address is a wrapper when, among its first 32 allocations,
  *     it was reached from 2 or more calling contexts (the 4 frames above
  *     it) with 2 or more sizes, or
@@ -42,7 +43,8 @@
  *   max_chain=N → MT_MAX_CHAIN (8): the deepest call chain, at most 16;
  *   wrappers=IDENT → MT_WRAPPERS (empty): names of the program's wrapper
  *     functions, separated by ':'.
- * Links: libunwind; the composition is linked -lunwind (the descriptor's links).
+ * Links: nothing beyond libc: the unwinder is the toolchain's (libgcc_s,
+ *   which every program links; pal/callchain.h).
  * Needs from below: alloc of 64 KiB granule-aligned spans (claimed in the
  *   page map under this layer's id, 16 segments each), free to give a span
  *   back when all its segments are empty; every request it does not pool.
@@ -67,7 +69,7 @@
  *   walk of the trusted wrapper frames' sizes (one word per frame), the
  *   chain's hash and one memo word, then the same pop or the call below,
  *   and the cache filled; a chain not yet decided adds a probe per frame and the
- *   group's table under the layer's lock (an unwind by libunwind while
+ *   group's table under the layer's lock (an unwind while
  *   frame sizes are learned, 1 walk or cache hit in 4096 after, and for
  *   frames whose size varies); docs/affinity.md counts the instructions. A group's
  *   first min_objects allocations: the slow path under the layer's lock. A
@@ -109,8 +111,8 @@
  *   the child), then takes the layer's locks in that order (docs/fork.md);
  *   the child keeps the other threads' segments as they were (frees into
  *   them go on their remote stacks, their room is not reused). A malloc
- *   made while this thread is inside the unwinder (by libunwind itself, or
- *   a signal handler) goes straight below and is counted
+ *   made while this thread is inside the unwinder (by the unwinder itself,
+ *   or a signal handler) goes straight below and is counted
  *   (NAME_reentries(), expected 0). A thread's wrapper cache is its own:
  *   an entry's address is cleared first and written last, so a signal
  *   handler's malloc on the thread never matches half an entry; a fork
@@ -125,7 +127,7 @@
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_affinity_pool(LAYER, SLOT)                                                           \
-    LAYER(affinity_pool, addon, 0, (), (unwind))                                                           \
+    LAYER(affinity_pool, addon, 0, (), ())                                                                 \
     MT_OPS(SLOT, create, alloc, free, getmeta, resize, thread_exit, fork_prepare, fork_parent, fork_child) \
     SLOT(min_objects, MT_MIN_OBJECTS, N, 100, (1, SIZE_MAX), ())                                           \
     SLOT(max_pooled_size, MT_MAX_POOLED_SIZE, BYTES, 128, (16, 1024), ())                                  \

@@ -38,8 +38,8 @@
  *     Freestanding and Windows: false.
  *
  * Fork. mt_pal_symbol and the unwinder's calls run inside a gate that no
- * fork crosses: the dynamic loader's locks (and libunwind's register-state
- * cache lock) are held inside them, and a fork that copied another thread
+ * fork crosses: the dynamic loader's locks (and the unwinder's, where it
+ * takes any) are held inside them, and a fork that copied another thread
  * there would leave them held for ever in the child (whose next look-up
  * then hangs). A composition whose layers call them calls, from its fork
  * handlers:

@@ -656,7 +656,7 @@ static void case_fork(void)
 }
 
 /* fork while a thread is held inside the unwinder: the fork must wait
- * until it has left (libunwind's locks would stay held in the child), and
+ * until it has left (the unwinder's locks would stay held in the child), and
  * the child must then unwind. The holder cannot leave before the releaser
  * lets it go (200 ms after the fork starts), so a fork that waited returns
  * after the release, and its child's copy has the release too; without

@@ -78,10 +78,8 @@ MT_UNUSED static mt_aff_site *affinity_pool_site_get(uintptr_t ra)
     return NULL;
 }
 
-/* The return addresses above this frame, with the re-entry guard set.
- * Stepped frame by frame (mt_pal_frames), not by unw_backtrace: its trace
- * cache costs 256 KiB of memory per thread, more than the layer's own
- * tables, and after learning the layer unwinds once in MT_AFF_RECHECK. */
+/* The return addresses above this frame, with the re-entry guard set
+ * (after learning the layer unwinds once in MT_AFF_RECHECK). */
 MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max)
 {
     uintptr_t sps[MT_AFF_CHAIN_CAP + 8];

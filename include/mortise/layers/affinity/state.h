@@ -79,7 +79,7 @@ static _Atomic(uintptr_t) affinity_pool_fast[3u << MT_AFF_PLAIN_BITS];
 static _Atomic(uint64_t) affinity_pool_wrap[1u << MT_AFF_WRAP_BITS];
 
 /* Set while this thread unwinds or names a symbol: a malloc it makes then
- * (libunwind's, a signal handler's) goes below untouched. */
+ * (the unwinder's, a signal handler's) goes below untouched. */
 static MT_TLS int affinity_pool_busy;
 /* A thread's wrapper cache (x86-64): the wrapper chains the memo decided,
  * direct-mapped by (wrapper's return address, caller's), so a hit skips

@@ -123,7 +123,7 @@ class Layer:
                  ctx_extra: Iterable[str] = ()) -> None:
         self.ctx_extra = list(ctx_extra)   # e.g. "unsigned gfp;" (kernel_socket)
         self.operations: list[str] = []    # the operations it implements (MT_OPS), core/ops.h's order
-        self.links: list[str] = []                    # libraries to link, e.g. ["unwind"]
+        self.links: list[str] = []                    # libraries to link (the descriptor's links)
         self.name = name
         self.kind = kind          # OS layer, trunk, add-on, socket
         self.folder = folder      # os, layers, sockets

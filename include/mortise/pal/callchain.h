@@ -9,7 +9,8 @@
  *     answers how many.
  * int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
  *     the same frames with each one's stack pointer (the address just above
- *     its callee's return address), for a caller that learns frame sizes.
+ *     its callee's return address) when sps is not NULL, for a caller that
+ *     learns frame sizes.
  *
  * Both step with the toolchain's unwinder (_Unwind_Backtrace: libgcc_s,
  * which GCC and Clang link into every program on Linux; libgcc_eh in a

@@ -82,9 +82,8 @@ MT_UNUSED static mt_aff_site *affinity_pool_site_get(uintptr_t ra)
  * (after learning the layer unwinds once in MT_AFF_RECHECK). */
 MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max)
 {
-    uintptr_t sps[MT_AFF_CHAIN_CAP + 8];
     affinity_pool_busy = 1;
-    int n = mt_pal_frames(ips, sps, max < MT_AFF_CHAIN_CAP + 8 ? max : MT_AFF_CHAIN_CAP + 8);
+    int n = mt_pal_frames(ips, NULL, max);
     affinity_pool_busy = 0;
     return n;
 }

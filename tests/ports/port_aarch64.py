@@ -66,8 +66,8 @@ VARIANT_CASES = "api random threads fork".split()
 # The static program (wfslab, affinity) runs the code the linked one runs,
 # reached another way: what static linking can break is the entry points,
 # thread-local storage and the fork handlers, the variants' cases. Under
-# qemu each static affinity run costs some seconds of CPU before main
-# (the arena's reservation); natively it runs every case.
+# qemu the static runs cost more CPU before main (the arena's reservation);
+# natively they run every case.
 STATIC_CASES = VARIANT_CASES
 # A LIGHT instance (wfslabfl: wfslab's machine code, compared on aarch64 by
 # the zero_cost part) runs the cases it runs natively (cmake/Mortise.cmake).

@@ -60,8 +60,9 @@
  *   size (one word), its caller's return address read above that frame,
  *   one cache entry keyed by the two, then the same pop (inline on gcc
  *   for a chain of two frames, a wrapper called from a direct site:
- *   xmalloc's or operator new's caller; out of line for deeper chains,
- *   one word per frame, and for chains served below). The key is exact:
+ *   xmalloc's or operator new's caller; out of line, one word per frame
+ *   and up to 4 ways compared, for deeper chains, chains served below and
+ *   a two-frame chain whose first way another holds). The key is exact:
  *   an entry holds a whole chain the memo decided, which ends at a
  *   decided direct site (whose kind never changes, so no chain through it
  *   goes further) or at max_chain, and matches only when every frame it

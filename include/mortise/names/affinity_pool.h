@@ -107,6 +107,8 @@
 #define affinity_pool_wc_clear MT_SELF(wc_clear)
 #define affinity_pool_wc_fill MT_SELF(wc_fill)
 #define affinity_pool_wc_find MT_SELF(wc_find)
+#define affinity_pool_wc_holds MT_SELF(wc_holds)
+#define affinity_pool_wc_inline_held MT_SELF(wc_inline_held)
 #define affinity_pool_wc_left MT_SELF(wc_left)
 #define affinity_pool_wc_pop MT_SELF(wc_pop)
 #define affinity_pool_wrap MT_SELF(wrap)
@@ -216,6 +218,8 @@
 #undef affinity_pool_wc_clear
 #undef affinity_pool_wc_fill
 #undef affinity_pool_wc_find
+#undef affinity_pool_wc_holds
+#undef affinity_pool_wc_inline_held
 #undef affinity_pool_wc_left
 #undef affinity_pool_wc_pop
 #undef affinity_pool_wrap

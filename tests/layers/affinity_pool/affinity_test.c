@@ -261,6 +261,82 @@ static void case_wrapper_cache(void)
     }
 }
 
+#if MT_AFF_FRAME_WALK
+/* Chains whose wrapper-cache slots agree all stay cached: a wrapper w
+ * called from two direct sites whose return addresses agree in their low
+ * bits (one first way for both), and deep chains w < c3 < d hashed into
+ * the same set of ways. Return addresses and frames are made up (never
+ * executed): a fake stack holds each chain's words at w's and c3's
+ * trusted frame sizes. The first way's two-frame chain, which the inline
+ * lookup reads, stays while the set overflows. */
+static void case_wrapper_cache_ways(void)
+{
+    const uintptr_t w = 0x7ffe00000fe0, c3 = 0x7ffe00002345, frame = 32;
+    uintptr_t callers[2] = {0x7ffe000012fe, 0x7ffe000017fe}, deep[5];
+    const uintptr_t set = mt_aff_wc_slot(w, callers[0]) & ~(uintptr_t)(MT_AFF_WC_WAYS - 1);
+    int ndeep = 0;
+    for (uintptr_t d = 0x7ffe00003005; ndeep < 5; d += 16)
+        if ((mt_aff_wc_slot_of(w ^ c3 ^ d, 3) & ~(uintptr_t)(MT_AFF_WC_WAYS - 1)) == set)
+            deep[ndeep++] = d;
+    uintptr_t fakes[8] = {w, c3, callers[0], callers[1], deep[0], deep[1], deep[2], deep[3]};
+    for (int i = 0; i < 8; i++) {
+        mt_aff_site *s = affinity_pool_site_get(fakes[i]);
+        CHECK(s != NULL);
+        if (s)
+            mt_store_release(&s->kind, i < 2 ? MT_AFF_WRAPPER : MT_AFF_DIRECT);
+    }
+    mt_aff_site *last = affinity_pool_site_get(deep[4]);
+    if (last)
+        mt_store_release(&last->kind, MT_AFF_DIRECT);
+    uint64_t saved[2];
+    const uintptr_t wrappers[2] = {w, c3};
+    for (int i = 0; i < 2; i++) {
+        _Atomic(uint64_t) *slot = &affinity_pool_wrap[wrappers[i] & ((1u << MT_AFF_WRAP_BITS) - 1)];
+        saved[i] = mt_load_relaxed(slot);
+        mt_store_release(slot, mt_aff_wrap_entry(wrappers[i], (int32_t)frame));
+    }
+    uintptr_t stack[16];
+    affinity_pool_wc_clear();
+    /* the chain in stack: w's caller at w's frame end, c3's above it */
+    const mt_aff_wc *(*find)(uintptr_t, uintptr_t) = affinity_pool_wc_find;
+#define CHAIN_AT(caller, up) \
+    (stack[frame / 8 - 1] = (caller), stack[2 * frame / 8 - 1] = (up), (uintptr_t)stack)
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < 2; i++) {
+            uintptr_t chain[2] = {w, callers[i]};
+            affinity_pool_wc_fill(chain, 2, MT_AFF_MEMO_BELOW);
+        }
+    for (int i = 0; i < 2; i++) {
+        uintptr_t chain[3] = {w, c3, deep[i]};
+        affinity_pool_wc_fill(chain, 3, MT_AFF_MEMO_BELOW);
+    }
+    for (int i = 0; i < 2; i++)
+        CHECK_MSG(find(w, CHAIN_AT(callers[i], 0)) != NULL, "two-frame chain %d not cached", i);
+    for (int i = 0; i < 2; i++)
+        CHECK_MSG(find(w, CHAIN_AT(c3, deep[i])) != NULL, "deep chain %d not cached", i);
+    /* the set is full: further chains take a way seldom, never the first */
+    for (int k = 0; k < 64; k++) {
+        uintptr_t chain[3] = {w, c3, deep[2 + k % 3]};
+        affinity_pool_wt.tick++;
+        affinity_pool_wc_fill(chain, 3, MT_AFF_MEMO_BELOW);
+    }
+    const mt_aff_wc *first = find(w, CHAIN_AT(callers[0], 0));
+    CHECK_MSG(first == &affinity_pool_wt.e[mt_aff_wc_slot(w, callers[0])], "the inline lookup's chain moved");
+    int kept = find(w, CHAIN_AT(callers[1], 0)) != NULL, newer = 0;
+    for (int i = 0; i < 5; i++) {
+        bool found = find(w, CHAIN_AT(c3, deep[i])) != NULL;
+        kept += found;
+        newer += found && i >= 2;
+    }
+    CHECK_MSG(kept == MT_AFF_WC_WAYS - 1 && newer > 0,
+              "%d other chains cached (%d newer) in a set of %d ways", kept, newer, MT_AFF_WC_WAYS);
+#undef CHAIN_AT
+    affinity_pool_wc_clear();
+    for (int i = 0; i < 2; i++)
+        mt_store_release(&affinity_pool_wrap[wrappers[i] & ((1u << MT_AFF_WRAP_BITS) - 1)], saved[i]);
+}
+#endif
+
 struct node1 {
     struct node1 *next;
     long v[3];
@@ -718,6 +794,9 @@ int main(void)
     RUN_CASE(train);
     RUN_CASE(case_identity);
     RUN_CASE(case_wrapper_cache);
+#if MT_AFF_FRAME_WALK
+    RUN_CASE(case_wrapper_cache_ways);
+#endif
 #ifdef AFF_EXPORTED
     RUN_CASE(case_named_wrapper);
 #endif

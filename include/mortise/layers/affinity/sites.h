@@ -256,6 +256,25 @@ MT_UNUSED static void affinity_pool_wc_clear(void)
         affinity_pool_wt.e[i].ra = 0;
 }
 
+/* Does entry c hold the chain of depth frames (whatever its way)? */
+MT_INLINE bool affinity_pool_wc_holds(const mt_aff_wc *c, const uintptr_t *chain, uintptr_t depth)
+{
+    if ((c->ra & ~MT_AFF_WC_OUT) != chain[0] || c->caller != chain[1] || c->more != depth - 2)
+        return false;
+    uintptr_t k = 2;
+    while (k < depth && c->up[k - 2] == chain[k])
+        k++;
+    return k == depth;
+}
+
+/* Does entry `slot` hold a two-frame chain in its first way, where the
+ * inline lookup reads it? */
+MT_INLINE bool affinity_pool_wc_inline_held(uintptr_t slot)
+{
+    const mt_aff_wc *e = &affinity_pool_wt.e[slot];
+    return e->ra && !e->more && mt_aff_wc_slot(e->ra, e->caller) == slot;
+}
+
 /* The memo decided a walked wrapper chain (code): the thread's wrapper
  * cache keeps it when it is the whole chain, so a cache entry matching
  * every frame it holds is exact: its last frame is a decided direct site
@@ -284,18 +303,41 @@ MT_UNUSED static void affinity_pool_wc_fill(const uintptr_t *chain, uint32_t dep
     uintptr_t key = 0;
     for (uint32_t i = 0; i < depth; i++)
         key ^= chain[i];
-    /* a deeper chain, looked up out of line, has two ways: the second
-     * when the first holds a two-frame chain (which the inline lookup
-     * finds only there) or another deep chain, alternately */
+    /* Every chain has MT_AFF_WC_WAYS ways, looked up out of line; the
+     * inline lookup reads only a two-frame chain's first, and a two-frame
+     * chain there keeps it. A two-frame chain takes its first way unless
+     * another one holds it so; every other chain takes its own way, else
+     * a free one, else (1 time in MT_AFF_WC_EVICT) one in turn. So two
+     * callers whose low bits agree, or a deep chain hashed there, do not
+     * evict each other on every call, and a set with more hot chains than
+     * ways keeps most of them. */
     uintptr_t slot = mt_aff_wc_slot_of(key, depth);
-    if (depth > 2) {
-        uintptr_t a = affinity_pool_wt.e[slot].ra, b = affinity_pool_wt.e[slot ^ 1].ra;
-        bool a_free = !a, b_free = !b, a_two = a && !(a & MT_AFF_WC_OUT);
-        if (!a_free && (b_free || a_two || (affinity_pool_wt.tick & 1)))
-            slot ^= 1;
+    uintptr_t way = 0;
+    if (depth > 2 || (affinity_pool_wc_inline_held(slot) &&
+                      !affinity_pool_wc_holds(&affinity_pool_wt.e[slot], chain, depth))) {
+        uintptr_t own = MT_AFF_WC_WAYS, free_way = MT_AFF_WC_WAYS, victims[MT_AFF_WC_WAYS], nvictims = 0;
+        for (uintptr_t w = 0; w < MT_AFF_WC_WAYS; w++) {
+            const mt_aff_wc *e = &affinity_pool_wt.e[slot ^ w];
+            if (affinity_pool_wc_holds(e, chain, depth))
+                own = w;
+            else if (!e->ra && free_way == MT_AFF_WC_WAYS)
+                free_way = w;
+            else if (!affinity_pool_wc_inline_held(slot ^ w))
+                victims[nvictims++] = w;
+        }
+        unsigned tick = affinity_pool_wt.tick;
+        if (own < MT_AFF_WC_WAYS)
+            way = own;
+        else if (free_way < MT_AFF_WC_WAYS)
+            way = free_way;
+        else if (nvictims && !(tick % MT_AFF_WC_EVICT))
+            way = victims[tick / MT_AFF_WC_EVICT % nvictims];
+        else
+            return;
     }
+    slot ^= way;
     mt_aff_wc *c = &affinity_pool_wt.e[slot];
-    bool out = depth > 2 || word == MT_AFF_WC_BELOW;
+    bool out = depth > 2 || way || word == MT_AFF_WC_BELOW;
     c->ra = 0;
     atomic_signal_fence(memory_order_seq_cst);
     c->caller = chain[1];
@@ -324,16 +366,9 @@ MT_INLINE const mt_aff_wc *affinity_pool_wc_find(uintptr_t ra, uintptr_t sp)
     if (depth < 2)
         return NULL;
     uintptr_t slot = mt_aff_wc_slot_of(key, depth);
-    for (uintptr_t way = 0; way < (depth > 2 ? 2 : 1); way++) {
-        const mt_aff_wc *c = &affinity_pool_wt.e[slot ^ way];
-        if ((c->ra & ~MT_AFF_WC_OUT) != ra || c->caller != chain[1] || c->more != depth - 2)
-            continue;
-        uintptr_t k = 2;
-        while (k < depth && c->up[k - 2] == chain[k])
-            k++;
-        if (k == depth)
-            return c;
-    }
+    for (uintptr_t way = 0; way < MT_AFF_WC_WAYS; way++)
+        if (affinity_pool_wc_holds(&affinity_pool_wt.e[slot ^ way], chain, depth))
+            return &affinity_pool_wt.e[slot ^ way];
     return NULL;
 }
 

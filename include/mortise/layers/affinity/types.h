@@ -241,6 +241,8 @@ typedef struct {
     uintptr_t up[MT_AFF_WC_UP];
 } mt_aff_wc;
 _Static_assert(sizeof(mt_aff_wc) == 64, "a wrapper cache entry is a cache line");
+#define MT_AFF_WC_WAYS 4            /* entries an out-of-line lookup compares: slot ^ 0..3 */
+#define MT_AFF_WC_EVICT 8           /* a chain missing a full set evicts one of its ways 1 time in this */
 #define MT_AFF_WC_BELOW UINTPTR_MAX /* neither a thread-pointer offset nor an index */
 /* An entry the inline lookup must leave to alloc_other (a chain deeper
  * than two frames, or one served below) has this bit set in its address

@@ -14,7 +14,7 @@
  *     library's allocate), the return addresses above it, unwound with
  *     the toolchain's DWARF unwinder (pal/callchain.h), at most max_chain
  *     deep;
- *   - a return address is a wrapper when, among its first 32 allocations,
+ *   - a return address is a wrapper when, among its first 16 allocations watched,
  *     it was reached from 2 or more calling contexts (the 4 frames above
  *     it) with 2 or more sizes, or
  *     its function's name is a known allocation wrapper (xmalloc,
@@ -29,10 +29,22 @@
  *     a pointer between two groups of one size merges them (type I), two
  *     groups of one size pointed at from the same field offset of one
  *     merged group merge too (type II); a merged class shares one pool.
- *     Scans are repeated when a pool doubles; the scanned bytes never exceed
- *     64 KiB plus 1/32 of the bytes the layer has seen allocated.
+ *     The scanned bytes never exceed 64 KiB plus 1/32 of the bytes the
+ *     layer has seen allocated;
+ *   - a pool that has lived 8 rechecks (1 in 4096 of a thread's wrapper
+ *     chains is unwound again: a recheck) and never held more than 16 KiB
+ *     is retired: its class goes below from then on (such a live
+ *     footprint stays in the caches in any layout, so the pool saves
+ *     nothing, and its chains' walks would cost every malloc), and so
+ *     does every wrapper left with no pooled chain (one compare, like a
+ *     direct site);
+ *   - a wrapper chain whose walk stops at a site still learning goes below
+ *     ungrouped until that site has been reached 64 times, then is unwound
+ *     (and the site learns from it) 1 time in 4: a chain through a site
+ *     that allocates less could never reach min_objects anyway.
  *   MORTISE_STATS reports the groups (call chains symbolised with dladdr),
- *   sizes, objects pooled, merges and why, and the wrappers found.
+ *   sizes, objects pooled, merges and why, the pools (their peak and
+ *   whether retired), and the wrappers found.
  * Slots:
  *   min_objects=N → MT_MIN_OBJECTS (100): allocations a group makes below
  *     before it is pooled;
@@ -290,21 +302,20 @@ MT_NOINLINE_HOT void *affinity_pool_alloc_other(size_t size, size_t align, uintp
         if (!e || e == entry)
             break;
     }
-    if (MT_UNLIKELY(!affinity_pool_wt.left)) {
-        /* RECHECK cache hits since the last: this walk is the recheck
-         * (the walk's tick lands on the multiple) */
-        affinity_pool_wt.left = MT_AFF_RECHECK;
-        affinity_pool_wt.hits += MT_AFF_RECHECK;
-        affinity_pool_wt.tick |= MT_AFF_RECHECK - 1;
-        sp = 0;
-    }
-    if (sp) {
+    if (sp && affinity_pool_wt.left) {
         const mt_aff_wc *c = affinity_pool_wc_find(ra, sp);
         if (c && c->word == MT_AFF_WC_BELOW && --affinity_pool_wt.left)
             return affinity_pool_alloc_below(size, align);
         void *p = c && c->word != MT_AFF_WC_BELOW ? affinity_pool_wc_pop(c, size, align) : NULL;
         if (p)
             return p;
+    }
+    if (MT_UNLIKELY(!affinity_pool_wt.left)) {
+        /* RECHECK cache hits since the last (counted down here or inline):
+         * this walk is the recheck (the walk's tick lands on the multiple) */
+        affinity_pool_wt.left = MT_AFF_RECHECK;
+        affinity_pool_wt.hits += MT_AFF_RECHECK;
+        affinity_pool_wt.tick |= MT_AFF_RECHECK - 1;
     }
 #endif
     return affinity_pool_alloc_walk(size, align, ra, my_sp, entry, cfa);

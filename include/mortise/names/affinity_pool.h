@@ -23,6 +23,7 @@
 #define affinity_pool_create MT_SELF(create)
 #define affinity_pool_cur_of MT_SELF(cur_of)
 #define affinity_pool_decide MT_SELF(decide)
+#define affinity_pool_edge_held MT_SELF(edge_held)
 #define affinity_pool_entry MT_SELF(entry)
 #define affinity_pool_entry_slot MT_SELF(entry_slot)
 #define affinity_pool_fast MT_SELF(fast)
@@ -37,6 +38,7 @@
 #define affinity_pool_group_get MT_SELF(group_get)
 #define affinity_pool_id MT_SELF(id)
 #define affinity_pool_invariants MT_SELF(invariants)
+#define affinity_pool_judge MT_SELF(judge)
 #define affinity_pool_learn MT_SELF(learn)
 #define affinity_pool_learn_direct MT_SELF(learn_direct)
 #define affinity_pool_lock MT_SELF(lock)
@@ -53,6 +55,7 @@
 #define affinity_pool_name_site MT_SELF(name_site)
 #define affinity_pool_none MT_SELF(none)
 #define affinity_pool_object_ok MT_SELF(object_ok)
+#define affinity_pool_plain_wrapper MT_SELF(plain_wrapper)
 #define affinity_pool_pool_alloc MT_SELF(pool_alloc)
 #define affinity_pool_pool_free MT_SELF(pool_free)
 #define affinity_pool_pool_id MT_SELF(pool_id)
@@ -69,9 +72,9 @@
 #define affinity_pool_register_stats MT_SELF(register_stats)
 #define affinity_pool_report MT_SELF(report)
 #define affinity_pool_report_chain MT_SELF(report_chain)
-#define affinity_pool_rescan MT_SELF(rescan)
 #define affinity_pool_reset_locks MT_SELF(reset_locks)
 #define affinity_pool_resize MT_SELF(resize)
+#define affinity_pool_retire MT_SELF(retire)
 #define affinity_pool_ring_push_back MT_SELF(ring_push_back)
 #define affinity_pool_ring_remove MT_SELF(ring_remove)
 #define affinity_pool_scan MT_SELF(scan)
@@ -114,6 +117,7 @@
 #define affinity_pool_wrap MT_SELF(wrap)
 #define affinity_pool_wrap_up MT_SELF(wrap_up)
 #define affinity_pool_wt MT_SELF(wt)
+#define affinity_pool_young_waits MT_SELF(young_waits)
 #else
 #undef MT_NAMES_affinity_pool
 #undef affinity_pool_abandon_all
@@ -134,6 +138,7 @@
 #undef affinity_pool_create
 #undef affinity_pool_cur_of
 #undef affinity_pool_decide
+#undef affinity_pool_edge_held
 #undef affinity_pool_entry
 #undef affinity_pool_entry_slot
 #undef affinity_pool_fast
@@ -148,6 +153,7 @@
 #undef affinity_pool_group_get
 #undef affinity_pool_id
 #undef affinity_pool_invariants
+#undef affinity_pool_judge
 #undef affinity_pool_learn
 #undef affinity_pool_learn_direct
 #undef affinity_pool_lock
@@ -164,6 +170,7 @@
 #undef affinity_pool_name_site
 #undef affinity_pool_none
 #undef affinity_pool_object_ok
+#undef affinity_pool_plain_wrapper
 #undef affinity_pool_pool_alloc
 #undef affinity_pool_pool_free
 #undef affinity_pool_pool_id
@@ -180,9 +187,9 @@
 #undef affinity_pool_register_stats
 #undef affinity_pool_report
 #undef affinity_pool_report_chain
-#undef affinity_pool_rescan
 #undef affinity_pool_reset_locks
 #undef affinity_pool_resize
+#undef affinity_pool_retire
 #undef affinity_pool_ring_push_back
 #undef affinity_pool_ring_remove
 #undef affinity_pool_scan
@@ -225,4 +232,5 @@
 #undef affinity_pool_wrap
 #undef affinity_pool_wrap_up
 #undef affinity_pool_wt
+#undef affinity_pool_young_waits
 #endif

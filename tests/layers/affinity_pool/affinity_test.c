@@ -80,7 +80,11 @@ MT_COMPOSE(mmap_heap, segfit_lk, thread_cache, affinity_pool, count, malloc_sock
 #define M 100
 #define NMAX 128
 #endif
-#define N 400 /* objects per site in a case: well past M + learning */
+#define N 500 /* objects per site in a case: well past SETTLED */
+/* A site's objects are pooled from here on: its learning (a caller of a
+ * wrapper is unwound only from its 64th walk, then 1 walk in 4, 16 times)
+ * and M counted objects. */
+#define SETTLED 300
 
 #define NOINLINE __attribute__((noinline))
 /* Uses p after the call, so the call is not a tail call: a real frame;
@@ -164,11 +168,11 @@ static void case_identity(void)
         uint32_t px = affinity_pool_pool_id(x[N - 1]), py = affinity_pool_pool_id(y[N - 1]);
         CHECK_MSG(px && py && px != py, "depth %d: pools %u and %u", d, px, py);
         int same = 0;
-        for (int i = 200; i < N; i++)
+        for (int i = SETTLED; i < N; i++)
             same += affinity_pool_pool_id(x[i]) == px && affinity_pool_pool_id(y[i]) == py;
-        CHECK_MSG(same == N - 200, "depth %d: %d of %d in their pools", d, same, N - 200);
-        int adj = adjacent(x, 200, N, 48);
-        CHECK_MSG(adj >= (N - 200) * 9 / 10, "depth %d: %d of x's neighbours adjacent", d, adj);
+        CHECK_MSG(same == N - SETTLED, "depth %d: %d of %d in their pools", d, same, N - SETTLED);
+        int adj = adjacent(x, SETTLED, N, 48);
+        CHECK_MSG(adj >= (N - SETTLED) * 9 / 10, "depth %d: %d of x's neighbours adjacent", d, adj);
         for (int i = 0; i < N; i++) {
             A_FREE(x[i]);
             A_FREE(y[i]);
@@ -208,8 +212,8 @@ static void case_named_wrapper(void)
     }
     uint32_t px = affinity_pool_pool_id(x[N - 1]), py = affinity_pool_pool_id(y[N - 1]);
     CHECK_MSG(px && py && px != py, "a wrapper known by name: pools %u and %u", px, py);
-    int adj = adjacent(x, 200, N, 48);
-    CHECK_MSG(adj >= (N - 200) * 9 / 10, "named wrapper: %d of x's neighbours adjacent", adj);
+    int adj = adjacent(x, SETTLED, N, 48);
+    CHECK_MSG(adj >= (N - SETTLED) * 9 / 10, "named wrapper: %d of x's neighbours adjacent", adj);
     for (int i = 0; i < N; i++) {
         A_FREE(x[i]);
         A_FREE(y[i]);
@@ -249,9 +253,10 @@ static void case_wrapper_cache(void)
 #endif
             }
             int same = 0;
-            for (int i = round ? 0 : 200; i < N; i++)
+            for (int i = round ? 0 : SETTLED; i < N; i++)
                 same += affinity_pool_pool_id(x[i]) == px && affinity_pool_pool_id(y[i]) == py;
-            CHECK_MSG(same == N - (round ? 0 : 200), "cache %d, round %d: %d in their pools", d, round, same);
+            CHECK_MSG(same == N - (round ? 0 : SETTLED), "cache %d, round %d: %d in their pools", d, round,
+                      same);
             for (int i = 0; i < N; i++) {
                 A_FREE(x[i]);
                 A_FREE(y[i]);
@@ -652,6 +657,64 @@ static void case_thread_churn(void)
     CHECK(A_CHECK() == NULL);
 }
 
+/* Pools that gain nothing are retired. A wrapper called from two sites
+ * hands out short-lived temporaries (each freed at once: one segment); a
+ * second wrapper's chain keeps 1000 objects of 48 bytes (48 KiB) live. After
+ * 8 rechecks (one wrapper-chain walk or cache hit in 4096 re-unwinds) the
+ * temporaries' class is retired and their wrapper passed below (neither
+ * the wrapper cache nor the walk sees it again); the kept chain's pool is
+ * not. */
+NOINLINE static void *wrap_tmp(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *wrap_kept(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *tmp_a(size_t n) { return keep(wrap_tmp(n)); }
+NOINLINE static void *tmp_b(size_t n) { return keep(wrap_tmp(n)); }
+NOINLINE static void *kept_a(size_t n) { return keep(wrap_kept(n)); }
+NOINLINE static void *kept_b(size_t n) { return keep(wrap_kept(n)); }
+/* one call site each, so the chains are the same wherever the case asks */
+NOINLINE static void *tmp_one(void) { return keep(fresh(tmp_a(48), 48)); }
+NOINLINE static void *kept_one(void) { return keep(fresh(kept_a(48), 48)); }
+enum { KEPT = 1000, RETIRE_ROUNDS = (MT_AFF_JUDGE + 2) * MT_AFF_RECHECK };
+static void case_retire(void)
+{
+    static void *kept[KEPT];
+    for (int i = 0; i < 40; i++) { /* two callers, two sizes: wrappers */
+        A_FREE(tmp_one());
+        A_FREE(tmp_b(40));
+        A_FREE(kept_one());
+        A_FREE(kept_b(40));
+    }
+    uint32_t retired0 = affinity_pool_state.retired;
+    int k = 0;
+    uint32_t tmp_pool = 0;
+    for (int i = 0; i < RETIRE_ROUNDS; i++) {
+        void *o = tmp_one();
+        if (i == MT_AFF_RECHECK / 2) /* learned and counted, not yet judged */
+            tmp_pool = affinity_pool_pool_id(o);
+        A_FREE(o);
+        if (k < KEPT && i % 8 == 0)
+            kept[k++] = kept_one();
+    }
+    CHECK_MSG(tmp_pool != 0, "the temporaries were never pooled");
+    CHECK_MSG(affinity_pool_state.retired > retired0, "no class retired after %d temporaries", RETIRE_ROUNDS);
+    void *t = tmp_one();
+    CHECK_MSG(affinity_pool_pool_id(t) == 0, "a retired class's object in pool %u", affinity_pool_pool_id(t));
+    A_FREE(t);
+    uint64_t walks = affinity_pool_walks();
+    unsigned left = affinity_pool_wc_left();
+    for (int i = 0; i < 1000; i++)
+        A_FREE(tmp_one());
+    CHECK_MSG(affinity_pool_walks() == walks && affinity_pool_wc_left() == left,
+              "the wrapper of retired chains still looked up (%llu walks, %u cache hits)",
+              (unsigned long long)(affinity_pool_walks() - walks), left - affinity_pool_wc_left());
+    void *p = kept_one();
+    uint32_t kp = affinity_pool_pool_id(p);
+    CHECK_MSG(kp && affinity_pool_pool_id(kept[KEPT - 1]) == kp, "the kept chain's pool (%u) retired", kp);
+    A_FREE(p);
+    for (int i = 0; i < k; i++)
+        A_FREE(kept[i]);
+    CHECK(A_CHECK() == NULL);
+}
+
 #ifndef AFF_PREFIXED
 /* A signal handler unwinds while the program is (often) inside the
  * unwinder itself: neither may allocate, both must finish. */
@@ -808,6 +871,7 @@ int main(void)
     RUN_CASE(case_producer_consumer);
     RUN_CASE(case_thread_exit);
     RUN_CASE(case_thread_churn);
+    RUN_CASE(case_retire);
 #ifndef AFF_PREFIXED
     RUN_CASE(case_signal);
     RUN_CASE(case_fork);

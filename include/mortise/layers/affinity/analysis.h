@@ -64,6 +64,8 @@ MT_UNUSED static void affinity_pool_merge(uint32_t a, uint32_t b, uint8_t type, 
     if (ra == rb)
         return;
     mt_aff_group *A = &affinity_pool_state.group[ra - 1], *B = &affinity_pool_state.group[rb - 1];
+    if (A->pool && B->pool && A->pool->retired != B->pool->retired)
+        return; /* a retired class takes groups without a pool only */
     if (!A->pool && B->pool) {
         uint32_t t = ra;
         ra = rb;
@@ -99,7 +101,13 @@ MT_INLINE bool affinity_pool_mergeable(uint32_t g)
     return x->allocs && x->state != MT_AFF_UNPOOLED && x->max_size < MT_MAX_POOLED_SIZE;
 }
 
-/* Scan g's first objects for pointers at other groups' first objects. */
+/* Scan g's first objects for pointers at other groups' first objects. A
+ * first object the program has freed since holds the layer below's free
+ * link: a pointer at another freed block of its size, perhaps another
+ * group's first object. One such word makes an edge that no other object
+ * shows; an edge counts only when MT_AFF_EDGE_SUPPORT distinct scanned
+ * objects show it. (A group whose first objects are one block, freed and
+ * handed out again, holds temporaries: none of its edges counts.) */
 MT_UNUSED static void affinity_pool_scan(uint32_t g)
 {
     mt_aff_group *x = &affinity_pool_state.group[g - 1];
@@ -112,21 +120,32 @@ MT_UNUSED static void affinity_pool_scan(uint32_t g)
     affinity_pool_state.scans++;
     for (uint32_t i = 0; i < x->nfirst; i++) {
         const char *o = x->first[i];
-        if (!mt_entry_owner(mt_pagemap_get(o)))
-            continue; /* not this allocator's memory any more */
+        bool again = false;
+        for (uint32_t j = 0; j < i; j++)
+            again |= x->first[j] == o;
+        if (again || !mt_entry_owner(mt_pagemap_get(o)))
+            continue; /* read already, or not this allocator's memory any more */
         affinity_pool_state.bytes_scanned += len;
         for (size_t off = 0; off < len; off += 8) {
             uintptr_t w = *(const uintptr_t *)(o + off);
             uint32_t t = w && !(w & 7) ? affinity_pool_addr_find(w) : 0;
             if (!t || t == g)
                 continue;
-            bool seen = false;
-            for (uint32_t e = 0; e < x->nedges; e++)
-                seen |= x->edge[e].offset == off && x->edge[e].target == t;
-            if (!seen && x->nedges < MT_AFF_EDGES)
-                x->edge[x->nedges++] = (mt_aff_edge){(uint32_t)off, t};
+            uint32_t e = 0;
+            while (e < x->nedges && (x->edge[e].offset != off || x->edge[e].target != t))
+                e++;
+            if (e < x->nedges)
+                x->edge[e].objects++;
+            else if (x->nedges < MT_AFF_EDGES)
+                x->edge[x->nedges++] = (mt_aff_edge){(uint32_t)off, t, 1};
         }
     }
+}
+
+/* Is group y's edge e shown by enough of its scanned objects? */
+MT_INLINE bool affinity_pool_edge_held(const mt_aff_group *y, uint32_t e)
+{
+    return y->edge[e].objects >= MT_AFF_EDGE_SUPPORT;
 }
 
 /* Type I: g points at a group of its own size. Type II: two groups of one
@@ -136,7 +155,7 @@ MT_UNUSED static void affinity_pool_merge_affine(uint32_t g)
     mt_aff_group *x = &affinity_pool_state.group[g - 1];
     for (uint32_t e = 0; e < x->nedges; e++) {
         uint32_t t = x->edge[e].target;
-        if (affinity_pool_mergeable(t) && affinity_pool_mergeable(g) &&
+        if (affinity_pool_edge_held(x, e) && affinity_pool_mergeable(t) && affinity_pool_mergeable(g) &&
             affinity_pool_size_class(&affinity_pool_state.group[t - 1]) == affinity_pool_size_class(x))
             affinity_pool_merge(g, t, 1, 0, x->edge[e].offset);
     }
@@ -148,7 +167,8 @@ MT_UNUSED static void affinity_pool_merge_affine(uint32_t g)
             continue;
         const mt_aff_group *y = &affinity_pool_state.group[i - 1];
         for (uint32_t e = 0; e < y->nedges && n < 64; e++)
-            class_edges[n++] = y->edge[e];
+            if (affinity_pool_edge_held(y, e))
+                class_edges[n++] = y->edge[e];
     }
     for (uint32_t i = 0; i < n; i++)
         for (uint32_t j = i + 1; j < n; j++) {

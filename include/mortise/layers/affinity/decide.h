@@ -4,24 +4,6 @@
  * its affine groups, and pooled (or, with an object of max_pooled_size or
  * more, left below for good). A template fragment of layers/affinity_pool.h. */
 
-/* A pool grew to its rescan mark: its class's groups are scanned again. */
-MT_SLOW void affinity_pool_rescan(mt_aff_pool *pool)
-{
-    affinity_pool_lock();
-    if (affinity_pool_pool_segments(pool) >= pool->scan_at) {
-        /* the bytes handed out since the last mark count as seen */
-        affinity_pool_state.bytes_seen += (uint64_t)(pool->scan_at / 2) * MT_SEGMENT_SIZE;
-        pool->scan_at *= 2;
-        uint32_t root = affinity_pool_find(pool->root);
-        for (uint32_t i = 1; i <= affinity_pool_state.groups; i++)
-            if (affinity_pool_find(i) == root) {
-                affinity_pool_scan(i);
-                affinity_pool_merge_affine(i);
-            }
-    }
-    affinity_pool_unlock();
-}
-
 /* A direct site decided "never pooled": the fast path's table learns it
  * (again, after another return address with the same low bits took its
  * slot; the decision itself never changes). */
@@ -38,7 +20,7 @@ MT_UNUSED static void affinity_pool_memo_note(uint32_t g)
 {
     const mt_aff_group *x = &affinity_pool_state.group[g - 1];
     uint64_t code;
-    if (x->state == MT_AFF_UNPOOLED)
+    if (x->state == MT_AFF_UNPOOLED || x->state == MT_AFF_RETIRED)
         code = MT_AFF_MEMO_BELOW;
     else if (x->state == MT_AFF_POOLED && affinity_pool_state.group[affinity_pool_find(g) - 1].pool)
         code = 2 + (uint64_t)(affinity_pool_state.group[affinity_pool_find(g) - 1].pool -
@@ -49,16 +31,84 @@ MT_UNUSED static void affinity_pool_memo_note(uint32_t g)
                      (x->hash & ~MT_AFF_MEMO_CODE) | code);
 }
 
+/* state lock held: a wrapper whose every pooled chain was retired is
+ * passed below like a decided direct site (one compare), its chains no
+ * longer walked; chains of it still counting are given up with them. */
+MT_UNUSED static void affinity_pool_plain_wrapper(uintptr_t w)
+{
+    for (uint32_t i = 0; i < affinity_pool_state.groups; i++) {
+        const mt_aff_group *x = &affinity_pool_state.group[i];
+        if (x->chain[0] == w && x->state == MT_AFF_POOLED)
+            return;
+    }
+    mt_aff_site *s = affinity_pool_site_get(w);
+    if (s && mt_load_relaxed(&s->kind) == MT_AFF_WRAPPER)
+        affinity_pool_mark_plain(s);
+}
+
+/* state lock held: root's class leaves its pool for good. Its groups go
+ * below (the memo says so; each thread empties its wrapper cache at its
+ * next recheck, until then a stale entry still pops from the pool), its
+ * direct sites are passed below, and so are wrappers left with no pooled
+ * chain. Objects in the pool stay there until freed. */
+MT_UNUSED static void affinity_pool_retire(uint32_t root, mt_aff_pool *pool)
+{
+    pool->retired = true;
+    affinity_pool_state.retired++;
+    for (uint32_t i = 1; i <= affinity_pool_state.groups; i++)
+        if (affinity_pool_find(i) == root && affinity_pool_state.group[i - 1].state == MT_AFF_POOLED) {
+            affinity_pool_state.group[i - 1].state = MT_AFF_RETIRED;
+            affinity_pool_memo_note(i);
+        }
+    mt_faa(&affinity_pool_state.memo_gen, 1);
+    for (uint32_t i = 0; i < MT_AFF_SITES; i++) {
+        mt_aff_site *s = &affinity_pool_state.site[i];
+        if (mt_load_relaxed(&s->fast) != (uintptr_t)pool)
+            continue;
+        uintptr_t ra = mt_load_relaxed(&s->ra), slot = mt_aff_plain_slot(ra);
+        affinity_pool_mark_plain(s);
+        if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra)
+            mt_store_release(&MT_AFF_POOLED_RA_AT(slot), 0);
+    }
+    for (uint32_t i = 1; i <= affinity_pool_state.groups; i++) {
+        const mt_aff_group *x = &affinity_pool_state.group[i - 1];
+        if (x->depth > 1 && x->state == MT_AFF_RETIRED && affinity_pool_find(i) == root)
+            affinity_pool_plain_wrapper(x->chain[0]);
+    }
+}
+
+/* A wrapper chain's recheck (one in MT_AFF_RECHECK of a thread's walks
+ * and cache hits): every pool that has lived MT_AFF_JUDGE rechecks and
+ * never held more than MT_AFF_SMALL_POOL bytes is retired with its class.
+ * Its objects' live footprint is that small: they stay in the caches in
+ * any layout, and its chains' walks would cost every malloc for nothing.
+ * A pool a merge left behind (its class took another's) is not judged. */
+MT_UNUSED static void affinity_pool_judge(void)
+{
+    affinity_pool_lock();
+    uint32_t now = ++affinity_pool_state.rechecks;
+    for (uint32_t i = 0; i < affinity_pool_state.pools; i++) {
+        mt_aff_pool *pool = &affinity_pool_state.pool[i];
+        uint32_t root = affinity_pool_find(pool->root);
+        if (pool->retired || now - pool->born < MT_AFF_JUDGE ||
+            affinity_pool_state.group[root - 1].pool != pool)
+            continue;
+        mt_sync_spinlock_lock(&pool->lock);
+        size_t peak = (size_t)pool->peak * MT_SEGMENT_SIZE;
+        mt_sync_spinlock_unlock(&pool->lock);
+        if (peak <= MT_AFF_SMALL_POOL)
+            affinity_pool_retire(root, pool);
+    }
+    affinity_pool_unlock();
+}
+
 /* An object of pool for a request of its group: what does not fit, or
  * finds the layer below out of memory, goes below. */
 MT_UNUSED static void *affinity_pool_pool_serve(mt_aff_pool *pool, mt_ctx *ctx, mt_lfunc *next)
 {
     if (ctx->size > pool->size)
         return next(ctx);
-    bool grown;
-    void *p = affinity_pool_pool_alloc(pool, &grown);
-    if (grown && affinity_pool_pool_segments(pool) >= pool->scan_at)
-        affinity_pool_rescan(pool);
+    void *p = affinity_pool_pool_alloc(pool);
     return p ? p : next(ctx);
 }
 
@@ -85,7 +135,13 @@ MT_UNUSED static void affinity_pool_decide(uint32_t g, mt_aff_site *direct)
         r->pool = affinity_pool_pool_new(size, root);
     }
     if (!r->pool)
-        return; /* no pool left: stays counting, served below */
+        return;             /* no pool left: stays counting, served below */
+    if (r->pool->retired) { /* joined a class that gained nothing */
+        x->state = MT_AFF_RETIRED;
+        if (direct)
+            affinity_pool_mark_plain(direct);
+        return;
+    }
     x->state = MT_AFF_POOLED;
     if (direct && x->max_size <= r->pool->size)
         affinity_pool_mark_pooled(direct, r->pool);
@@ -101,7 +157,8 @@ MT_UNUSED static void *affinity_pool_serve(mt_ctx *ctx, uint32_t g, mt_aff_site 
     affinity_pool_lock();
     mt_aff_group *x = &affinity_pool_state.group[g - 1];
     mt_aff_pool *pool = affinity_pool_state.group[affinity_pool_find(g) - 1].pool;
-    if (pool && x->state != MT_AFF_UNPOOLED && size < MT_MAX_POOLED_SIZE && size <= pool->size) {
+    if (pool && !pool->retired && (x->state == MT_AFF_COUNTING || x->state == MT_AFF_POOLED) &&
+        size < MT_MAX_POOLED_SIZE && size <= pool->size) {
         x->pooled++;
         if (x->state == MT_AFF_COUNTING) /* joined a pooled class by a merge */
             x->state = MT_AFF_POOLED;
@@ -140,6 +197,20 @@ MT_UNUSED static void *affinity_pool_serve(mt_ctx *ctx, uint32_t g, mt_aff_site 
     return p;
 }
 
+/* A wrapper chain's walk stopped at a site still learning, which only an
+ * unwind teaches (its callers, and whether the chain goes on): wait until
+ * the site has been reached MT_AFF_YOUNG_WAIT times, then unwind 1 time in
+ * MT_AFF_YOUNG_SAMPLE. A chain through it could be pooled only after
+ * min_objects allocations anyway, and most such sites (start-up, error
+ * paths) never get there: they cost no unwind. The others are decided
+ * within MT_AFF_YOUNG_WAIT + MT_AFF_LEARN * MT_AFF_YOUNG_SAMPLE walks.
+ * Until then the request goes below, ungrouped. */
+MT_INLINE bool affinity_pool_young_waits(mt_aff_site *young)
+{
+    uint32_t reached = (uint32_t)mt_faa(&young->reached, 1) + 1;
+    return reached < MT_AFF_YOUNG_WAIT || reached % MT_AFF_YOUNG_SAMPLE;
+}
+
 MT_SLOW void *affinity_pool_alloc_slow(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
                                        mt_lfunc *next)
 {
@@ -169,10 +240,12 @@ MT_SLOW void *affinity_pool_alloc_slow(mt_ctx *ctx, uintptr_t ra, uintptr_t my_s
         if (ctx->size >= MT_MAX_POOLED_SIZE)
             return next(ctx);
         bool learn = true; /* a recheck re-learns: the walk must agree */
+        mt_aff_site *young = NULL;
         uintptr_t chain[MT_AFF_CHAIN_CAP];
         uint32_t depth = 0;
-        if (++affinity_pool_wt.tick % MT_AFF_RECHECK)
-            depth = affinity_pool_walk_chain(ra, my_sp, entry, &learn, chain);
+        bool recheck = !(++affinity_pool_wt.tick % MT_AFF_RECHECK);
+        if (!recheck)
+            depth = affinity_pool_walk_chain(ra, my_sp, entry, &learn, &young, chain);
         else { /* the shared count is updated this seldom: no line bouncing */
             mt_faa(&affinity_pool_state.memo_hits, affinity_pool_wt.hits);
             affinity_pool_wt.hits = 0;
@@ -197,8 +270,12 @@ MT_SLOW void *affinity_pool_alloc_slow(mt_ctx *ctx, uintptr_t ra, uintptr_t my_s
             affinity_pool_state.walks++;
             g = affinity_pool_group_get(chain, depth);
             affinity_pool_unlock();
-        } else
+        } else if (young && affinity_pool_young_waits(young))
+            return next(ctx);
+        else
             g = affinity_pool_chain_group(ra, ctx->size, my_sp, entry, learn && my_sp);
+        if (recheck)
+            affinity_pool_judge();
     } else {
         affinity_pool_lock();
         if (!s->group)

@@ -164,6 +164,8 @@ MT_SLOW mt_aff_seg *affinity_pool_segment_take(mt_aff_pool *pool)
     mt_sync_spinlock_lock(&pool->lock);
     pool->segments++;
     pool->segments_taken++;
+    if (pool->segments > pool->peak)
+        pool->peak = pool->segments;
     mt_sync_spinlock_unlock(&pool->lock);
     return h;
 }
@@ -310,10 +312,9 @@ MT_SLOW mt_aff_seg *affinity_pool_adopt(mt_aff_pool *pool)
 
 /* The current segment ran dry: its remote frees, else another segment of
  * the thread's with free objects, else an abandoned one, else a fresh one
- * (*grown set). NULL when the thread has ended or the layer below refuses. */
-MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool, bool *grown)
+ * NULL when the thread has ended or the layer below refuses. */
+MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool)
 {
-    *grown = false;
     if (MT_UNLIKELY(affinity_pool_tl.state != affinity_pool_tl_on) && !affinity_pool_start())
         return NULL;
     uint32_t k = affinity_pool_pool_index(pool);
@@ -345,7 +346,6 @@ MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool, bool *grown)
         s = affinity_pool_segment_take(pool);
         if (!s)
             return NULL;
-        *grown = true;
     }
     if (h != &affinity_pool_none) {
         h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
@@ -355,11 +355,10 @@ MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool, bool *grown)
     return affinity_pool_pool_pop(pool);
 }
 
-MT_INLINE void *affinity_pool_pool_alloc(mt_aff_pool *pool, bool *grown)
+MT_INLINE void *affinity_pool_pool_alloc(mt_aff_pool *pool)
 {
-    *grown = false;
     void *p = affinity_pool_pool_pop(pool);
-    return p ? p : affinity_pool_pool_refill(pool, grown);
+    return p ? p : affinity_pool_pool_refill(pool);
 }
 
 /* The pool of an object start handed out by a live segment, else NULL (a
@@ -512,7 +511,7 @@ MT_UNUSED static mt_aff_pool *affinity_pool_pool_new(size_t size, uint32_t root)
     pool->size = mt_align_up(size ? size : 1, MT_MIN_ALIGN);
     pool->size_magic = UINT64_MAX / pool->size + 1;
     pool->root = root;
-    pool->scan_at = 2;
+    pool->born = affinity_pool_state.rechecks;
     return pool;
 }
 

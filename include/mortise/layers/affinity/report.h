@@ -70,6 +70,11 @@ static void affinity_pool_report(mt_stats_out *o)
     mt_so_u64(o, wrappers, 0);
     mt_so_str(o, ", merges ");
     mt_so_u64(o, affinity_pool_state.merges, 0);
+    mt_so_str(o, ", classes retired ");
+    mt_so_u64(o, affinity_pool_state.retired, 0);
+    mt_so_str(o, " (rechecks ");
+    mt_so_u64(o, affinity_pool_state.rechecks, 0);
+    mt_so_str(o, ")");
     mt_so_str(o, ", scans ");
     mt_so_u64(o, affinity_pool_state.scans, 0);
     mt_so_str(o, " (");
@@ -106,9 +111,25 @@ static void affinity_pool_report(mt_stats_out *o)
         mt_so_u64(o, g->min_size == UINT32_MAX ? 0 : g->min_size, 0);
         mt_so_str(o, "-");
         mt_so_u64(o, g->max_size, 0);
-        mt_so_str(o, g->state == MT_AFF_UNPOOLED ? " (too big)  " : "  ");
+        mt_so_str(o, g->state == MT_AFF_UNPOOLED  ? " (too big)  "
+                     : g->state == MT_AFF_RETIRED ? " (retired)  "
+                                                  : "  ");
         affinity_pool_report_chain(o, g);
         mt_so_str(o, "\n");
+    }
+    for (uint32_t i = 0; i < affinity_pool_state.pools; i++) {
+        mt_aff_pool *pool = &affinity_pool_state.pool[i];
+        mt_so_str(o, "  pool ");
+        mt_so_u64(o, i + 1, 0);
+        mt_so_str(o, ": ");
+        mt_so_u64(o, pool->size, 0);
+        mt_so_str(o, " bytes, segments ");
+        mt_so_u64(o, affinity_pool_pool_segments(pool), 0);
+        mt_so_str(o, " now, ");
+        mt_so_u64(o, pool->peak, 0);
+        mt_so_str(o, " at most, made at recheck ");
+        mt_so_u64(o, pool->born, 0);
+        mt_so_str(o, pool->retired ? ", retired (never more than the small-pool bound)\n" : "\n");
     }
     for (uint32_t i = 0; i < affinity_pool_state.merges && i < MT_AFF_MERGE_LOG; i++) {
         const mt_aff_merge *m = &affinity_pool_state.merge[i];
@@ -135,7 +156,9 @@ static void affinity_pool_report(mt_stats_out *o)
             continue;
         mt_so_str(o, s->why == MT_AFF_BY_NAME ? "  wrapper (by name): " : "  wrapper (callers and sizes): ");
         mt_aff_put_frame(o, mt_load_relaxed(&s->ra));
-        mt_so_str(o, "\n");
+        mt_so_str(o, mt_load_relaxed(&s->fast) == MT_AFF_PLAIN
+                         ? ", passed below (its pooled classes retired)\n"
+                         : "\n");
     }
     affinity_pool_busy = 0;
 }

@@ -460,12 +460,15 @@ MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, u
  * to the word just below the wrapper's stack pointer plus its frame size.
  * Fills chain and answers its depth; 0 with *learn set when a frame size or
  * the entry's distance is not known well enough yet (the caller unwinds
- * with stack pointers), 0 alone when something else is missing. Takes no
- * lock. x86-64 only. */
+ * with stack pointers), 0 with *young set when a frame's site is still
+ * learning (*young: the chain may go on past it, and only an unwind
+ * shows that site's callers), 0 alone when something else is missing. Takes no lock.
+ * x86-64 only. */
 MT_UNUSED static uint32_t affinity_pool_walk_chain(uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
-                                                   bool *learn, uintptr_t *chain)
+                                                   bool *learn, mt_aff_site **young, uintptr_t *chain)
 {
     *learn = false;
+    *young = NULL;
     if (!my_sp)
         return 0;
     mt_aff_entry_delta *slot = affinity_pool_entry_slot(entry);
@@ -494,8 +497,10 @@ MT_UNUSED static uint32_t affinity_pool_walk_chain(uintptr_t ra, uintptr_t my_sp
         if (!w)
             return 0;
         uint32_t kind = mt_load_relaxed(&w->kind);
-        if (kind == MT_AFF_LEARNING)
+        if (kind == MT_AFF_LEARNING) {
+            *young = w;
             return 0;
+        }
         if (kind != MT_AFF_WRAPPER)
             break;
     }

@@ -27,6 +27,8 @@ static struct {
     mt_aff_addr addr[1u << MT_AFF_ADDR_BITS];
     mt_aff_merge merge[MT_AFF_MERGE_LOG];
     uint32_t merges;
+    uint32_t retired;  /* classes whose pools were retired */
+    uint32_t rechecks; /* wrapper chains re-unwound, by every thread */
     uint64_t bytes_seen, bytes_scanned, scans, scans_skipped;
     uint64_t spans_taken, spans_given;
     uint64_t sites_full, groups_full, chains_lost;
@@ -38,8 +40,9 @@ static struct {
     _Atomic(int) walk_off;       /* an entry's distance varied once */
     uint64_t walks, walk_misses; /* walks: chains walked that missed the memo */
     _Atomic(uint64_t) memo_hits; /* added up per thread at each recheck */
-    _Atomic(uint32_t) memo_gen;  /* memo cleared this many times: a thread's
-                                     wrapper cache from before is emptied */
+    _Atomic(uint32_t) memo_gen;  /* memo cleared or a class retired this many
+                                     times: a thread's wrapper cache from
+                                     before is emptied */
     char user_wrappers[256];     /* the slot and MORTISE_AFFINITY_WRAPPERS */
     _Atomic(int) wrappers_read;
     _Atomic(uintptr_t) thread_ids; /* ids handed to threads so far */

@@ -14,19 +14,24 @@
     128 /* pools (one per merged class): each thread
                                         keeps two words per pool in TLS */
 #define MT_AFF_LOOK \
-    4                        /* a thread's other segments of a pool looked
+    4                         /* a thread's other segments of a pool looked
                                         at per refill before a fresh one */
-#define MT_AFF_CHAIN_CAP 16  /* max_chain's bound */
-#define MT_AFF_FIRST 8       /* a group's first objects in the address table */
-#define MT_AFF_ADDR_BITS 14  /* address table: 16384 object starts */
-#define MT_AFF_EDGES 8       /* edges kept per group */
-#define MT_AFF_SCAN_WORDS 16 /* words scanned per object: its first 128 bytes */
-#define MT_AFF_SCAN_SHARE 32 /* scanned bytes <= 64 KiB + bytes seen / 32 */
+#define MT_AFF_CHAIN_CAP 16   /* max_chain's bound */
+#define MT_AFF_FIRST 8        /* a group's first objects in the address table */
+#define MT_AFF_ADDR_BITS 14   /* address table: 16384 object starts */
+#define MT_AFF_EDGES 8        /* edges kept per group */
+#define MT_AFF_EDGE_SUPPORT 2 /* scanned objects that must show an edge */
+#define MT_AFF_SCAN_WORDS 16  /* words scanned per object: its first 128 bytes */
+#define MT_AFF_SCAN_SHARE 32  /* scanned bytes <= 64 KiB + bytes seen / 32 */
 #define MT_AFF_SCAN_FLOOR 65536
-#define MT_AFF_LEARN 32                  /* allocations a return address is watched */
+#define MT_AFF_LEARN 16                  /* allocations a return address is watched */
 #define MT_AFF_FRAME_TRUST 4             /* unwinds agreeing on a wrapper's frame size */
 #define MT_AFF_ENTRIES 16                /* socket entry points with a known distance */
 #define MT_AFF_RECHECK 4096              /* a walked chain is re-unwound 1 time in this */
+#define MT_AFF_YOUNG_WAIT 64             /* a learning site in a wrapper chain: walks before it */
+#define MT_AFF_YOUNG_SAMPLE 4            /*   is unwound and learned from, then 1 walk in this */
+#define MT_AFF_JUDGE 8                   /* rechecks a pool lives before its footprint is judged */
+#define MT_AFF_SMALL_POOL (16u << 10)    /* a pool never holding more bytes than this is retired */
 #define MT_AFF_WRAP_CALLERS 2            /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
 #define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
@@ -91,7 +96,10 @@ MT_INLINE void *mt_aff_tp_load(uintptr_t off)
 /* anything else: the mt_aff_pool its group allocates from */
 
 enum { MT_AFF_LEARNING = 0, MT_AFF_DIRECT = 1, MT_AFF_WRAPPER = 2 };
-enum { MT_AFF_COUNTING = 0, MT_AFF_POOLED = 1, MT_AFF_UNPOOLED = 2 };
+/* a group: counting its first objects, pooled, left below for a size of
+ * max_pooled_size or more, or left below when its class's pool was retired
+ * (it never held more than MT_AFF_SMALL_POOL bytes: nothing to gain) */
+enum { MT_AFF_COUNTING = 0, MT_AFF_POOLED = 1, MT_AFF_UNPOOLED = 2, MT_AFF_RETIRED = 3 };
 enum { MT_AFF_BY_NAME = 1, MT_AFF_BY_USE = 2 }; /* why a site is a wrapper */
 
 typedef struct {
@@ -100,11 +108,13 @@ typedef struct {
     _Atomic(uint8_t) kind;   /* learning, direct or wrapper */
     _Atomic(uint8_t) named;  /* 0 unseen, 1 seen once, 2 name looked up */
     uint8_t ncallers, nsizes, why;
-    uint8_t frame_seen; /* unwinds that found frame_size */
-    uint16_t seen;      /* learning: allocations watched */
-    uint32_t group;     /* direct: its group + 1 */
-    int32_t frame_size; /* wrapper: its frame's size at this return
+    uint8_t frame_seen;        /* unwinds that found frame_size */
+    uint16_t seen;             /* learning: allocations watched */
+    uint32_t group;            /* direct: its group + 1 */
+    int32_t frame_size;        /* wrapper: its frame's size at this return
                                 address; 0 unknown, -1 not constant */
+    _Atomic(uint16_t) reached; /* learning: wrapper chains' walks that
+                                  stopped here (it wraps: a count, no more) */
     uintptr_t callers[MT_AFF_WRAP_CALLERS];
     uint32_t sizes[MT_AFF_WRAP_SIZES];
 } mt_aff_site;
@@ -121,7 +131,9 @@ typedef struct mt_aff_pool {
     uint32_t root;                   /* the group whose class owns it, + 1 */
     uint64_t segments_taken, segments_given;
     uint32_t segments; /* held now, by every thread */
-    uint32_t scan_at;  /* rescan the class when segments reach this */
+    uint32_t peak;     /* the most segments held at once */
+    uint32_t born;     /* the layer's rechecks when it was made (state lock) */
+    bool retired;      /* its class goes below for good (state lock) */
 } mt_aff_pool;
 
 /* A segment's header, out of band: in the span record's table, one cache
@@ -161,6 +173,7 @@ typedef struct {
 
 typedef struct {
     uint32_t offset, target; /* a word at offset points at group target - 1 */
+    uint32_t objects;        /* in this many of the scanned objects */
 } mt_aff_edge;
 
 typedef struct {

@@ -254,7 +254,7 @@ MT_NOINLINE_HOT void *affinity_pool_alloc_walk(size_t size, size_t align, uintpt
 }
 
 #if MT_AFF_FRAME_WALK
-/* A wrapper chain the cache sends below. */
+/* A wrapper chain the cache sends below, or a wrapper's request too big to pool. */
 MT_NOINLINE_HOT void *affinity_pool_alloc_below(size_t size, size_t align)
 {
     mt_ctx below = mt_ctx_for_alloc(size, align);
@@ -291,6 +291,14 @@ MT_NOINLINE_HOT void *affinity_pool_alloc_other(size_t size, size_t align, uintp
     uintptr_t my_sp = 0; /* 0: no walk, the slow path unwinds */
     uintptr_t entry = (uintptr_t)__builtin_return_address(0);
 #if MT_AFF_FRAME_WALK
+    /* a wrapper's request too big for any pool: the slow path would send
+     * it below uncounted, after the cache, the walk and the memo had missed
+     * (a site its probes placed elsewhere takes that way still) */
+    if (size >= MT_MAX_POOLED_SIZE) {
+        const mt_aff_site *s = &affinity_pool_state.site[mt_aff_site_hash(ra)];
+        if (mt_load_relaxed(&s->kind) == MT_AFF_WRAPPER && mt_load_relaxed(&s->ra) == ra)
+            return affinity_pool_alloc_below(size, align);
+    }
     __asm__ volatile("mov %%rsp, %0" : "=r"(my_sp));
     uintptr_t sp = cfa;
     for (unsigned k = 0; !MT_AFF_WC_INLINE && k < MT_AFF_ENTRIES; k++) {

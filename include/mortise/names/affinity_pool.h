@@ -86,6 +86,7 @@
 #define affinity_pool_segment_take MT_SELF(segment_take)
 #define affinity_pool_segs MT_SELF(segs)
 #define affinity_pool_serve MT_SELF(serve)
+#define affinity_pool_site_find MT_SELF(site_find)
 #define affinity_pool_site_get MT_SELF(site_get)
 #define affinity_pool_size_class MT_SELF(size_class)
 #define affinity_pool_span_list MT_SELF(span_list)
@@ -103,6 +104,7 @@
 #define affinity_pool_unlock MT_SELF(unlock)
 #define affinity_pool_unlock_all MT_SELF(unlock_all)
 #define affinity_pool_unwind MT_SELF(unwind)
+#define affinity_pool_unwound_enough MT_SELF(unwound_enough)
 #define affinity_pool_user_wrappers MT_SELF(user_wrappers)
 #define affinity_pool_walk_chain MT_SELF(walk_chain)
 #define affinity_pool_walk_off MT_SELF(walk_off)
@@ -201,6 +203,7 @@
 #undef affinity_pool_segment_take
 #undef affinity_pool_segs
 #undef affinity_pool_serve
+#undef affinity_pool_site_find
 #undef affinity_pool_site_get
 #undef affinity_pool_size_class
 #undef affinity_pool_span_list
@@ -218,6 +221,7 @@
 #undef affinity_pool_unlock
 #undef affinity_pool_unlock_all
 #undef affinity_pool_unwind
+#undef affinity_pool_unwound_enough
 #undef affinity_pool_user_wrappers
 #undef affinity_pool_walk_chain
 #undef affinity_pool_walk_off

@@ -11,6 +11,11 @@
  *     the same frames with each one's stack pointer (the address just above
  *     its callee's return address) when sps is not NULL, for a caller that
  *     learns frame sizes.
+ * int mt_pal_frames_until(uintptr_t *ips, uintptr_t *sps, int max,
+ *                         mt_pal_frames_enough *enough, void *arg)
+ *     the same, stopping early once enough(arg, ips, n) says the n frames
+ *     kept so far are all the caller needs (each frame costs the unwinder
+ *     some two thousand instructions); enough must not allocate or lock.
  *
  * Both step with the toolchain's unwinder (_Unwind_Backtrace: libgcc_s,
  * which GCC and Clang link into every program on Linux; libgcc_eh in a
@@ -43,17 +48,23 @@
 
 #include "symbol.h"
 
+/* Whether the n frames an unwind has kept so far are enough (see above). */
+typedef bool mt_pal_frames_enough(void *arg, const uintptr_t *ips, int n);
+
 #if defined(MT_FREESTANDING)
-MT_UNUSED static int mt_pal_callers(void **out, int max)
-{
-    (void)out;
-    (void)max;
-    return 0;
-}
-MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
+MT_UNUSED static int mt_pal_frames_until(uintptr_t *ips, uintptr_t *sps, int max,
+                                         mt_pal_frames_enough *enough, void *arg)
 {
     (void)ips;
     (void)sps;
+    (void)max;
+    (void)enough;
+    (void)arg;
+    return 0;
+}
+MT_UNUSED static int mt_pal_callers(void **out, int max)
+{
+    (void)out;
     (void)max;
     return 0;
 }
@@ -67,6 +78,8 @@ typedef struct {
     void **addrs;
     int max, n;
     bool asker_seen; /* the first frame reported is the asker's own */
+    mt_pal_frames_enough *enough;
+    void *arg;
 } mt_pal_unwind_walk;
 
 static _Unwind_Reason_Code mt_pal_unwind_frame(struct _Unwind_Context *uc, void *arg)
@@ -91,14 +104,17 @@ static _Unwind_Reason_Code mt_pal_unwind_frame(struct _Unwind_Context *uc, void 
     if (w->sps)
         w->sps[w->n] = (uintptr_t)_Unwind_GetCFA(uc);
     w->n++;
+    if (w->enough && w->enough(w->arg, w->ips, w->n))
+        return _URC_END_OF_STACK;
     return _URC_NO_REASON;
 }
 
 /* Inlined into each entry point below, so the asker's frame the walk skips
  * is the entry point's own and the first frame kept is its caller's. */
-MT_INLINE int mt_pal_unwind(uintptr_t *ips, uintptr_t *sps, void **addrs, int max)
+MT_INLINE int mt_pal_unwind(uintptr_t *ips, uintptr_t *sps, void **addrs, int max,
+                            mt_pal_frames_enough *enough, void *arg)
 {
-    mt_pal_unwind_walk w = {ips, sps, addrs, max, 0, false};
+    mt_pal_unwind_walk w = {ips, sps, addrs, max, 0, false, enough, arg};
     if (max > 0)
         _Unwind_Backtrace(mt_pal_unwind_frame, &w);
     return w.n;
@@ -134,18 +150,19 @@ MT_INLINE bool mt_pal_unwinder_ready(void)
         return false;
     }
     uintptr_t ips[2];
-    mt_pal_unwind(ips, NULL, NULL, 2);
+    mt_pal_unwind(ips, NULL, NULL, 2, NULL, NULL);
     mt_store_release(&mt_pal_unwinder_state, 2);
     return true;
 }
 
 /* The return addresses and stack pointers of the calling thread's frames
  * (ips[0]/sps[0]: the caller of this function); how many. */
-MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
+MT_UNUSED static int mt_pal_frames_until(uintptr_t *ips, uintptr_t *sps, int max,
+                                         mt_pal_frames_enough *enough, void *arg)
 {
     if (!mt_pal_callchain_enter())
         return 0;
-    int n = mt_pal_unwinder_ready() ? mt_pal_unwind(ips, sps, NULL, max) : 0;
+    int n = mt_pal_unwinder_ready() ? mt_pal_unwind(ips, sps, NULL, max, enough, arg) : 0;
     mt_pal_callchain_leave();
     return n;
 }
@@ -155,11 +172,16 @@ MT_UNUSED static int mt_pal_callers(void **out, int max)
 {
     if (!mt_pal_callchain_enter())
         return 0;
-    int n = mt_pal_unwinder_ready() ? mt_pal_unwind(NULL, NULL, out, max) : 0;
+    int n = mt_pal_unwinder_ready() ? mt_pal_unwind(NULL, NULL, out, max, NULL, NULL) : 0;
     mt_pal_callchain_leave();
     return n;
 }
 
 #endif
+
+MT_UNUSED static int mt_pal_frames(uintptr_t *ips, uintptr_t *sps, int max)
+{
+    return mt_pal_frames_until(ips, sps, max, NULL, NULL);
+}
 
 #endif

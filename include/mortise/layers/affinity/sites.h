@@ -78,12 +78,59 @@ MT_UNUSED static mt_aff_site *affinity_pool_site_get(uintptr_t ra)
     return NULL;
 }
 
-/* The return addresses above this frame, with the re-entry guard set
- * (after learning the layer unwinds once in MT_AFF_RECHECK). */
-MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max)
+/* The site of ra if it has one (no insertion: the unwinder's callback
+ * asks), else NULL. */
+MT_UNUSED static const mt_aff_site *affinity_pool_site_find(uintptr_t ra)
 {
+    uint32_t h = mt_aff_site_hash(ra);
+    for (uint32_t i = 0; i < MT_AFF_PROBES; i++) {
+        const mt_aff_site *s = &affinity_pool_state.site[(h + i) & (MT_AFF_SITES - 1)];
+        uintptr_t k = mt_load_acquire(&s->ra);
+        if (k == ra)
+            return s;
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* How far an unwind from the slow path must go: to ra (among the first 8
+ * frames); for a chain, on while the frames above are wrappers, to the
+ * first that is not (at most max_chain frames); then the 4 frames of the
+ * calling context above the last, and, when the chain's loop may teach
+ * that last frame that it is a wrapper (the chain then goes on one frame),
+ * one frame more. */
+typedef struct {
+    uintptr_t ra;
+    int at, end; /* ra's frame and the chain's last so far: -1 until found */
+    bool open;   /* the chain may go on past end */
+    bool spare;
+} mt_aff_unwind_need;
+
+static bool affinity_pool_unwound_enough(void *arg, const uintptr_t *ips, int n)
+{
+    mt_aff_unwind_need *need = arg;
+    int k = n - 1; /* the frame just kept */
+    if (need->at < 0) {
+        if (ips[k] != need->ra)
+            return k >= 7; /* not among the first 8: the chain is lost */
+        need->at = need->end = k;
+    } else if (need->open) {
+        const mt_aff_site *t = affinity_pool_site_find(ips[k]);
+        need->end = k;
+        need->open = k - need->at + 1 < MT_MAX_CHAIN && t && mt_load_relaxed(&t->kind) == MT_AFF_WRAPPER;
+    }
+    return !need->open && n >= need->end + 5 + need->spare;
+}
+
+/* The return addresses above this frame, with the re-entry guard set
+ * (after learning the layer unwinds once in MT_AFF_RECHECK), as far as
+ * the context of ra's frame. */
+MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max, uintptr_t ra)
+{
+    mt_aff_unwind_need need = {ra, -1, -1, false, false}; /* a direct site: ra's frame and its context */
     affinity_pool_busy = 1;
-    int n = mt_pal_frames(ips, NULL, max);
+    int n = mt_pal_frames_until(ips, NULL, max, affinity_pool_unwound_enough, &need);
     affinity_pool_busy = 0;
     return n;
 }
@@ -167,7 +214,7 @@ MT_UNUSED static void affinity_pool_learn(mt_aff_site *s, uintptr_t caller, size
 MT_UNUSED static uint32_t affinity_pool_learn_direct(mt_aff_site *s, uintptr_t ra, size_t size)
 {
     uintptr_t frames[10];
-    int n = affinity_pool_unwind(frames, 10);
+    int n = affinity_pool_unwind(frames, 10, ra);
     int i = mt_aff_find_frame(frames, n, ra);
     uintptr_t caller = i >= 0 ? mt_aff_context(frames, i + 1, n) : 0;
     affinity_pool_lock();
@@ -395,8 +442,9 @@ MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, u
 {
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
+    mt_aff_unwind_need need = {ra, -1, -1, true, true};
     affinity_pool_busy = 1;
-    n = mt_pal_frames(ips, sps, MT_MAX_CHAIN + 8); /* no trace cache: affinity_pool_unwind */
+    n = mt_pal_frames_until(ips, sps, MT_MAX_CHAIN + 8, affinity_pool_unwound_enough, &need);
     affinity_pool_busy = 0;
     int i = -1;
     for (int k = 0; k < n && k < 8 && i < 0; k++)

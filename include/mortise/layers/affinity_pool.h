@@ -14,8 +14,8 @@
  *     library's allocate), the return addresses above it, unwound with
  *     the toolchain's DWARF unwinder (pal/callchain.h), at most max_chain
  *     deep;
- *   - a return address is a wrapper when, among its first 16 allocations watched,
- *     it was reached from 2 or more calling contexts (the 4 frames above
+ *   - a return address is a wrapper when, among 16 of its allocations
+ *     (watched as sites.h says), it was reached from 2 or more calling contexts (the 4 frames above
  *     it) with 2 or more sizes, or
  *     its function's name is a known allocation wrapper (xmalloc,
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the

@@ -311,7 +311,7 @@ MT_SLOW mt_aff_seg *affinity_pool_adopt(mt_aff_pool *pool)
 }
 
 /* The current segment ran dry: its remote frees, else another segment of
- * the thread's with free objects, else an abandoned one, else a fresh one
+ * the thread's with free objects, else an abandoned one, else a fresh one.
  * NULL when the thread has ended or the layer below refuses. */
 MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool)
 {

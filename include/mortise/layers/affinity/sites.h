@@ -5,12 +5,15 @@
  * Each return address seen by the slow path gets a site (insertion is a
  * compare-and-swap, lookups probe without a lock). A site is named once,
  * at its second allocation (dladdr): a known or user-named wrapper is a
- * wrapper from then on. Otherwise
- * it is watched for its first MT_AFF_LEARN allocations: the calling context
- * above it (the next 4 return addresses) and the sizes; two contexts and
- * two sizes make it a wrapper, else it is a direct site. A wrapper's allocations unwind the
- * stack and extend the chain frame by frame while the frame is a wrapper
- * too (each judged the same way), at most max_chain deep. */
+ * wrapper from then on. Otherwise MT_AFF_LEARN of its allocations are
+ * watched (a direct call site of malloc: its first ones; a frame a wrapper
+ * chain reaches: from its MT_AFF_YOUNG_WAIT-th on, 1 in
+ * MT_AFF_YOUNG_SAMPLE): the calling context above it (the next 4 return
+ * addresses) and the sizes; two contexts and two sizes make it a wrapper,
+ * else it is a direct site. A wrapper's allocations unwind the stack and
+ * extend the chain frame by frame while the frame is a wrapper too (each
+ * judged the same way), at most max_chain deep; an unwind stops once it
+ * has what it reads. */
 
 #ifndef MORTISE_LAYERS_AFFINITY_KNOWN_WRAPPERS
 #define MORTISE_LAYERS_AFFINITY_KNOWN_WRAPPERS
@@ -107,7 +110,7 @@ typedef struct {
     bool spare;
 } mt_aff_unwind_need;
 
-static bool affinity_pool_unwound_enough(void *arg, const uintptr_t *ips, int n)
+MT_UNUSED static bool affinity_pool_unwound_enough(void *arg, const uintptr_t *ips, int n)
 {
     mt_aff_unwind_need *need = arg;
     int k = n - 1; /* the frame just kept */
@@ -508,10 +511,10 @@ MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, u
  * to the word just below the wrapper's stack pointer plus its frame size.
  * Fills chain and answers its depth; 0 with *learn set when a frame size or
  * the entry's distance is not known well enough yet (the caller unwinds
- * with stack pointers), 0 with *young set when a frame's site is still
- * learning (*young: the chain may go on past it, and only an unwind
- * shows that site's callers), 0 alone when something else is missing. Takes no lock.
- * x86-64 only. */
+ * with stack pointers), 0 with *young set to a frame's site that is
+ * still learning (the chain may go on past it, and only an unwind shows
+ * that site's callers), 0 alone when something else is missing. Takes no
+ * lock. x86-64 only. */
 MT_UNUSED static uint32_t affinity_pool_walk_chain(uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
                                                    bool *learn, mt_aff_site **young, uintptr_t *chain)
 {

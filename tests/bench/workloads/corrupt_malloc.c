@@ -3,13 +3,18 @@
  * BENCH_CORRUPT_AFTER calls (default 200), flips the first 16 bytes of one
  * block while the program still holds it, the way a faulty allocator
  * writing its metadata into a live block would. The block is one the
- * current thread allocated and has not freed or reallocated; the damage is
- * done at that thread's next call, so the program has already written the
- * block. A workload that prints `ok` under this library does not check its
- * blocks.
+ * current thread allocated and has not freed or reallocated, called for by
+ * the program itself (a block the C library or the loader asks for, a
+ * stdio buffer or a new thread's TLS vector, is not the workload's to
+ * check); the damage is done at that thread's next call, so the program
+ * has already written the block. A workload that prints `ok` under this
+ * library does not check its blocks.
  */
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/auxv.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +49,12 @@ static void before_alloc(void)
     if (n < after)
         return;
     pthread_mutex_lock(&lock);
-    if (victim && !done && (pthread_equal(victim_owner, pthread_self()) || n - victim_since > 100000)) {
+    /* n was counted before this thread took the lock, perhaps before the
+     * victim was chosen: another thread waits for an owner that has gone
+     * quiet, never for one still writing its block (a damage its
+     * unlocked write could undo) */
+    if (victim && !done &&
+        (pthread_equal(victim_owner, pthread_self()) || (n > victim_since && n - victim_since > 100000))) {
         size_t k = victim_size < 16 ? victim_size : 16;
         for (size_t i = 0; i < k; i++)
             victim[i] ^= 0xff;
@@ -54,10 +64,26 @@ static void before_alloc(void)
     pthread_mutex_unlock(&lock);
 }
 
-static void *after_alloc(void *p, size_t size)
+/* Is the return address in the program's own code (its loaded segments,
+ * found from its program headers: no loader lock, no allocation)? */
+static int from_program(const void *ra)
+{
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+    size_t n = getauxval(AT_PHNUM);
+    uintptr_t base = 0, a = (uintptr_t)ra;
+    for (size_t i = 0; ph && i < n; i++)
+        if (ph[i].p_type == PT_PHDR)
+            base = (uintptr_t)ph - ph[i].p_vaddr;
+    for (size_t i = 0; ph && i < n; i++)
+        if (ph[i].p_type == PT_LOAD && a - base - ph[i].p_vaddr < ph[i].p_memsz)
+            return 1;
+    return 0;
+}
+
+static void *after_alloc(void *p, size_t size, const void *ra)
 {
     if (!p || atomic_load_explicit(&done, memory_order_relaxed) ||
-        atomic_load_explicit(&calls, memory_order_relaxed) <= after || size == 0)
+        atomic_load_explicit(&calls, memory_order_relaxed) <= after || size == 0 || !from_program(ra))
         return p;
     pthread_mutex_lock(&lock);
     if (!victim && !done) {
@@ -83,20 +109,20 @@ static void forget(void *p)
 EXPORT void *malloc(size_t size)
 {
     before_alloc();
-    return after_alloc(__libc_malloc(size), size);
+    return after_alloc(__libc_malloc(size), size, __builtin_return_address(0));
 }
 
 EXPORT void *calloc(size_t n, size_t size)
 {
     before_alloc();
-    return after_alloc(__libc_calloc(n, size), n * size);
+    return after_alloc(__libc_calloc(n, size), n * size, __builtin_return_address(0));
 }
 
 EXPORT void *realloc(void *p, size_t size)
 {
     before_alloc();
     forget(p);
-    return after_alloc(__libc_realloc(p, size), size);
+    return after_alloc(__libc_realloc(p, size), size, __builtin_return_address(0));
 }
 
 EXPORT void free(void *p)
@@ -111,18 +137,18 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
     void *p = __libc_memalign(align, size);
     if (!p)
         return 12; /* ENOMEM */
-    *out = after_alloc(p, size);
+    *out = after_alloc(p, size, __builtin_return_address(0));
     return 0;
 }
 
 EXPORT void *aligned_alloc(size_t align, size_t size)
 {
     before_alloc();
-    return after_alloc(__libc_memalign(align, size), size);
+    return after_alloc(__libc_memalign(align, size), size, __builtin_return_address(0));
 }
 
 EXPORT void *memalign(size_t align, size_t size)
 {
     before_alloc();
-    return after_alloc(__libc_memalign(align, size), size);
+    return after_alloc(__libc_memalign(align, size), size, __builtin_return_address(0));
 }

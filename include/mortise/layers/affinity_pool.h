@@ -16,7 +16,7 @@
  *     deep;
  *   - a return address is a wrapper when, among 16 of its allocations
  *     (watched as sites.h says), it was reached from 2 or more calling contexts (the 4 frames above
- *     it) with 2 or more sizes, or
+ *     it) with 2 or more sizes (8 of one size make it direct), or
  *     its function's name is a known allocation wrapper (xmalloc,
  *     g_malloc, Xerces' MemoryManagerImpl::allocate, ...) or named in the
  *     wrappers slot or MORTISE_AFFINITY_WRAPPERS (names separated by ':' or

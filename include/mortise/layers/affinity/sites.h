@@ -10,7 +10,7 @@
  * chain reaches: from its MT_AFF_YOUNG_WAIT-th on, 1 in
  * MT_AFF_YOUNG_SAMPLE): the calling context above it (the next 4 return
  * addresses) and the sizes; two contexts and two sizes make it a wrapper,
- * else it is a direct site. A wrapper's allocations unwind the stack and
+ * else it is a direct site (after half of them if they showed one size). A wrapper's allocations unwind the stack and
  * extend the chain frame by frame while the frame is a wrapper too (each
  * judged the same way), at most max_chain deep; an unwind stops once it
  * has what it reads. */
@@ -209,8 +209,8 @@ MT_UNUSED static void affinity_pool_learn(mt_aff_site *s, uintptr_t caller, size
     if (s->ncallers >= MT_AFF_WRAP_CALLERS && s->nsizes >= MT_AFF_WRAP_SIZES) {
         s->why = MT_AFF_BY_USE;
         mt_store_release(&s->kind, MT_AFF_WRAPPER);
-    } else if (s->seen >= MT_AFF_LEARN)
-        mt_store_release(&s->kind, MT_AFF_DIRECT);
+    } else if (s->seen >= MT_AFF_LEARN || (s->seen >= MT_AFF_LEARN / 2 && s->nsizes == 1))
+        mt_store_release(&s->kind, MT_AFF_DIRECT); /* one size in half the watch: no wrapper's */
 }
 
 /* A learning direct site: its function's caller, then one step of learning. */

@@ -70,11 +70,11 @@
  *   pool (no lock, no atomic operation); a wrapper site whose chain is
  *   decided and in the thread's wrapper cache: the wrapper's trusted frame
  *   size (one word), its caller's return address read above that frame,
- *   one cache entry keyed by the two, then the same pop (inline on gcc
- *   for a chain of two frames, a wrapper called from a direct site:
- *   xmalloc's or operator new's caller; out of line, one word per frame
- *   and up to 4 ways compared, for deeper chains, chains served below and
- *   a two-frame chain whose first way another holds). The key is exact:
+ *   one cache entry keyed by the two, then the same pop or the call below
+ *   (inline on gcc for a chain of two frames, a wrapper called from a
+ *   direct site: xmalloc's or operator new's caller; out of line, one
+ *   word per frame and up to 4 ways compared, for deeper chains and a
+ *   two-frame chain whose first way another holds). The key is exact:
  *   an entry holds a whole chain the memo decided, which ends at a
  *   decided direct site (whose kind never changes, so no chain through it
  *   goes further) or at max_chain, and matches only when every frame it
@@ -333,8 +333,8 @@ MT_NOINLINE_HOT void *affinity_pool_alloc_other(size_t size, size_t align, uintp
  * decided unpooled is one compare; one decided pooled finds its pool in
  * the twin table and pops the thread's current segment of that pool (the
  * size check against the segment also refuses the empty `none`); with
- * gcc on x86-64, a trusted wrapper's two-frame pooled chain in the
- * thread's wrapper cache pops its pool's segment the same way. */
+ * gcc on x86-64, a trusted wrapper's two-frame chain in the thread's
+ * wrapper cache pops its pool's segment the same way, or goes below. */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
@@ -359,9 +359,14 @@ MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
         uintptr_t caller = *(const uintptr_t *)(cfa + (uintptr_t)(w & 0xffff) - sizeof(uintptr_t));
         const mt_aff_wc *c = &affinity_pool_wt.e[mt_aff_wc_slot(ra, caller)];
         if (c->ra == ra && c->caller == caller) {
-            void *p = affinity_pool_wc_pop(c, ctx->size, ctx->align);
-            if (MT_LIKELY(p != NULL))
-                return p;
+            if (c->word == MT_AFF_WC_BELOW) {
+                if (MT_LIKELY(--affinity_pool_wt.left))
+                    return next(ctx);
+            } else {
+                void *p = affinity_pool_wc_pop(c, ctx->size, ctx->align);
+                if (MT_LIKELY(p != NULL))
+                    return p;
+            }
         }
     }
 #endif

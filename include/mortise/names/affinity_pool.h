@@ -89,6 +89,7 @@
 #define affinity_pool_site_find MT_SELF(site_find)
 #define affinity_pool_site_get MT_SELF(site_get)
 #define affinity_pool_size_class MT_SELF(size_class)
+#define affinity_pool_slots_waste MT_SELF(slots_waste)
 #define affinity_pool_span_list MT_SELF(span_list)
 #define affinity_pool_span_new MT_SELF(span_new)
 #define affinity_pool_span_unlist MT_SELF(span_unlist)
@@ -206,6 +207,7 @@
 #undef affinity_pool_site_find
 #undef affinity_pool_site_get
 #undef affinity_pool_size_class
+#undef affinity_pool_slots_waste
 #undef affinity_pool_span_list
 #undef affinity_pool_span_new
 #undef affinity_pool_span_unlist

@@ -420,28 +420,42 @@ static void case_type2(void)
 
 NOINLINE static void *small_site(size_t n) { return keep(A_MALLOC(n)); }
 NOINLINE static void *big_site(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *varied_site(size_t n) { return keep(A_MALLOC(n)); }
+NOINLINE static void *near_site(size_t n) { return keep(A_MALLOC(n)); }
 
 /* min_objects: a group's first M objects come from below, the rest from
- * its pool; max_pooled_size: a group with objects that big is never pooled. */
+ * its pool; max_pooled_size: a group with objects that big is never pooled;
+ * nor is a group whose sizes vary so much that one slot of its largest
+ * size would waste more than MT_AFF_SLOT_SLACK allows (8 to NMAX - 8
+ * bytes: slots about twice the objects), while sizes within one 16-byte
+ * step of each other share a slot. */
 static void case_thresholds(void)
 {
-    static void *s[N], *b[N];
+    static void *s[N], *b[N], *v[N], *w[N];
     for (int i = 0; i < N; i++) {
         s[i] = small_site(NMAX / 2);
         b[i] = big_site(NMAX);
+        v[i] = varied_site(8 + (size_t)(i * 40) % (NMAX - 15));
+        w[i] = near_site(i % 2 ? NMAX / 2 - 8 : NMAX / 2);
     }
-    int below = 0, pooled = 0, big_pooled = 0;
+    int below = 0, pooled = 0, big_pooled = 0, varied_pooled = 0, near_pooled = 0;
     for (int i = 0; i < N; i++) {
         below += i < M && !affinity_pool_pool_id(s[i]);
         pooled += i >= M && affinity_pool_pool_id(s[i]);
         big_pooled += affinity_pool_pool_id(b[i]) != 0;
+        varied_pooled += affinity_pool_pool_id(v[i]) != 0;
+        near_pooled += i >= M && affinity_pool_pool_id(w[i]);
     }
     CHECK_MSG(below == M, "%d of the first %d objects below", below, M);
     CHECK_MSG(pooled == N - M, "%d of the next %d pooled", pooled, N - M);
     CHECK_MSG(big_pooled == 0, "%d objects of max_pooled_size pooled", big_pooled);
+    CHECK_MSG(varied_pooled == 0, "%d objects of varied sizes pooled", varied_pooled);
+    CHECK_MSG(near_pooled == N - M, "%d of %d objects of near sizes pooled", near_pooled, N - M);
     for (int i = 0; i < N; i++) {
         A_FREE(s[i]);
         A_FREE(b[i]);
+        A_FREE(v[i]);
+        A_FREE(w[i]);
     }
     CHECK(A_CHECK() == NULL);
 }

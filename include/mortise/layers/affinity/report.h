@@ -39,15 +39,18 @@ MT_UNUSED static void affinity_pool_report_chain(mt_stats_out *o, const mt_aff_g
 static void affinity_pool_report(mt_stats_out *o)
 {
     affinity_pool_busy = 1; /* naming may allocate below: never re-enter the analysis */
-    uint32_t groups = affinity_pool_state.groups, wrappers = 0, pooled = 0;
+    uint32_t groups = affinity_pool_state.groups, wrappers = 0, pooled = 0, mixed = 0;
     for (uint32_t i = 0; i < MT_AFF_SITES; i++)
         wrappers += mt_load_relaxed(&affinity_pool_state.site[i].kind) == MT_AFF_WRAPPER;
-    for (uint32_t i = 0; i < groups; i++)
+    for (uint32_t i = 0; i < groups; i++) {
         pooled += affinity_pool_state.group[i].state == MT_AFF_POOLED;
+        mixed += affinity_pool_state.group[i].mixed;
+    }
     mt_so_begin_layer(o, MT_STR(MT_NAME), "affinity_pool");
     if (o->json) {
         mt_so_kv_u64(o, "groups", groups);
         mt_so_kv_u64(o, "groups_pooled", pooled);
+        mt_so_kv_u64(o, "groups_mixed_sizes", mixed);
         mt_so_kv_u64(o, "pools", affinity_pool_state.pools);
         mt_so_kv_u64(o, "wrappers", wrappers);
         mt_so_kv_u64(o, "merges", affinity_pool_state.merges);
@@ -64,6 +67,8 @@ static void affinity_pool_report(mt_stats_out *o)
     mt_so_u64(o, groups, 0);
     mt_so_str(o, " (pooled ");
     mt_so_u64(o, pooled, 0);
+    mt_so_str(o, ", sizes too varied ");
+    mt_so_u64(o, mixed, 0);
     mt_so_str(o, "), pools ");
     mt_so_u64(o, affinity_pool_state.pools, 0);
     mt_so_str(o, ", wrappers ");
@@ -111,7 +116,7 @@ static void affinity_pool_report(mt_stats_out *o)
         mt_so_u64(o, g->min_size == UINT32_MAX ? 0 : g->min_size, 0);
         mt_so_str(o, "-");
         mt_so_u64(o, g->max_size, 0);
-        mt_so_str(o, g->state == MT_AFF_UNPOOLED  ? " (too big)  "
+        mt_so_str(o, g->state == MT_AFF_UNPOOLED  ? (g->mixed ? " (sizes vary)  " : " (too big)  ")
                      : g->state == MT_AFF_RETIRED ? " (retired)  "
                                                   : "  ");
         affinity_pool_report_chain(o, g);

@@ -387,7 +387,7 @@ MT_UNUSED static void affinity_pool_wc_fill(const uintptr_t *chain, uint32_t dep
     }
     slot ^= way;
     mt_aff_wc *c = &affinity_pool_wt.e[slot];
-    bool out = depth > 2 || way || word == MT_AFF_WC_BELOW;
+    bool out = depth > 2 || way;
     c->ra = 0;
     atomic_signal_fence(memory_order_seq_cst);
     c->caller = chain[1];

@@ -32,6 +32,7 @@
 #define MT_AFF_YOUNG_SAMPLE 4            /*   is unwound and learned from, then 1 walk in this */
 #define MT_AFF_JUDGE 8                   /* rechecks a pool lives before its footprint is judged */
 #define MT_AFF_SMALL_POOL (16u << 10)    /* a pool never holding more bytes than this is retired */
+#define MT_AFF_SLOT_SLACK 4              /* slots may take 1/this more than the sizes (decide.h) */
 #define MT_AFF_WRAP_CALLERS 2            /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
 #define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
@@ -97,7 +98,8 @@ MT_INLINE void *mt_aff_tp_load(uintptr_t off)
 
 enum { MT_AFF_LEARNING = 0, MT_AFF_DIRECT = 1, MT_AFF_WRAPPER = 2 };
 /* a group: counting its first objects, pooled, left below for a size of
- * max_pooled_size or more, or left below when its class's pool was retired
+ * max_pooled_size or more or for sizes too varied to share one slot
+ * (MT_AFF_SLOT_SLACK), or left below when its class's pool was retired
  * (it never held more than MT_AFF_SMALL_POOL bytes: nothing to gain) */
 enum { MT_AFF_COUNTING = 0, MT_AFF_POOLED = 1, MT_AFF_UNPOOLED = 2, MT_AFF_RETIRED = 3 };
 enum { MT_AFF_BY_NAME = 1, MT_AFF_BY_USE = 2 }; /* why a site is a wrapper */
@@ -181,8 +183,10 @@ typedef struct {
     uint32_t depth, parent; /* parent: union-find, index + 1; self when root */
     uintptr_t chain[MT_AFF_CHAIN_CAP];
     uint64_t allocs, pooled, bytes;
+    uint64_t rounded; /* counted objects' sizes, each rounded up to MT_MIN_ALIGN */
     uint32_t min_size, max_size;
     uint32_t state, nfirst, nedges;
+    bool mixed; /* unpooled: its sizes vary too much for one slot */
     void *first[MT_AFF_FIRST];
     mt_aff_edge edge[MT_AFF_EDGES];
     mt_aff_pool *pool; /* roots only */
@@ -258,7 +262,7 @@ _Static_assert(sizeof(mt_aff_wc) == 64, "a wrapper cache entry is a cache line")
 #define MT_AFF_WC_EVICT 8           /* a chain missing a full set evicts one of its ways 1 time in this */
 #define MT_AFF_WC_BELOW UINTPTR_MAX /* neither a thread-pointer offset nor an index */
 /* An entry the inline lookup must leave to alloc_other (a chain deeper
- * than two frames, or one served below) has this bit set in its address
+ * than two frames, or one out of its first way) has this bit set in its address
  * (user addresses have 47 bits), so the inline path makes one compare. */
 #define MT_AFF_WC_OUT ((uintptr_t)1 << 63)
 /* The slot of a two-frame chain: the low bits of the two return addresses

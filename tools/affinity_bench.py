@@ -5,6 +5,7 @@
                             [--allocators hslab,affinity,glibc,mimalloc]
                             [--workloads ...] [--no-cachegrind]
                             [--cachegrind-allocators hslab,affinity]
+                            [--ll 2097152,16,64] [--sweep 256,512,...] [--sweep-scale 0.02]
 
 Runs every workload under every allocator in one run: the affinity instance,
 hslab (the same chain without the affinity_pool layer), the C library's
@@ -14,8 +15,13 @@ are no hardware counters here; by default for hslab and affinity only). Workload
 wrapper levels, bench_olden's treeadd, health and mst, and Xalan-C++
 (Debian's xalan package) transforming a generated XML document. Every run
 must print the same `ok` line (or, for Xalan, the same output) under every
-allocator. Writes report.md and results.csv into --out and prints the
-report. Runs go through bench_lib's runner (tools/bench_lib/runner.py), like
+allocator. bench_locality also prints its walks' own time (`walk_s=`), the
+part the layout changes; the report gives its median beside the run's.
+Then, for the locality workloads under hslab and affinity, a sweep of
+cachegrind's simulated LL size (--sweep, in KiB; 256 KiB to 8 MiB) at a
+smaller scale: the misses against the cache size, where the pooled
+footprint fits and where only the interleaved one does not. Writes
+report.md and results.csv into --out and prints the report. Runs go through bench_lib's runner (tools/bench_lib/runner.py), like
 tools/bench.py's: the max RSS is the median of the timed runs' own, measured
 by bench/runstat when it is built (else by wait4 from the harness's fork).
 """
@@ -154,6 +160,44 @@ def cachegrind(cmd: list[str], lib: str | None, out: str, tag: str, ll: str) -> 
     return num(d1), num(lld)
 
 
+def ll_sweep(a: argparse.Namespace, libs: dict[str, str | None], out: str) -> list[tuple[str, str, int, int | None]]:
+    """(workload, allocator, LL KiB, LL data misses) of the locality
+    workloads under hslab and affinity, one cachegrind run per LL size."""
+    rows = []
+    for wl, cmd in workloads(a.build, a.sweep_scale, out).items():
+        if not wl.startswith("locality") or (a.workloads and wl not in a.workloads.split(",")):
+            continue
+        for name in ("hslab", "affinity"):
+            if name not in libs:
+                continue
+            for kib in (int(k) for k in a.sweep.split(",")):
+                _, lld = cachegrind(cmd, libs[name], out, f"sweep.{wl}.{name}.{kib}", f"{kib * 1024},16,64")
+                rows.append((wl, name, kib, lld))
+                print(f"sweep {wl:14} {name:9} LL {kib:5} KiB: LLd {lld}", file=sys.stderr, flush=True)
+    return rows
+
+
+def sweep_report(sweep: list[tuple[str, str, int, int | None]], a: argparse.Namespace) -> list[str]:
+    if not sweep:
+        return []
+    sizes = sorted({k for _, _, k, _ in sweep})
+    got = {(wl, name, k): m for wl, name, k, m in sweep}
+    lines = ["", f"Simulated LL data misses against the LL size (16-way, 64-byte lines), locality "
+             f"workloads at --scale {a.sweep_scale}; the last rows give affinity's misses as a share of hslab's.", "",
+             "| workload | allocator | " + " | ".join(f"{k} KiB" for k in sizes) + " |",
+             "| --- | --- | " + " | ".join("---:" for _ in sizes) + " |"]
+    for wl in sorted({w for w, _, _, _ in sweep}):
+        for name in ("hslab", "affinity"):
+            cells = [str(got.get((wl, name, k), "")) for k in sizes]
+            lines.append(f"| {wl} | {name} | " + " | ".join(cells) + " |")
+        ratio = []
+        for k in sizes:
+            h, f = got.get((wl, "hslab", k)), got.get((wl, "affinity", k))
+            ratio.append(f"{f / h:.3f}" if h and f is not None else "")
+        lines.append(f"| {wl} | affinity × hslab | " + " | ".join(ratio) + " |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build")
@@ -163,10 +207,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--allocators", default="hslab,affinity,glibc,mimalloc")
     ap.add_argument("--workloads", default=None)
     ap.add_argument("--no-cachegrind", action="store_true")
-    ap.add_argument("--ll", default="1048576,16,64",
+    ap.add_argument("--ll", default="2097152,16,64",
                     help="cachegrind's simulated last-level cache, size,assoc,line "
-                         "(default: 1 MiB, one core's L2 on the measuring machine; "
-                         "'host' for valgrind's choice from the host, here a 32 MiB L3)")
+                         "(default: 2 MiB, one core's L2 on the measuring machine; "
+                         "'host' for valgrind's choice from the host, there a 260 MiB L3)")
+    ap.add_argument("--sweep", default="256,512,1024,2048,4096,8192",
+                    help="LL sizes in KiB for the locality workloads' cachegrind sweep ('' skips it)")
+    ap.add_argument("--sweep-scale", type=float, default=0.02,
+                    help="the locality workloads' scale in the sweep (cachegrind is ~50x slower)")
     ap.add_argument("--cachegrind-allocators", default="hslab,affinity",
                     help="the allocators also run under cachegrind (it is ~50x slower)")
     a = ap.parse_args(argv)
@@ -185,12 +233,16 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             lib = libs[name]
             walls: list[float] = []
+            walks: list[float] = []
             rsss: list[int] = []
             status = "ok"
             for i in range(a.runs):
                 workdir = os.path.join(out, "runs", wl, name, str(i + 1))
                 res = run(cmd, lib, workdir, launcher)
-                key = result_key(cmd, read(os.path.join(workdir, "stdout")))
+                stdout = read(os.path.join(workdir, "stdout"))
+                key = result_key(cmd, stdout)
+                if (walked := re.search(r"^walk_s=([\d.]+)$", stdout, re.M)):
+                    walks.append(float(walked.group(1)))
                 if not res.ok:
                     status = status_of(res)
                 elif expected is None:
@@ -206,11 +258,13 @@ def main(argv: list[str] | None = None) -> int:
             rss = int(median(rsss)) if rsss else None
             row = {"workload": wl, "allocator": name, "status": status,
                    "median_s": median(walls), "min_s": min(walls), "max_s": max(walls),
+                   "walk_s": median(walks) if walks else None,
                    "maxrss_kb": rss, "d1_misses": d1, "lld_misses": ll}
             rows.append(row)
             print(f"{wl:16} {name:9} {status:6} median {row['median_s']:.3f} s "
                   f"[{row['min_s']:.3f}, {row['max_s']:.3f}] rss {rss} KB D1 {d1} LLd {ll}",
                   file=sys.stderr, flush=True)
+    sweep = ll_sweep(a, libs, out) if not a.no_cachegrind and a.sweep else []
     with open(os.path.join(out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["workload"])
         w.writeheader()
@@ -220,8 +274,9 @@ def main(argv: list[str] | None = None) -> int:
               "time: median of the runs; D1/LLd: cachegrind's simulated data misses "
               f"(read + write) of one run, simulated LL {a.ll}; ratios against hslab (the same chain "
               "without affinity_pool).", "",
-              "| workload | allocator | median s | × hslab time | max RSS KB | D1 misses | LLd misses | LLd × hslab |",
-              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+              "| workload | allocator | median s | × hslab time | walks s | × hslab walks | max RSS KB | D1 misses | "
+              "LLd misses | LLd × hslab |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     base = {r["workload"]: r for r in rows if r["allocator"] == "hslab"}
     for r in rows:
         b = base.get(r["workload"])
@@ -229,8 +284,11 @@ def main(argv: list[str] | None = None) -> int:
         lr = (f"{r['lld_misses'] / b['lld_misses']:.3f}"
               if b and r["lld_misses"] is not None and b["lld_misses"] else "")
         status = "" if r["status"] == "ok" else f" ({r['status']})"
-        report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} | {tr} | "
+        walk = f"{r['walk_s']:.3f}" if r["walk_s"] is not None else ""
+        wr = f"{r['walk_s'] / b['walk_s']:.3f}" if b and r["walk_s"] is not None and b["walk_s"] else ""
+        report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} | {tr} | {walk} | {wr} | "
                       f"{r['maxrss_kb']} | {r['d1_misses']} | {r['lld_misses']} | {lr} |")
+    report += sweep_report(sweep, a)
     text = "\n".join(report) + "\n"
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)

@@ -83,6 +83,7 @@
 #define affinity_pool_seg_index MT_SELF(seg_index)
 #define affinity_pool_seg_pool MT_SELF(seg_pool)
 #define affinity_pool_segment_give MT_SELF(segment_give)
+#define affinity_pool_segment_place MT_SELF(segment_place)
 #define affinity_pool_segment_take MT_SELF(segment_take)
 #define affinity_pool_segs MT_SELF(segs)
 #define affinity_pool_serve MT_SELF(serve)
@@ -201,6 +202,7 @@
 #undef affinity_pool_seg_index
 #undef affinity_pool_seg_pool
 #undef affinity_pool_segment_give
+#undef affinity_pool_segment_place
 #undef affinity_pool_segment_take
 #undef affinity_pool_segs
 #undef affinity_pool_serve

@@ -481,6 +481,51 @@ static void case_give_back(void)
     CHECK(A_CHECK() == NULL);
 }
 
+NOINLINE static void *step_a(void) { return keep(A_MALLOC(16)); }
+NOINLINE static void *step_b(void) { return keep(A_MALLOC(16)); }
+NOINLINE static void *step_c(void) { return keep(A_MALLOC(16)); }
+NOINLINE static void *step_d(void) { return keep(A_MALLOC(16)); }
+
+/* Four pools growing in step share spans. Each keeps runs of neighbouring
+ * segments, and its segments' offsets in a 128 KiB period (a 2 MiB 16-way
+ * cache's sets repeat at that distance) are spread, not the same few in
+ * every span, which would leave most of such a cache's sets unused by a
+ * walk of one pool. */
+static void case_segment_placement(void)
+{
+    enum { SEG = 4096 /* segment_size's default: no test sets it */ };
+    enum { SEGS = 64, PER = SEGS * (SEG / 16), PERIOD = (128 << 10) / SEG };
+    static void *p[4][PER];
+    void *(*step[4])(void) = {step_a, step_b, step_c, step_d};
+    for (int i = 0; i < PER; i++)
+        for (int k = 0; k < 4; k++)
+            p[k][i] = step[k]();
+    for (int k = 0; k < 4; k++) {
+        uintptr_t prev = 0;
+        int segments = 0, neighbours = 0, spread = 0;
+        uint64_t offsets = 0;
+        for (int i = M; i < PER; i++) {
+            uintptr_t seg = (uintptr_t)p[k][i] / SEG;
+            if (seg == prev)
+                continue;
+            segments++;
+            neighbours += seg == prev + 1;
+            offsets |= (uint64_t)1 << (seg % PERIOD);
+            prev = seg;
+        }
+        for (int b = 0; b < PERIOD; b++)
+            spread += (int)((offsets >> b) & 1);
+        CHECK_MSG(neighbours >= segments / 2, "pool %d: %d of %d segments follow the one before", k,
+                  neighbours, segments);
+        CHECK_MSG(spread >= PERIOD / 2, "pool %d: its %d segments at %d of %d offsets", k, segments, spread,
+                  PERIOD);
+    }
+    for (int i = 0; i < PER; i++)
+        for (int k = 0; k < 4; k++)
+            A_FREE(p[k][i]);
+    CHECK(A_CHECK() == NULL);
+}
+
 /* The checker names a free link written outside its segment. */
 static void case_checker(void)
 {
@@ -881,6 +926,7 @@ int main(void)
     RUN_CASE(case_type2);
     RUN_CASE(case_thresholds);
     RUN_CASE(case_give_back);
+    RUN_CASE(case_segment_placement);
     RUN_CASE(case_checker);
     RUN_CASE(case_producer_consumer);
     RUN_CASE(case_thread_exit);

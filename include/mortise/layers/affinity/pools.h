@@ -120,10 +120,61 @@ MT_UNUSED static int32_t affinity_pool_span_new(void)
         mt_store_relaxed(&affinity_pool_segs[i][k].owner, MT_AFF_OWNER_NONE);
     mt_aff_span *s = &affinity_pool_state.span[i];
     s->base = base;
-    s->used = 0;
+    s->used = s->reserved = 0;
     s->prev_entry = mt_span_claim(base, MT_GRANULE, MT_SELF_ID, mt_payload_of(&affinity_pool_segs[i][0]));
     affinity_pool_state.spans_taken++;
     affinity_pool_span_list(i);
+    return i;
+}
+
+/* spans_lock held: where pool's next segment goes, span i and segment *k;
+ * -1 when the layer below refuses a span. The segment after the pool's
+ * last one when it is free, so a pool growing beside others keeps runs of
+ * neighbouring segments. Else a free segment of the first span with one,
+ * searched from an offset that depends on the pool and the span: pools
+ * growing in step would otherwise keep the same offsets in every span,
+ * and fill only a share of the sets of a cache indexed by address (a
+ * 2 MiB 16-way cache repeats its sets every 128 KiB, two spans; with
+ * transparent huge pages, physical addresses repeat the pattern). */
+MT_UNUSED static int32_t affinity_pool_segment_place(const mt_aff_pool *pool, unsigned *k)
+{
+    if (pool->next_span && pool->next_seg < MT_AFF_SEGS_PER_SPAN) {
+        const mt_aff_span *c = &affinity_pool_state.span[pool->next_span - 1];
+        if (c->base && !((c->used >> pool->next_seg) & 1)) {
+            *k = pool->next_seg;
+            return pool->next_span - 1;
+        }
+    }
+    int32_t i = affinity_pool_state.spans_free_head - 1;
+    if (i < 0)
+        i = affinity_pool_span_new();
+    if (i < 0)
+        return -1;
+    uint64_t mix = ((uint64_t)affinity_pool_pool_index(pool) << 32 | (uint32_t)i) * 0x9E3779B97F4A7C15ull;
+    unsigned start = (unsigned)(mix >> 58) % MT_AFF_SEGS_PER_SPAN;
+    mt_aff_span *s = &affinity_pool_state.span[i];
+    /* First a segment that starts a run: free, not reserved by another
+     * pool's run, and so is the one after it; the run's next segments are
+     * reserved for this pool (two pools growing in step would otherwise
+     * take each other's next segment in turn). Then any free segment. */
+    uint64_t taken = s->used | s->reserved;
+    for (unsigned j = 0; j < MT_AFF_SEGS_PER_SPAN; j++) {
+        unsigned at = (start + j) % MT_AFF_SEGS_PER_SPAN;
+        if (at + 1 < MT_AFF_SEGS_PER_SPAN && !((taken >> at) & 3)) {
+            for (unsigned r = at + 1; r < at + MT_AFF_RUN && r < MT_AFF_SEGS_PER_SPAN && !((taken >> r) & 1);
+                 r++)
+                s->reserved |= (uint64_t)1 << r;
+            *k = at;
+            return i;
+        }
+    }
+    for (unsigned j = 0; j < MT_AFF_SEGS_PER_SPAN; j++) {
+        unsigned at = (start + j) % MT_AFF_SEGS_PER_SPAN;
+        if (!((s->used >> at) & 1)) {
+            *k = at;
+            break;
+        }
+    }
     return i;
 }
 
@@ -132,16 +183,17 @@ MT_UNUSED static int32_t affinity_pool_span_new(void)
 MT_SLOW mt_aff_seg *affinity_pool_segment_take(mt_aff_pool *pool)
 {
     mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
-    int32_t i = affinity_pool_state.spans_free_head - 1;
-    if (i < 0)
-        i = affinity_pool_span_new();
+    unsigned k = 0;
+    int32_t i = affinity_pool_segment_place(pool, &k);
     if (i < 0) {
         mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);
         return NULL;
     }
+    pool->next_span = i + 1;
+    pool->next_seg = k + 1;
     mt_aff_span *s = &affinity_pool_state.span[i];
-    unsigned k = (unsigned)__builtin_ctzll(~s->used);
     s->used |= (uint64_t)1 << k;
+    s->reserved &= ~((uint64_t)1 << k);
     if (s->used == MT_AFF_SPAN_FULL)
         affinity_pool_span_unlist(i);
     char *base = s->base + (size_t)k * MT_SEGMENT_SIZE;

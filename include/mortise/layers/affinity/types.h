@@ -37,6 +37,7 @@
 #define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
 #define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
 #define MT_AFF_MERGE_LOG 64              /* merges kept for the report */
+#define MT_AFF_RUN 4                     /* segments a pool's run reserves in a span */
 #define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
 #define MT_AFF_PLAIN_BITS 14             /* unpooled return addresses: 16384 */
 #define MT_AFF_MEMO_BITS 12              /* wrapper chains' decisions: 4096 */
@@ -136,6 +137,8 @@ typedef struct mt_aff_pool {
     uint32_t peak;     /* the most segments held at once */
     uint32_t born;     /* the layer's rechecks when it was made (state lock) */
     bool retired;      /* its class goes below for good (state lock) */
+    int32_t next_span; /* the segment after its last taken, if free, is its next: */
+    uint32_t next_seg; /*   span index + 1 (0: none) and segment (spans lock) */
 } mt_aff_pool;
 
 /* A segment's header, out of band: in the span record's table, one cache
@@ -169,6 +172,7 @@ typedef struct {
     uintptr_t prev_entry; /* the page-map entry to restore */
     char *base;           /* NULL: unused record */
     uint64_t used;        /* one bit per segment */
+    uint64_t reserved;    /* free segments a pool's run means to take next */
     int32_t next, prev;   /* the list of spans with a free segment */
     bool listed;
 } mt_aff_span;

@@ -54,6 +54,7 @@
 #define affinity_pool_merges_of_type MT_SELF(merges_of_type)
 #define affinity_pool_name_site MT_SELF(name_site)
 #define affinity_pool_none MT_SELF(none)
+#define affinity_pool_note_size MT_SELF(note_size)
 #define affinity_pool_object_ok MT_SELF(object_ok)
 #define affinity_pool_plain_wrapper MT_SELF(plain_wrapper)
 #define affinity_pool_pool_alloc MT_SELF(pool_alloc)
@@ -173,6 +174,7 @@
 #undef affinity_pool_merges_of_type
 #undef affinity_pool_name_site
 #undef affinity_pool_none
+#undef affinity_pool_note_size
 #undef affinity_pool_object_ok
 #undef affinity_pool_plain_wrapper
 #undef affinity_pool_pool_alloc

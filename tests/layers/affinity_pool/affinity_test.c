@@ -460,6 +460,31 @@ static void case_thresholds(void)
     CHECK(A_CHECK() == NULL);
 }
 
+#if MT_AFF_FRAME_WALK
+NOINLINE static void *one_size_caller(void) { return keep(wrap1(40)); }
+
+/* A new caller of a trained wrapper, reached by the walk, notes the sizes
+ * of its first MT_AFF_YOUNG_WAIT allocations without an unwind; asking
+ * for one size, it is no wrapper by use (that takes two), so it is decided
+ * a direct site then and pooled without an unwind (one recheck may
+ * unwind). */
+static void case_learning_unwinds(void)
+{
+    uint64_t u0 = mt_load_relaxed(&affinity_pool_state.unwinds);
+    void *last = NULL;
+    for (int i = 0; i < MT_AFF_YOUNG_WAIT + M + 50; i++) {
+        A_FREE(last);
+        last = one_size_caller();
+    }
+    uint64_t u1 = mt_load_relaxed(&affinity_pool_state.unwinds);
+    CHECK_MSG(u1 - u0 <= 1 || affinity_pool_walk_off(), "a wrapper's caller of one size unwound %llu times",
+              (unsigned long long)(u1 - u0));
+    CHECK_MSG(affinity_pool_pool_id(last) != 0, "the wrapper's caller of one size was not pooled");
+    A_FREE(last);
+    CHECK(A_CHECK() == NULL);
+}
+#endif
+
 NOINLINE static void *e_site(void) { return keep(A_MALLOC(32)); }
 
 /* A pool's emptied segments go back to their spans, emptied spans below. */
@@ -925,6 +950,9 @@ int main(void)
     RUN_CASE(case_type1);
     RUN_CASE(case_type2);
     RUN_CASE(case_thresholds);
+#if MT_AFF_FRAME_WALK
+    RUN_CASE(case_learning_unwinds);
+#endif
     RUN_CASE(case_give_back);
     RUN_CASE(case_segment_placement);
     RUN_CASE(case_checker);

@@ -216,13 +216,26 @@ MT_UNUSED static void *affinity_pool_serve(mt_ctx *ctx, uint32_t g, mt_aff_site 
  * the site has been reached MT_AFF_YOUNG_WAIT times, then unwind 1 time in
  * MT_AFF_YOUNG_SAMPLE. A chain through it could be pooled only after
  * min_objects allocations anyway, and most such sites (start-up, error
- * paths) never get there: they cost no unwind. The others are decided
- * within MT_AFF_YOUNG_WAIT + MT_AFF_LEARN * MT_AFF_YOUNG_SAMPLE walks.
- * Until then the request goes below, ungrouped. */
-MT_INLINE bool affinity_pool_young_waits(mt_aff_site *young)
+ * paths) never get there: they cost no unwind. The walks while it waits
+ * note their sizes, which need no unwind: a site that asked for one size
+ * all that time is no wrapper by use (that takes two), and is decided a
+ * direct site then. The others are decided within MT_AFF_YOUNG_WAIT +
+ * MT_AFF_LEARN * MT_AFF_YOUNG_SAMPLE walks. Until then the request goes
+ * below, ungrouped. */
+MT_UNUSED static bool affinity_pool_young_waits(mt_aff_site *young, size_t size)
 {
     uint32_t reached = (uint32_t)mt_faa(&young->reached, 1) + 1;
-    return reached < MT_AFF_YOUNG_WAIT || reached % MT_AFF_YOUNG_SAMPLE;
+    if (reached <= MT_AFF_YOUNG_WAIT) {
+        affinity_pool_lock();
+        if (mt_load_relaxed(&young->kind) == MT_AFF_LEARNING) {
+            affinity_pool_note_size(young, size);
+            if (reached == MT_AFF_YOUNG_WAIT && young->nsizes == 1)
+                mt_store_release(&young->kind, MT_AFF_DIRECT);
+        }
+        affinity_pool_unlock();
+        return true;
+    }
+    return reached % MT_AFF_YOUNG_SAMPLE;
 }
 
 MT_SLOW void *affinity_pool_alloc_slow(mt_ctx *ctx, uintptr_t ra, uintptr_t my_sp, uintptr_t entry,
@@ -284,7 +297,7 @@ MT_SLOW void *affinity_pool_alloc_slow(mt_ctx *ctx, uintptr_t ra, uintptr_t my_s
             affinity_pool_state.walks++;
             g = affinity_pool_group_get(chain, depth);
             affinity_pool_unlock();
-        } else if (young && affinity_pool_young_waits(young))
+        } else if (young && affinity_pool_young_waits(young, ctx->size))
             return next(ctx);
         else
             g = affinity_pool_chain_group(ra, ctx->size, my_sp, entry, learn && my_sp);

@@ -59,6 +59,11 @@ static void affinity_pool_report(mt_stats_out *o)
         mt_so_kv_u64(o, "spans_taken", affinity_pool_state.spans_taken);
         mt_so_kv_u64(o, "spans_given", affinity_pool_state.spans_given);
         mt_so_kv_u64(o, "reentries", affinity_pool_reentries());
+        mt_so_kv_u64(o, "unwinds", mt_load_relaxed(&affinity_pool_state.unwinds));
+        mt_so_kv_u64(o, "scans_skipped", affinity_pool_state.scans_skipped);
+        mt_so_kv_u64(o, "sites_full", affinity_pool_state.sites_full);
+        mt_so_kv_u64(o, "groups_full", affinity_pool_state.groups_full);
+        mt_so_kv_u64(o, "chains_lost", affinity_pool_state.chains_lost);
         mt_so_end_layer(o);
         affinity_pool_busy = 0;
         return;
@@ -86,7 +91,9 @@ static void affinity_pool_report(mt_stats_out *o)
     mt_so_u64(o, affinity_pool_state.bytes_scanned, 0);
     mt_so_str(o, " bytes of ");
     mt_so_u64(o, affinity_pool_state.bytes_seen, 0);
-    mt_so_str(o, " seen), spans taken ");
+    mt_so_str(o, " seen, ");
+    mt_so_u64(o, affinity_pool_state.scans_skipped, 0);
+    mt_so_str(o, " skipped), spans taken ");
     mt_so_u64(o, affinity_pool_state.spans_taken, 0);
     mt_so_str(o, " given back ");
     mt_so_u64(o, affinity_pool_state.spans_given, 0);
@@ -98,6 +105,14 @@ static void affinity_pool_report(mt_stats_out *o)
     mt_so_u64(o, mt_load_relaxed(&affinity_pool_state.memo_hits), 0);
     mt_so_str(o, " decided by the memo");
     mt_so_str(o, mt_load_relaxed(&affinity_pool_state.walk_off) ? " (walk off: disagreed)" : "");
+    mt_so_str(o, ", unwinds ");
+    mt_so_u64(o, mt_load_relaxed(&affinity_pool_state.unwinds), 0);
+    mt_so_str(o, ", left below for a full table: sites ");
+    mt_so_u64(o, affinity_pool_state.sites_full, 0);
+    mt_so_str(o, ", groups ");
+    mt_so_u64(o, affinity_pool_state.groups_full, 0);
+    mt_so_str(o, "; call sites an unwind did not find ");
+    mt_so_u64(o, affinity_pool_state.chains_lost, 0);
     mt_so_str(o, "\n  group  pool  allocs  pooled  size        chain (return addresses, innermost first)\n");
     for (uint32_t i = 0; i < groups && i < 64; i++) {
         const mt_aff_group *g = &affinity_pool_state.group[i];

@@ -132,6 +132,7 @@ MT_UNUSED static bool affinity_pool_unwound_enough(void *arg, const uintptr_t *i
 MT_UNUSED static int affinity_pool_unwind(uintptr_t *ips, int max, uintptr_t ra)
 {
     mt_aff_unwind_need need = {ra, -1, -1, false, false}; /* a direct site: ra's frame and its context */
+    mt_faa(&affinity_pool_state.unwinds, 1);
     affinity_pool_busy = 1;
     int n = mt_pal_frames_until(ips, NULL, max, affinity_pool_unwound_enough, &need);
     affinity_pool_busy = 0;
@@ -190,6 +191,17 @@ MT_UNUSED static void affinity_pool_name_site(mt_aff_site *s, uintptr_t ra)
     }
 }
 
+/* state lock held: a size a learning site allocated (up to the
+ * MT_AFF_WRAP_SIZES different ones that make it a wrapper by use). */
+MT_UNUSED static void affinity_pool_note_size(mt_aff_site *s, size_t size)
+{
+    bool known = false;
+    for (unsigned i = 0; i < s->nsizes; i++)
+        known |= s->sizes[i] == (uint32_t)size;
+    if (!known && s->nsizes < MT_AFF_WRAP_SIZES)
+        s->sizes[s->nsizes++] = (uint32_t)size;
+}
+
 /* state lock held: one more allocation watched at a learning site. */
 MT_UNUSED static void affinity_pool_learn(mt_aff_site *s, uintptr_t caller, size_t size)
 {
@@ -201,11 +213,7 @@ MT_UNUSED static void affinity_pool_learn(mt_aff_site *s, uintptr_t caller, size
         known |= s->callers[i] == caller;
     if (caller && !known && s->ncallers < MT_AFF_WRAP_CALLERS)
         s->callers[s->ncallers++] = caller;
-    known = false;
-    for (unsigned i = 0; i < s->nsizes; i++)
-        known |= s->sizes[i] == (uint32_t)size;
-    if (!known && s->nsizes < MT_AFF_WRAP_SIZES)
-        s->sizes[s->nsizes++] = (uint32_t)size;
+    affinity_pool_note_size(s, size);
     if (s->ncallers >= MT_AFF_WRAP_CALLERS && s->nsizes >= MT_AFF_WRAP_SIZES) {
         s->why = MT_AFF_BY_USE;
         mt_store_release(&s->kind, MT_AFF_WRAPPER);
@@ -446,6 +454,7 @@ MT_UNUSED static uint32_t affinity_pool_chain_group(uintptr_t ra, size_t size, u
     uintptr_t ips[MT_AFF_CHAIN_CAP + 8], sps[MT_AFF_CHAIN_CAP + 8];
     int n;
     mt_aff_unwind_need need = {ra, -1, -1, true, true};
+    mt_faa(&affinity_pool_state.unwinds, 1);
     affinity_pool_busy = 1;
     n = mt_pal_frames_until(ips, sps, MT_MAX_CHAIN + 8, affinity_pool_unwound_enough, &need);
     affinity_pool_busy = 0;

@@ -33,6 +33,7 @@ static struct {
     uint64_t spans_taken, spans_given;
     uint64_t sites_full, groups_full, chains_lost;
     _Atomic(uint64_t) reentries;
+    _Atomic(uint64_t) unwinds; /* by the slow path: learning, rechecks */
     /* per call site of alloc_other (one per socket entry point): the first
      * wrapper frame's stack pointer minus alloc_other's; -1 if it varied */
     _Atomic(uintptr_t) entry[MT_AFF_ENTRIES];

@@ -68,51 +68,40 @@ static void affinity_pool_report(mt_stats_out *o)
         affinity_pool_busy = 0;
         return;
     }
-    mt_so_str(o, ": groups ");
-    mt_so_u64(o, groups, 0);
-    mt_so_str(o, " (pooled ");
-    mt_so_u64(o, pooled, 0);
-    mt_so_str(o, ", sizes too varied ");
-    mt_so_u64(o, mixed, 0);
-    mt_so_str(o, "), pools ");
-    mt_so_u64(o, affinity_pool_state.pools, 0);
-    mt_so_str(o, ", wrappers ");
-    mt_so_u64(o, wrappers, 0);
-    mt_so_str(o, ", merges ");
-    mt_so_u64(o, affinity_pool_state.merges, 0);
-    mt_so_str(o, ", classes retired ");
-    mt_so_u64(o, affinity_pool_state.retired, 0);
-    mt_so_str(o, " (rechecks ");
-    mt_so_u64(o, affinity_pool_state.rechecks, 0);
-    mt_so_str(o, ")");
-    mt_so_str(o, ", scans ");
-    mt_so_u64(o, affinity_pool_state.scans, 0);
-    mt_so_str(o, " (");
-    mt_so_u64(o, affinity_pool_state.bytes_scanned, 0);
-    mt_so_str(o, " bytes of ");
-    mt_so_u64(o, affinity_pool_state.bytes_seen, 0);
-    mt_so_str(o, " seen, ");
-    mt_so_u64(o, affinity_pool_state.scans_skipped, 0);
-    mt_so_str(o, " skipped), spans taken ");
-    mt_so_u64(o, affinity_pool_state.spans_taken, 0);
-    mt_so_str(o, " given back ");
-    mt_so_u64(o, affinity_pool_state.spans_given, 0);
-    mt_so_str(o, ", unwinder re-entries ");
-    mt_so_u64(o, affinity_pool_reentries(), 0);
-    mt_so_str(o, ", chains walked ");
-    mt_so_u64(o, affinity_pool_state.walks, 0);
-    mt_so_str(o, " + ");
-    mt_so_u64(o, mt_load_relaxed(&affinity_pool_state.memo_hits), 0);
-    mt_so_str(o, " decided by the memo");
-    mt_so_str(o, mt_load_relaxed(&affinity_pool_state.walk_off) ? " (walk off: disagreed)" : "");
-    mt_so_str(o, ", unwinds ");
-    mt_so_u64(o, mt_load_relaxed(&affinity_pool_state.unwinds), 0);
-    mt_so_str(o, ", left below for a full table: sites ");
-    mt_so_u64(o, affinity_pool_state.sites_full, 0);
-    mt_so_str(o, ", groups ");
-    mt_so_u64(o, affinity_pool_state.groups_full, 0);
-    mt_so_str(o, "; call sites an unwind did not find ");
-    mt_so_u64(o, affinity_pool_state.chains_lost, 0);
+    /* the header: each figure after the text before it */
+    const struct {
+        const char *before;
+        uint64_t value;
+    } line[] = {
+        {": groups ", groups},
+        {" (pooled ", pooled},
+        {", sizes too varied ", mixed},
+        {"), pools ", affinity_pool_state.pools},
+        {", wrappers ", wrappers},
+        {", merges ", affinity_pool_state.merges},
+        {", classes retired ", affinity_pool_state.retired},
+        {" (rechecks ", affinity_pool_state.rechecks},
+        {"), scans ", affinity_pool_state.scans},
+        {" (", affinity_pool_state.bytes_scanned},
+        {" bytes of ", affinity_pool_state.bytes_seen},
+        {" seen, ", affinity_pool_state.scans_skipped},
+        {" skipped), spans taken ", affinity_pool_state.spans_taken},
+        {" given back ", affinity_pool_state.spans_given},
+        {", unwinder re-entries ", affinity_pool_reentries()},
+        {", chains walked ", affinity_pool_state.walks},
+        {" + ", mt_load_relaxed(&affinity_pool_state.memo_hits)},
+        {mt_load_relaxed(&affinity_pool_state.walk_off)
+             ? " decided by the memo (walk off: disagreed), unwinds "
+             : " decided by the memo, unwinds ",
+         mt_load_relaxed(&affinity_pool_state.unwinds)},
+        {", left below for a full table: sites ", affinity_pool_state.sites_full},
+        {", groups ", affinity_pool_state.groups_full},
+        {"; call sites an unwind did not find ", affinity_pool_state.chains_lost},
+    };
+    for (size_t i = 0; i < sizeof line / sizeof line[0]; i++) {
+        mt_so_str(o, line[i].before);
+        mt_so_u64(o, line[i].value, 0);
+    }
     mt_so_str(o, "\n  group  pool  allocs  pooled  size        chain (return addresses, innermost first)\n");
     for (uint32_t i = 0; i < groups && i < 64; i++) {
         const mt_aff_group *g = &affinity_pool_state.group[i];

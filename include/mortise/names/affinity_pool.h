@@ -119,6 +119,7 @@
 #define affinity_pool_wc_inline_held MT_SELF(wc_inline_held)
 #define affinity_pool_wc_left MT_SELF(wc_left)
 #define affinity_pool_wc_pop MT_SELF(wc_pop)
+#define affinity_pool_word_target MT_SELF(word_target)
 #define affinity_pool_wrap MT_SELF(wrap)
 #define affinity_pool_wrap_up MT_SELF(wrap_up)
 #define affinity_pool_wt MT_SELF(wt)
@@ -239,6 +240,7 @@
 #undef affinity_pool_wc_inline_held
 #undef affinity_pool_wc_left
 #undef affinity_pool_wc_pop
+#undef affinity_pool_word_target
 #undef affinity_pool_wrap
 #undef affinity_pool_wrap_up
 #undef affinity_pool_wt

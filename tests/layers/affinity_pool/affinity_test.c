@@ -386,6 +386,33 @@ NOINLINE static void *p1_site(void) { return keep(A_MALLOC(PAYLOAD)); }
 NOINLINE static void *p2_site(void) { return keep(A_MALLOC(PAYLOAD)); }
 NOINLINE static void *u_site(void) { return keep(A_MALLOC(PAYLOAD)); }
 
+NOINLINE static void *late_target(void) { return keep(A_MALLOC(48)); }
+NOINLINE static void *late_source(void) { return keep(A_MALLOC(48)); }
+
+/* Type I through a pool's later objects: the source's first objects point
+ * only at objects of the target's pool past its first ones (not in the
+ * address table); the page map finds them, and the source joins the
+ * target's pool. */
+static void case_type1_pooled(void)
+{
+    static void *t[N], *src[N];
+    for (int i = 0; i < N; i++)
+        t[i] = fresh(late_target(), 48);
+    uint32_t pt = affinity_pool_pool_id(t[N - 1]);
+    CHECK_MSG(pt != 0, "the target was not pooled");
+    for (int i = 0; i < N; i++) {
+        src[i] = fresh(late_source(), 48);
+        *(void **)src[i] = t[SETTLED + i % (N - SETTLED)];
+    }
+    uint32_t ps = affinity_pool_pool_id(src[N - 1]);
+    CHECK_MSG(ps == pt, "the source's pool %u, the target's %u", ps, pt);
+    for (int i = 0; i < N; i++) {
+        A_FREE(t[i]);
+        A_FREE(src[i]);
+    }
+    CHECK(A_CHECK() == NULL);
+}
+
 /* Payloads from two sites hung at the same field of one list: type II
  * merges them; a third group of the same size that nothing points at
  * stays apart. */
@@ -948,6 +975,7 @@ int main(void)
     RUN_CASE(case_named_wrapper);
 #endif
     RUN_CASE(case_type1);
+    RUN_CASE(case_type1_pooled);
     RUN_CASE(case_type2);
     RUN_CASE(case_thresholds);
 #if MT_AFF_FRAME_WALK

@@ -7,8 +7,8 @@
  *
  * Object types are unknown to a library: "same type" is read as "same size
  * rounded to 16 bytes", as the seed paper does with binaries. A pointer is
- * recognised when it equals the start of a recorded first object; interior
- * pointers are not followed. A stale entry (a first object freed and its
+ * recognised when it equals the start of a recorded first object or of
+ * any object of a pool's segment; interior pointers are not followed. A stale entry (a first object freed and its
  * memory reused) can only make a wrong merge, which costs locality, never
  * correctness: the scan reads only memory the page map says belongs to this
  * allocator, and never writes. */
@@ -101,7 +101,26 @@ MT_INLINE bool affinity_pool_mergeable(uint32_t g)
     return x->allocs && x->state != MT_AFF_UNPOOLED && x->max_size < MT_MAX_POOLED_SIZE;
 }
 
-/* Scan g's first objects for pointers at other groups' first objects. A
+/* The group a scanned word points at, 0 if none: the start of a recorded
+ * first object, or of any object in a pool's segment (the page map says
+ * the word's granule is this layer's, and the segment's pool names its
+ * class's root group), so a pointer at a pooled class's later objects is
+ * an edge as well as one at its first ones. */
+MT_UNUSED static uint32_t affinity_pool_word_target(uintptr_t w)
+{
+    if (!w || (w & 7))
+        return 0;
+    uint32_t t = affinity_pool_addr_find(w);
+    if (t)
+        return t;
+    uintptr_t e = mt_pagemap_get((const void *)w);
+    if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID)
+        return 0;
+    const mt_aff_pool *pool = affinity_pool_seg_pool(affinity_pool_seg_at((const void *)w, mt_entry_payload(e)));
+    return pool && affinity_pool_object_ok((const void *)w, pool->size_magic) ? pool->root : 0;
+}
+
+/* Scan g's first objects for pointers at other groups' objects. A
  * first object the program has freed since holds the layer below's free
  * link: a pointer at another freed block of its size, perhaps another
  * group's first object. One such word makes an edge that no other object
@@ -128,7 +147,7 @@ MT_UNUSED static void affinity_pool_scan(uint32_t g)
         affinity_pool_state.bytes_scanned += len;
         for (size_t off = 0; off < len; off += 8) {
             uintptr_t w = *(const uintptr_t *)(o + off);
-            uint32_t t = w && !(w & 7) ? affinity_pool_addr_find(w) : 0;
+            uint32_t t = affinity_pool_word_target(w);
             if (!t || t == g)
                 continue;
             uint32_t e = 0;

@@ -116,7 +116,8 @@ MT_UNUSED static uint32_t affinity_pool_word_target(uintptr_t w)
     uintptr_t e = mt_pagemap_get((const void *)w);
     if (mt_entry_owner(e) != (uintptr_t)MT_SELF_ID)
         return 0;
-    const mt_aff_pool *pool = affinity_pool_seg_pool(affinity_pool_seg_at((const void *)w, mt_entry_payload(e)));
+    const mt_aff_pool *pool =
+        affinity_pool_seg_pool(affinity_pool_seg_at((const void *)w, mt_entry_payload(e)));
     return pool && affinity_pool_object_ok((const void *)w, pool->size_magic) ? pool->root : 0;
 }
 

@@ -24,8 +24,11 @@
  *     return address's second allocation); the verdict is cached per return
  *     address, so a decided direct call site costs one compare;
  *   - when a group reaches min_objects allocations, all of them below
- *     max_pooled_size, its first objects (the address table) are scanned
- *     for aligned words that point at the first objects of other groups:
+ *     max_pooled_size and close enough in size to share one slot (slots
+ *     of the largest size take at most a quarter more than the objects'
+ *     own sizes, each rounded to 16), its first objects (the address table)
+ *     are scanned for aligned words that point at the first objects of
+ *     other groups or at any object of a pool (found through the page map):
  *     a pointer between two groups of one size merges them (type I), two
  *     groups of one size pointed at from the same field offset of one
  *     merged group merge too (type II); a merged class shares one pool.
@@ -39,12 +42,18 @@
  *     does every wrapper left with no pooled chain (one compare, like a
  *     direct site);
  *   - a wrapper chain whose walk stops at a site still learning goes below
- *     ungrouped until that site has been reached 64 times, then is unwound
- *     (and the site learns from it) 1 time in 4: a chain through a site
- *     that allocates less could never reach min_objects anyway.
+ *     ungrouped until that site has been reached 64 times (the walks note
+ *     its sizes: one size makes it direct then), then is unwound (and the
+ *     site learns from it) 1 time in 4: a chain through a site that
+ *     allocates less could never reach min_objects anyway;
+ *   - pools share 64 KiB spans: a pool's next segment follows its last one
+ *     when that is free, else starts a run of 4 from an offset hashed from
+ *     the pool and the span, so no pool keeps the same offsets in every
+ *     span (the sets of an address-indexed cache).
  *   MORTISE_STATS reports the groups (call chains symbolised with dladdr),
  *   sizes, objects pooled, merges and why, the pools (their peak and
- *   whether retired), and the wrappers found.
+ *   whether retired), the wrappers found, and its counters (unwinds,
+ *   scans skipped, requests left below for a full table).
  * Slots:
  *   min_objects=N → MT_MIN_OBJECTS (100): allocations a group makes below
  *     before it is pooled;

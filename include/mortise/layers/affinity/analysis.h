@@ -8,10 +8,10 @@
  * Object types are unknown to a library: "same type" is read as "same size
  * rounded to 16 bytes", as the seed paper does with binaries. A pointer is
  * recognised when it equals the start of a recorded first object or of
- * any object of a pool's segment; interior pointers are not followed. A stale entry (a first object freed and its
- * memory reused) can only make a wrong merge, which costs locality, never
- * correctness: the scan reads only memory the page map says belongs to this
- * allocator, and never writes. */
+ * any object of a pool's segment; interior pointers are not followed. A
+ * stale entry (a first object freed and its memory reused) can only make a
+ * wrong merge, which costs locality, never correctness: the scan reads only
+ * memory the page map says belongs to this allocator, and never writes. */
 
 MT_INLINE uint32_t affinity_pool_size_class(const mt_aff_group *g)
 {

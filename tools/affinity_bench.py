@@ -21,9 +21,11 @@ Then, for the locality workloads under hslab and affinity, a sweep of
 cachegrind's simulated LL size (--sweep, in KiB; 256 KiB to 8 MiB) at a
 smaller scale: the misses against the cache size, where the pooled
 footprint fits and where only the interleaved one does not. Writes
-report.md and results.csv into --out and prints the report. Runs go through bench_lib's runner (tools/bench_lib/runner.py), like
-tools/bench.py's: the max RSS is the median of the timed runs' own, measured
-by bench/runstat when it is built (else by wait4 from the harness's fork).
+report.md and results.csv into --out and prints the report. Runs go
+through bench_lib's runner (tools/bench_lib/runner.py), like
+tools/bench.py's: the max RSS is the median of the timed runs' own,
+measured by bench/runstat when it is built (else by wait4 from the
+harness's fork).
 """
 from __future__ import annotations
 

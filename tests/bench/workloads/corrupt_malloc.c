@@ -120,8 +120,11 @@ EXPORT void *calloc(size_t n, size_t size)
 
 EXPORT void *realloc(void *p, size_t size)
 {
-    before_alloc();
+    /* first: a block being moved is a victim no more, even when this is
+     * its owner's next call (the program may write its head again after
+     * the move, as large_loop reseals it, and undo the damage) */
     forget(p);
+    before_alloc();
     return after_alloc(__libc_realloc(p, size), size, __builtin_return_address(0));
 }
 

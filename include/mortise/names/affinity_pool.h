@@ -91,6 +91,7 @@
 #define affinity_pool_site_find MT_SELF(site_find)
 #define affinity_pool_site_get MT_SELF(site_get)
 #define affinity_pool_size_class MT_SELF(size_class)
+#define affinity_pool_sizes_varied MT_SELF(sizes_varied)
 #define affinity_pool_slots_waste MT_SELF(slots_waste)
 #define affinity_pool_span_list MT_SELF(span_list)
 #define affinity_pool_span_new MT_SELF(span_new)
@@ -212,6 +213,7 @@
 #undef affinity_pool_site_find
 #undef affinity_pool_site_get
 #undef affinity_pool_size_class
+#undef affinity_pool_sizes_varied
 #undef affinity_pool_slots_waste
 #undef affinity_pool_span_list
 #undef affinity_pool_span_new

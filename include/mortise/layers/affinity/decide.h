@@ -127,10 +127,8 @@ MT_INLINE bool affinity_pool_slots_waste(const mt_aff_group *x)
 MT_UNUSED static void affinity_pool_decide(uint32_t g, mt_aff_site *direct)
 {
     mt_aff_group *x = &affinity_pool_state.group[g - 1];
-    bool too_big = x->max_size >= MT_MAX_POOLED_SIZE;
-    if (too_big || affinity_pool_slots_waste(x)) {
+    if (x->max_size >= MT_MAX_POOLED_SIZE || affinity_pool_slots_waste(x)) {
         x->state = MT_AFF_UNPOOLED;
-        x->mixed = !too_big;
         if (direct)
             affinity_pool_mark_plain(direct);
         return;

@@ -158,8 +158,11 @@ MT_UNUSED static int32_t affinity_pool_segment_place(const mt_aff_pool *pool, un
      * reserved for this pool (two pools growing in step would otherwise
      * take each other's next segment in turn). Then any free segment. */
     uint64_t taken = s->used | s->reserved;
+    unsigned any = MT_AFF_SEGS_PER_SPAN;
     for (unsigned j = 0; j < MT_AFF_SEGS_PER_SPAN; j++) {
         unsigned at = (start + j) % MT_AFF_SEGS_PER_SPAN;
+        if (any == MT_AFF_SEGS_PER_SPAN && !((s->used >> at) & 1))
+            any = at;
         if (at + 1 < MT_AFF_SEGS_PER_SPAN && !((taken >> at) & 3)) {
             for (unsigned r = at + 1; r < at + MT_AFF_RUN && r < MT_AFF_SEGS_PER_SPAN && !((taken >> r) & 1);
                  r++)
@@ -168,13 +171,7 @@ MT_UNUSED static int32_t affinity_pool_segment_place(const mt_aff_pool *pool, un
             return i;
         }
     }
-    for (unsigned j = 0; j < MT_AFF_SEGS_PER_SPAN; j++) {
-        unsigned at = (start + j) % MT_AFF_SEGS_PER_SPAN;
-        if (!((s->used >> at) & 1)) {
-            *k = at;
-            break;
-        }
-    }
+    *k = any; /* a listed span has a free segment */
     return i;
 }
 

@@ -36,6 +36,13 @@ MT_UNUSED static void affinity_pool_report_chain(mt_stats_out *o, const mt_aff_g
     }
 }
 
+/* Left below for sizes too varied to share a slot (the other reason a
+ * group is unpooled is an object of max_pooled_size; decide.h). */
+MT_INLINE bool affinity_pool_sizes_varied(const mt_aff_group *g)
+{
+    return g->state == MT_AFF_UNPOOLED && g->max_size < MT_MAX_POOLED_SIZE;
+}
+
 static void affinity_pool_report(mt_stats_out *o)
 {
     affinity_pool_busy = 1; /* naming may allocate below: never re-enter the analysis */
@@ -44,7 +51,7 @@ static void affinity_pool_report(mt_stats_out *o)
         wrappers += mt_load_relaxed(&affinity_pool_state.site[i].kind) == MT_AFF_WRAPPER;
     for (uint32_t i = 0; i < groups; i++) {
         pooled += affinity_pool_state.group[i].state == MT_AFF_POOLED;
-        mixed += affinity_pool_state.group[i].mixed;
+        mixed += affinity_pool_sizes_varied(&affinity_pool_state.group[i]);
     }
     mt_so_begin_layer(o, MT_STR(MT_NAME), "affinity_pool");
     if (o->json) {
@@ -120,7 +127,8 @@ static void affinity_pool_report(mt_stats_out *o)
         mt_so_u64(o, g->min_size == UINT32_MAX ? 0 : g->min_size, 0);
         mt_so_str(o, "-");
         mt_so_u64(o, g->max_size, 0);
-        mt_so_str(o, g->state == MT_AFF_UNPOOLED  ? (g->mixed ? " (sizes vary)  " : " (too big)  ")
+        mt_so_str(o, g->state == MT_AFF_UNPOOLED
+                         ? (affinity_pool_sizes_varied(g) ? " (sizes vary)  " : " (too big)  ")
                      : g->state == MT_AFF_RETIRED ? " (retired)  "
                                                   : "  ");
         affinity_pool_report_chain(o, g);

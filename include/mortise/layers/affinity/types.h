@@ -190,7 +190,6 @@ typedef struct {
     uint64_t rounded; /* counted objects' sizes, each rounded up to MT_MIN_ALIGN */
     uint32_t min_size, max_size;
     uint32_t state, nfirst, nedges;
-    bool mixed; /* unpooled: its sizes vary too much for one slot */
     void *first[MT_AFF_FIRST];
     mt_aff_edge edge[MT_AFF_EDGES];
     mt_aff_pool *pool; /* roots only */

@@ -6,13 +6,18 @@
                             [--workloads ...] [--no-cachegrind]
                             [--cachegrind-allocators hslab,affinity]
                             [--ll 2097152,16,64] [--sweep 256,512,...] [--sweep-scale 0.02]
+                            [--llc BYTES]
 
 Runs every workload under every allocator in one run: the affinity instance,
 hslab (the same chain without the affinity_pool layer), the C library's
-malloc and mimalloc. Per pair: the median wall time of --runs runs, max RSS,
+malloc and mimalloc, the allocators taking turns run by run. Per pair: the
+median wall time of --runs runs, max RSS,
 and one run under cachegrind for the simulated D1 and LL data misses (there
 are no hardware counters here; by default for hslab and affinity only). Workloads: bench_locality at 0, 1 and 2
-wrapper levels, bench_olden's treeadd, health and mst, and Xalan-C++
+wrapper levels, both at its own size (a structure's nodes take 1.6 MB, for the
+simulated LL) and sized to this machine's last-level cache (locality-llc-w*:
+a structure's nodes take 0.6 of it, so a walk's time sees the layout;
+--llc), bench_olden's treeadd, health and mst, and Xalan-C++
 (Debian's xalan package) transforming a generated XML document. Every run
 must print the same `ok` line (or, for Xalan, the same output) under every
 allocator. bench_locality also prints its walks' own time (`walk_s=`), the
@@ -95,11 +100,48 @@ def xalan_inputs(out: str) -> tuple[str, str]:
     return xml, xsl
 
 
-def workloads(build: str, scale: float, out: str) -> dict[str, list[str]]:
+def last_level_cache() -> int | None:
+    """The size in bytes of cpu0's highest cache level (sysfs), or None."""
+    best: tuple[int, int] | None = None
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    for index in (os.listdir(base) if os.path.isdir(base) else []):
+        try:
+            with open(os.path.join(base, index, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(base, index, "size")) as f:
+                text = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", text)
+        if m:
+            size = int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+            best = max(best or (level, size), (level, size))
+    return best[1] if best else None
+
+
+LOCALITY_BYTES = 1.6e6  # one structure's nodes in bench_locality at -m 1
+LLC_SHARE = 0.6  # the llc rows: one structure's nodes in this share of the LL
+
+
+def llc_sizing(llc: int | None, scale: float) -> tuple[int, float] | None:
+    """bench_locality's -m and -s for the llc rows: a structure's nodes at
+    LLC_SHARE of the last-level cache (pooled it fits, interleaved with its
+    neighbour it does not), at least 10 rounds of walks."""
+    if not llc:
+        return None
+    mult = max(1, round(LLC_SHARE * llc / LOCALITY_BYTES))
+    return mult, max(scale / mult, 10 / 500)
+
+
+def workloads(build: str, scale: float, out: str, llc: int | None = None) -> dict[str, list[str]]:
     b = os.path.join(build, "bin")
     w = {}
     for depth in (0, 1, 2):
         w[f"locality-w{depth}"] = [os.path.join(b, "bench_locality"), "-w", str(depth), "-s", str(scale)]
+    if (sized := llc_sizing(llc, scale)):
+        for depth in (0, 1, 2):
+            w[f"locality-llc-w{depth}"] = [os.path.join(b, "bench_locality"), "-w", str(depth),
+                                           "-m", str(sized[0]), "-s", f"{sized[1]:.4g}"]
     for kind in ("treeadd", "health", "mst"):
         w[f"olden-{kind}"] = [os.path.join(b, "bench_olden"), "-k", kind, "-s", str(scale)]
     xalan = "/usr/bin/Xalan"
@@ -167,7 +209,7 @@ def ll_sweep(a: argparse.Namespace, libs: dict[str, str | None], out: str) -> li
     workloads under hslab and affinity, one cachegrind run per LL size."""
     rows = []
     for wl, cmd in workloads(a.build, a.sweep_scale, out).items():
-        if not wl.startswith("locality") or (a.workloads and wl not in a.workloads.split(",")):
+        if not wl.startswith("locality-w") or (a.workloads and wl not in a.workloads.split(",")):
             continue
         for name in ("hslab", "affinity"):
             if name not in libs:
@@ -200,6 +242,15 @@ def sweep_report(sweep: list[tuple[str, str, int, int | None]], a: argparse.Name
     return lines
 
 
+def llc_note(llc: int | None, scale: float) -> str:
+    sized = llc_sizing(llc, scale)
+    if not sized or not llc:
+        return " No last-level cache size: no locality-llc rows."
+    return (f" locality-llc rows: bench_locality -m {sized[0]} -s {sized[1]:.4g}, a structure's nodes "
+            f"{sized[0] * LOCALITY_BYTES / 2**20:.0f} MiB against this machine's {llc / 2**20:.0f} MiB "
+            "last-level cache (not simulated: their misses are the hardware's).")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("build")
@@ -211,56 +262,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-cachegrind", action="store_true")
     ap.add_argument("--ll", default="2097152,16,64",
                     help="cachegrind's simulated last-level cache, size,assoc,line "
-                         "(default: 2 MiB, one core's L2 on the measuring machine; "
-                         "'host' for valgrind's choice from the host, there a 260 MiB L3)")
+                         "(default: 2 MiB, which bench_locality's structures fit at -m 1 and do not "
+                         "interleaved; 'host' for valgrind's choice from the host)")
     ap.add_argument("--sweep", default="256,512,1024,2048,4096,8192",
                     help="LL sizes in KiB for the locality workloads' cachegrind sweep ('' skips it)")
     ap.add_argument("--sweep-scale", type=float, default=0.02,
                     help="the locality workloads' scale in the sweep (cachegrind is ~50x slower)")
     ap.add_argument("--cachegrind-allocators", default="hslab,affinity",
-                    help="the allocators also run under cachegrind (it is ~50x slower)")
+                    help="the allocators also run under cachegrind (it is ~50x slower; never the llc rows)")
+    ap.add_argument("--llc", type=int, default=None,
+                    help="the last-level cache in bytes that sizes the locality-llc rows "
+                         "(default: cpu0's highest level in sysfs; 0 leaves the rows out)")
     a = ap.parse_args(argv)
+    llc = last_level_cache() if a.llc is None else a.llc
     out = a.out or os.path.join(a.build, "bench-affinity")
     os.makedirs(out, exist_ok=True)
     libs = allocators(a.build)
     names = [n for n in a.allocators.split(",") if n in libs and ((so := libs[n]) is None or os.path.exists(so))]
     runstat = os.path.join(a.build, "bin", "runstat")
     launcher = runstat if os.access(runstat, os.X_OK) else None
-    wls = workloads(a.build, a.scale, out)
+    wls = workloads(a.build, a.scale, out, llc)
     if a.workloads:
         wls = {k: v for k, v in wls.items() if k in a.workloads.split(",")}
     rows: list[dict[str, Any]] = []
     for wl, cmd in wls.items():
         expected = None
-        for name in names:
-            lib = libs[name]
-            walls: list[float] = []
-            walks: list[float] = []
-            rsss: list[int] = []
-            status = "ok"
-            for i in range(a.runs):
+        walls: dict[str, list[float]] = {name: [] for name in names}
+        walks: dict[str, list[float]] = {name: [] for name in names}
+        rsss: dict[str, list[int]] = {name: [] for name in names}
+        statuses = {name: "ok" for name in names}
+        for i in range(a.runs):  # the allocators in turn: a slow spell of the machine falls on all of them
+            for name in names:
                 workdir = os.path.join(out, "runs", wl, name, str(i + 1))
-                res = run(cmd, lib, workdir, launcher)
+                res = run(cmd, libs[name], workdir, launcher)
                 stdout = read(os.path.join(workdir, "stdout"))
                 key = result_key(cmd, stdout)
                 if (walked := re.search(r"^walk_s=([\d.]+)$", stdout, re.M)):
-                    walks.append(float(walked.group(1)))
+                    walks[name].append(float(walked.group(1)))
                 if not res.ok:
-                    status = status_of(res)
+                    statuses[name] = status_of(res)
                 elif expected is None:
                     expected = key
                 elif key != expected:
-                    status = "different output"
-                walls.append(res.wall_s)
-                rsss.append(res.maxrss_kb)
+                    statuses[name] = "different output"
+                walls[name].append(res.wall_s)
+                rsss[name].append(res.maxrss_kb)
+        for name in names:
+            lib = libs[name]
+            status = statuses[name]
             d1: int | None = None
             ll: int | None = None
-            if not a.no_cachegrind and name in a.cachegrind_allocators.split(","):
+            if not a.no_cachegrind and name in a.cachegrind_allocators.split(",") and "-llc-" not in wl:
                 d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
-            rss = int(median(rsss)) if rsss else None
+            rss = int(median(rsss[name])) if rsss[name] else None
             row = {"workload": wl, "allocator": name, "status": status,
-                   "median_s": median(walls), "min_s": min(walls), "max_s": max(walls),
-                   "walk_s": median(walks) if walks else None,
+                   "median_s": median(walls[name]), "min_s": min(walls[name]), "max_s": max(walls[name]),
+                   "walk_s": median(walks[name]) if walks[name] else None,
+                   "walk_min_s": min(walks[name]) if walks[name] else None,
+                   "walk_max_s": max(walks[name]) if walks[name] else None,
                    "maxrss_kb": rss, "d1_misses": d1, "lld_misses": ll}
             rows.append(row)
             print(f"{wl:16} {name:9} {status:6} median {row['median_s']:.3f} s "
@@ -275,8 +334,9 @@ def main(argv: list[str] | None = None) -> int:
               f"`tools/affinity_bench.py {a.build} --runs {a.runs} --scale {a.scale}`; "
               "time: median of the runs; D1/LLd: cachegrind's simulated data misses "
               f"(read + write) of one run, simulated LL {a.ll}; ratios against hslab (the same chain "
-              "without affinity_pool).", "",
-              "| workload | allocator | median s | × hslab time | walks s | × hslab walks | max RSS KB | D1 misses | "
+              "without affinity_pool)." + llc_note(llc, a.scale), "",
+              "| workload | allocator | median s [range] | × hslab time | walks s [range] | × hslab walks | "
+              "max RSS KB | D1 misses | "
               "LLd misses | LLd × hslab |",
               "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     base = {r["workload"]: r for r in rows if r["allocator"] == "hslab"}
@@ -286,9 +346,11 @@ def main(argv: list[str] | None = None) -> int:
         lr = (f"{r['lld_misses'] / b['lld_misses']:.3f}"
               if b and r["lld_misses"] is not None and b["lld_misses"] else "")
         status = "" if r["status"] == "ok" else f" ({r['status']})"
-        walk = f"{r['walk_s']:.3f}" if r["walk_s"] is not None else ""
+        walk = (f"{r['walk_s']:.3f} [{r['walk_min_s']:.3f}–{r['walk_max_s']:.3f}]"
+                if r["walk_s"] is not None else "")
         wr = f"{r['walk_s'] / b['walk_s']:.3f}" if b and r["walk_s"] is not None and b["walk_s"] else ""
-        report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} | {tr} | {walk} | {wr} | "
+        report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} "
+                      f"[{r['min_s']:.3f}–{r['max_s']:.3f}] | {tr} | {walk} | {wr} | "
                       f"{r['maxrss_kb']} | {r['d1_misses']} | {r['lld_misses']} | {lr} |")
     report += sweep_report(sweep, a)
     text = "\n".join(report) + "\n"

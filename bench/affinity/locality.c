@@ -2,7 +2,7 @@
  * sites, allocated interleaved, each then walked along its own links
  * (docs/affinity.md).
  *
- *   bench_locality [-w 0|1|2] [-s SCALE]
+ *   bench_locality [-w 0|1|2] [-s SCALE] [-m MULT]
  *
  * Four structures, each from its own call site: two lists of 16-byte nodes
  * (one appended at its tail, one pushed at its head), a balanced search tree
@@ -17,10 +17,13 @@
  * program's xmalloc would. Each structure is then walked many times on its
  * own, the way programs walk them: the lists in list order, the tree depth
  * first, the table by key lookups. A structure's own nodes take 1.6 MB
- * (they fit a 2 MiB cache, one core's L2 on the measuring machine);
- * interleaved with the other structure of their size they span 3.2 MB
- * (they do not). Prints the walks' time (`walk_s=`), then `ok
- * checksum=...`, the same under every allocator. */
+ * times MULT (-m, default 1: they fit a 2 MiB cache); interleaved with the
+ * other structure of their size they span twice that (they do not). So
+ * MULT sizes the workload to a cache: tools/affinity_bench.py also runs it
+ * with the structures at 0.6 times this machine's last-level cache, where
+ * the time of a walk, not only a simulator, sees the layout. Prints the
+ * walks' time (`walk_s=`), then `ok checksum=...`, the same under every
+ * allocator. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,14 +117,21 @@ static uint64_t tree_sum(const struct tree_node *t)
 int main(int argc, char **argv)
 {
     double scale = 1;
+    long mult = 1;
     int opt;
-    while ((opt = getopt(argc, argv, "w:s:t:")) != -1) {
+    while ((opt = getopt(argc, argv, "w:s:t:m:")) != -1) {
         if (opt == 'w')
             depth = atoi(optarg);
         else if (opt == 's')
             scale = atof(optarg);
+        else if (opt == 'm')
+            mult = atol(optarg);
     }
-    const size_t nlist = 100000, ntree = 50000, buckets = 16384;
+    if (mult < 1 || mult > 1000) {
+        puts("FAIL -m takes 1 to 1000");
+        return 2;
+    }
+    const size_t nlist = 100000 * (size_t)mult, ntree = 50000 * (size_t)mult, buckets = 16384 * (size_t)mult;
     const int rounds = (int)(500 * scale) > 0 ? (int)(500 * scale) : 1;
     struct hash_node **table = used(calloc(buckets, sizeof *table));
     struct hash_node **tails = used(calloc(buckets, sizeof *tails));

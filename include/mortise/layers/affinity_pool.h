@@ -49,7 +49,8 @@
  *   - pools share 64 KiB spans: a pool's next segment follows its last one
  *     when that is free, else starts a run of 4 from an offset hashed from
  *     the pool and the span, so no pool keeps the same offsets in every
- *     span (the sets of an address-indexed cache).
+ *     span (the sets of an address-indexed cache); a pool that has placed
+ *     a span's worth of segments starts each run in a span of its own.
  *   MORTISE_STATS reports the groups (call chains symbolised with dladdr),
  *   sizes, objects pooled, merges and why, the pools (their peak and
  *   whether retired), the wrappers found, and its counters (unwinds,
@@ -108,13 +109,15 @@
  *   stack; into a segment abandoned by an ended thread, under the pool's
  *   lock. thread_exit: O(the thread's segments).
  * Space: fixed tables (16384 return addresses, 2048 groups, 128 pools,
- *   4096 spans and their segments' 64-byte headers, 16384 address-table
+ *   32768 spans (2 GiB of pools; 4096 where addresses have 32 bits) and
+ *   their segments' 64-byte headers, 16384 address-table
  *   entries, the unpooled and pooled sites', trusted frame sizes' and chain
  *   memo's words: zero-filled BSS of which only the used part is
  *   resident); 6 KiB of TLS per thread (two words per pool, 64 wrapper
  *   cache entries of a cache line each); a pool wastes
  *   at most its segments' free room, in each thread that allocates from
- *   it; a segment's objects fill it (its header is out of band); a segment
+ *   it, and, past a span's worth, the reserved segments of its last span
+ *   (taken from below, never touched by the layer); a segment's objects fill it (its header is out of band); a segment
  *   that is not its thread's current one goes back to its span when its
  *   owner empties it, an abandoned one when its last object is freed, an
  *   empty span to the layer below. Objects freed by other threads wait on

@@ -531,6 +531,19 @@ static void case_give_back(void)
     CHECK_MSG(held2 <= held0 + 1, "spans held after freeing: %llu (before %llu)", (unsigned long long)held2,
               (unsigned long long)held0);
     CHECK(A_CHECK() == NULL);
+    /* the records of the spans given back serve the next ones (the pool,
+     * now past a span's worth, places its segments in spans of its own:
+     * it may take a few more) */
+    uint32_t records = affinity_pool_state.spans_high;
+    for (int i = 0; i < MANY; i++)
+        p[i] = e_site();
+    CHECK_MSG(affinity_pool_state.spans_high - records < (held1 - held2) / 2,
+              "span records %u, then %u for as many objects (%llu spans given back)", records,
+              affinity_pool_state.spans_high, (unsigned long long)(held1 - held2));
+    CHECK(A_CHECK() == NULL);
+    for (int i = 0; i < MANY; i++)
+        A_FREE(p[i]);
+    CHECK(A_CHECK() == NULL);
 }
 
 NOINLINE static void *step_a(void) { return keep(A_MALLOC(16)); }
@@ -542,19 +555,20 @@ NOINLINE static void *step_d(void) { return keep(A_MALLOC(16)); }
  * segments, and its segments' offsets in a 128 KiB period (a 2 MiB 16-way
  * cache's sets repeat at that distance) are spread, not the same few in
  * every span, which would leave most of such a cache's sets unused by a
- * walk of one pool. */
+ * walk of one pool. Past a span's worth of segments, each takes whole
+ * spans of its own. */
 static void case_segment_placement(void)
 {
     enum { SEG = 4096 /* segment_size's default: no test sets it */ };
-    enum { SEGS = 64, PER = SEGS * (SEG / 16), PERIOD = (128 << 10) / SEG };
+    enum { SEGS = 64, PER = SEGS * (SEG / 16), PERIOD = (128 << 10) / SEG, SPAN_SEGS = MT_GRANULE / SEG };
     static void *p[4][PER];
     void *(*step[4])(void) = {step_a, step_b, step_c, step_d};
     for (int i = 0; i < PER; i++)
         for (int k = 0; k < 4; k++)
             p[k][i] = step[k]();
     for (int k = 0; k < 4; k++) {
-        uintptr_t prev = 0;
-        int segments = 0, neighbours = 0, spread = 0;
+        uintptr_t prev = 0, span = 0;
+        int segments = 0, neighbours = 0, spread = 0, whole = 0, in_span = 0;
         uint64_t offsets = 0;
         for (int i = M; i < PER; i++) {
             uintptr_t seg = (uintptr_t)p[k][i] / SEG;
@@ -564,7 +578,14 @@ static void case_segment_placement(void)
             neighbours += seg == prev + 1;
             offsets |= (uint64_t)1 << (seg % PERIOD);
             prev = seg;
+            if (seg / SPAN_SEGS != span) {
+                span = seg / SPAN_SEGS;
+                in_span = 0;
+            }
+            whole += ++in_span == SPAN_SEGS;
         }
+        CHECK_MSG(whole >= (SEGS - 2 * SPAN_SEGS) / SPAN_SEGS, "pool %d: %d spans of its own in %d segments",
+                  k, whole, segments);
         for (int b = 0; b < PERIOD; b++)
             spread += (int)((offsets >> b) & 1);
         CHECK_MSG(neighbours >= segments / 2, "pool %d: %d of %d segments follow the one before", k,

@@ -101,13 +101,9 @@ MT_UNUSED static void affinity_pool_span_list(int32_t i)
 /* spans_lock held: a new span from below, or -1 */
 MT_UNUSED static int32_t affinity_pool_span_new(void)
 {
-    int32_t i = -1;
-    if (affinity_pool_state.spans_high < MT_AFF_SPANS)
+    int32_t i = affinity_pool_state.spans_spare - 1;
+    if (i < 0 && affinity_pool_state.spans_high < MT_AFF_SPANS)
         i = (int32_t)affinity_pool_state.spans_high;
-    else
-        for (int32_t j = 0; j < MT_AFF_SPANS && i < 0; j++)
-            if (!affinity_pool_state.span[j].base)
-                i = j;
     if (i < 0)
         return -1;
     mt_ctx c = mt_ctx_for_alloc(MT_GRANULE, MT_GRANULE);
@@ -116,6 +112,8 @@ MT_UNUSED static int32_t affinity_pool_span_new(void)
         return -1;
     if ((uint32_t)i == affinity_pool_state.spans_high)
         affinity_pool_state.spans_high++;
+    else
+        affinity_pool_state.spans_spare = affinity_pool_state.span[i].next;
     for (uint32_t k = 0; k < MT_AFF_SEGS_PER_SPAN; k++)
         mt_store_relaxed(&affinity_pool_segs[i][k].owner, MT_AFF_OWNER_NONE);
     mt_aff_span *s = &affinity_pool_state.span[i];
@@ -135,7 +133,10 @@ MT_UNUSED static int32_t affinity_pool_span_new(void)
  * growing in step would otherwise keep the same offsets in every span,
  * and fill only a share of the sets of a cache indexed by address (a
  * 2 MiB 16-way cache repeats its sets every 128 KiB, two spans; with
- * transparent huge pages, physical addresses repeat the pattern). */
+ * transparent huge pages, physical addresses repeat the pattern). A pool
+ * past a span's worth of segments takes a fresh span of its own instead,
+ * off the list and its other segments reserved: a large pool's walk then
+ * crosses 64 KiB stretches, not runs of 4 segments among other pools'. */
 MT_UNUSED static int32_t affinity_pool_segment_place(const mt_aff_pool *pool, unsigned *k)
 {
     if (pool->next_span && pool->next_seg < MT_AFF_SEGS_PER_SPAN) {
@@ -143,6 +144,16 @@ MT_UNUSED static int32_t affinity_pool_segment_place(const mt_aff_pool *pool, un
         if (c->base && !((c->used >> pool->next_seg) & 1)) {
             *k = pool->next_seg;
             return pool->next_span - 1;
+        }
+    }
+    if (pool->placed >= MT_AFF_SEGS_PER_SPAN) {
+        int32_t w = affinity_pool_span_new();
+        if (w >= 0) {
+            mt_aff_span *s = &affinity_pool_state.span[w];
+            affinity_pool_span_unlist(w);
+            s->reserved = MT_AFF_SPAN_FULL & ~(uint64_t)1;
+            *k = 0;
+            return w;
         }
     }
     int32_t i = affinity_pool_state.spans_free_head - 1;
@@ -188,6 +199,8 @@ MT_SLOW mt_aff_seg *affinity_pool_segment_take(mt_aff_pool *pool)
     }
     pool->next_span = i + 1;
     pool->next_seg = k + 1;
+    if (pool->placed < MT_AFF_SEGS_PER_SPAN)
+        pool->placed++;
     mt_aff_span *s = &affinity_pool_state.span[i];
     s->used |= (uint64_t)1 << k;
     s->reserved &= ~((uint64_t)1 << k);
@@ -240,14 +253,16 @@ MT_SLOW void affinity_pool_segment_give(mt_aff_seg *h)
     unsigned k = idx % MT_AFF_SEGS_PER_SPAN;
     mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
     mt_aff_span *s = &affinity_pool_state.span[i];
-    bool was_full = s->used == MT_AFF_SPAN_FULL;
     s->used &= ~((uint64_t)1 << k);
-    if (was_full)
+    s->reserved &= ~((uint64_t)1 << k);
+    if (!s->listed)
         affinity_pool_span_list(i);
     if (!s->used) {
         affinity_pool_span_unlist(i);
         char *base = s->base;
         s->base = NULL;
+        s->next = affinity_pool_state.spans_spare;
+        affinity_pool_state.spans_spare = i + 1;
         affinity_pool_state.spans_given++;
         mt_span_release(base, MT_GRANULE, s->prev_entry, MT_BELOW(free));
     }

@@ -325,11 +325,16 @@ MT_UNUSED static const char *affinity_pool_invariants(void)
         if (!s->base || s->used == MT_AFF_SPAN_FULL || !s->listed)
             broken = MT_STR(MT_NAME) ": span list holds a full or unused span";
     }
+    uint32_t spare = 0;
+    for (int32_t i = affinity_pool_state.spans_spare; i && !broken; i = affinity_pool_state.span[i - 1].next)
+        if ((uint32_t)i > affinity_pool_state.spans_high || affinity_pool_state.span[i - 1].base ||
+            ++spare > affinity_pool_state.spans_high)
+            broken = MT_STR(MT_NAME) ": a spare span record in use, or the spare list does not end";
     for (uint32_t i = 0; i < affinity_pool_state.spans_high && !broken; i++) {
         mt_aff_span *s = &affinity_pool_state.span[i];
         if (s->base && mt_entry_owner(mt_pagemap_get(s->base)) != MT_SELF_ID)
             broken = MT_STR(MT_NAME) ": a span not ours in the page map";
-        else if (s->base && s->used != MT_AFF_SPAN_FULL && !s->listed)
+        else if (s->base && (~s->used & ~s->reserved & MT_AFF_SPAN_FULL) && !s->listed)
             broken = MT_STR(MT_NAME) ": a span with free segments not listed";
     }
     mt_sync_spinlock_unlock(&affinity_pool_state.spans_lock);

@@ -23,6 +23,8 @@ static struct {
     uint32_t pools;
     mt_aff_span span[MT_AFF_SPANS];
     int32_t spans_free_head; /* span with a free segment, index + 1 */
+    int32_t spans_spare;     /* records whose span went back below, index + 1,
+                                linked through next */
     uint32_t spans_high;     /* records used so far */
     mt_aff_addr addr[1u << MT_AFF_ADDR_BITS];
     mt_aff_merge merge[MT_AFF_MERGE_LOG];

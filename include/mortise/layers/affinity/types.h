@@ -35,7 +35,6 @@
 #define MT_AFF_SLOT_SLACK 4              /* slots may take 1/this more than the sizes (decide.h) */
 #define MT_AFF_WRAP_CALLERS 2            /* distinct callers and sizes that make */
 #define MT_AFF_WRAP_SIZES 2              /*   a wrapper */
-#define MT_AFF_SPANS 4096                /* 64 KiB spans: 256 MiB of pools */
 #define MT_AFF_MERGE_LOG 64              /* merges kept for the report */
 #define MT_AFF_RUN 4                     /* segments a pool's run reserves in a span */
 #define MT_AFF_OWNER_NONE ((uintptr_t)1) /* a segment's owner: free or abandoned */
@@ -45,6 +44,16 @@
     14                       /* trusted wrappers' frame sizes: 16384 (the
                                         plain table's slot serves both) */
 #define MT_AFF_WCACHE_BITS 6 /* per thread: decided (wrapper, caller) pairs, 64 */
+
+/* Span records, one per 64 KiB span of pools: 2 GiB of pools where
+ * addresses have 64 bits (the segment headers then take 32 MiB of
+ * zero-filled static memory at 4 KiB segments, touched only as far as
+ * pools reach), 256 MiB elsewhere. */
+#if UINTPTR_MAX > 0xffffffffu
+#define MT_AFF_SPANS 32768
+#else
+#define MT_AFF_SPANS 4096
+#endif
 
 /* Wrapper chains read straight off the stack (docs/affinity.md) need the
  * stack pointer and each return address in the word just below its
@@ -139,6 +148,7 @@ typedef struct mt_aff_pool {
     bool retired;      /* its class goes below for good (state lock) */
     int32_t next_span; /* the segment after its last taken, if free, is its next: */
     uint32_t next_seg; /*   span index + 1 (0: none) and segment (spans lock) */
+    uint32_t placed;   /* segments placed, up to a span's worth (spans lock) */
 } mt_aff_pool;
 
 /* A segment's header, out of band: in the span record's table, one cache

@@ -62,7 +62,8 @@ BENCH_ARGS = $(if $(ALLOCATORS),--allocators=$(ALLOCATORS)) $(if $(WORKLOADS),--
 bench: configure
 	cmake --build $(BUILD) --target bench_deps -j $(JOBS)
 	tools/bench.sh $(BUILD) $(BENCH_ARGS)
-	$(if $(filter 0,$(AFFINITY)),,tools/affinity_bench.py $(BUILD) --runs $(or $(RUNS),5) --scale 0.2)
+	$(if $(filter 0,$(AFFINITY)),,tools/affinity_bench.py $(BUILD) --runs $(or $(RUNS),5) --scale 0.2 \
+		$(if $(filter-out 0,$(NO_INSTALL)),--no-install))
 	$(if $(filter 0,$(SCALING)),,tools/scaling_bench.py $(BUILD) --runs $(or $(RUNS),5))
 
 # Headers, every built allocator library, the mortise command, mortise.pc and

@@ -6,7 +6,7 @@
                             [--workloads ...] [--no-cachegrind]
                             [--cachegrind-allocators hslab,affinity]
                             [--ll 2097152,16,64] [--sweep 256,512,...] [--sweep-scale 0.02]
-                            [--llc BYTES]
+                            [--llc BYTES] [--no-install]
 
 Runs every workload under every allocator in one run: the affinity instance,
 hslab (the same chain without the affinity_pool layer), the C library's
@@ -17,8 +17,11 @@ are no hardware counters here; by default for hslab and affinity only). Workload
 wrapper levels, both at its own size (a structure's nodes take 1.6 MB, for the
 simulated LL) and sized to this machine's last-level cache (locality-llc-w*:
 a structure's nodes take 0.6 of it, so a walk's time sees the layout;
---llc), bench_olden's treeadd, health and mst, and Xalan-C++
-(Debian's xalan package) transforming a generated XML document. Every run
+--llc), bench_olden's treeadd, health and mst, Xalan-C++
+(Debian's xalan package) transforming a generated XML document, and the
+real programs of bench/programs (python, gcc, sqlite: their drivers at their
+full arguments, preloading into the measured program only; not under
+cachegrind), with geometric means over the real programs. Every run
 must print the same `ok` line (or, for Xalan, the same output) under every
 allocator. bench_locality also prints its walks' own time (`walk_s=`), the
 part the layout changes; the report gives its median beside the run's.
@@ -38,7 +41,9 @@ import argparse
 import csv
 import hashlib
 import os
+import math
 import re
+import shutil
 import sys
 from typing import Any
 
@@ -148,7 +153,59 @@ def workloads(build: str, scale: float, out: str, llc: int | None = None) -> dic
     if os.path.exists(xalan):
         xml, xsl = xalan_inputs(out)
         w["xalan"] = [xalan, xml, xsl]
+    for name, args in real_programs():
+        w[f"program-{name}"] = [os.path.join(ROOT, "bench", "programs", name + ".sh")] + args
     return w
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Heap-heavy real programs beside Xalan: bench/programs' drivers, at their
+# full arguments (programs.tsv: 1-3 s each), when their commands are installed.
+PROGRAMS = ("python", "gcc", "sqlite")
+
+
+def real_programs(missing: list[str] | None = None) -> list[tuple[str, list[str]]]:
+    """(name, driver arguments) of PROGRAMS whose commands are installed;
+    the others' missing commands appended to missing."""
+    got = []
+    try:
+        with open(os.path.join(ROOT, "bench", "programs", "programs.tsv")) as f:
+            rows = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
+    except OSError:
+        rows = []
+    for row in rows:
+        if row[0] not in PROGRAMS or len(row) < 6:
+            continue
+        absent = [c.split(":")[0] for c in row[5].split() if not shutil.which(c.split(":")[0])]
+        if absent and missing is not None:
+            missing.append(f"{row[0]} ({', '.join(absent)} not installed)")
+        elif not absent:
+            got.append((row[0], row[4].split()))
+    return got
+
+
+def install_programs(out: str) -> None:
+    """apt-get install xalan and the real programs' missing packages, as
+    tools/bench.py installs the peers (root only; a failure is reported,
+    and the report then says what did not run)."""
+    packages = [] if os.path.exists("/usr/bin/Xalan") else ["xalan"]
+    try:
+        with open(os.path.join(ROOT, "bench", "programs", "programs.tsv")) as f:
+            for row in (l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")):
+                if row[0] in PROGRAMS and len(row) >= 6:
+                    packages += [c.split(":")[1] for c in row[5].split()
+                                 if ":" in c and not shutil.which(c.split(":")[0])]
+    except OSError:
+        pass
+    if packages and alloc_mod.may_install():
+        os.makedirs(out, exist_ok=True)
+        print(f"installing {', '.join(sorted(set(packages)))} (apt-get) ...", file=sys.stderr, flush=True)
+        if not alloc_mod.apt_install(sorted(set(packages)), os.path.join(out, "apt.log")):
+            print("apt-get failed: see apt.log", file=sys.stderr)
+
+
+def is_program(cmd: list[str]) -> bool:
+    return os.path.basename(os.path.dirname(cmd[0])) == "programs"
 
 
 def check_any(stdout: str) -> runner.Verdict:
@@ -162,7 +219,14 @@ def run(cmd: list[str], lib: str | None, workdir: str, launcher: str | None = No
     """One run of cmd with lib preloaded, in workdir (its stdout and stderr
     files), through bench_lib's runner."""
     check = check_any if "Xalan" in cmd[0] or wrapper else None
-    return runner.run_once((wrapper or []) + cmd, os.environ, TIMEOUT, workdir, preload=lib,
+    env = dict(os.environ)
+    if is_program(cmd):  # the driver preloads lib into the measured program only and reports it
+        env["MORTISE_BENCH_PRELOAD"] = lib or ""
+        env["MORTISE_BENCH_RUNSTAT"] = launcher or ""  # the program's own wall time and RSS
+        env["MORTISE_BENCH_WORK"] = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(workdir))),
+                                                 "program-work")
+        lib = None
+    return runner.run_once((wrapper or []) + cmd, env, TIMEOUT, workdir, preload=lib,
                            launcher=launcher, check=check)
 
 
@@ -177,6 +241,9 @@ def read(path: str) -> str:
 def result_key(cmd: list[str], stdout: str) -> str:
     if "Xalan" in cmd[0]:
         return hashlib.sha256(stdout.encode()).hexdigest()
+    if is_program(cmd):  # the driver checks the program's output itself; its ok line carries timings
+        return "ok" if stdout.rstrip().splitlines()[-1:] and stdout.rstrip().splitlines()[-1].startswith("ok") \
+            else "(no ok line)"
     lines = [l for l in stdout.splitlines() if l.startswith("ok ") or l.startswith("FAIL")]
     return lines[-1] if lines else "(no ok line)"
 
@@ -242,6 +309,28 @@ def sweep_report(sweep: list[tuple[str, str, int, int | None]], a: argparse.Name
     return lines
 
 
+def programs_summary(rows: list[dict[str, Any]]) -> list[str]:
+    """Geometric means of affinity's median time over the real programs
+    (Xalan and bench/programs'), against each other allocator's."""
+    med = {(r["workload"], r["allocator"]): r["median_s"] for r in rows if r["status"] == "ok"}
+    progs = sorted({r["workload"] for r in rows if r["workload"] == "xalan" or r["workload"].startswith("program-")})
+    lines = []
+    for other in sorted({r["allocator"] for r in rows} - {"affinity"}):
+        ratios = [med[(p, "affinity")] / med[(p, other)] for p in progs
+                  if (p, "affinity") in med and (p, other) in med and med[(p, other)] > 0]
+        if ratios and len(ratios) == len(progs):
+            gm = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+            lines.append(f"- affinity × {other}: {gm:.3f} (geometric mean of median times over "
+                         f"{', '.join(progs)})")
+    missing: list[str] = []
+    real_programs(missing)
+    if not os.path.exists("/usr/bin/Xalan"):
+        missing.append("xalan (/usr/bin/Xalan not installed)")
+    if missing:
+        lines.append("- not run: " + "; ".join(missing))
+    return ["", "Real programs:", ""] + lines if lines else []
+
+
 def llc_note(llc: int | None, scale: float) -> str:
     sized = llc_sizing(llc, scale)
     if not sized or not llc:
@@ -273,8 +362,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--llc", type=int, default=None,
                     help="the last-level cache in bytes that sizes the locality-llc rows "
                          "(default: cpu0's highest level in sysfs; 0 leaves the rows out)")
+    ap.add_argument("--no-install", action="store_true",
+                    help="never apt-get install a missing xalan or real program (as root it installs them)")
     a = ap.parse_args(argv)
     llc = last_level_cache() if a.llc is None else a.llc
+    if not a.no_install:
+        install_programs(a.out or os.path.join(a.build, "bench-affinity"))
     out = a.out or os.path.join(a.build, "bench-affinity")
     os.makedirs(out, exist_ok=True)
     libs = allocators(a.build)
@@ -312,7 +405,8 @@ def main(argv: list[str] | None = None) -> int:
             status = statuses[name]
             d1: int | None = None
             ll: int | None = None
-            if not a.no_cachegrind and name in a.cachegrind_allocators.split(",") and "-llc-" not in wl:
+            if (not a.no_cachegrind and name in a.cachegrind_allocators.split(",") and "-llc-" not in wl
+                    and not is_program(cmd)):
                 d1, ll = cachegrind(cmd, lib, out, f"{wl}.{name}", a.ll)
             rss = int(median(rsss[name])) if rsss[name] else None
             row = {"workload": wl, "allocator": name, "status": status,
@@ -352,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         report.append(f"| {r['workload']} | {r['allocator']}{status} | {r['median_s']:.3f} "
                       f"[{r['min_s']:.3f}–{r['max_s']:.3f}] | {tr} | {walk} | {wr} | "
                       f"{r['maxrss_kb']} | {r['d1_misses']} | {r['lld_misses']} | {lr} |")
+    report += programs_summary(rows)
     report += sweep_report(sweep, a)
     text = "\n".join(report) + "\n"
     with open(os.path.join(out, "report.md"), "w") as f:

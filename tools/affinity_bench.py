@@ -166,27 +166,33 @@ def workloads(build: str, scale: float, out: str, llc: int | None = None) -> dic
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Heap-heavy real programs beside Xalan: bench/programs' drivers, at their
-# full arguments (programs.tsv: 1-3 s each), when their commands are installed.
+# full arguments (programs.tsv: 0.3-0.8 s each here), when their commands
+# are installed.
 PROGRAMS = ("python", "gcc", "sqlite")
 
 
-def real_programs(missing: list[str] | None = None) -> list[tuple[str, list[str]]]:
-    """(name, driver arguments) of PROGRAMS whose commands are installed;
-    the others' missing commands appended to missing."""
-    got = []
+def program_rows() -> list[tuple[str, list[str], list[tuple[str, str]]]]:
+    """(name, full arguments, [(command, package)]) of PROGRAMS in
+    bench/programs/programs.tsv."""
     try:
         with open(os.path.join(ROOT, "bench", "programs", "programs.tsv")) as f:
             rows = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     except OSError:
-        rows = []
-    for row in rows:
-        if row[0] not in PROGRAMS or len(row) < 6:
-            continue
-        absent = [c.split(":")[0] for c in row[5].split() if not shutil.which(c.split(":")[0])]
-        if absent and missing is not None:
-            missing.append(f"{row[0]} ({', '.join(absent)} not installed)")
-        elif not absent:
-            got.append((row[0], row[4].split()))
+        return []
+    return [(r[0], r[4].split(), [(c.split(":")[0], c.split(":")[-1]) for c in r[5].split()])
+            for r in rows if r[0] in PROGRAMS and len(r) >= 6]
+
+
+def real_programs(missing: list[str] | None = None) -> list[tuple[str, list[str]]]:
+    """(name, driver arguments) of PROGRAMS whose commands are installed;
+    the others, with their missing commands, appended to missing."""
+    got = []
+    for name, args, commands in program_rows():
+        absent = [c for c, _ in commands if not shutil.which(c)]
+        if not absent:
+            got.append((name, args))
+        elif missing is not None:
+            missing.append(f"{name} ({', '.join(absent)} not installed)")
     return got
 
 
@@ -195,14 +201,8 @@ def install_programs(out: str) -> None:
     tools/bench.py installs the peers (root only; a failure is reported,
     and the report then says what did not run)."""
     packages = [] if os.path.exists("/usr/bin/Xalan") else ["xalan"]
-    try:
-        with open(os.path.join(ROOT, "bench", "programs", "programs.tsv")) as f:
-            for row in (l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")):
-                if row[0] in PROGRAMS and len(row) >= 6:
-                    packages += [c.split(":")[1] for c in row[5].split()
-                                 if ":" in c and not shutil.which(c.split(":")[0])]
-    except OSError:
-        pass
+    for _, _, commands in program_rows():
+        packages += [package for c, package in commands if not shutil.which(c)]
     if packages and alloc_mod.may_install():
         os.makedirs(out, exist_ok=True)
         print(f"installing {', '.join(sorted(set(packages)))} (apt-get) ...", file=sys.stderr, flush=True)
@@ -221,16 +221,16 @@ def check_any(stdout: str) -> runner.Verdict:
 
 
 def run(cmd: list[str], lib: str | None, workdir: str, launcher: str | None = None,
-        wrapper: list[str] | None = None) -> runner.RunResult:
+        wrapper: list[str] | None = None, work: str = "") -> runner.RunResult:
     """One run of cmd with lib preloaded, in workdir (its stdout and stderr
-    files), through bench_lib's runner."""
+    files), through bench_lib's runner. A real program's driver gets lib,
+    launcher and its scratch folder work through its environment."""
     check = check_any if "Xalan" in cmd[0] or wrapper else None
     env = dict(os.environ)
     if is_program(cmd):  # the driver preloads lib into the measured program only and reports it
         env["MORTISE_BENCH_PRELOAD"] = lib or ""
         env["MORTISE_BENCH_RUNSTAT"] = launcher or ""  # the program's own wall time and RSS
-        env["MORTISE_BENCH_WORK"] = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(workdir))),
-                                                 "program-work")
+        env["MORTISE_BENCH_WORK"] = work
         lib = None
     return runner.run_once((wrapper or []) + cmd, env, TIMEOUT, workdir, preload=lib,
                            launcher=launcher, check=check)
@@ -248,8 +248,8 @@ def result_key(cmd: list[str], stdout: str) -> str:
     if "Xalan" in cmd[0]:
         return hashlib.sha256(stdout.encode()).hexdigest()
     if is_program(cmd):  # the driver checks the program's output itself; its ok line carries timings
-        return "ok" if stdout.rstrip().splitlines()[-1:] and stdout.rstrip().splitlines()[-1].startswith("ok") \
-            else "(no ok line)"
+        last = stdout.rstrip().splitlines()[-1:]
+        return "ok" if last and last[0].startswith("ok ") else "(no ok line)"
     lines = [l for l in stdout.splitlines() if l.startswith("ok ") or l.startswith("FAIL")]
     return lines[-1] if lines else "(no ok line)"
 
@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(a.runs):  # the allocators in turn: a slow spell of the machine falls on all of them
             for name in names:
                 workdir = os.path.join(out, "runs", wl, name, str(i + 1))
-                res = run(cmd, libs[name], workdir, launcher)
+                res = run(cmd, libs[name], workdir, launcher, work=os.path.join(out, "program-work"))
                 stdout = read(os.path.join(workdir, "stdout"))
                 key = result_key(cmd, stdout)
                 if (walked := re.search(r"^walk_s=([\d.]+)$", stdout, re.M)):

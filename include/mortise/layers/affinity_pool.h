@@ -117,7 +117,8 @@
  *   cache entries of a cache line each); a pool wastes
  *   at most its segments' free room, in each thread that allocates from
  *   it, and, past a span's worth, the reserved segments of its last span
- *   (taken from below, never touched by the layer); a segment's objects fill it (its header is out of band); a segment
+ *   (taken from below, never touched by the layer); a segment's objects
+ *   fill it (its header is out of band); a segment
  *   that is not its thread's current one goes back to its span when its
  *   owner empties it, an abandoned one when its last object is freed, an
  *   empty span to the layer below. Objects freed by other threads wait on

@@ -254,7 +254,6 @@ MT_SLOW void affinity_pool_segment_give(mt_aff_seg *h)
     mt_sync_spinlock_lock(&affinity_pool_state.spans_lock);
     mt_aff_span *s = &affinity_pool_state.span[i];
     s->used &= ~((uint64_t)1 << k);
-    s->reserved &= ~((uint64_t)1 << k);
     if (!s->listed)
         affinity_pool_span_list(i);
     if (!s->used) {

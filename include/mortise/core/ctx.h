@@ -110,25 +110,30 @@ typedef void *mt_lfunc(mt_ctx *ctx);
 #endif
 
 struct mt_ctx {
-    size_t size;         /* in: requested bytes (layers may round it up) */
-    size_t align;        /* in: required alignment, a power of two >= 1 */
-    void *ptr;           /* in: block to free / query / resize; out (alloc,
+    size_t size;          /* in: requested bytes (layers may round it up) */
+    size_t align;         /* in: required alignment, a power of two >= 1 */
+    void *ptr;            /* in: block to free / query / resize; out (alloc,
                          optional): the block whose usable size is in usable */
-    size_t usable;       /* out (getmeta; alloc, with ptr): usable bytes at ptr */
-    size_t szcls;        /* out (getmeta, optional): the block's class index ... */
-    uintptr_t szcls_key; /* ... in the policy with this MT_SZCLS_KEY; 0 = none */
-    uintptr_t owner;     /* in (free, getmeta, resize): owner id from the page map */
-    uintptr_t meta;      /* in: owner's payload from the page map (e.g. span header) */
-    int cpu;             /* in: CPU id hint, -1 when the socket has none */
-    int err;             /* out: errno value when alloc returns NULL */
-    void *zeroed;        /* out: set by the layer that returned a block known to be
+    size_t usable;        /* out (getmeta; alloc, with ptr): usable bytes at ptr */
+    size_t szcls;         /* out (getmeta, optional): the block's class index ... */
+    uintptr_t szcls_key;  /* ... in the policy with this MT_SZCLS_KEY; 0 = none */
+    uintptr_t owner;      /* in (free, getmeta, resize): owner id from the page map */
+    uintptr_t meta;       /* in: owner's payload from the page map (e.g. span header) */
+    int cpu;              /* in: CPU id hint, -1 when the socket has none */
+    int err;              /* out: errno value when alloc returns NULL */
+    void *zeroed;         /* out: set by the layer that returned a block known to be
                          zero-filled (fresh from the OS); calloc skips memset
                          when it equals the block returned */
-    void *chain;         /* in/out (alloc_batch, free_batch): a list of blocks
+    void *chain;          /* in/out (alloc_batch, free_batch): a list of blocks
                          linked through their first words, NULL-terminated */
-    size_t count;        /* in (alloc_batch, free_batch): extra blocks wanted /
+    size_t count;         /* in (alloc_batch, free_batch): extra blocks wanted /
                          the most to free from chain; out: blocks pushed onto /
                          freed from chain */
+    uintptr_t caller_cfa; /* in (alloc): 0, or, when the request runs in a
+                         function other than the entry point the program
+                         called (MT_TRAIT_READS_CALLER, x86-64), that entry
+                         point's frame address: the program's return
+                         address is the word below it */
     MT_CTX_EXTRA
 };
 
@@ -177,7 +182,16 @@ struct mt_ctx {
  *   MT_TRAIT_ADDS_TAIL          the layer adds MT_SAFETY_TAIL_BYTES to every
  *                               request it passes down (tail_chksum's size and
  *                               check words): a safety layer below reports
- *                               the program's size, that much less. */
+ *                               the program's size, that much less.
+ *   MT_TRAIT_READS_CALLER       the layer's alloc tells requests apart by
+ *                               their call site (affinity_pool): malloc asks
+ *                               the chain quick (MT_ALLOC_QUICK) and repeats
+ *                               a miss out of line with the entry point's
+ *                               frame address in ctx->caller_cfa, so the
+ *                               entry point makes no call on its inline path
+ *                               and needs no stack frame (x86-64); the layer
+ *                               reads the call site from there when it is
+ *                               set. */
 enum {
     MT_TRAIT_FRESH_HEADS = 1,
     MT_TRAIT_NEEDS_FRESH_HEADS = 2,
@@ -186,7 +200,8 @@ enum {
     MT_TRAIT_NO_SAFETY_BELOW = 16,
     MT_TRAIT_WANTS_USABLE = 32,
     MT_TRAIT_ADDS_TAIL = 64,
-    MT_TRAIT_LOCK_STAT = 128
+    MT_TRAIT_LOCK_STAT = 128,
+    MT_TRAIT_READS_CALLER = 256
 };
 #define MT_SAFETY_TAIL_BYTES ((size_t)16)
 
@@ -300,7 +315,11 @@ static void mt_thread_attach(void);
  * alloc then makes no call before its own work on the block, so it keeps
  * nothing in a saved register and needs no stack frame. A layer may answer
  * NULL only where it has changed nothing that a repeat would not find as
- * it left it. */
+ * it left it. It may also leave in ctx->chain a word of its own (an
+ * address of its own, never NULL or MT_ALLOC_QUICK) that tells its repeat
+ * where to go on (malloc's repeat, mt_socket_malloc_again, passes it in
+ * ctx->chain); the layers below take a repeat with any word but
+ * MT_ALLOC_QUICK as an ordinary request. */
 #define MT_ALLOC_QUICK ((void *)(uintptr_t)3)
 #define MT_COLD_ALLOC(ctx, copy, call) \
     ((ctx)->chain == MT_ALLOC_QUICK ? (void *)NULL : MT_COLD_CALL(ctx, copy, call))

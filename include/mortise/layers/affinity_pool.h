@@ -153,7 +153,7 @@
 /* The layer's descriptor (core/describe.h): the data tools/describe_layers.py
  * reads and core/layer_end.h checks the slots against. */
 #define MT_DESCRIPTOR_affinity_pool(LAYER, SLOT)                                                           \
-    LAYER(affinity_pool, addon, 0, (), ())                                                                 \
+    LAYER(affinity_pool, addon, MT_TRAIT_READS_CALLER, (), ())                                             \
     MT_OPS(SLOT, create, alloc, free, getmeta, resize, thread_exit, fork_prepare, fork_parent, fork_child) \
     SLOT(min_objects, MT_MIN_OBJECTS, N, 100, (1, SIZE_MAX), ())                                           \
     SLOT(max_pooled_size, MT_MAX_POOLED_SIZE, BYTES, 128, (16, 1024), ())                                  \
@@ -342,21 +342,57 @@ MT_NOINLINE_HOT void *affinity_pool_alloc_other(size_t size, size_t align, uintp
     return affinity_pool_alloc_walk(size, align, ra, my_sp, entry, cfa);
 }
 
+/* A request the socket asked quick (core/ctx.h) that the inline path does
+ * not serve answers NULL, and the socket repeats it out of line: what the
+ * inline path counted down for it is given back first, so the repeat finds
+ * the thread's counts as they were (the only count it may have taken is
+ * the recheck's last, left from 1 to 0), and the repeat is told to go
+ * straight to alloc_other, past the lookups that just missed. */
+#define MT_AFF_RESUME_OTHER ((void *)&affinity_pool_state)
+MT_INLINE void *affinity_pool_quick_miss(mt_ctx *ctx)
+{
+    if (!affinity_pool_wt.left)
+        affinity_pool_wt.left = 1;
+    ctx->chain = MT_AFF_RESUME_OTHER;
+    return NULL;
+}
+
+/* A wrapper chain the thread's cache sends below, its hit counted: a quick
+ * miss below gives the count back for the repeat. */
+MT_INLINE void *affinity_pool_wc_below(mt_ctx *ctx, mt_lfunc *next)
+{
+    void *p = next(ctx);
+    if (ctx->chain == MT_ALLOC_QUICK && MT_UNLIKELY(p == NULL))
+        affinity_pool_wt.left++;
+    return p;
+}
+
 /* The fast path, inlined into the socket's entry point: a return address
  * decided unpooled is one compare; one decided pooled finds its pool in
  * the twin table and pops the thread's current segment of that pool (the
  * size check against the segment also refuses the empty `none`); with
  * gcc on x86-64, a trusted wrapper's two-frame chain in the thread's
- * wrapper cache pops its pool's segment the same way, or goes below. */
+ * wrapper cache pops its pool's segment the same way, or goes below. The
+ * call site is the entry point's return address, or the word below
+ * ctx->caller_cfa when the socket runs the request out of line
+ * (MT_TRAIT_READS_CALLER, x86-64). */
 #define MT_IMPLEMENTS_alloc
 MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
 {
-    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    uintptr_t ra = ctx->caller_cfa ? *(const uintptr_t *)(ctx->caller_cfa - sizeof(uintptr_t))
+                                   : (uintptr_t)__builtin_return_address(0);
+    if (ctx->chain == MT_AFF_RESUME_OTHER)
+        return affinity_pool_alloc_other(ctx->size, ctx->align, ra, MT_AFF_WC_INLINE ? ctx->caller_cfa : 0);
     uintptr_t slot = mt_aff_plain_slot(ra);
-    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_PLAIN_AT(slot)) == ra))
+    /* the row's two words from one base register: gcc would load the
+     * table's address again for the second */
+    _Atomic(uintptr_t) *fast = MT_SELF(fast);
+    __asm__("" : "+r"(fast));
+    uintptr_t site = mt_load_relaxed(&fast[slot]);
+    if (MT_LIKELY(site == ra))
         return next(ctx);
-    if (MT_LIKELY(mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra && ctx->align <= MT_MIN_ALIGN)) {
-        mt_aff_seg *h = affinity_pool_cur_of(mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)));
+    if (MT_LIKELY((site ^ ra) == ~(uintptr_t)0 && ctx->align <= MT_MIN_ALIGN)) {
+        mt_aff_seg *h = affinity_pool_cur_of(mt_load_relaxed(&fast[slot + 1]));
         void *p = h->free;
         if (MT_LIKELY(p != NULL && ctx->size <= h->size)) {
             h->free = *(void **)p;
@@ -365,16 +401,16 @@ MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
     }
     uintptr_t cfa = 0;
 #if MT_AFF_WC_INLINE
-    _Static_assert(MT_AFF_WRAP_BITS == MT_AFF_PLAIN_BITS, "one slot for the plain and the walk's tables");
-    cfa = (uintptr_t)__builtin_dwarf_cfa();
-    uint64_t w = mt_load_relaxed(&affinity_pool_wrap[slot]);
+    _Static_assert(MT_AFF_WRAP_BITS == MT_AFF_PLAIN_BITS, "one row for the plain and the walk's tables");
+    cfa = ctx->caller_cfa ? ctx->caller_cfa : (uintptr_t)__builtin_dwarf_cfa();
+    uint64_t w = mt_load_relaxed(&affinity_pool_wrap[slot / MT_AFF_ROW]);
     if (w >> 16 == (uint64_t)ra) {
         uintptr_t caller = *(const uintptr_t *)(cfa + (uintptr_t)(w & 0xffff) - sizeof(uintptr_t));
         const mt_aff_wc *c = &affinity_pool_wt.e[mt_aff_wc_slot(ra, caller)];
         if (c->ra == ra && c->caller == caller) {
             if (c->word == MT_AFF_WC_BELOW) {
                 if (MT_LIKELY(--affinity_pool_wt.left))
-                    return next(ctx);
+                    return affinity_pool_wc_below(ctx, next);
             } else {
                 void *p = affinity_pool_wc_pop(c, ctx->size, ctx->align);
                 if (MT_LIKELY(p != NULL))
@@ -383,6 +419,8 @@ MT_INLINE void *affinity_pool_alloc(mt_ctx *ctx, mt_lfunc *next)
         }
     }
 #endif
+    if (ctx->chain == MT_ALLOC_QUICK)
+        return affinity_pool_quick_miss(ctx);
     return affinity_pool_alloc_other(ctx->size, ctx->align, ra, cfa);
 }
 

@@ -54,8 +54,12 @@
 #define affinity_pool_merges_of_type MT_SELF(merges_of_type)
 #define affinity_pool_name_site MT_SELF(name_site)
 #define affinity_pool_none MT_SELF(none)
+#define affinity_pool_note_at_empty MT_SELF(note_at_empty)
+#define affinity_pool_note_at_first_free MT_SELF(note_at_first_free)
+#define affinity_pool_note_never MT_SELF(note_never)
 #define affinity_pool_note_size MT_SELF(note_size)
 #define affinity_pool_object_ok MT_SELF(object_ok)
+#define affinity_pool_out MT_SELF(out)
 #define affinity_pool_plain_wrapper MT_SELF(plain_wrapper)
 #define affinity_pool_pool_alloc MT_SELF(pool_alloc)
 #define affinity_pool_pool_free MT_SELF(pool_free)
@@ -68,6 +72,7 @@
 #define affinity_pool_pool_segments MT_SELF(pool_segments)
 #define affinity_pool_pool_serve MT_SELF(pool_serve)
 #define affinity_pool_pool_usable MT_SELF(pool_usable)
+#define affinity_pool_quick_miss MT_SELF(quick_miss)
 #define affinity_pool_recount MT_SELF(recount)
 #define affinity_pool_reentries MT_SELF(reentries)
 #define affinity_pool_register_stats MT_SELF(register_stats)
@@ -113,6 +118,7 @@
 #define affinity_pool_walk_chain MT_SELF(walk_chain)
 #define affinity_pool_walk_off MT_SELF(walk_off)
 #define affinity_pool_walks MT_SELF(walks)
+#define affinity_pool_wc_below MT_SELF(wc_below)
 #define affinity_pool_wc_clear MT_SELF(wc_clear)
 #define affinity_pool_wc_fill MT_SELF(wc_fill)
 #define affinity_pool_wc_find MT_SELF(wc_find)
@@ -176,8 +182,12 @@
 #undef affinity_pool_merges_of_type
 #undef affinity_pool_name_site
 #undef affinity_pool_none
+#undef affinity_pool_note_at_empty
+#undef affinity_pool_note_at_first_free
+#undef affinity_pool_note_never
 #undef affinity_pool_note_size
 #undef affinity_pool_object_ok
+#undef affinity_pool_out
 #undef affinity_pool_plain_wrapper
 #undef affinity_pool_pool_alloc
 #undef affinity_pool_pool_free
@@ -190,6 +200,7 @@
 #undef affinity_pool_pool_segments
 #undef affinity_pool_pool_serve
 #undef affinity_pool_pool_usable
+#undef affinity_pool_quick_miss
 #undef affinity_pool_recount
 #undef affinity_pool_reentries
 #undef affinity_pool_register_stats
@@ -235,6 +246,7 @@
 #undef affinity_pool_walk_chain
 #undef affinity_pool_walk_off
 #undef affinity_pool_walks
+#undef affinity_pool_wc_below
 #undef affinity_pool_wc_clear
 #undef affinity_pool_wc_fill
 #undef affinity_pool_wc_find

@@ -166,7 +166,7 @@ MT_EXPORT void *malloc(size_t size)
 {
     MT_SOCKET_NOTE_CALLER();
     MT_SOCKET_ENTER(return mt_pal_boot_alloc(size));
-    void *p = mt_socket_alloc_plain(size, 1);
+    void *p = mt_socket_malloc(size);
     MT_SOCKET_LEAVE();
     return p;
 }

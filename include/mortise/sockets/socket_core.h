@@ -140,6 +140,44 @@ MT_INLINE void *mt_socket_alloc_plain(size_t size, size_t align)
     return mt_socket_alloc(&ctx);
 }
 
+/* malloc's request out of line, for a chain that tells call sites apart
+ * (MT_TRAIT_READS_CALLER): the layers read the program's call site from
+ * the frame address malloc passed, whether or not its call here was a tail
+ * call, and the layer that answered the quick request NULL its word for
+ * the repeat from `resume` (core/ctx.h; NULL: none). */
+MT_SLOW void *mt_socket_malloc_again(size_t size, uintptr_t caller_cfa, void *resume)
+{
+    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
+    ctx.caller_cfa = caller_cfa;
+    ctx.chain = resume;
+    return mt_socket_alloc(&ctx);
+}
+
+/* malloc(size): mt_socket_alloc_plain; on x86-64, in a chain that reads
+ * its call site, the inline path is asked quick (core/ctx.h) and whatever
+ * it does not serve at once is repeated by mt_socket_malloc_again, so the
+ * only calls left in malloc are tail calls and its hit path needs no stack
+ * frame, although it reads its return address. */
+#if defined(__x86_64__)
+#define MT_SOCKET_MALLOC_QUICK ((mt_chain_traits() & MT_TRAIT_READS_CALLER) != 0)
+#else
+#define MT_SOCKET_MALLOC_QUICK 0
+#endif
+MT_INLINE void *mt_socket_malloc(size_t size)
+{
+    if (!MT_SOCKET_MALLOC_QUICK)
+        return mt_socket_alloc_plain(size, 1);
+    uintptr_t caller_cfa = (uintptr_t)__builtin_dwarf_cfa();
+    if (MT_UNLIKELY(size > MT_SOCKET_INLINE_MAX))
+        return mt_socket_malloc_again(size, caller_cfa, NULL);
+    mt_ctx ctx = mt_ctx_for_alloc(size, 1);
+    ctx.chain = MT_ALLOC_QUICK;
+    void *p = mt_chain_alloc(&ctx);
+    if (MT_LIKELY(p != NULL))
+        return p;
+    return mt_socket_malloc_again(size, caller_cfa, ctx.chain == MT_ALLOC_QUICK ? NULL : ctx.chain);
+}
+
 /* calloc trusts a layer's word that a block is zero-filled (ctx->zeroed:
  * fresh from the OS) only from this many bytes up; a shorter block is
  * cleared all the same. A program uses what it asked for, and a page it

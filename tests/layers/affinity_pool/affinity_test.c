@@ -296,7 +296,7 @@ static void case_wrapper_cache_ways(void)
     uint64_t saved[2];
     const uintptr_t wrappers[2] = {w, c3};
     for (int i = 0; i < 2; i++) {
-        _Atomic(uint64_t) *slot = &affinity_pool_wrap[wrappers[i] & ((1u << MT_AFF_WRAP_BITS) - 1)];
+        _Atomic(uint64_t) *slot = &affinity_pool_wrap[mt_aff_wrap_index(wrappers[i])];
         saved[i] = mt_load_relaxed(slot);
         mt_store_release(slot, mt_aff_wrap_entry(wrappers[i], (int32_t)frame));
     }
@@ -338,7 +338,7 @@ static void case_wrapper_cache_ways(void)
 #undef CHAIN_AT
     affinity_pool_wc_clear();
     for (int i = 0; i < 2; i++)
-        mt_store_release(&affinity_pool_wrap[wrappers[i] & ((1u << MT_AFF_WRAP_BITS) - 1)], saved[i]);
+        mt_store_release(&affinity_pool_wrap[mt_aff_wrap_index(wrappers[i])], saved[i]);
 }
 #endif
 

@@ -11,7 +11,7 @@ MT_UNUSED static void affinity_pool_mark_plain(mt_aff_site *s)
 {
     mt_store_release(&s->fast, MT_AFF_PLAIN);
     uintptr_t ra = mt_load_relaxed(&s->ra);
-    mt_store_relaxed(&MT_AFF_PLAIN_AT(mt_aff_plain_slot(ra)), ra);
+    mt_store_relaxed(&MT_AFF_SITE_AT(mt_aff_plain_slot(ra)), ra);
 }
 
 /* state lock held: a wrapper chain's group is decided, pooled or not; the
@@ -65,10 +65,7 @@ MT_UNUSED static void affinity_pool_retire(uint32_t root, mt_aff_pool *pool)
         mt_aff_site *s = &affinity_pool_state.site[i];
         if (mt_load_relaxed(&s->fast) != (uintptr_t)pool)
             continue;
-        uintptr_t ra = mt_load_relaxed(&s->ra), slot = mt_aff_plain_slot(ra);
-        affinity_pool_mark_plain(s);
-        if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra)
-            mt_store_release(&MT_AFF_POOLED_RA_AT(slot), 0);
+        affinity_pool_mark_plain(s); /* its row's pooled word goes with it */
     }
     for (uint32_t i = 1; i <= affinity_pool_state.groups; i++) {
         const mt_aff_group *x = &affinity_pool_state.group[i - 1];

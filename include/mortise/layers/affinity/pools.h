@@ -51,12 +51,44 @@ MT_INLINE mt_aff_pool *affinity_pool_seg_pool(const mt_aff_seg *h)
     return h->pool ? &affinity_pool_state.pool[h->pool - 1] : NULL;
 }
 
-/* Is p an object start of a segment of the pool with this magic? Its
- * offset is a multiple of the size iff offset * ceil(2^64 / size), wrapped,
- * is below the magic (exact for offsets and sizes below 2^32). */
-MT_INLINE bool affinity_pool_object_ok(const void *p, uint64_t magic)
+/* Is p an object start of a segment of the pool with this magic? With
+ * magic = ceil(2^32 / size) = (2^32 + e) / size, e < size, an offset
+ * k * size + r gives k * e + r * magic, wrapped to 32 bits: below the
+ * segment size when r = 0 (k * e < k * size), at least the magic (at least
+ * 2^22, above any segment size) when it is not, for sizes up to 1024 and
+ * segments up to 64 KiB. One multiply and a compare with a constant. */
+_Static_assert(MT_MAX_POOLED_SIZE <= 1024 && MT_SEGMENT_SIZE <= ((size_t)64 << 10),
+               "affinity_pool: the object-start test's bounds");
+MT_INLINE bool affinity_pool_object_ok(const void *p, uint32_t magic)
 {
-    return (uint64_t)((uintptr_t)p & (MT_SEGMENT_SIZE - 1)) * magic < magic;
+    return (uint32_t)((uint32_t)((uintptr_t)p & (MT_SEGMENT_SIZE - 1)) * magic) < MT_SEGMENT_SIZE;
+}
+
+/* A segment's objects out: what its owner may still free before the next
+ * note, and what is out then. */
+MT_INLINE uint32_t affinity_pool_out(const mt_aff_seg *h) { return (uint32_t)h->frees_left + h->out_at_note; }
+
+/* The next note when the last of out objects comes back. */
+MT_INLINE void affinity_pool_note_at_empty(mt_aff_seg *h, uint32_t out)
+{
+    h->frees_left = (uint16_t)out;
+    h->out_at_note = 0;
+}
+
+/* A used-up segment (all out) in the ring: the next note at its first free,
+ * which makes it the next one the refill looks at. */
+MT_INLINE void affinity_pool_note_at_first_free(mt_aff_seg *h, uint32_t out)
+{
+    h->frees_left = 1;
+    h->out_at_note = (uint16_t)(out - 1);
+}
+
+/* The current segment: no count (the malloc fast path keeps none), a note
+ * only after this many frees, to renew it. */
+MT_INLINE void affinity_pool_note_never(mt_aff_seg *h)
+{
+    h->frees_left = UINT16_MAX;
+    h->out_at_note = 0;
 }
 
 /* The calling thread's owner mark: on x86-64 Linux its thread pointer,
@@ -215,10 +247,10 @@ MT_SLOW mt_aff_seg *affinity_pool_segment_take(mt_aff_pool *pool)
         *(void **)(base + j * pool->size) = base + (j + 1) * pool->size;
     *(void **)(base + (n - 1) * pool->size) = NULL;
     h->free = base;
-    h->used = 0;
-    h->size = (uint16_t)pool->size;
+    affinity_pool_note_never(h);
+    h->size = pool->size;
     h->magic = pool->size_magic;
-    h->gen = affinity_pool_tl.id;
+    h->gen = (uint32_t)affinity_pool_tl.id;
     mt_store_relaxed(&h->remote, NULL);
     h->pool = (uint16_t)(affinity_pool_pool_index(pool) + 1);
     h->next = h->prev = NULL;
@@ -275,7 +307,7 @@ MT_SLOW void affinity_pool_recount(mt_aff_seg *h)
     uint32_t n = 0;
     for (void *f = h->free; f; f = *(void **)f)
         n++;
-    h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size - n);
+    affinity_pool_note_at_empty(h, (uint32_t)(MT_SEGMENT_SIZE / h->size - n));
 }
 
 /* The owner (or, for an abandoned segment, the holder of its pool's lock)
@@ -295,7 +327,7 @@ MT_INLINE void affinity_pool_collect(mt_aff_seg *h)
     }
     *(void **)tail = h->free;
     h->free = r;
-    h->used -= n;
+    affinity_pool_note_at_empty(h, affinity_pool_out(h) - n);
 }
 
 /* The thread's ring of a pool's other segments (circular, doubly linked). */
@@ -364,7 +396,7 @@ MT_SLOW mt_aff_seg *affinity_pool_adopt(mt_aff_pool *pool)
         if (s->next)
             s->next->prev = NULL;
         s->next = s->prev = NULL;
-        s->gen = affinity_pool_tl.id;
+        s->gen = (uint32_t)affinity_pool_tl.id;
         mt_store_release(&s->owner, affinity_pool_me());
     }
     mt_sync_spinlock_unlock(&pool->lock);
@@ -384,8 +416,10 @@ MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool)
     mt_aff_seg *h = affinity_pool_tl.cur[k], *s = NULL;
     if (h != &affinity_pool_none) {
         affinity_pool_collect(h);
-        if (h->free)
+        if (h->free) {
+            affinity_pool_note_never(h);
             return affinity_pool_pool_pop(pool);
+        }
     }
     for (unsigned i = 0; i < MT_AFF_LOOK && !s && affinity_pool_tl.ring[k]; i++) {
         mt_aff_seg *t = affinity_pool_tl.ring[k];
@@ -403,7 +437,7 @@ MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool)
         if (t->free)
             s = t;
         else
-            affinity_pool_ring_push_back(k, t);
+            affinity_pool_note_at_first_free(t, affinity_pool_out(t)), affinity_pool_ring_push_back(k, t);
     }
     if (!s) {
         s = affinity_pool_segment_take(pool);
@@ -411,9 +445,10 @@ MT_SLOW void *affinity_pool_pool_refill(mt_aff_pool *pool)
             return NULL;
     }
     if (h != &affinity_pool_none) {
-        h->used = (uint16_t)(MT_SEGMENT_SIZE / h->size); /* used up: all out */
+        affinity_pool_note_at_first_free(h, (uint32_t)(MT_SEGMENT_SIZE / h->size)); /* used up: all out */
         affinity_pool_ring_push_back(k, h);
     }
+    affinity_pool_note_never(s);
     affinity_pool_tl.cur[k] = s;
     return affinity_pool_pool_pop(pool);
 }
@@ -445,13 +480,17 @@ MT_INLINE size_t affinity_pool_pool_usable(void *p, uintptr_t meta)
 MT_SLOW void affinity_pool_free_note(mt_aff_seg *h)
 {
     uint32_t k = h->pool - 1;
-    if (h == affinity_pool_tl.cur[k] || h->gen != affinity_pool_tl.id)
-        return; /* current, or left by an ended thread whose mark this thread has */
+    if (h == affinity_pool_tl.cur[k] || h->gen != (uint32_t)affinity_pool_tl.id) {
+        affinity_pool_note_never(h); /* current, or left by an ended thread whose mark this thread has */
+        return;
+    }
+    uint32_t out = h->out_at_note;
     affinity_pool_ring_remove(k, h);
-    if (!h->used) {
+    if (!out) {
         affinity_pool_segment_give(h);
         return;
     }
+    affinity_pool_note_at_empty(h, out);
     affinity_pool_ring_push_back(k, h);
     affinity_pool_tl.ring[k] = h;
 }
@@ -469,9 +508,9 @@ MT_NOINLINE_HOT void affinity_pool_free_other(mt_aff_seg *h, void *p)
         if (mt_load_relaxed(&h->owner) == MT_AFF_OWNER_NONE) {
             *(void **)p = h->free;
             h->free = p;
-            h->used--;
+            affinity_pool_note_at_empty(h, affinity_pool_out(h) - 1);
             affinity_pool_collect(h);
-            bool empty = !h->used;
+            bool empty = !affinity_pool_out(h);
             if (empty) {
                 if (h->prev)
                     h->prev->next = h->next;
@@ -511,10 +550,9 @@ MT_INLINE void affinity_pool_pool_free(void *p, uintptr_t meta)
     }
     if (MT_UNLIKELY(!affinity_pool_object_ok(p, h->magic)))
         return; /* inside an object: ignored, as every trunk's free does */
-    void *old = h->free;
-    *(void **)p = old;
+    *(void **)p = h->free;
     h->free = p;
-    if (MT_UNLIKELY(--h->used == 0 || !old))
+    if (MT_UNLIKELY(--h->frees_left == 0))
         affinity_pool_free_note(h);
 }
 
@@ -547,7 +585,7 @@ MT_SLOW void affinity_pool_abandon_all(void)
             mt_aff_seg *next = h->next;
             mt_aff_pool *pool = affinity_pool_seg_pool(h);
             affinity_pool_collect(h);
-            if (!h->used) {
+            if (!affinity_pool_out(h)) {
                 affinity_pool_segment_give(h);
             } else {
                 mt_sync_spinlock_lock(&pool->lock);
@@ -572,7 +610,7 @@ MT_UNUSED static mt_aff_pool *affinity_pool_pool_new(size_t size, uint32_t root)
         return NULL;
     mt_aff_pool *pool = &affinity_pool_state.pool[affinity_pool_state.pools++];
     pool->size = mt_align_up(size ? size : 1, MT_MIN_ALIGN);
-    pool->size_magic = UINT64_MAX / pool->size + 1;
+    pool->size_magic = (uint32_t)(UINT32_MAX / pool->size + 1);
     pool->root = root;
     pool->born = affinity_pool_state.rechecks;
     return pool;
@@ -599,12 +637,11 @@ MT_UNUSED static void affinity_pool_mark_pooled(mt_aff_site *s, mt_aff_pool *poo
 #if MT_AFF_TP_REL
     word = (uintptr_t)&affinity_pool_tl.cur[word] - mt_aff_thread_pointer();
 #endif
-    if (mt_load_relaxed(&MT_AFF_POOLED_RA_AT(slot)) == ra &&
-        mt_load_relaxed(&MT_AFF_POOLED_POOL_AT(slot)) == word)
+    if (mt_load_relaxed(&MT_AFF_SITE_AT(slot)) == ~ra && mt_load_relaxed(&MT_AFF_POOL_AT(slot)) == word)
         return;
-    mt_store_relaxed(&MT_AFF_POOLED_RA_AT(slot), 0);
-    mt_store_release(&MT_AFF_POOLED_POOL_AT(slot), word);
-    mt_store_release(&MT_AFF_POOLED_RA_AT(slot), ra);
+    mt_store_relaxed(&MT_AFF_SITE_AT(slot), 0);
+    mt_store_release(&MT_AFF_POOL_AT(slot), word);
+    mt_store_release(&MT_AFF_SITE_AT(slot), ~ra);
 }
 
 /* The thread's current segment of the pool a fast-path entry names. */

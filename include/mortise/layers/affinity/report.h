@@ -228,8 +228,8 @@ MT_UNUSED static uint64_t affinity_pool_spans_held(void)
 
 /* One segment of pool: every link of its free list and remote stack at an
  * object start inside it, no cycle, and unless it is current (whose count
- * is not kept) used + free = capacity (remote frees are still counted in
- * used). */
+ * is not kept) out + free = capacity (remote frees are still counted as
+ * out). */
 MT_UNUSED static const char *affinity_pool_check_seg(mt_aff_pool *pool, mt_aff_seg *h, bool current)
 {
     if (affinity_pool_seg_pool(h) != pool || h->size != pool->size)
@@ -248,7 +248,7 @@ MT_UNUSED static const char *affinity_pool_check_seg(mt_aff_pool *pool, mt_aff_s
         if (++nremote > cap - nfree)
             return MT_STR(MT_NAME) ": more remote frees than objects out";
     }
-    if (!current && h->used + nfree != cap)
+    if (!current && affinity_pool_out(h) + nfree != cap)
         return MT_STR(MT_NAME) ": segment counts do not add up";
     return NULL;
 }
@@ -262,7 +262,7 @@ MT_UNUSED static const char *affinity_pool_check_pool(mt_aff_pool *pool)
     const char *broken = NULL;
     mt_aff_seg *cur = affinity_pool_tl.cur[k];
     if (cur != &affinity_pool_none) {
-        if (mt_load_relaxed(&cur->owner) != affinity_pool_me() || cur->gen != affinity_pool_tl.id)
+        if (mt_load_relaxed(&cur->owner) != affinity_pool_me() || cur->gen != (uint32_t)affinity_pool_tl.id)
             return MT_STR(MT_NAME) ": current segment not the thread's";
         broken = affinity_pool_check_seg(pool, cur, true);
     }
@@ -270,7 +270,7 @@ MT_UNUSED static const char *affinity_pool_check_pool(mt_aff_pool *pool)
     size_t n = 0;
     while (s && !broken) {
         if (s->next->prev != s || s->prev->next != s || mt_load_relaxed(&s->owner) != affinity_pool_me() ||
-            s->gen != affinity_pool_tl.id)
+            s->gen != (uint32_t)affinity_pool_tl.id)
             return MT_STR(MT_NAME) ": segment ring links";
         if (s == cur)
             return MT_STR(MT_NAME) ": current segment on the ring";
@@ -301,14 +301,14 @@ MT_UNUSED static const char *affinity_pool_invariants(void)
     for (uint32_t i = 1; i <= affinity_pool_state.groups && !broken; i++)
         if (affinity_pool_state.group[i - 1].parent > affinity_pool_state.groups)
             broken = MT_STR(MT_NAME) ": group parent out of range";
-    for (uint32_t i = 0; i < (1u << MT_AFF_PLAIN_BITS) && !broken; i++) {
-        uintptr_t ra = mt_load_relaxed(&MT_AFF_PLAIN_AT(i));
-        if (ra && mt_aff_plain_slot(ra) != i)
-            broken = MT_STR(MT_NAME) ": an unpooled return address in another's slot";
+    for (uintptr_t i = 0; i < ((uintptr_t)MT_AFF_ROW << MT_AFF_PLAIN_BITS) && !broken; i += MT_AFF_ROW) {
+        uintptr_t ra = mt_load_relaxed(&MT_AFF_SITE_AT(i));
+        if (ra && mt_aff_plain_slot(ra) != i && mt_aff_plain_slot(~ra) != i)
+            broken = MT_STR(MT_NAME) ": a return address in another's row";
     }
     for (uint32_t i = 0; i < (1u << MT_AFF_WRAP_BITS) && !broken; i++) {
         uint64_t e = mt_load_relaxed(&affinity_pool_wrap[i]);
-        if (e && (((e >> 16) & ((1u << MT_AFF_WRAP_BITS) - 1)) != i || !(e & 0xffff)))
+        if (e && (mt_aff_wrap_index((uintptr_t)(e >> 16)) != i || !(e & 0xffff)))
             broken = MT_STR(MT_NAME) ": a trusted frame size in another's slot, or empty";
     }
     for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS) && !broken; i++) {

@@ -269,7 +269,7 @@ MT_UNUSED static uint32_t affinity_pool_group_get(const uintptr_t *chain, uint32
 MT_UNUSED static void affinity_pool_trust_frame(mt_aff_site *w)
 {
     uintptr_t ra = mt_load_relaxed(&w->ra);
-    _Atomic(uint64_t) *slot = &affinity_pool_wrap[ra & ((1u << MT_AFF_WRAP_BITS) - 1)];
+    _Atomic(uint64_t) *slot = &affinity_pool_wrap[mt_aff_wrap_index(ra)];
     if (w->frame_size > 0 && w->frame_size <= MT_AFF_WRAP_FRAME_MAX && w->frame_seen >= MT_AFF_FRAME_TRUST)
         mt_store_release(slot, mt_aff_wrap_entry(ra, w->frame_size));
     else if (w->frame_size < 0 && mt_load_relaxed(slot) >> 16 == (uint64_t)ra)
@@ -281,7 +281,7 @@ MT_UNUSED static void affinity_pool_trust_frame(mt_aff_site *w)
  * the caller's frame start; false when *at's frame size is not trusted. */
 MT_INLINE bool affinity_pool_wrap_up(uintptr_t *at, uintptr_t *sp)
 {
-    uint64_t e = mt_load_acquire(&affinity_pool_wrap[*at & ((1u << MT_AFF_WRAP_BITS) - 1)]);
+    uint64_t e = mt_load_acquire(&affinity_pool_wrap[mt_aff_wrap_index(*at)]);
     if (e >> 16 != (uint64_t)*at)
         return false;
     *sp += (uintptr_t)(e & 0xffff);

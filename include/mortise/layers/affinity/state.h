@@ -67,16 +67,16 @@ static MT_TLS struct {
     int state;    /* new, on, or off after thread_exit (all goes below) */
 } affinity_pool_tl = {.cur = {[0 ... MT_AFF_POOLS - 1] = &affinity_pool_none}};
 
-/* The malloc fast path's tables, apart from the state so their address is
- * one RIP-relative lea, and in three parts (MT_AFF_*_AT), so one lea serves all three:
- * - plain: a return address decided "never pooled" sits at its low bits
- *   (direct-mapped; an evicted one finds its site again in alloc_slow and
- *   comes back);
- * - pooled_ra, pooled_pool: a return address decided "pooled" and its
- *   pool's index, set in that order after clearing the address (a reader
- *   that sees a stale index still checks the size against the segment, so
+/* The malloc fast path's table, apart from the state so its address is
+ * one RIP-relative lea, in rows direct-mapped by return address
+ * (mt_aff_plain_slot, MT_AFF_SITE_AT, MT_AFF_POOL_AT):
+ * - a return address decided "never pooled" (an evicted one finds its site
+ *   again in alloc_slow and comes back);
+ * - or the complement of one decided "pooled", with its pool's word, set
+ *   after clearing the site word and then the pool word (a reader that
+ *   sees a stale pool word still checks the size against the segment, so
  *   a torn entry costs locality, never correctness). */
-static _Atomic(uintptr_t) affinity_pool_fast[3u << MT_AFF_PLAIN_BITS];
+static _Atomic(uintptr_t) affinity_pool_fast[MT_AFF_ROW << MT_AFF_PLAIN_BITS];
 
 /* The walk's view of the wrappers whose frame size is trusted (seen
  * MT_AFF_FRAME_TRUST times, never varied), direct-mapped by the return

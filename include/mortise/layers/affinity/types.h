@@ -42,7 +42,7 @@
 #define MT_AFF_MEMO_BITS 12              /* wrapper chains' decisions: 4096 */
 #define MT_AFF_WRAP_BITS \
     14                       /* trusted wrappers' frame sizes: 16384 (the
-                                        plain table's slot serves both) */
+                                        plain table's row serves both) */
 #define MT_AFF_WCACHE_BITS 6 /* per thread: decided (wrapper, caller) pairs, 64 */
 
 /* Span records, one per 64 KiB span of pools: 2 GiB of pools where
@@ -136,7 +136,7 @@ typedef struct mt_aff_seg mt_aff_seg;
 typedef struct mt_aff_pool {
     mt_sync_spinlock lock;           /* abandoned, the counts below */
     size_t size;                     /* object size, a multiple of 16 */
-    uint64_t size_magic;             /* 2^64 / size rounded up: divisibility by a
+    uint32_t size_magic;             /* 2^32 / size rounded up: divisibility by a
                                 multiply, not a divide, on every free */
     _Atomic(mt_aff_seg *) abandoned; /* segments of ended threads with live
                                 objects (written under lock, peeked without) */
@@ -158,21 +158,27 @@ typedef struct mt_aff_pool {
  * onto remote. */
 struct mt_aff_seg {
     void *free;               /* owner: objects to hand out, and the owner's frees */
-    uint64_t magic;           /* its pool's size_magic: the owner's free tests
-                                for an object start without the pool's line */
-    uintptr_t gen;            /* the owning thread's unique id (its ring) */
+    uint32_t magic;           /* its pool's size_magic: the owner's free tests
+                           for an object start without the pool's line */
+    uint16_t frees_left;      /* owner: its frees until the next note
+                           (affinity_pool_free_note), which comes when
+                           the segment, not current, gets its first free
+                           object back or its last one; current: a large
+                           number (the malloc fast path keeps no count) */
+    uint16_t pool;            /* its pool's index + 1; 0: free in its span */
+    size_t size;              /* object size, a word (the malloc fast path
+                           compares the request with it in memory); 0
+                           while free (the size check fails on it) */
+    uint32_t gen;             /* the owning thread's unique id (its ring), the
+                                id's low 32 bits */
+    uint16_t out_at_note;     /* objects out of a segment that is not current
+                                when frees_left reaches 0 (remote frees not
+                                yet taken included): frees_left + out_at_note
+                                are out now (affinity_pool_out) */
     _Atomic(uintptr_t) owner; /* the owning thread's mark (its thread pointer
                                 on x86-64 Linux, else its id), or
                                 MT_AFF_OWNER_NONE */
     _Atomic(void *) remote;   /* frees by other threads (multi-producer) */
-    uint16_t size;            /* object size; 0 while free (the fast path's
-                                size check fails on it) */
-    uint16_t used;            /* owner: objects out of a segment that is not
-                                current (remote frees not yet taken
-                                included); set when it stops being current,
-                                while current only counted down (the malloc
-                                fast path keeps no count) */
-    uint16_t pool;            /* its pool's index + 1; 0: free in its span */
     mt_aff_seg *next, *prev;  /* the owner's ring of the pool's other
                                 segments, or the pool's abandoned list */
 };
@@ -219,18 +225,29 @@ MT_INLINE uint32_t mt_aff_site_hash(uintptr_t ra)
 {
     return (uint32_t)((ra * 0x9E3779B97F4A7C15ull) >> (64 - MT_AFF_SITE_BITS));
 }
-/* The slot of a return address in the table of unpooled sites: its low
- * bits alone, so the malloc fast path spends an `and` on it, not a
- * multiply (call instructions are 5 bytes or more apart, so sites within
- * 16 KiB of code never share a slot). */
-MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra) { return ra & (((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1); }
+/* The row of a return address in the fast-path array (layers/affinity/
+ * state.h), as the index of its first word: bits 1 to 14 of the address
+ * pick one of 2^MT_AFF_PLAIN_BITS rows of MT_AFF_ROW words, so the malloc
+ * fast path spends an `and` on it, neither a multiply nor a shift. Call
+ * instructions are 2 bytes or more apart, so calls within 32 KiB of code
+ * never share a row. */
+#define MT_AFF_ROW 2
+MT_INLINE uintptr_t mt_aff_plain_slot(uintptr_t ra)
+{
+    return ra & ((((uintptr_t)1 << MT_AFF_PLAIN_BITS) - 1) * MT_AFF_ROW);
+}
 
-/* The three parts of an instance's fast-path array (layers/affinity/state.h). */
-#define MT_AFF_POOLED_RA ((uintptr_t)1 << MT_AFF_PLAIN_BITS)
-#define MT_AFF_POOLED_POOL ((uintptr_t)2 << MT_AFF_PLAIN_BITS)
-#define MT_AFF_PLAIN_AT(slot) (MT_SELF(fast)[(slot)])
-#define MT_AFF_POOLED_RA_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_RA + (slot)])
-#define MT_AFF_POOLED_POOL_AT(slot) (MT_SELF(fast)[MT_AFF_POOLED_POOL + (slot)])
+/* A row: its site word, a return address decided unpooled or the
+ * complement of one decided pooled (never a return address of the same
+ * row: the complement's row bits are the complement of its own), and the
+ * pooled one's pool word. One load and one compare serve the unpooled
+ * site, and the pooled one's second word is the only other read. */
+#define MT_AFF_SITE_AT(slot) (MT_SELF(fast)[(slot)])
+#define MT_AFF_POOL_AT(slot) (MT_SELF(fast)[(slot) + 1])
+
+/* The walk's table of trusted wrappers (affinity_pool_wrap) is mapped by
+ * the same bits: entry slot / MT_AFF_ROW. */
+MT_INLINE uintptr_t mt_aff_wrap_index(uintptr_t ra) { return mt_aff_plain_slot(ra) / MT_AFF_ROW; }
 
 /* A call chain's hash: the group index's key and the memo's. */
 MT_INLINE uint64_t mt_aff_chain_hash(const uintptr_t *chain, uint32_t depth)

@@ -23,6 +23,7 @@
 #define affinity_pool_create MT_SELF(create)
 #define affinity_pool_cur_of MT_SELF(cur_of)
 #define affinity_pool_decide MT_SELF(decide)
+#define affinity_pool_direct_site MT_SELF(direct_site)
 #define affinity_pool_edge_held MT_SELF(edge_held)
 #define affinity_pool_entry MT_SELF(entry)
 #define affinity_pool_entry_slot MT_SELF(entry_slot)
@@ -151,6 +152,7 @@
 #undef affinity_pool_create
 #undef affinity_pool_cur_of
 #undef affinity_pool_decide
+#undef affinity_pool_direct_site
 #undef affinity_pool_edge_held
 #undef affinity_pool_entry
 #undef affinity_pool_entry_slot

@@ -28,6 +28,21 @@ MT_UNUSED static uint32_t affinity_pool_find(uint32_t g)
     return g;
 }
 
+/* state lock held: the site of group g if g is a direct site's group (its
+ * chain the return address alone) in root's class whose fast-path word
+ * names pool, else NULL. A site's word names a pool of its group's class
+ * only, and a group leaves a class only when that class's root is merged
+ * under another, so the groups of a class find every site that names its
+ * root's pool: a pass over the groups, not over the site table. */
+MT_INLINE mt_aff_site *affinity_pool_direct_site(uint32_t g, uint32_t root, const mt_aff_pool *pool)
+{
+    const mt_aff_group *x = &affinity_pool_state.group[g - 1];
+    if (x->depth != 1 || affinity_pool_find(g) != root)
+        return NULL;
+    mt_aff_site *s = (mt_aff_site *)affinity_pool_site_find(x->chain[0]);
+    return s && mt_load_relaxed(&s->fast) == (uintptr_t)pool ? s : NULL;
+}
+
 MT_UNUSED static void affinity_pool_addr_insert(void *p, uint32_t g)
 {
     uint32_t h = mt_aff_addr_hash((uintptr_t)p);
@@ -74,25 +89,27 @@ MT_UNUSED static void affinity_pool_merge(uint32_t a, uint32_t b, uint8_t type, 
         A = B;
         B = T;
     }
+    /* both have pools: direct sites of b's class move to a's pool (found
+     * while b is still their root) */
+    if (A->pool && B->pool && A->pool->size >= B->pool->size)
+        for (uint32_t i = 1; i <= affinity_pool_state.groups; i++) {
+            mt_aff_site *s = affinity_pool_direct_site(i, rb, B->pool);
+            if (s)
+                affinity_pool_mark_pooled(s, A->pool);
+        }
     B->parent = ra;
     if (affinity_pool_state.merges < MT_AFF_MERGE_LOG)
         affinity_pool_state.merge[affinity_pool_state.merges] = (mt_aff_merge){type, a, b, via, offset};
     affinity_pool_state.merges++;
     if (!A->pool || !B->pool)
         return;
-    /* both had pools: direct sites of b's class move to a's pool, and the
-     * memo forgets every wrapper chain (b's among them), each thread's
-     * wrapper cache at its next recheck (until then a stale entry costs
-     * locality only: its pool still exists, its segment checks the size) */
+    /* both had pools: the memo forgets every wrapper chain (b's among
+     * them), each thread's wrapper cache at its next recheck (until then a
+     * stale entry costs locality only: its pool still exists, its segment
+     * checks the size) */
     for (uint32_t i = 0; i < (1u << MT_AFF_MEMO_BITS); i++)
         mt_store_relaxed(&affinity_pool_state.memo[i], 0);
     mt_faa(&affinity_pool_state.memo_gen, 1);
-    for (uint32_t i = 0; i < MT_AFF_SITES; i++) {
-        mt_aff_site *s = &affinity_pool_state.site[i];
-        uintptr_t fast = mt_load_relaxed(&s->fast);
-        if (fast == (uintptr_t)B->pool && A->pool->size >= B->pool->size)
-            affinity_pool_mark_pooled(s, A->pool);
-    }
 }
 
 MT_INLINE bool affinity_pool_mergeable(uint32_t g)

@@ -61,11 +61,10 @@ MT_UNUSED static void affinity_pool_retire(uint32_t root, mt_aff_pool *pool)
             affinity_pool_memo_note(i);
         }
     mt_faa(&affinity_pool_state.memo_gen, 1);
-    for (uint32_t i = 0; i < MT_AFF_SITES; i++) {
-        mt_aff_site *s = &affinity_pool_state.site[i];
-        if (mt_load_relaxed(&s->fast) != (uintptr_t)pool)
-            continue;
-        affinity_pool_mark_plain(s); /* its row's pooled word goes with it */
+    for (uint32_t i = 1; i <= affinity_pool_state.groups; i++) {
+        mt_aff_site *s = affinity_pool_direct_site(i, root, pool);
+        if (s)
+            affinity_pool_mark_plain(s); /* its row's pooled word goes with it */
     }
     for (uint32_t i = 1; i <= affinity_pool_state.groups; i++) {
         const mt_aff_group *x = &affinity_pool_state.group[i - 1];

@@ -75,8 +75,8 @@
  *   operation here is inlined into it).
  * Time: a direct call site decided not pooled: one compare of its return
  *   address with a direct-mapped word, then the call below; decided
- *   pooled: the same word missed, a compare with its twin (return address
- *   and pool), inline, then a pop of the thread's current segment of that
+ *   pooled: the same word compared with the address's complement, the
+ *   pool read next to it, inline, then a pop of the thread's current segment of that
  *   pool (no lock, no atomic operation); a wrapper site whose chain is
  *   decided and in the thread's wrapper cache: the wrapper's trusted frame
  *   size (one word), its caller's return address read above that frame,
@@ -368,9 +368,10 @@ MT_INLINE void *affinity_pool_wc_below(mt_ctx *ctx, mt_lfunc *next)
 }
 
 /* The fast path, inlined into the socket's entry point: a return address
- * decided unpooled is one compare; one decided pooled finds its pool in
- * the twin table and pops the thread's current segment of that pool (the
- * size check against the segment also refuses the empty `none`); with
+ * decided unpooled is one compare with its row's first word; one decided
+ * pooled (its complement in that word) finds its pool in the row's second
+ * word and pops the thread's current segment of that pool (the size check
+ * against the segment also refuses the empty `none`); with
  * gcc on x86-64, a trusted wrapper's two-frame chain in the thread's
  * wrapper cache pops its pool's segment the same way, or goes below. The
  * call site is the entry point's return address, or the word below

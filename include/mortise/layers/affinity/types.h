@@ -281,7 +281,7 @@ MT_INLINE uint64_t mt_aff_wrap_entry(uintptr_t ra, int32_t frame_size)
  * wrapper chain the memo decided, keyed by its first two return addresses
  * (the wrapper's and its caller's) and holding the rest (up to[more]),
  * and what the chain's group does: the pool's fast-path word (as in the
- * twin table) or MT_AFF_WC_BELOW. One cache line. */
+ * fast-path rows, MT_AFF_POOL_AT) or MT_AFF_WC_BELOW. One cache line. */
 #define MT_AFF_WC_UP 4 /* frames kept beyond the first two */
 typedef struct {
     uintptr_t ra, caller, word, more;
